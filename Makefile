@@ -1,0 +1,116 @@
+# ftrail build.  One Makefile, no recursion; every directory is picked up by
+# wildcard so adding a file never needs an edit here.
+#
+#   make                 tool (build/ftrail), runtime (build/libftrail.so), unit tests
+#   make check           the whole test suite (tests/run.sh)
+#   make SAN=asan        AddressSanitizer + UBSan build into build-asan/
+#   make SAN=tsan        ThreadSanitizer build into build-tsan/
+#   make example         record and show the bundled example
+#
+# Layout (folders follow address spaces, as uftrace's do):
+#   core/      shared by the tool and the injected runtime (stack map, ring
+#              buffer, record encoding, trace file, symbols, globs, filters)
+#   runtime/   libftrail.so, injected into traced programs (LD_PRELOAD);
+#              arch/<arch>/ holds the trampolines
+#   kernel/    kernel capture through tracefs (libtracefs, libtraceevent)
+#   analysis/  readers of trace files: text formats, reports, graphs, exports
+#   cmd/       one file per subcommand, plus the dispatch table in ftrail.c
+#   tests/     unit/ (cmocka), stress/, e2e/ (numbered shell cases), fuzz/
+
+CC      ?= gcc
+SAN     ?=
+ifeq ($(SAN),)
+BUILD   ?= build
+else
+BUILD   ?= build-$(SAN)
+endif
+
+PKGS     := libtracefs libtraceevent libzstd libelf libdw
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+
+WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+           -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS_BASE := -std=gnu11 -g -O2 -fPIC -fno-omit-frame-pointer -D_GNU_SOURCE \
+           -Iinclude -Icore $(PKG_CFLAGS) $(WARN)
+
+ifeq ($(SAN),asan)
+CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
+LDSAN   := -fsanitize=address,undefined
+else ifeq ($(SAN),tsan)
+CFLAGS_BASE += -fsanitize=thread -O1
+LDSAN   := -fsanitize=thread
+else ifeq ($(SAN),)
+LDSAN   :=
+else
+$(error SAN must be asan or tsan)
+endif
+
+CFLAGS  += $(CFLAGS_BASE)
+LDLIBS  := $(PKG_LIBS) -lpthread -lm -ldl
+
+CORE_SRC     := $(wildcard core/*.c)
+# The runtime is built only from the pieces of core it needs: it lives inside
+# someone else's process and must not drag in zstd, libelf or tracefs.
+RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c record.c glob.c hash.c),$(CORE_SRC))
+RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
+RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
+TOOL_SRC     := $(wildcard cmd/*.c analysis/*.c kernel/*.c)
+UNIT_SRC     := $(wildcard tests/unit/*.c)
+STRESS_SRC   := $(wildcard tests/stress/*.c)
+BENCH_SRC    := $(wildcard bench/*.c)
+
+CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+RT_OBJ    := $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(RT_ASM:%.S=$(BUILD)/rt/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
+STRESS_BIN:= $(STRESS_SRC:tests/stress/%.c=$(BUILD)/tests/stress/%)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+all: $(BUILD)/ftrail $(BUILD)/libftrail.so $(UNIT_BIN) $(STRESS_BIN) $(BENCH_BIN)
+
+$(BUILD)/libftrail-core.a: $(CORE_OBJ)
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/ftrail: $(TOOL_OBJ) $(BUILD)/libftrail-core.a
+	$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(BUILD)/libftrail-core.a $(LDLIBS)
+
+# The runtime: hidden visibility everywhere but the hooks the compiler emits
+# calls to (mcount, __fentry__, __cyg_profile_func_*) and the public API.
+RT_CFLAGS := -fvisibility=hidden -DFTRAIL_RUNTIME -fno-stack-protector
+$(BUILD)/rt/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+$(BUILD)/rt/%.o: %.S
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -DFTRAIL_RUNTIME -c -o $@ $<
+$(BUILD)/libftrail.so: $(RT_OBJ)
+	$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-core.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
+$(BUILD)/tests/stress/%: tests/stress/%.c $(BUILD)/libftrail-core.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-core.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+check: all
+	bash tests/run.sh
+
+example: all
+	bash examples/run.sh
+
+clean:
+	rm -rf build build-asan build-tsan
+
+.PHONY: all check example clean

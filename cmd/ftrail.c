@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail: the command-line tool.  Dispatches to cmd/<name>.c through the
+ * table in commands.h.  Only the tool prints and exits; core/ returns codes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "version.h"
+
+struct ftrail_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	unsigned int flags;
+	const char *summary;
+};
+
+/* Declarations of every command's entry point and --help page. */
+/*
+ * Weak while the project grows so a command under construction does not
+ * break the link; tests/e2e/t0001 fails if any listed command is missing.
+ */
+#define FTRAIL_CMD(n, f, s)                                          \
+	int cmd_##n(int argc, char **argv) __attribute__((weak));    \
+	extern const char cmd_##n##_usage[] __attribute__((weak));
+#include "commands.h"
+#undef FTRAIL_CMD
+
+static const struct ftrail_cmd commands[] = {
+#define FTRAIL_CMD(n, f, s) { #n, cmd_##n, cmd_##n##_usage, f, s },
+#include "commands.h"
+#undef FTRAIL_CMD
+};
+
+static const struct ftrail_cmd *find_cmd(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: ftrail <command> [options]\n\n"
+		   "ftrace's design for any Linux program, with kernel events in the same trace.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (commands[i].fn)
+			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "  %-10s %s\n", "help", "describe a command: ftrail help <command>");
+	fprintf(f, "  %-10s %s\n", "version", "print the version");
+	fprintf(f, "\nThe default trace file is ./ftrail.dat (-o for record, -i for readers).\n");
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct ftrail_cmd *c;
+
+	if (argc < 2) {
+		usage(stdout);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c || !c->fn)
+		ft_die("no such command '%s' (try 'ftrail help')", argv[1]);
+	fputs(c->usage, stdout);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const struct ftrail_cmd *c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "help") || ft_is_help(argv[1]))
+		return cmd_help(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+		printf("ftrail %s\n", FTRAIL_VERSION);
+		return 0;
+	}
+	c = find_cmd(argv[1]);
+	if (!c || !c->fn)
+		ft_die("'%s' is not an ftrail command (try 'ftrail help')", argv[1]);
+	if (argc > 2 && ft_is_help(argv[2])) {
+		fputs(c->usage, stdout);
+		return 0;
+	}
+	return c->fn(argc - 1, argv + 1);
+}

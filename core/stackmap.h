@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The stack map: a lock-free hash map from a stack (an array of return
+ * addresses) to a 4-byte stack_id, after seed 003's ftrace_stackmap and the
+ * kernel's tracing_map.  Events store the id; the stack is stored once.
+ *
+ * The map lives in one flat block of memory that holds no pointers (only
+ * indexes), so the injected runtime can build it in shared memory and the
+ * recorder can read it from another address, even after the traced program
+ * crashed.  struct ft_stackmap is the per-process handle onto that block.
+ *
+ * Contexts: ft_stackmap_get_id() may be called from any thread and from a
+ * signal handler that interrupted another get_id() on the same thread (our
+ * analogue of NMI).  It allocates nothing, takes no lock and makes no system
+ * call.  Everything else is control path (one thread at a time, except the
+ * readers, which may run while inserts go on and see a best-effort snapshot).
+ */
+#ifndef FTRAIL_STACKMAP_H
+#define FTRAIL_STACKMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define FT_STACKMAP_MAX_DEPTH 64
+#define FT_STACKMAP_BITS_MIN 10
+#define FT_STACKMAP_BITS_MAX 18
+#define FT_STACKMAP_BITS_DEFAULT 14
+
+/* The seed's binary export, stack_map_bin. */
+#define FT_FSMB_MAGIC 0x464D5342u /* 'FSMB' */
+#define FT_FSMB_VERSION 2
+
+struct ft_fsmb_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t nr_stacks;
+	uint32_t reserved;
+};
+
+struct ft_fsmb_entry {
+	uint32_t stack_id;
+	uint32_t nr;
+	uint32_t ref_count;
+	uint32_t reserved;
+	/* uint64_t ips[nr] follows */
+};
+
+struct ft_stackmap_shared; /* the flat block */
+
+struct ft_stackmap {
+	struct ft_stackmap_shared *shm;
+	/* Asked by reset: is tracing on?  May be NULL (then never on). */
+	int (*tracing_is_on)(void *arg);
+	void *arg;
+};
+
+struct ft_stackmap_stat {
+	uint32_t entries;     /* elements taken from the pool */
+	uint32_t max_entries; /* pool size, 2^bits */
+	uint32_t table_size;  /* 2 x pool */
+	uint64_t successes;   /* get_id calls served (hits + inserts) */
+	uint64_t drops;       /* get_id calls told to fall back */
+};
+
+/* Clamp bits into [MIN, MAX]; 0 means the default. */
+unsigned int ft_stackmap_clamp_bits(unsigned int bits);
+
+/* Bytes of the flat block for a map of 2^bits stacks (bits clamped). */
+size_t ft_stackmap_mem_size(unsigned int bits);
+
+/*
+ * Format `mem` (ft_stackmap_mem_size(bits) bytes, zeroed or not) as an empty
+ * map with a random per-instance hash seed, and attach h to it.  Returns 0,
+ * or -EINVAL when len is too small.
+ */
+int ft_stackmap_init(struct ft_stackmap *h, void *mem, size_t len, unsigned int bits);
+
+/* Attach h to a block formatted elsewhere (another process).  0 or -EINVAL. */
+int ft_stackmap_attach(struct ft_stackmap *h, void *mem, size_t len);
+
+/* Convenience: malloc'ed block + init.  NULL on failure.  Free with destroy. */
+struct ft_stackmap *ft_stackmap_create(unsigned int bits);
+void ft_stackmap_destroy(struct ft_stackmap *h);
+
+/*
+ * The hot path.  Returns the stack_id (>= 0) of ips[0..nr) (nr clamped to
+ * FT_STACKMAP_MAX_DEPTH), inserting the stack if it is new; or a negative
+ * errno telling the caller to record the full stack instead: -ENOSPC (pool
+ * exhausted or probe limit reached; counted as a drop), -EINVAL (nr == 0 or
+ * a reset in progress).
+ */
+int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
+
+/*
+ * Look up a stack by id.  Returns 0 and fills ips/nr/ref (ips points into
+ * the map, valid until reset/destroy), or -ENOENT.
+ */
+int ft_stackmap_lookup(const struct ft_stackmap *h, uint32_t id, const uint64_t **ips,
+		       uint32_t *nr, uint32_t *ref);
+
+/* Call fn for each published stack, in id order; stops when fn returns != 0. */
+typedef int (*ft_stackmap_iter_fn)(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
+				   void *arg);
+int ft_stackmap_for_each(const struct ft_stackmap *h, ft_stackmap_iter_fn fn, void *arg);
+
+void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *st);
+
+/*
+ * Clear the map.  Returns 0, or -EBUSY when tracing is on (asked through
+ * tracing_is_on) or another reset is in progress.
+ */
+int ft_stackmap_reset(struct ft_stackmap *h);
+
+/*
+ * Symbol resolver supplied by the caller: write "symbol+0xoff/0xsize" for ip
+ * into buf; return 0, or -1 to print the raw address.
+ */
+typedef int (*ft_sym_resolve_fn)(uint64_t ip, char *buf, size_t len, void *arg);
+
+/* The seed's text shapes: stack_map and stack_map_stat. */
+void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res,
+			    void *arg);
+void ft_stackmap_write_stat(const struct ft_stackmap *h, FILE *f);
+
+/* FSMB v2 binary export (native endian).  Returns a malloc'ed buffer. */
+void *ft_stackmap_export_bin(const struct ft_stackmap *h, size_t *len);
+
+/*
+ * FSMB v2 reader: parses a buffer (ftrail's own or a kernel's stack_map_bin,
+ * either byte order).  On success returns 0 and calls fn for each stack with
+ * ips converted to host order; on a truncated, oversized or hostile buffer
+ * returns -1 with a one-line reason in err.  Never reads out of bounds.
+ */
+int ft_fsmb_parse(const void *buf, size_t len, ft_stackmap_iter_fn fn, void *arg, char *err,
+		  size_t errlen);
+
+#endif

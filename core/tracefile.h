@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The ftrail trace file: one file, versioned, made of typed sections.
+ *
+ *   file header   "FTRAIL\r\n" magic (8 bytes), u32 version (1), u32 header
+ *                 size, u64 flags                              (little endian)
+ *   section*      struct ft_section_hdr, then `disk_size` bytes of payload,
+ *                 zstd-compressed when FT_SF_ZSTD is set (`raw_size` is the
+ *                 size once decompressed)
+ *   END section   written last; a file without it was cut short (the reader
+ *                 says so and still reads what is complete)
+ *
+ * Section payloads (all integers little endian):
+ *   META      text, one "key=value" per line: tracer, options, command line,
+ *             clock, tsc_mult/tsc_shift/tsc_offset (ticks -> ns), nr_cpus,
+ *             hostname, kernel release, start/end time, lost totals ...
+ *   MODULES   text, one line per mapped object of a traced process:
+ *             "<pid> <start> <end> <file offset> <build id|-> <path>" (hex)
+ *   FUNCS     u32 count, then count x { u64 addr; u32 module; u32 flags }:
+ *             fid -> absolute address in the traced process, and the index
+ *             of its MODULES line (for offline symbolisation)
+ *   SYMTAB    per module (section id = module index): u32 count, then
+ *             count x { u64 offset; u32 size; u32 name_off }, then a string
+ *             table; offsets are relative to the module's load bias
+ *   KALLSYMS  text: /proc/kallsyms as read at record time
+ *   STACKMAP  the FSMB v2 blob of stackmap.h (section id: 0 user, 1 kernel)
+ *   UDATA     user pages (record.h) of one buffer, back to back, each trimmed
+ *             to sizeof(struct ft_page) + page.size; section id = buffer id
+ *   KFORMATS  kernel event formats (kernel/ writes and reads this)
+ *   KDATA     kernel events of one CPU (kernel/ writes and reads this);
+ *             section id = cpu
+ *   TASKS     text: "<pid> <tid> <comm>" per line
+ *   UFORMATS  user event formats (issue 7)
+ *   SNAPSHOT  UDATA of the snapshot buffer
+ *
+ * Sections of one type may repeat (data is written in chunks as it is
+ * drained); readers concatenate chunks with the same (type, id) in order.
+ *
+ * Trace files are created mode 0600: they reveal address layouts and data.
+ */
+#ifndef FTRAIL_TRACEFILE_H
+#define FTRAIL_TRACEFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FT_FILE_MAGIC "FTRAIL\r\n"
+#define FT_FILE_VERSION 1
+
+enum ft_section_type {
+	FT_SEC_END = 0,
+	FT_SEC_META = 1,
+	FT_SEC_MODULES = 2,
+	FT_SEC_FUNCS = 3,
+	FT_SEC_SYMTAB = 4,
+	FT_SEC_KALLSYMS = 5,
+	FT_SEC_STACKMAP = 6,
+	FT_SEC_UDATA = 7,
+	FT_SEC_KFORMATS = 8,
+	FT_SEC_KDATA = 9,
+	FT_SEC_TASKS = 10,
+	FT_SEC_UFORMATS = 11,
+	FT_SEC_SNAPSHOT = 12,
+	FT_SEC_MAX
+};
+
+#define FT_SF_ZSTD 1u
+
+struct ft_section_hdr {
+	uint32_t type;
+	uint32_t flags;
+	uint64_t id;        /* buffer id, cpu, module index... per type */
+	uint64_t disk_size; /* bytes that follow this header */
+	uint64_t raw_size;  /* bytes once decompressed */
+};
+
+/* Upper bound a reader accepts for one section's raw size (hostile files). */
+#define FT_SECTION_MAX_RAW (1ull << 32)
+
+struct ft_writer;
+
+/*
+ * Create (O_CREAT|O_TRUNC, mode 0600) a trace file and write its header.
+ * Returns NULL with errno set on failure.  Must be closed with
+ * ft_writer_close(), which writes the END section.
+ */
+struct ft_writer *ft_writer_open(const char *path, int compress_level);
+
+/*
+ * Append one section.  With compress set the payload is zstd-compressed
+ * (kept raw when compression would not shrink it).  Thread-safe: several
+ * drain threads may add sections at once.  Returns 0, or -1 with errno.
+ */
+int ft_writer_add(struct ft_writer *w, uint32_t type, uint64_t id, const void *data,
+		  size_t len, int compress);
+
+/* Bytes written so far (headers and payloads). */
+uint64_t ft_writer_bytes(const struct ft_writer *w);
+
+/* Write END, fsync-free close.  Returns 0, or -1 with errno. */
+int ft_writer_close(struct ft_writer *w);
+
+struct ft_reader;
+
+struct ft_section {
+	uint32_t type;
+	uint32_t flags;
+	uint64_t id;
+	uint64_t offset;    /* of the payload in the file */
+	uint64_t disk_size;
+	uint64_t raw_size;
+};
+
+/*
+ * Open and index a trace file: validates the header and every section
+ * header (sizes within the file, known types).  On failure returns NULL and
+ * writes a one-line reason into err (e.g. "ftrail.dat: truncated section 7
+ * at offset 4096").  A missing END is not an error: ft_reader_truncated()
+ * tells it.
+ */
+struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen);
+void ft_reader_close(struct ft_reader *r);
+int ft_reader_truncated(const struct ft_reader *r);
+
+/* The index: all sections in file order. */
+size_t ft_reader_nr_sections(const struct ft_reader *r);
+const struct ft_section *ft_reader_section(const struct ft_reader *r, size_t i);
+
+/*
+ * Load a section's payload, decompressed, into a malloc'ed buffer the caller
+ * frees.  Returns NULL on corruption (message in err), never crashes, never
+ * allocates more than the section's declared raw size (bounded by
+ * FT_SECTION_MAX_RAW and a sanity check against the compressed size).
+ */
+void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *len, char *err,
+		     size_t errlen);
+
+/*
+ * Concatenate every section of (type, id) in file order; id = UINT64_MAX for
+ * any id.  Returns NULL with *len = 0 and err empty when there is none.
+ */
+void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t *len,
+			 char *err, size_t errlen);
+
+/* META lookup: value of key, or NULL.  Valid until ft_reader_close(). */
+const char *ft_reader_meta(struct ft_reader *r, const char *key);
+
+#endif

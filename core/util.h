@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small helpers shared by the tool and its tests.
+ *
+ * Error layering (trace-cmd's habit): core/ and kernel/ functions return -1
+ * (or NULL) and set errno or fill an error string; only the command-line tool
+ * prints, through ft_die() / ft_warn(), one line on stderr prefixed "ftrail: ".
+ * The injected runtime never uses these.
+ */
+#ifndef FTRAIL_UTIL_H
+#define FTRAIL_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdnoreturn.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define FT_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define FT_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* Print "ftrail: <msg>" on stderr and exit(1).  Tool only. */
+noreturn void ft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print "ftrail: warning: <msg>" on stderr.  Tool only. */
+void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that cannot fail: dies with "out of memory".  Tool only. */
+void *ft_malloc(size_t n);
+void *ft_calloc(size_t nmemb, size_t n);
+void *ft_realloc(void *p, size_t n);
+char *ft_strdup(const char *s);
+
+/* Monotonic nanoseconds (CLOCK_MONOTONIC). */
+uint64_t ft_now_ns(void);
+
+/* Parse an unsigned decimal/hex integer in [min,max]; -1 on junk or range. */
+int ft_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* Is this the --help/-h flag? */
+int ft_is_help(const char *arg);
+
+#endif

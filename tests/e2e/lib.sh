@@ -1,0 +1,20 @@
+# Helpers sourced by end-to-end cases: . "$TOP/tests/e2e/lib.sh"
+set -u
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+need_tracefs() {
+	need_root
+	[ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -e /sys/kernel/tracing/trace ] || skip "needs tracefs"
+}
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# expect_fail "message glob" cmd...: non-zero exit and exactly one line on stderr matching glob
+expect_fail() {
+	local pat=$1; shift
+	local err rc
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	[ $rc -ne 0 ] || fail "expected failure: $*"
+	[ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || fail "expected one stderr line from '$*', got: $err"
+	[[ $err == $pat ]] || fail "stderr of '$*' was '$err', expected '$pat'"
+}
