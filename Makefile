@@ -32,7 +32,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
            -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_BASE := -std=gnu11 -g -O2 -fPIC -fno-omit-frame-pointer -D_GNU_SOURCE \
-           -Iinclude -Icore $(PKG_CFLAGS) $(WARN)
+           -Iinclude -Icore -Irecorder -Ikernel -Ianalysis $(PKG_CFLAGS) $(WARN)
 
 ifeq ($(SAN),asan)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
@@ -55,7 +55,7 @@ CORE_SRC     := $(wildcard core/*.c)
 RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c record.c glob.c hash.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
-TOOL_SRC     := $(wildcard cmd/*.c analysis/*.c kernel/*.c)
+TOOL_SRC     := $(wildcard cmd/*.c recorder/*.c analysis/*.c kernel/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 STRESS_SRC   := $(wildcard tests/stress/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)

@@ -3,10 +3,12 @@
  * ftrail: the command-line tool.  Dispatches to cmd/<name>.c through the
  * table in commands.h.  Only the tool prints and exits; core/ returns codes.
  */
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "builtin.h"
 #include "util.h"
 #include "version.h"
 
@@ -18,22 +20,26 @@ struct ftrail_cmd {
 	const char *summary;
 };
 
-/* Declarations of every command's entry point and --help page. */
-/*
- * Weak while the project grows so a command under construction does not
- * break the link; tests/e2e/t0001 fails if any listed command is missing.
- */
-#define FTRAIL_CMD(n, f, s)                                          \
-	int cmd_##n(int argc, char **argv) __attribute__((weak));    \
-	extern const char cmd_##n##_usage[] __attribute__((weak));
-#include "commands.h"
-#undef FTRAIL_CMD
 
 static const struct ftrail_cmd commands[] = {
 #define FTRAIL_CMD(n, f, s) { #n, cmd_##n, cmd_##n##_usage, f, s },
 #include "commands.h"
 #undef FTRAIL_CMD
 };
+
+void ft_bad_option(const char *cmd, int c, char **argv)
+{
+	const char *arg = argv[optind - 1];
+
+	if (c == ':') {
+		if (optopt > ' ' && optopt < 127)
+			ft_die("%s: option '-%c' needs an argument", cmd, optopt);
+		ft_die("%s: option '%s' needs an argument", cmd, arg);
+	}
+	if (optopt > ' ' && optopt < 127)
+		ft_die("%s: unknown option '-%c' (see 'ftrail help %s')", cmd, optopt, cmd);
+	ft_die("%s: unknown option '%s' (see 'ftrail help %s')", cmd, arg, cmd);
+}
 
 static const struct ftrail_cmd *find_cmd(const char *name)
 {

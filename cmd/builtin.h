@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Entry points of the subcommands listed in commands.h (see its checklist).
+ * Each cmd/<name>.c includes this header.
+ */
+#ifndef FTRAIL_BUILTIN_H
+#define FTRAIL_BUILTIN_H
+
+/*
+ * Weak while the project grows so a command under construction does not
+ * break the link; tests/e2e/t0001 fails if any listed command is missing.
+ */
+#define FTRAIL_CMD(n, f, s)                                          \
+	int cmd_##n(int argc, char **argv) __attribute__((weak));    \
+	extern const char cmd_##n##_usage[] __attribute__((weak));
+#include "commands.h"
+#undef FTRAIL_CMD
+
+/*
+ * Report a getopt failure as one line and exit(1).  Use an optstring that
+ * starts with ':' (after any '+'), and call it from the default case with
+ * getopt's return value c ('?' unknown option, ':' missing argument).
+ */
+void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn));
+
+#endif

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel capture: trace events (and their kernel/user stacks) from a private
+ * tracefs instance, read per CPU in parallel, written into the trace file.
+ * Implemented in kernel/ with libtracefs and libtraceevent.
+ *
+ * Lifetime: start() creates the instance, enables the events with their
+ * filters and options, starts one reader thread per CPU, then returns; the
+ * caller runs its workload; stop() disables, drains what is left, writes the
+ * remaining sections (KFORMATS, KALLSYMS, kernel STACKMAP, ...) and removes
+ * the instance.  The instance is also removed when the tool dies on SIGINT,
+ * SIGTERM, or a crash of the traced command (the caller calls
+ * ft_kcapture_abort() from its signal path).
+ */
+#ifndef FTRAIL_KCAPTURE_H
+#define FTRAIL_KCAPTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "opts.h"
+
+struct ft_writer;
+struct ft_kcapture;
+
+struct ft_kcapture_stats {
+	uint64_t events;   /* events written */
+	uint64_t lost;     /* events the kernel reported lost (overruns) */
+	uint64_t stacks;   /* kernel stack records seen */
+	uint64_t stack_ids; /* of which deduplicated into stack ids */
+	double cpu_seconds; /* user+sys CPU time of the reader threads */
+};
+
+/*
+ * Check that kernel capture can run here (root, tracefs mounted or
+ * mountable).  Returns 0, or -1 with a one-line reason and remedy in err.
+ */
+int ft_kcapture_available(char *err, size_t errlen);
+
+/*
+ * Does this -e name select kernel events (as opposed to user events of
+ * issue 7)?  Kernel names are "sys:event", "sys" or "all" known to tracefs.
+ */
+int ft_kcapture_is_kernel_event(const char *name);
+
+/*
+ * Start capturing the kernel events of opts->events (kernel ones only) with
+ * opts->options' stacktrace/userstacktrace/stackmap, into w.  When pid > 0
+ * (and not opts->all_cpus), events are limited to that process and the
+ * children it forks (set_event_pid + event-fork); pid 0 means system-wide.
+ * Returns NULL with a one-line reason in err.
+ */
+struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct ft_writer *w,
+				      pid_t pid, char *err, size_t errlen);
+
+/* Stop, drain, write the final sections, remove the instance, free kc. */
+int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
+		     size_t errlen);
+
+/* Async-signal-safe best effort: disable tracing and remove the instance. */
+void ft_kcapture_abort(struct ft_kcapture *kc);
+
+#endif

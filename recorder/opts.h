@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What `ftrail record` was asked to do, parsed from its command line with
+ * trace-cmd's option names.  Filled by cmd/record.c; read by the user-space
+ * recorder (recorder/) and by kernel capture (kernel/).
+ */
+#ifndef FTRAIL_RECORD_OPTS_H
+#define FTRAIL_RECORD_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct ft_strv {
+	char **v;
+	size_t n;
+};
+
+void ft_strv_push(struct ft_strv *sv, const char *s);
+
+struct ft_event_sel {
+	char *name;   /* "sys:event", "sys", "all" (user events are "u:sys:event", see issue 7) */
+	char *filter; /* -f after this -e, or NULL */
+	char *trigger; /* --trigger after this -e, or NULL */
+};
+
+struct ft_record_opts {
+	const char *output;        /* -o, default "ftrail.dat" */
+	const char *tracer;        /* -p: nop | function | function_graph (NULL: default) */
+	struct ft_strv filter;     /* -l: set_ftrace_filter lines (globs, !glob, :mod:, func:cmd[:n]) */
+	struct ft_strv notrace;    /* -n: set_ftrace_notrace lines */
+	struct ft_strv graph;      /* -g: set_graph_function */
+	struct ft_strv graph_notrace; /* --graph-notrace: set_graph_notrace */
+	int max_graph_depth;       /* --max-graph-depth, 0 = unlimited */
+	uint64_t thresh_us;        /* --tracing-thresh: function_graph only, in microseconds */
+	struct ft_strv pids;       /* --pid: set_ftrace_pid (thread ids of the traced program) */
+
+	struct ft_event_sel *events; /* -e ... */
+	size_t nr_events;
+
+	uint64_t options;          /* ftrace option bits (options.h), after -O and -T */
+	unsigned int buffer_kb;    /* -b: per buffer (per thread / per CPU), KiB */
+	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default 14 */
+	int all_cpus;              /* -a: system-wide kernel capture */
+	int quiet;                 /* -q */
+
+	char **argv;               /* the program after --, NULL-terminated, or NULL */
+};
+
+#endif

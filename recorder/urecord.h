@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The user-space recorder: sets up the shared memory the injected runtime
+ * writes into (control block, stack map, per-thread ring buffers), starts the
+ * program with the runtime preloaded, drains its buffers into the trace file
+ * while it runs, and writes what is needed to read the trace elsewhere
+ * (MODULES, FUNCS, SYMTAB, STACKMAP, TASKS).
+ */
+#ifndef FTRAIL_URECORD_H
+#define FTRAIL_URECORD_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "opts.h"
+
+struct ft_writer;
+struct ft_urecord;
+
+struct ft_urecord_result {
+	int exited;          /* the program exited: status in exit_status */
+	int exit_status;
+	int signaled;        /* the program was killed by a signal */
+	int signo;
+	int core_dumped;
+	uint64_t events;     /* records written */
+	uint64_t lost;       /* records lost (overwritten or dropped), all buffers */
+	uint64_t bytes;      /* record bytes drained */
+	unsigned int threads; /* threads that traced */
+};
+
+/*
+ * Prepare the recorder.  inject = 0 runs the program untraced (kernel events
+ * only).  Returns NULL with a one-line reason in err.
+ */
+struct ft_urecord *ft_urecord_create(const struct ft_record_opts *opts, int inject, char *err,
+				     size_t errlen);
+
+/*
+ * Fork and exec opts->argv with the runtime preloaded; the child waits until
+ * ft_urecord_go() so the caller can attach kernel capture to its pid first.
+ * Returns 0 and the pid, or -1 with err ("no such program: ./x" ...).
+ */
+int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen);
+int ft_urecord_go(struct ft_urecord *u);
+
+/*
+ * Drain into w until every traced process has exited or *stop becomes
+ * non-zero (SIGINT), then write the closing sections.  Returns 0 or -1 (err).
+ */
+int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomic_t *stop,
+		   struct ft_urecord_result *res, char *err, size_t errlen);
+
+void ft_urecord_destroy(struct ft_urecord *u);
+
+#endif
