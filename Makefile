@@ -47,18 +47,28 @@ $(error SAN must be asan or tsan)
 endif
 
 CFLAGS  += $(CFLAGS_BASE)
+
+# Quiet by default (kernel style); make V=1 shows the commands.
+ifeq ($(V),1)
+Q :=
+quiet = @true
+else
+Q := @
+quiet = @printf '  %-7s %s\n'
+endif
 LDLIBS  := $(PKG_LIBS) -lpthread -lm -ldl
 
 CORE_SRC     := $(wildcard core/*.c)
 # The runtime is built only from the pieces of core it needs: it lives inside
 # someone else's process and must not drag in zstd, libelf or tracefs.
-RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c record.c glob.c hash.c),$(CORE_SRC))
+RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c record.c glob.c hash.c session.c filter.c trigger.c uevent.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
 TOOL_SRC     := $(wildcard cmd/*.c recorder/*.c analysis/*.c kernel/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 STRESS_SRC   := $(wildcard tests/stress/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)
+TOOLS_SRC    := $(wildcard tests/tools/*.c)
 
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
 TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
@@ -66,41 +76,56 @@ RT_OBJ    := $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(RT_ASM:%.S=$(BUILD)/rt/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 STRESS_BIN:= $(STRESS_SRC:tests/stress/%.c=$(BUILD)/tests/stress/%)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+TOOLS_BIN := $(TOOLS_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
-all: $(BUILD)/ftrail $(BUILD)/libftrail.so $(UNIT_BIN) $(STRESS_BIN) $(BENCH_BIN)
+all: $(BUILD)/ftrail $(BUILD)/libftrail.so $(UNIT_BIN) $(STRESS_BIN) $(BENCH_BIN) $(TOOLS_BIN)
 
 $(BUILD)/libftrail-core.a: $(CORE_OBJ)
 	@mkdir -p $(@D)
-	$(AR) rcs $@ $^
+	$(quiet) AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(BUILD)/ftrail: $(TOOL_OBJ) $(BUILD)/libftrail-core.a
-	$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(BUILD)/libftrail-core.a $(LDLIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(BUILD)/libftrail-core.a $(LDLIBS)
 
 # The runtime: hidden visibility everywhere but the hooks the compiler emits
 # calls to (mcount, __fentry__, __cyg_profile_func_*) and the public API.
 RT_CFLAGS := -fvisibility=hidden -DFTRAIL_RUNTIME -fno-stack-protector
 $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS) $(RT_CFLAGS) -MMD -MP -c -o $@ $<
 $(BUILD)/rt/%.o: %.S
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -DFTRAIL_RUNTIME -c -o $@ $<
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS_BASE) -DFTRAIL_RUNTIME -c -o $@ $<
 $(BUILD)/libftrail.so: $(RT_OBJ)
-	$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now
+	$(quiet) LD $@
+	$(Q)$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+	$(quiet) CC $@
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
 $(BUILD)/tests/stress/%: tests/stress/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+# test helpers the e2e cases run (e.g. the synthetic trace generator)
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libftrail-core.a
+	@mkdir -p $(@D)
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(quiet) LD $@
+	$(Q)$(CC) $(CFLAGS) -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
@@ -110,7 +135,17 @@ check: all
 example: all
 	bash examples/run.sh
 
+# install: the tool, the runtime, the public event header and its ftrail.pc
+PREFIX  ?= /usr/local
+install: $(BUILD)/ftrail $(BUILD)/libftrail.so
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/ftrail
+	install -m 755 $(BUILD)/ftrail $(DESTDIR)$(PREFIX)/bin/ftrail
+	install -m 755 $(BUILD)/libftrail.so $(DESTDIR)$(PREFIX)/lib/libftrail.so
+	install -m 644 include/ftrail/*.h $(DESTDIR)$(PREFIX)/include/ftrail/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/.*FTRAIL_VERSION "\(.*\)"/\1/p' core/version.h)|" \
+		ftrail.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/ftrail.pc
+
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all check example clean
+.PHONY: all check example clean install
