@@ -26,6 +26,7 @@
 #include "options.h"
 #include "tracefile.h"
 #include "urecord.h"
+#include "uevent.h" /* issue 7: user events (uev) */
 #include "util.h"
 #include "version.h"
 
@@ -67,8 +68,12 @@ const char cmd_record_usage[] =
 	"  --max-graph-depth N  max_graph_depth\n"
 	"  --tracing-thresh US  function_graph: only calls lasting at least US microseconds\n"
 	"  --pid TID            set_ftrace_pid: trace only this thread (repeatable)\n"
-	"  -e SYS:EVENT|SYS|all enable kernel events (repeatable)\n"
+	"  -e SYS:EVENT|SYS|all enable kernel events (repeatable); u:SYS:EVENT, u:SYS,\n"
+	"                       u:all enable the program's own events (<ftrail/ftrail.h>)\n"
 	"  -f FILTER            filter for the preceding -e (ftrace filter syntax)\n"
+	"  -R TRIGGER           trigger for the preceding user -e: traceon, traceoff,\n"
+	"                       stacktrace, snapshot, enable_event:SYS:EV,\n"
+	"                       disable_event:SYS:EV, with [:COUNT] [if FILTER]\n"
 	"  -T                   stack trace with each event (option stacktrace)\n"
 	"  -O [no]OPTION        set a trace option (ftrace's names: stackmap,\n"
 	"                       userstacktrace, overwrite, print-parent, funcgraph-*...)\n"
@@ -122,7 +127,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	o->output = "ftrail.dat";
 	o->options = ft_options_default();
 	/* '+': stop at the program's name so its own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:l:n:g:e:f:TO:b:ao:qh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:l:n:g:e:f:R:TO:b:ao:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (strcmp(optarg, "nop") && strcmp(optarg, "function") &&
@@ -164,6 +169,11 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			o->events[o->nr_events].filter = NULL;
 			o->events[o->nr_events].trigger = NULL;
 			o->nr_events++;
+			break;
+		case 'R': /* uev: one trigger per -e, like trace-cmd record -R */
+			if (!o->nr_events || o->events[o->nr_events - 1].trigger)
+				ft_die("-R '%s' must follow an -e that has no trigger yet", optarg);
+			o->events[o->nr_events - 1].trigger = ft_strdup(optarg);
 			break;
 		case 'f':
 			if (!o->nr_events)
@@ -246,6 +256,14 @@ static void write_meta(struct ft_writer *w, const struct ft_record_opts *o, int 
 		ft_die("cannot write %s: %s", o->output, strerror(errno));
 }
 
+static void print_urecord_warnings(struct ft_urecord *u)
+{
+	const char *m;
+
+	while ((m = ft_urecord_next_warning(u)))
+		ft_warn("%s", m);
+}
+
 static void report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
 {
 	if (r->signaled)
@@ -260,24 +278,33 @@ int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
 	struct ft_urecord_result ures = { 0 };
+	struct ft_uev_area *uev; /* uev: user events, NULL when none selected */
 	struct ft_kcapture_stats kst = { 0 };
 	struct ft_urecord *u = NULL;
 	struct ft_writer *w;
 	struct ft_clock clk;
 	struct sigaction sa;
 	char err[512] = "";
-	int want_kernel = 0, inject;
+	int want_kernel = 0, want_user_events = 0, inject;
 	pid_t pid = 0;
 
 	parse_args(argc, argv, &o);
-	if (!ft_urecord_create || !ft_kcapture_start || !ft_writer_open)
+	if (!ft_kcapture_is_kernel_event || !ft_writer_open)
 		ft_die("record is not complete in this build yet");
 	for (size_t i = 0; i < o.nr_events; i++)
 		if (ft_kcapture_is_kernel_event(o.events[i].name))
 			want_kernel = 1;
+		else
+			want_user_events = 1;
+	if ((o.argv && !ft_urecord_create) || (want_kernel && !ft_kcapture_start))
+		ft_die("record is not complete in this build yet");
 	if (want_kernel && ft_kcapture_available(err, sizeof(err)))
 		ft_die("%s", err);
-	inject = strcmp(o.tracer, "nop") || o.nr_events > (size_t)want_kernel;
+	/* the runtime goes in for function tracers and for user events (u:...) */
+	inject = strcmp(o.tracer, "nop") || want_user_events;
+	uev = ft_uev_setup(&o, ft_kcapture_is_kernel_event, err, sizeof(err)); /* uev */
+	if (!uev && err[0])
+		ft_die("%s", err);
 
 	ft_clock_calibrate(&clk);
 	w = ft_writer_open(o.output, 3);
@@ -297,6 +324,7 @@ int cmd_record(int argc, char **argv)
 			unlink(o.output);
 			ft_die("%s", err);
 		}
+		print_urecord_warnings(u);
 	}
 	if (want_kernel) {
 		active_kc = ft_kcapture_start(&o, w, o.all_cpus ? 0 : pid, err, sizeof(err));
@@ -313,6 +341,7 @@ int cmd_record(int argc, char **argv)
 		ft_urecord_go(u);
 		if (ft_urecord_run(u, w, &stop_requested, &ures, err, sizeof(err)))
 			ft_warn("%s", err);
+		print_urecord_warnings(u);
 	} else {
 		if (!o.quiet)
 			fprintf(stderr, "ftrail: recording kernel events, Ctrl-C to stop\n");
@@ -323,6 +352,10 @@ int cmd_record(int argc, char **argv)
 	if (active_kc && ft_kcapture_stop(active_kc, &kst, err, sizeof(err)))
 		ft_warn("%s", err);
 	active_kc = NULL;
+	if (uev && ft_uev_finish(uev, w, NULL, err, sizeof(err))) /* uev */
+		ft_warn("cannot write the user event formats: %s", strerror(errno));
+	for (char *l = uev ? strtok(err, "\n") : NULL; l; l = strtok(NULL, "\n"))
+		ft_warn("%s", l);
 	if (ft_writer_close(w))
 		ft_die("cannot finish %s: %s", o.output, strerror(errno));
 	if (u) {

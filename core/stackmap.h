@@ -26,6 +26,10 @@
 #define FT_STACKMAP_BITS_MIN 10
 #define FT_STACKMAP_BITS_MAX 18
 #define FT_STACKMAP_BITS_DEFAULT 14
+/* Linear probing gives up (a drop, -ENOSPC) after this many slots. */
+#define FT_STACKMAP_MAX_PROBE 64
+/* get_id callers still in flight after this long make reset fail (-EBUSY). */
+#define FT_STACKMAP_DRAIN_MS 1000
 
 /* The seed's binary export, stack_map_bin. */
 #define FT_FSMB_MAGIC 0x464D5342u /* 'FSMB' */
@@ -48,11 +52,22 @@ struct ft_fsmb_entry {
 
 struct ft_stackmap_shared; /* the flat block */
 
+/*
+ * The per-process handle.  Zero it before use (init/attach set only shm and
+ * leave the caller's tracing_is_on/arg alone), then set tracing_is_on/arg
+ * whenever convenient.
+ */
 struct ft_stackmap {
 	struct ft_stackmap_shared *shm;
 	/* Asked by reset: is tracing on?  May be NULL (then never on). */
 	int (*tracing_is_on)(void *arg);
 	void *arg;
+	/*
+	 * Tests only: when set, replaces the hash of a stack (so a test can
+	 * make a stack hash to 0, or make stacks collide).  NULL in production.
+	 */
+	uint32_t (*hash_hook)(const uint64_t *ips, uint32_t nr, void *arg);
+	void *hash_hook_arg;
 };
 
 struct ft_stackmap_stat {
@@ -61,6 +76,8 @@ struct ft_stackmap_stat {
 	uint32_t table_size;  /* 2 x pool */
 	uint64_t successes;   /* get_id calls served (hits + inserts) */
 	uint64_t drops;       /* get_id calls told to fall back */
+	uint32_t claimed_empty; /* slots claimed after the pool ran out (and any
+				 * being filled at that instant) */
 };
 
 /* Clamp bits into [MIN, MAX]; 0 means the default. */
@@ -70,13 +87,17 @@ unsigned int ft_stackmap_clamp_bits(unsigned int bits);
 size_t ft_stackmap_mem_size(unsigned int bits);
 
 /*
- * Format `mem` (ft_stackmap_mem_size(bits) bytes, zeroed or not) as an empty
- * map with a random per-instance hash seed, and attach h to it.  Returns 0,
- * or -EINVAL when len is too small.
+ * Format `mem` (ft_stackmap_mem_size(bits) bytes, zeroed or not, 64-byte
+ * aligned: a page of shared memory is) as an empty map with a random
+ * per-instance hash seed, and attach h to it.  Returns 0, or -EINVAL when
+ * len is too small or mem misaligned.
  */
 int ft_stackmap_init(struct ft_stackmap *h, void *mem, size_t len, unsigned int bits);
 
-/* Attach h to a block formatted elsewhere (another process).  0 or -EINVAL. */
+/*
+ * Attach h to a block formatted elsewhere (another process).  0, or -EINVAL
+ * when the block's header is not a map of a valid geometry fitting in len.
+ */
 int ft_stackmap_attach(struct ft_stackmap *h, void *mem, size_t len);
 
 /* Convenience: malloc'ed block + init.  NULL on failure.  Free with destroy. */
@@ -99,7 +120,14 @@ int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
 int ft_stackmap_lookup(const struct ft_stackmap *h, uint32_t id, const uint64_t **ips,
 		       uint32_t *nr, uint32_t *ref);
 
-/* Call fn for each published stack, in id order; stops when fn returns != 0. */
+/*
+ * Call fn for each published stack, in id order; stops when fn returns != 0
+ * and returns that value.  Returns 0 after the last stack, or -EBUSY while
+ * a reset owns the map (a reset waits for walks in progress, so a walk
+ * never sees a cleared stack).  Safe while get_id runs.  ips is valid
+ * during the call only.  Needs the block mapped writable (it counts itself
+ * as a reader in it).
+ */
 typedef int (*ft_stackmap_iter_fn)(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 				   void *arg);
 int ft_stackmap_for_each(const struct ft_stackmap *h, ft_stackmap_iter_fn fn, void *arg);
@@ -107,8 +135,24 @@ int ft_stackmap_for_each(const struct ft_stackmap *h, ft_stackmap_iter_fn fn, vo
 void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *st);
 
 /*
+ * Counters are not part of FSMB: recorders store them in the trace file's
+ * META as "stackmap.<which>.bits", ".successes" and ".drops" (which = "user"
+ * or "kernel"), and `ftrail stackmap stat` reads them back.  Writes those
+ * lines into buf; returns their length (as snprintf), or -1.
+ */
+int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char *buf, size_t len);
+
+/* The map's 32-bit hash of ips[0..nr) (before 0 is forced to 1); for tests. */
+uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
+
+/*
  * Clear the map.  Returns 0, or -EBUSY when tracing is on (asked through
- * tracing_is_on) or another reset is in progress.
+ * tracing_is_on), another reset is in progress, or get_id callers already
+ * inside the map did not leave within FT_STACKMAP_DRAIN_MS (e.g. a traced
+ * process died inside get_id).  Control path only, never from a signal
+ * handler.  It waits for walks in progress (for_each, export, write_text)
+ * to end; walks started meanwhile fail with -EBUSY / NULL.  Pointers from
+ * lookup() are invalid after a reset.
  */
 int ft_stackmap_reset(struct ft_stackmap *h);
 
@@ -122,8 +166,13 @@ typedef int (*ft_sym_resolve_fn)(uint64_t ip, char *buf, size_t len, void *arg);
 void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res,
 			    void *arg);
 void ft_stackmap_write_stat(const struct ft_stackmap *h, FILE *f);
+/* The same shape for counters kept elsewhere (e.g. read back from a trace file). */
+void ft_stackmap_write_stat_struct(const struct ft_stackmap_stat *st, FILE *f);
 
-/* FSMB v2 binary export (native endian).  Returns a malloc'ed buffer. */
+/*
+ * FSMB v2 binary export (native endian).  Returns a malloc'ed buffer and its
+ * length in *len, or NULL (errno ENOMEM, or EBUSY when a reset ran meanwhile).
+ */
 void *ft_stackmap_export_bin(const struct ft_stackmap *h, size_t *len);
 
 /*

@@ -32,11 +32,26 @@ struct ft_urecord_result {
 };
 
 /*
- * Prepare the recorder.  inject = 0 runs the program untraced (kernel events
- * only).  Returns NULL with a one-line reason in err.
+ * Prepare the recorder: find the program (PATH search, executable check),
+ * the runtime (libftrail.so next to the ftrail binary, or $FTRAIL_LIB), and
+ * create the session's shared memory (memfd, 0600) sized from opts->buffer_kb
+ * and the overwrite option (tracing_thresh is converted to clock ticks with a
+ * calibration of its own when set).  inject =
+ * 0 runs the program untraced (kernel events only).  opts must outlive the
+ * recorder.  Returns NULL with a one-line reason in err ("no such program:
+ * ./x", "./x is not executable: Permission denied", ...).
  */
 struct ft_urecord *ft_urecord_create(const struct ft_record_opts *opts, int inject, char *err,
 				     size_t errlen);
+
+/*
+ * Warnings for the tool to print (one line each, no "ftrail: " prefix),
+ * gathered by spawn (a binary without instrumentation) and run (runtime
+ * messages such as a filter line that matches nothing, descendants killed
+ * by a signal).  Returns the next one, or NULL; the string stays valid
+ * until the next call.
+ */
+const char *ft_urecord_next_warning(struct ft_urecord *u);
 
 /*
  * Fork and exec opts->argv with the runtime preloaded; the child waits until
@@ -47,8 +62,14 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 int ft_urecord_go(struct ft_urecord *u);
 
 /*
- * Drain into w until every traced process has exited or *stop becomes
- * non-zero (SIGINT), then write the closing sections.  Returns 0 or -1 (err).
+ * Drain into w until every traced process (the program and all its
+ * descendants: the recorder is their subreaper) has exited or *stop becomes
+ * non-zero (SIGINT) -- then tracing is switched off and the program left to
+ * run -- and write the closing sections: the last pages, FUNCS, MODULES,
+ * SYMTAB, STACKMAP (id 0), TASKS and a META chunk with the user_* counts and
+ * the program's exit status.  res says how the program ended (a crash:
+ * signaled, signo, core_dumped).  Returns 0, or -1 with err (exec failed,
+ * the file cannot be written).
  */
 int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomic_t *stop,
 		   struct ft_urecord_result *res, char *err, size_t errlen);

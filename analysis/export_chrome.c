@@ -1,0 +1,365 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chrome Trace Event JSON writer (see export_chrome.h).
+ */
+#include "export_chrome.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "version.h"
+
+struct open_call { /* X mode only */
+	size_t name_off;   /* into the thread's name buffer */
+	uint64_t start;
+};
+
+struct cthread {
+	uint32_t tid, pid;
+	int used;
+	uint64_t depth;    /* open calls */
+	struct open_call *calls;
+	size_t ccap;
+	char *names;       /* X mode: names of the open calls, NUL-separated */
+	size_t nlen, ncap;
+};
+
+struct ft_chrome {
+	FILE *out;
+	struct ft_chrome_opts o;
+	struct cthread *th;
+	size_t cap, used;
+	int have_base;
+	uint64_t base, last;
+	struct ft_chrome_stats st;
+	int err;
+};
+
+static size_t utf8_len(const unsigned char *s)
+{
+	size_t need;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		need = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		need = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		need = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < need; i++) /* stops at the NUL: it is not a continuation */
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return need;
+}
+
+void ft_json_str(FILE *out, const char *s)
+{
+	const unsigned char *u = (const unsigned char *)(s ? s : "");
+
+	fputc('"', out);
+	while (*u) {
+		size_t l = utf8_len(u);
+
+		if (!l) {
+			fputs("\\ufffd", out);
+			u++;
+			continue;
+		}
+		if (l > 1) {
+			fwrite(u, 1, l, out);
+			u += l;
+			continue;
+		}
+		switch (*u) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\r': fputs("\\r", out); break;
+		default:
+			if (*u < 0x20 || *u == 0x7f)
+				fprintf(out, "\\u%04x", *u);
+			else
+				fputc(*u, out);
+		}
+		u++;
+	}
+	fputc('"', out);
+}
+
+struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
+{
+	struct ft_chrome *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->out = out;
+	if (opts)
+		c->o = *opts;
+	c->cap = 64;
+	c->th = calloc(c->cap, sizeof(*c->th));
+	if (!c->th) {
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
+	fputs("{\"traceEvents\":[\n", out);
+	return c;
+}
+
+static size_t tid_slot(const struct cthread *tab, size_t cap, uint32_t tid)
+{
+	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
+
+	while (tab[j].used && tab[j].tid != tid)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+static struct cthread *get_thread(struct ft_chrome *c, uint32_t tid, uint32_t pid)
+{
+	size_t j = tid_slot(c->th, c->cap, tid);
+
+	if (c->th[j].used)
+		return &c->th[j];
+	if ((c->used + 1) * 2 > c->cap) {
+		size_t ncap = c->cap * 2;
+		struct cthread *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->th[i].used)
+				nt[tid_slot(nt, ncap, c->th[i].tid)] = c->th[i];
+		free(c->th);
+		c->th = nt;
+		c->cap = ncap;
+		j = tid_slot(c->th, c->cap, tid);
+	}
+	c->th[j].used = 1;
+	c->th[j].tid = tid;
+	c->th[j].pid = pid;
+	c->used++;
+	return &c->th[j];
+}
+
+/* Separator, then the fields every event has. */
+static void begin_event(struct ft_chrome *c, const char *ph, uint64_t ts, uint32_t pid,
+			uint32_t tid)
+{
+	uint64_t t = ts;
+
+	if (!c->o.absolute_time)
+		t = ts > c->base ? ts - c->base : 0;
+	fprintf(c->out, "%s{\"ph\":\"%s\",\"ts\":%" PRIu64 ".%03u,\"pid\":%" PRIu32
+			",\"tid\":%" PRIu32,
+		c->st.events ? ",\n" : "", ph, t / 1000, (unsigned int)(t % 1000), pid, tid);
+	c->st.events++;
+}
+
+static void put_name_cat(struct ft_chrome *c, const char *name, const char *cat)
+{
+	fputs(",\"name\":", c->out);
+	ft_json_str(c->out, name ? name : "?");
+	if (cat) {
+		fputs(",\"cat\":", c->out);
+		ft_json_str(c->out, cat);
+	}
+}
+
+/* X mode: remember the call's name and start. */
+static int push_call(struct cthread *t, const char *name, uint64_t ts)
+{
+	size_t l = strlen(name) + 1;
+
+	if (t->depth == t->ccap) {
+		size_t n = t->ccap ? t->ccap * 2 : 32;
+		struct open_call *nc = realloc(t->calls, n * sizeof(*nc));
+
+		if (!nc)
+			return -1;
+		t->calls = nc;
+		t->ccap = n;
+	}
+	if (t->nlen + l > t->ncap) {
+		size_t n = t->ncap ? t->ncap * 2 : 1024;
+		char *nn;
+
+		while (n < t->nlen + l)
+			n *= 2;
+		nn = realloc(t->names, n);
+		if (!nn)
+			return -1;
+		t->names = nn;
+		t->ncap = n;
+	}
+	memcpy(t->names + t->nlen, name, l);
+	t->calls[t->depth].name_off = t->nlen;
+	t->calls[t->depth].start = ts;
+	t->nlen += l;
+	return 0;
+}
+
+static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts)
+{
+	if (c->o.complete) {
+		struct open_call *oc = &t->calls[t->depth - 1];
+		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
+
+		begin_event(c, "X", oc->start, t->pid, t->tid);
+		fprintf(c->out, ",\"dur\":%" PRIu64 ".%03u", dur / 1000, (unsigned int)(dur % 1000));
+		put_name_cat(c, t->names + oc->name_off, "function");
+		fputc('}', c->out);
+		t->nlen = oc->name_off;
+	} else {
+		begin_event(c, "E", ts, t->pid, t->tid);
+		fputc('}', c->out);
+	}
+	t->depth--;
+	c->st.calls++;
+}
+
+/* A decimal integer small enough to stay exact in a JSON reader's double:
+ * written as a number, so viewers can sort and filter on it. */
+static int is_json_int(const char *v)
+{
+	size_t n = 0;
+
+	if (!v)
+		return 0;
+	if (*v == '-')
+		v++;
+	if (*v == '0' && v[1])
+		return 0; /* no leading zeros in JSON */
+	for (; v[n]; n++)
+		if (v[n] < '0' || v[n] > '9')
+			return 0;
+	return n > 0 && n <= 15;
+}
+
+int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
+{
+	struct cthread *t;
+
+	if (!c->have_base) {
+		c->base = ev->ts;
+		c->have_base = 1;
+	}
+	if (ev->ts > c->last)
+		c->last = ev->ts;
+	switch (ev->type) {
+	case FT_XEV_ENTRY:
+		t = get_thread(c, ev->tid, ev->pid);
+		if (!t)
+			goto nomem;
+		if (c->o.complete) {
+			if (push_call(t, ev->name ? ev->name : "?", ev->ts))
+				goto nomem;
+		} else {
+			begin_event(c, "B", ev->ts, ev->pid, ev->tid);
+			put_name_cat(c, ev->name, ev->cat ? ev->cat : "function");
+			fputc('}', c->out);
+		}
+		t->depth++;
+		break;
+	case FT_XEV_EXIT:
+		t = get_thread(c, ev->tid, ev->pid);
+		if (!t)
+			goto nomem;
+		if (!t->depth) {
+			c->st.unmatched_exits++;
+			break;
+		}
+		end_call(c, t, ev->ts);
+		break;
+	case FT_XEV_INSTANT:
+		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
+		fputs(",\"s\":\"t\"", c->out);
+		put_name_cat(c, ev->name, ev->cat);
+		fputs(",\"args\":{", c->out);
+		for (size_t i = 0; i < ev->nargs; i++) {
+			if (i)
+				fputc(',', c->out);
+			ft_json_str(c->out, ev->args[i].key);
+			fputc(':', c->out);
+			if (is_json_int(ev->args[i].value))
+				fputs(ev->args[i].value, c->out);
+			else
+				ft_json_str(c->out, ev->args[i].value);
+		}
+		if (ev->cpu >= 0)
+			fprintf(c->out, "%s\"cpu\":%d", ev->nargs ? "," : "", ev->cpu);
+		fputs("}}", c->out);
+		c->st.instants++;
+		break;
+	case FT_XEV_THREAD_NAME:
+	case FT_XEV_PROCESS_NAME:
+		begin_event(c, "M", ev->ts, ev->pid, ev->tid);
+		fputs(ev->type == FT_XEV_THREAD_NAME ? ",\"name\":\"thread_name\",\"args\":{\"name\":"
+						      : ",\"name\":\"process_name\",\"args\":{\"name\":",
+		      c->out);
+		ft_json_str(c->out, ev->name);
+		fputs("}}", c->out);
+		break;
+	case FT_XEV_LOST:
+		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
+		fprintf(c->out, ",\"s\":\"%s\",\"name\":\"lost events\",\"cat\":\"ftrail\",\"args\":{\"count\":%" PRIu64 "}}",
+			ev->tid ? "t" : "g", ev->count);
+		c->st.lost_markers++;
+		c->st.lost_events += ev->count;
+		break;
+	}
+	if (ferror(c->out)) {
+		c->err = errno ? errno : EIO;
+		return -1;
+	}
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < c->cap; i++) {
+		struct cthread *t = &c->th[i];
+
+		if (!t->used)
+			continue;
+		while (t->depth) {
+			end_call(c, t, c->last);
+			c->st.closed_at_end++;
+		}
+	}
+	fprintf(c->out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"ftrail %s\"",
+		FTRAIL_VERSION);
+	if (c->o.source) {
+		fputs(",\"source\":", c->out);
+		ft_json_str(c->out, c->o.source);
+	}
+	fprintf(c->out, ",\"base_ns\":\"%" PRIu64 "\",\"calls\":\"%" PRIu64 "\",\"lost_events\":\"%" PRIu64
+			"\",\"unmatched_exits\":\"%" PRIu64 "\",\"closed_at_end\":\"%" PRIu64 "\"}}\n",
+		c->o.absolute_time ? 0 : c->base, c->st.calls, c->st.lost_events,
+		c->st.unmatched_exits, c->st.closed_at_end);
+	if (fflush(c->out) || ferror(c->out)) {
+		ret = -1;
+		if (!errno)
+			errno = EIO;
+	}
+	if (stats)
+		*stats = c->st;
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->th[i].calls);
+		free(c->th[i].names);
+	}
+	free(c->th);
+	free(c);
+	return ret;
+}

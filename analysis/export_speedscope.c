@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * speedscope evented-profile writer (see export_speedscope.h).
+ */
+#include "export_speedscope.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "export_chrome.h" /* ft_json_str */
+#include "version.h"
+
+#define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
+
+struct chunk {
+	uint64_t off;
+	uint32_t len;
+};
+
+struct sthread {
+	uint32_t tid, pid;
+	int used;
+	char *name;           /* thread name, or NULL */
+	char *buf;            /* events not yet spilled */
+	size_t blen;
+	struct chunk *chunks; /* spilled parts, in order */
+	size_t nchunks, cchunks;
+	uint32_t *stack;      /* frame ids of the open calls */
+	size_t depth, cstack;
+	uint64_t nevents;
+	uint64_t first, last; /* relative ns */
+	uint64_t calls;
+};
+
+struct fslot {
+	uint64_t hash; /* 0: free */
+	uint32_t id;
+	uint32_t off;  /* of the name in the frame arena */
+};
+
+struct ft_speedscope {
+	FILE *out;
+	char *name;
+	int spill;          /* fd of the unlinked temporary file, or -1 */
+	uint64_t spill_off;
+	struct sthread *th;
+	size_t cap, used;
+	struct fslot *ftab; /* frame name -> id */
+	size_t fcap, nframes;
+	uint32_t *forder;   /* id -> arena offset */
+	size_t ocap;        /* entries forder can hold */
+	char *arena;
+	size_t alen, acap;
+	int have_base;
+	uint64_t base, last;
+	struct ft_speedscope_stats st;
+	const char *tmpdir;
+};
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 0x100000001b3ull;
+	}
+	return h ? h : 1;
+}
+
+struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char *tmpdir)
+{
+	struct ft_speedscope *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->out = out;
+	s->spill = -1;
+	s->tmpdir = tmpdir;
+	s->name = strdup(name ? name : "ftrail");
+	s->cap = 64;
+	s->th = calloc(s->cap, sizeof(*s->th));
+	s->fcap = 1024;
+	s->ftab = calloc(s->fcap, sizeof(*s->ftab));
+	if (!s->name || !s->th || !s->ftab) {
+		free(s->name);
+		free(s->th);
+		free(s->ftab);
+		free(s);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return s;
+}
+
+/* The id of a frame name, adding it to the table.  -1 on ENOMEM. */
+static int64_t frame_id(struct ft_speedscope *s, const char *name)
+{
+	uint64_t h = hash_str(name);
+	size_t j, l;
+
+	for (j = h & (s->fcap - 1); s->ftab[j].hash; j = (j + 1) & (s->fcap - 1))
+		if (s->ftab[j].hash == h && !strcmp(s->arena + s->ftab[j].off, name))
+			return s->ftab[j].id;
+	if ((s->nframes + 1) * 2 > s->fcap) {
+		size_t ncap = s->fcap * 2;
+		struct fslot *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return -1;
+		for (size_t i = 0; i < s->fcap; i++) {
+			size_t k;
+
+			if (!s->ftab[i].hash)
+				continue;
+			for (k = s->ftab[i].hash & (ncap - 1); nt[k].hash; k = (k + 1) & (ncap - 1))
+				;
+			nt[k] = s->ftab[i];
+		}
+		free(s->ftab);
+		s->ftab = nt;
+		s->fcap = ncap;
+		for (j = h & (s->fcap - 1); s->ftab[j].hash; j = (j + 1) & (s->fcap - 1))
+			;
+	}
+	l = strlen(name) + 1;
+	if (s->alen + l > s->acap || s->alen + l > UINT32_MAX) {
+		size_t n = s->acap ? s->acap * 2 : 65536;
+		char *na;
+
+		while (n < s->alen + l)
+			n *= 2;
+		if (s->alen + l > UINT32_MAX)
+			return -1;
+		na = realloc(s->arena, n);
+		if (!na)
+			return -1;
+		s->arena = na;
+		s->acap = n;
+	}
+	if (s->nframes == s->ocap) {
+		size_t n = s->ocap ? s->ocap * 2 : 64;
+		uint32_t *no = realloc(s->forder, n * sizeof(*no));
+
+		if (!no)
+			return -1;
+		s->forder = no;
+		s->ocap = n;
+	}
+	memcpy(s->arena + s->alen, name, l);
+	s->ftab[j].hash = h;
+	s->ftab[j].id = (uint32_t)s->nframes;
+	s->ftab[j].off = (uint32_t)s->alen;
+	s->forder[s->nframes] = (uint32_t)s->alen;
+	s->alen += l;
+	return (int64_t)s->nframes++;
+}
+
+static size_t tid_slot(const struct sthread *tab, size_t cap, uint32_t tid)
+{
+	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
+
+	while (tab[j].used && tab[j].tid != tid)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
+{
+	size_t j = tid_slot(s->th, s->cap, tid);
+
+	if (s->th[j].used)
+		return &s->th[j];
+	if ((s->used + 1) * 2 > s->cap) {
+		size_t ncap = s->cap * 2;
+		struct sthread *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < s->cap; i++)
+			if (s->th[i].used)
+				nt[tid_slot(nt, ncap, s->th[i].tid)] = s->th[i];
+		free(s->th);
+		s->th = nt;
+		s->cap = ncap;
+		j = tid_slot(s->th, s->cap, tid);
+	}
+	s->th[j].used = 1;
+	s->th[j].tid = tid;
+	s->th[j].pid = pid;
+	s->used++;
+	return &s->th[j];
+}
+
+static int open_spill(struct ft_speedscope *s)
+{
+	const char *dir = s->tmpdir ? s->tmpdir : getenv("TMPDIR");
+	char path[4096];
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	snprintf(path, sizeof(path), "%s/ftrail-speedscope.XXXXXX", dir);
+	s->spill = mkstemp(path);
+	if (s->spill < 0)
+		return -1;
+	unlink(path); /* gone when closed, whatever happens */
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Move a thread's buffered events to the spill file. */
+static int spill_thread(struct ft_speedscope *s, struct sthread *t)
+{
+	if (!t->blen)
+		return 0;
+	if (s->spill < 0 && open_spill(s))
+		return -1;
+	if (t->nchunks == t->cchunks) {
+		size_t n = t->cchunks ? t->cchunks * 2 : 16;
+		struct chunk *nc = realloc(t->chunks, n * sizeof(*nc));
+
+		if (!nc) {
+			errno = ENOMEM;
+			return -1;
+		}
+		t->chunks = nc;
+		t->cchunks = n;
+	}
+	if (write_all(s->spill, t->buf, t->blen))
+		return -1;
+	t->chunks[t->nchunks++] = (struct chunk){ s->spill_off, (uint32_t)t->blen };
+	s->spill_off += t->blen;
+	s->st.spilled += t->blen;
+	t->blen = 0;
+	return 0;
+}
+
+/* Append one O/C event to a thread's buffer. */
+static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint32_t frame,
+		     uint64_t at)
+{
+	char tmp[96];
+	int n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+		     t->nevents ? ",\n" : "", type, frame, at);
+	if (!t->buf) {
+		t->buf = malloc(THREAD_BUF);
+		if (!t->buf) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	if (t->blen + (size_t)n > THREAD_BUF && spill_thread(s, t))
+		return -1;
+	memcpy(t->buf + t->blen, tmp, (size_t)n);
+	t->blen += (size_t)n;
+	if (!t->nevents)
+		t->first = at;
+	t->last = at;
+	t->nevents++;
+	return 0;
+}
+
+int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
+{
+	struct sthread *t;
+	uint64_t at;
+	int64_t id;
+
+	if (!s->have_base) {
+		s->base = ev->ts;
+		s->have_base = 1;
+	}
+	at = ev->ts > s->base ? ev->ts - s->base : 0;
+	if (at > s->last)
+		s->last = at;
+	switch (ev->type) {
+	case FT_XEV_ENTRY:
+		t = get_thread(s, ev->tid, ev->pid);
+		id = frame_id(s, ev->name ? ev->name : "?");
+		if (!t || id < 0)
+			goto nomem;
+		if (t->depth == t->cstack) {
+			size_t n = t->cstack ? t->cstack * 2 : 32;
+			uint32_t *ns = realloc(t->stack, n * sizeof(*ns));
+
+			if (!ns)
+				goto nomem;
+			t->stack = ns;
+			t->cstack = n;
+		}
+		/* a profile's time never goes back, even across merged sources */
+		if (t->nevents && at < t->last)
+			at = t->last;
+		if (add_event(s, t, 'O', (uint32_t)id, at))
+			return -1;
+		t->stack[t->depth++] = (uint32_t)id;
+		break;
+	case FT_XEV_EXIT:
+		t = get_thread(s, ev->tid, ev->pid);
+		if (!t)
+			goto nomem;
+		if (!t->depth) {
+			s->st.unmatched_exits++;
+			break;
+		}
+		if (at < t->last)
+			at = t->last;
+		if (add_event(s, t, 'C', t->stack[t->depth - 1], at))
+			return -1;
+		t->depth--;
+		t->calls++;
+		s->st.calls++;
+		break;
+	case FT_XEV_THREAD_NAME:
+		t = get_thread(s, ev->tid, ev->pid);
+		if (!t)
+			goto nomem;
+		free(t->name);
+		t->name = strdup(ev->name ? ev->name : "");
+		if (!t->name)
+			goto nomem;
+		break;
+	case FT_XEV_PROCESS_NAME:
+		break;
+	case FT_XEV_INSTANT:
+		s->st.skipped++;
+		break;
+	case FT_XEV_LOST:
+		s->st.lost_events += ev->count;
+		break;
+	}
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+/* Copy a spilled chunk to the output. */
+static int copy_chunk(struct ft_speedscope *s, const struct chunk *c)
+{
+	char buf[65536];
+	uint64_t off = c->off;
+	size_t left = c->len;
+
+	while (left) {
+		ssize_t r = pread(s->spill, buf, left < sizeof(buf) ? left : sizeof(buf), (off_t)off);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (!r)
+				errno = EIO;
+			return -1;
+		}
+		if (fwrite(buf, 1, (size_t)r, s->out) != (size_t)r)
+			return -1;
+		off += (uint64_t)r;
+		left -= (size_t)r;
+	}
+	return 0;
+}
+
+static int write_profile(struct ft_speedscope *s, struct sthread *t, int first)
+{
+	char pname[512];
+
+	/* close what is still open at the end of the trace */
+	while (t->depth) {
+		if (add_event(s, t, 'C', t->stack[t->depth - 1], s->last))
+			return -1;
+		t->depth--;
+		s->st.closed_at_end++;
+	}
+	if (t->name && *t->name)
+		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, t->tid);
+	else
+		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", t->tid, t->pid);
+	fputs(first ? "\n" : ",\n", s->out);
+	fputs("{\"type\":\"evented\",\"name\":", s->out);
+	ft_json_str(s->out, pname);
+	fprintf(s->out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"endValue\":%" PRIu64
+			",\"events\":[\n",
+		t->first, t->last);
+	for (size_t i = 0; i < t->nchunks; i++)
+		if (copy_chunk(s, &t->chunks[i]))
+			return -1;
+	if (t->blen && fwrite(t->buf, 1, t->blen, s->out) != t->blen)
+		return -1;
+	fputs("\n]}", s->out);
+	s->st.profiles++;
+	return 0;
+}
+
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct sthread *x = *(const struct sthread *const *)a;
+	const struct sthread *y = *(const struct sthread *const *)b;
+
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *stats)
+{
+	struct sthread **order = calloc(s->used ? s->used : 1, sizeof(*order));
+	size_t n = 0;
+	int ret = -1;
+	char dname[512];
+
+	if (!order) {
+		errno = ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < s->cap; i++)
+		if (s->th[i].used && (s->th[i].nevents || s->th[i].depth))
+			order[n++] = &s->th[i];
+	qsort(order, n, sizeof(*order), cmp_tid);
+
+	if (s->st.lost_events)
+		snprintf(dname, sizeof(dname), "%s (%" PRIu64 " events lost)", s->name,
+			 s->st.lost_events);
+	else
+		snprintf(dname, sizeof(dname), "%s", s->name);
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"exporter\":",
+	      s->out);
+	{
+		char ex[64];
+
+		snprintf(ex, sizeof(ex), "ftrail %s", FTRAIL_VERSION);
+		ft_json_str(s->out, ex);
+	}
+	fputs(",\n\"name\":", s->out);
+	ft_json_str(s->out, dname);
+	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[", s->out);
+	for (size_t i = 0; i < n; i++)
+		if (write_profile(s, order[i], i == 0))
+			goto out;
+	if (!n) /* speedscope wants at least one profile */
+		fputs("\n{\"type\":\"evented\",\"name\":\"no calls\",\"unit\":\"nanoseconds\","
+		      "\"startValue\":0,\"endValue\":0,\"events\":[]}",
+		      s->out);
+	fputs("\n],\n\"shared\":{\"frames\":[", s->out);
+	for (size_t i = 0; i < s->nframes; i++) {
+		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", s->out);
+		ft_json_str(s->out, s->arena + s->forder[i]);
+		fputc('}', s->out);
+	}
+	fputs("\n]}}\n", s->out);
+	if (fflush(s->out) || ferror(s->out)) {
+		if (!errno)
+			errno = EIO;
+		goto out;
+	}
+	ret = 0;
+out:
+	s->st.frames = s->nframes;
+	if (stats)
+		*stats = s->st;
+	for (size_t i = 0; i < s->cap; i++) {
+		free(s->th[i].name);
+		free(s->th[i].buf);
+		free(s->th[i].chunks);
+		free(s->th[i].stack);
+	}
+	if (s->spill >= 0)
+		close(s->spill);
+	free(order);
+	free(s->th);
+	free(s->ftab);
+	free(s->forder);
+	free(s->arena);
+	free(s->name);
+	free(s);
+	return ret;
+}

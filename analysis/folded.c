@@ -1,0 +1,637 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Folded-stack aggregation with a memory budget (see folded.h).
+ *
+ * Layout: keys are appended to one arena (NUL-terminated, so foreach can
+ * hand them out as C strings); the table is open addressing with linear
+ * probing, kept at most half full, each slot holding the key's hash, its
+ * arena offset and length, and the summed weight.  Nothing is ever removed
+ * except by emptying the whole map (flush to the sink, or write).
+ */
+#include "folded.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct slot {
+	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */
+	uint64_t weight;
+	uint64_t off;    /* key offset in the arena */
+	uint32_t len;    /* key length, without the NUL */
+};
+
+struct ft_folded {
+	size_t budget;
+	struct slot *tab;
+	size_t cap;      /* power of two */
+	size_t used;
+	char *arena;
+	size_t alen, acap;
+	uint64_t total;
+	FILE *sink;
+	uint64_t flushes;
+	uint64_t dropped_stacks, dropped_weight;
+	char *scratch;   /* for ft_folded_add_frames() */
+	size_t scap;
+};
+
+#define INITIAL_CAP 1024u
+
+/* FNV-1a, 64 bit, forced non-zero.  Keys are not attacker-chosen secrets:
+ * a skewed input only costs probe length, bounded by the load factor. */
+static uint64_t hash_key(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static size_t mem_used(const struct ft_folded *f)
+{
+	return f->cap * sizeof(struct slot) + f->acap;
+}
+
+struct ft_folded *ft_folded_new(size_t max_bytes)
+{
+	struct ft_folded *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->budget = max_bytes ? max_bytes : FT_FOLDED_DEFAULT_BUDGET;
+	f->cap = INITIAL_CAP;
+	f->tab = calloc(f->cap, sizeof(*f->tab));
+	if (!f->tab) {
+		free(f);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return f;
+}
+
+void ft_folded_free(struct ft_folded *f)
+{
+	if (!f)
+		return;
+	free(f->tab);
+	free(f->arena);
+	free(f->scratch);
+	free(f);
+}
+
+void ft_folded_set_sink(struct ft_folded *f, FILE *out)
+{
+	f->sink = out;
+}
+
+static void clear(struct ft_folded *f)
+{
+	memset(f->tab, 0, f->cap * sizeof(*f->tab));
+	f->used = 0;
+	f->alen = 0;
+	f->total = 0;
+}
+
+/* Double the table.  Returns 0, or -1 when it would break the budget or
+ * calloc fails (the map is left unchanged). */
+static int grow_table(struct ft_folded *f)
+{
+	size_t ncap = f->cap * 2;
+	struct slot *nt;
+
+	if (mem_used(f) + f->cap * sizeof(struct slot) > f->budget)
+		return -1;
+	nt = calloc(ncap, sizeof(*nt));
+	if (!nt)
+		return -1;
+	for (size_t i = 0; i < f->cap; i++) {
+		size_t j;
+
+		if (!f->tab[i].hash)
+			continue;
+		for (j = f->tab[i].hash & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
+			;
+		nt[j] = f->tab[i];
+	}
+	free(f->tab);
+	f->tab = nt;
+	f->cap = ncap;
+	return 0;
+}
+
+/* Make room for need more arena bytes.  Returns 0 or -1 (budget, ENOMEM). */
+static int grow_arena(struct ft_folded *f, size_t need)
+{
+	size_t ncap = f->acap ? f->acap : 65536;
+	char *na;
+
+	if (f->alen + need <= f->acap)
+		return 0;
+	while (ncap < f->alen + need)
+		ncap *= 2;
+	if (mem_used(f) - f->acap + ncap > f->budget) {
+		/* the last doubling may be too much: try exactly what fits */
+		ncap = f->budget - (mem_used(f) - f->acap);
+		if (ncap < f->alen + need)
+			return -1;
+	}
+	na = realloc(f->arena, ncap);
+	if (!na)
+		return -1;
+	f->arena = na;
+	f->acap = ncap;
+	return 0;
+}
+
+/* Insert a new key (known absent) at the probe position for h.  Returns 0 or
+ * -1 when it does not fit. */
+static int insert_new(struct ft_folded *f, const char *s, size_t n, uint64_t h, uint64_t w)
+{
+	size_t j;
+
+	if ((f->used + 1) * 2 > f->cap && grow_table(f))
+		return -1;
+	if (grow_arena(f, n + 1))
+		return -1;
+	memcpy(f->arena + f->alen, s, n);
+	f->arena[f->alen + n] = '\0';
+	for (j = h & (f->cap - 1); f->tab[j].hash; j = (j + 1) & (f->cap - 1))
+		;
+	f->tab[j].hash = h;
+	f->tab[j].weight = w;
+	f->tab[j].off = f->alen;
+	f->tab[j].len = (uint32_t)n;
+	f->alen += n + 1;
+	f->used++;
+	f->total += w;
+	return 0;
+}
+
+/* Write the map's entries to the sink, unsorted, and empty it. */
+static int flush_to_sink(struct ft_folded *f)
+{
+	for (size_t i = 0; i < f->cap; i++) {
+		const struct slot *s = &f->tab[i];
+
+		if (!s->hash)
+			continue;
+		if (fprintf(f->sink, "%s %llu\n", f->arena + s->off,
+			    (unsigned long long)s->weight) < 0)
+			return -1;
+	}
+	clear(f);
+	f->flushes++;
+	return 0;
+}
+
+int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t weight)
+{
+	uint64_t h;
+	size_t j;
+
+	if (!len || len > UINT32_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	h = hash_key(stack, len);
+	for (j = h & (f->cap - 1); f->tab[j].hash; j = (j + 1) & (f->cap - 1)) {
+		struct slot *s = &f->tab[j];
+
+		if (s->hash == h && s->len == len && !memcmp(f->arena + s->off, stack, len)) {
+			s->weight += weight;
+			f->total += weight;
+			return 0;
+		}
+	}
+	if (!insert_new(f, stack, len, h, weight))
+		return 0;
+	if (f->sink) {
+		if (flush_to_sink(f))
+			return -1;
+		if (!insert_new(f, stack, len, h, weight))
+			return 0;
+	}
+	/* does not fit even in an empty map, or no sink: refuse and count */
+	f->dropped_stacks++;
+	f->dropped_weight += weight;
+	return 1;
+}
+
+static void put_frame(char *dst, const char *name, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+
+		dst[i] = c == ';' ? ':' : (c == '\n' || c == '\r') ? ' ' : c;
+	}
+}
+
+int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n,
+			 int leaf_first, uint64_t weight)
+{
+	size_t need = 0, pos = 0;
+
+	if (!n) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		need += strlen(frames[i] ? frames[i] : "?") + 1;
+	if (need > f->scap) {
+		char *ns = realloc(f->scratch, need);
+
+		if (!ns) {
+			errno = ENOMEM;
+			return -1;
+		}
+		f->scratch = ns;
+		f->scap = need;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *nm = frames[leaf_first ? n - 1 - i : i];
+		size_t l;
+
+		nm = nm ? nm : "?";
+		l = strlen(nm);
+		if (i)
+			f->scratch[pos++] = ';';
+		put_frame(f->scratch + pos, nm, l);
+		pos += l;
+	}
+	return ft_folded_add(f, f->scratch, pos, weight);
+}
+
+int ft_folded_split_line(char *line, const char **stack, size_t *len, uint64_t *weight)
+{
+	size_t n = strlen(line);
+	char *sp, *end;
+	unsigned long long w;
+
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+		line[--n] = '\0';
+	while (n && (line[n - 1] == ' ' || line[n - 1] == '\t'))
+		line[--n] = '\0';
+	if (!n || line[0] == '#')
+		return 0;
+	sp = strrchr(line, ' ');
+	if (!sp || sp == line || sp[1] < '0' || sp[1] > '9')
+		return -1;
+	errno = 0;
+	w = strtoull(sp + 1, &end, 10);
+	/* flamegraph.pl accepts fractional counts: keep the integer part */
+	if (*end == '.') {
+		end++;
+		while (*end >= '0' && *end <= '9')
+			end++;
+	}
+	if (errno || *end)
+		return -1;
+	while (sp > line && sp[-1] == ' ')
+		sp--;
+	if (sp == line)
+		return -1;
+	*sp = '\0';
+	*stack = line;
+	*len = (size_t)(sp - line);
+	*weight = w;
+	return 1;
+}
+
+int ft_folded_add_line(struct ft_folded *f, const char *line)
+{
+	char *copy = strdup(line);
+	const char *stack;
+	size_t len;
+	uint64_t w;
+	int r;
+
+	if (!copy)
+		return -1;
+	r = ft_folded_split_line(copy, &stack, &len, &w);
+	if (r == 1)
+		r = ft_folded_add(f, stack, len, w);
+	else if (r < 0)
+		errno = EINVAL;
+	free(copy);
+	return r;
+}
+
+int ft_folded_read(struct ft_folded *f, FILE *in, const char *name, char *err, size_t errlen)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	int ret = 0;
+
+	while (getline(&line, &cap, in) >= 0) {
+		const char *stack;
+		size_t len;
+		uint64_t w;
+		int r;
+
+		lineno++;
+		r = ft_folded_split_line(line, &stack, &len, &w);
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			snprintf(err, errlen, "%s:%lu: not a folded-stack line (want 'a;b;c COUNT')",
+				 name, lineno);
+			ret = -1;
+			break;
+		}
+		if (ft_folded_add(f, stack, len, w) < 0) {
+			snprintf(err, errlen, "%s:%lu: %s", name, lineno, strerror(errno));
+			ret = -1;
+			break;
+		}
+	}
+	if (!ret && ferror(in)) {
+		snprintf(err, errlen, "%s: read error: %s", name, strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	return ret;
+}
+
+static const char *sort_arena; /* qsort has no context argument */
+
+/* Frame order: byte order with ';' below every other byte and the end of a
+ * key below ';', so "a;b" < "a;b;c" < "a;b!" and the stacks that share a
+ * frame are adjacent. */
+static int cmp_slot(const void *a, const void *b)
+{
+	const struct slot *x = *(const struct slot *const *)a, *y = *(const struct slot *const *)b;
+	const unsigned char *p = (const unsigned char *)sort_arena + x->off;
+	const unsigned char *q = (const unsigned char *)sort_arena + y->off;
+
+	for (;; p++, q++) {
+		int c = *p == ';' ? 1 : *p ? *p + 1 : 0;
+		int d = *q == ';' ? 1 : *q ? *q + 1 : 0;
+
+		if (c != d || !c)
+			return c - d;
+	}
+}
+
+int ft_folded_foreach(struct ft_folded *f,
+		      int (*fn)(const char *stack, size_t len, uint64_t weight, void *arg),
+		      void *arg)
+{
+	struct slot **order;
+	size_t n = 0;
+	int r = 0;
+
+	order = malloc((f->used ? f->used : 1) * sizeof(*order));
+	if (!order) {
+		errno = ENOMEM;
+		return -1;
+	}
+	for (size_t i = 0; i < f->cap; i++)
+		if (f->tab[i].hash)
+			order[n++] = &f->tab[i];
+	sort_arena = f->arena;
+	qsort(order, n, sizeof(*order), cmp_slot);
+	for (size_t i = 0; i < n && !r; i++)
+		r = fn(f->arena + order[i]->off, order[i]->len, order[i]->weight, arg);
+	free(order);
+	return r;
+}
+
+static int write_one(const char *stack, size_t len, uint64_t weight, void *arg)
+{
+	return fprintf(arg, "%s %llu\n", stack, (unsigned long long)weight) < 0 ? -1 : 0;
+}
+
+int ft_folded_write(struct ft_folded *f, FILE *out)
+{
+	int r = ft_folded_foreach(f, write_one, out);
+
+	clear(f);
+	return r ? -1 : 0;
+}
+
+size_t ft_folded_count(const struct ft_folded *f)
+{
+	return f->used;
+}
+
+uint64_t ft_folded_total(const struct ft_folded *f)
+{
+	return f->total;
+}
+
+uint64_t ft_folded_flushes(const struct ft_folded *f)
+{
+	return f->flushes;
+}
+
+uint64_t ft_folded_dropped_stacks(const struct ft_folded *f)
+{
+	return f->dropped_stacks;
+}
+
+uint64_t ft_folded_dropped_weight(const struct ft_folded *f)
+{
+	return f->dropped_weight;
+}
+
+/* --- function_graph folding -------------------------------------------- */
+
+struct gcall {
+	size_t path_len;   /* length of the path before this call's frame */
+	uint64_t start;
+	uint64_t child;    /* time spent in callees that returned */
+};
+
+struct gthread {
+	uint32_t tid;
+	int used;
+	char *path;        /* "root;a;b" of the open calls */
+	size_t plen, pcap;
+	size_t root_len;   /* length of the root part (no call open) */
+	struct gcall *calls;
+	size_t depth, ccap;
+};
+
+struct ft_graphfold {
+	struct ft_folded *out;
+	struct gthread *th;  /* open addressing by tid */
+	size_t cap, used;
+	uint64_t unmatched;
+};
+
+struct ft_graphfold *ft_graphfold_new(struct ft_folded *out)
+{
+	struct ft_graphfold *g = calloc(1, sizeof(*g));
+
+	if (!g)
+		return NULL;
+	g->out = out;
+	g->cap = 64;
+	g->th = calloc(g->cap, sizeof(*g->th));
+	if (!g->th) {
+		free(g);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return g;
+}
+
+void ft_graphfold_free(struct ft_graphfold *g)
+{
+	if (!g)
+		return;
+	for (size_t i = 0; i < g->cap; i++) {
+		free(g->th[i].path);
+		free(g->th[i].calls);
+	}
+	free(g->th);
+	free(g);
+}
+
+static size_t tid_slot(const struct gthread *tab, size_t cap, uint32_t tid)
+{
+	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
+
+	while (tab[j].used && tab[j].tid != tid)
+		j = (j + 1) & (cap - 1);
+	return j;
+}
+
+static struct gthread *get_thread(struct ft_graphfold *g, uint32_t tid, int create)
+{
+	size_t j = tid_slot(g->th, g->cap, tid);
+
+	if (g->th[j].used)
+		return &g->th[j];
+	if (!create)
+		return NULL;
+	if ((g->used + 1) * 2 > g->cap) {
+		size_t ncap = g->cap * 2;
+		struct gthread *nt = calloc(ncap, sizeof(*nt));
+
+		if (!nt)
+			return NULL;
+		for (size_t i = 0; i < g->cap; i++)
+			if (g->th[i].used)
+				nt[tid_slot(nt, ncap, g->th[i].tid)] = g->th[i];
+		free(g->th);
+		g->th = nt;
+		g->cap = ncap;
+		j = tid_slot(g->th, g->cap, tid);
+	}
+	g->th[j].used = 1;
+	g->th[j].tid = tid;
+	g->used++;
+	return &g->th[j];
+}
+
+static int path_append(struct gthread *t, const char *name)
+{
+	size_t l = strlen(name);
+
+	if (t->plen + l + 2 > t->pcap) {
+		size_t ncap = t->pcap ? t->pcap * 2 : 256;
+		char *np;
+
+		while (ncap < t->plen + l + 2)
+			ncap *= 2;
+		np = realloc(t->path, ncap);
+		if (!np)
+			return -1;
+		t->path = np;
+		t->pcap = ncap;
+	}
+	if (t->plen)
+		t->path[t->plen++] = ';';
+	put_frame(t->path + t->plen, name, l);
+	t->plen += l;
+	return 0;
+}
+
+int ft_graphfold_entry(struct ft_graphfold *g, uint32_t tid, const char *root, const char *func,
+		       uint64_t ts)
+{
+	struct gthread *t = get_thread(g, tid, 1);
+	struct gcall *c;
+
+	if (!t)
+		goto nomem;
+	if (!t->path && root && *root) {
+		if (path_append(t, root))
+			goto nomem;
+		t->root_len = t->plen;
+	}
+	if (t->depth == t->ccap) {
+		size_t ncap = t->ccap ? t->ccap * 2 : 32;
+		struct gcall *nc = realloc(t->calls, ncap * sizeof(*nc));
+
+		if (!nc)
+			goto nomem;
+		t->calls = nc;
+		t->ccap = ncap;
+	}
+	c = &t->calls[t->depth++];
+	c->path_len = t->plen;
+	c->start = ts;
+	c->child = 0;
+	if (path_append(t, func && *func ? func : "?")) {
+		t->depth--;
+		goto nomem;
+	}
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+/* Pop tid's innermost call at ts and add its self time. */
+static int pop_call(struct ft_graphfold *g, struct gthread *t, uint64_t ts)
+{
+	struct gcall *c = &t->calls[--t->depth];
+	uint64_t total = ts > c->start ? ts - c->start : 0;
+	uint64_t self = total > c->child ? total - c->child : 0;
+	int r = 0;
+
+	if (self)
+		r = ft_folded_add(g->out, t->path, t->plen, self);
+	t->plen = c->path_len;
+	if (t->depth)
+		t->calls[t->depth - 1].child += total;
+	return r < 0 ? -1 : 0;
+}
+
+int ft_graphfold_exit(struct ft_graphfold *g, uint32_t tid, uint64_t ts)
+{
+	struct gthread *t = get_thread(g, tid, 0);
+
+	if (!t || !t->depth) {
+		g->unmatched++;
+		return 0;
+	}
+	return pop_call(g, t, ts);
+}
+
+int ft_graphfold_finish(struct ft_graphfold *g, uint64_t end_ts)
+{
+	for (size_t i = 0; i < g->cap; i++) {
+		struct gthread *t = &g->th[i];
+
+		if (!t->used)
+			continue;
+		while (t->depth)
+			if (pop_call(g, t, end_ts))
+				return -1;
+	}
+	return 0;
+}
+
+uint64_t ft_graphfold_unmatched(const struct ft_graphfold *g)
+{
+	return g->unmatched;
+}

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Folded stacks: the "root;caller;callee weight" lines that FlameGraph,
+ * inferno and speedscope read, aggregated in memory with a byte budget.
+ *
+ * An ft_folded maps a stack (its frames joined by ';', root first) to a
+ * summed weight (samples, nanoseconds, ...).  Memory is bounded: keys live
+ * in one arena, slots in one open-addressing table, and both together never
+ * exceed the budget given to ft_folded_new().  When a new stack would not
+ * fit, the map either
+ *   - streams: with a sink set (ft_folded_set_sink), every entry is written
+ *     to the sink as a folded line and the map starts again empty.  Readers
+ *     of the folded format add up repeated stacks, so the output means the
+ *     same; it is only less compact.  ft_folded_flushes() counts this.
+ *   - or refuses: without a sink, the weight is not added and is counted
+ *     (ft_folded_dropped_*), never silently lost.
+ *
+ * Frame names must not contain ';' or '\n' (they are replaced by ':' and
+ * ' ' when stacks are given as frame arrays).
+ *
+ * ft_graphfold turns function entry/exit events (function_graph) into
+ * folded stacks weighted by self time: each thread keeps only its stack of
+ * open calls.
+ */
+#ifndef FTRAIL_FOLDED_H
+#define FTRAIL_FOLDED_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ft_folded;
+
+/* Default budget: 256 MiB of keys and slots. */
+#define FT_FOLDED_DEFAULT_BUDGET (256u << 20)
+
+/*
+ * A new, empty aggregation that uses at most max_bytes (0: the default) for
+ * its table and keys.  Returns NULL (errno ENOMEM) when even the initial
+ * table cannot be allocated.  Free with ft_folded_free().
+ */
+struct ft_folded *ft_folded_new(size_t max_bytes);
+void ft_folded_free(struct ft_folded *f);
+
+/*
+ * Stream instead of refusing when the budget is reached (see the top of
+ * this file).  out stays owned by the caller; NULL turns streaming off.
+ */
+void ft_folded_set_sink(struct ft_folded *f, FILE *out);
+
+/*
+ * Add weight to one stack given as a joined string "a;b;c" (len bytes, no
+ * NUL needed).  Returns 0, 1 when the stack was refused (budget, no sink;
+ * counted), or -1 with errno on a sink write error or an empty stack
+ * (EINVAL).
+ */
+int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t weight);
+
+/*
+ * Add weight to a stack given as n frame names.  leaf_first says the array
+ * is innermost call first (as a "=> " stack trace prints it); otherwise the
+ * root comes first.  Returns as ft_folded_add().
+ */
+int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n,
+			 int leaf_first, uint64_t weight);
+
+/*
+ * Parse one folded line ("a;b;c 123", optional trailing '\r'/'\n') and add
+ * it.  Blank lines and lines starting with '#' are ignored (returns 0).
+ * Returns -1 with errno EINVAL for a line without a count, or as
+ * ft_folded_add().
+ */
+int ft_folded_add_line(struct ft_folded *f, const char *line);
+
+/*
+ * Read a whole folded file.  On a malformed line returns -1 and writes
+ * "<name>:<line>: <reason>" into err.  Returns 0 otherwise (refused stacks
+ * are counted, see ft_folded_dropped_*).
+ */
+int ft_folded_read(struct ft_folded *f, FILE *in, const char *name, char *err, size_t errlen);
+
+/*
+ * Split a folded line in place: *stack and *len get the stack, *weight the
+ * count.  Returns 1 for a stack line, 0 for a blank/comment line, -1 for a
+ * malformed one.  Used by streaming consumers that do not aggregate.
+ */
+int ft_folded_split_line(char *line, const char **stack, size_t *len, uint64_t *weight);
+
+/*
+ * Call fn for every stack in frame order (byte order with ';' lowest, so
+ * stacks sharing a frame are adjacent), with its weight.  The key is NUL-terminated
+ * and stays valid until the map is next modified.  Stops and returns fn's
+ * value when it is non-zero; -1 with ENOMEM if the order cannot be built.
+ */
+int ft_folded_foreach(struct ft_folded *f, int (*fn)(const char *stack, size_t len,
+						   uint64_t weight, void *arg),
+		      void *arg);
+
+/*
+ * Write every stack as "stack weight\n", sorted, then empty the map.
+ * Returns 0 or -1 with errno on a write error.
+ */
+int ft_folded_write(struct ft_folded *f, FILE *out);
+
+size_t ft_folded_count(const struct ft_folded *f);          /* distinct stacks held */
+uint64_t ft_folded_total(const struct ft_folded *f);        /* weight held */
+uint64_t ft_folded_flushes(const struct ft_folded *f);      /* times streamed to the sink */
+uint64_t ft_folded_dropped_stacks(const struct ft_folded *f);
+uint64_t ft_folded_dropped_weight(const struct ft_folded *f);
+
+/* --- function_graph entry/exit -> self time per stack ------------------ */
+
+struct ft_graphfold;
+
+/*
+ * A folder that adds self time (ns) per stack into out (not owned).
+ * Returns NULL with errno ENOMEM.
+ */
+struct ft_graphfold *ft_graphfold_new(struct ft_folded *out);
+void ft_graphfold_free(struct ft_graphfold *g);
+
+/*
+ * A call to func begins on thread tid at ts (ns).  root, when not NULL, is
+ * the bottom frame used for the thread's stacks (e.g. "prog-1234"); it is
+ * read on the thread's first event only.  Returns 0, or -1 (ENOMEM).
+ */
+int ft_graphfold_entry(struct ft_graphfold *g, uint32_t tid, const char *root, const char *func,
+		       uint64_t ts);
+
+/*
+ * The innermost open call of tid returns at ts.  An exit with no open call
+ * (the trace began inside it) is counted in ft_graphfold_unmatched() and
+ * otherwise ignored.  Returns 0, or the ft_folded_add() error.
+ */
+int ft_graphfold_exit(struct ft_graphfold *g, uint32_t tid, uint64_t ts);
+
+/*
+ * Close every call still open at end_ts (the trace ended inside them).
+ * Returns 0, or the ft_folded_add() error.
+ */
+int ft_graphfold_finish(struct ft_graphfold *g, uint64_t end_ts);
+
+uint64_t ft_graphfold_unmatched(const struct ft_graphfold *g);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftrace's text output for the events of analysis/trace.h: what
+ * /sys/kernel/tracing/trace prints for the function, function_graph and nop
+ * tracers, with the display options of core/options.h.
+ *
+ * User-space specifics (what the kernel's columns mean here):
+ *   - CPU column ("[000]", " 0)", latency "cpu"): the runtime does not know
+ *     the CPU; ftrail prints the buffer's nesting level instead: 0 for the
+ *     thread's own context, N for the N-th nested signal handler.  Kernel
+ *     events merged into the stream print their real CPU.
+ *   - TASK-PID shows the thread name and thread id, as the kernel does.
+ *   - The irq-info flags are not printed (user space has none); with
+ *     latency-format they print as "...." with 'h' in the hardirq column for
+ *     events of a signal handler (level > 0).
+ *   - function_graph prints the kernel's context-switch block when the
+ *     thread shown at one level changes, leaf calls as "func();", durations
+ *     with the kernel's markers (+ > 10us, ! > 100us, # > 1ms, * > 10ms,
+ *     @ > 100ms, $ > 1s), a closing brace with the function's name in a C
+ *     comment with funcgraph-tail or when the entry is not in the trace,
+ *     and frames left by longjmp/throw with "(unwound)" after that name.
+ *   - Lost events print where they happened: "CPU:N [LOST n EVENTS]".
+ *   - Stacks print as "<stack trace>" then " => sym" lines (innermost
+ *     first), or as "<stack_id N>" when the recording used the stack map,
+ *     unless option expand-stacks is set.
+ */
+#ifndef FTRAIL_FTRACE_FMT_H
+#define FTRAIL_FTRACE_FMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trace.h"
+
+struct ft_fmt;
+
+/* A formatter writing to out with option bits (core/options.h).  NULL: ENOMEM. */
+struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out);
+void ft_fmt_free(struct ft_fmt *f);
+
+/*
+ * Print the irq-info flag columns (irqs-off, need-resched, hardirq/softirq,
+ * preempt-depth, migrate-disable) in the function layout, as the kernel
+ * does by default: used when kernel events, which have them, are merged in.
+ * User events show "....." there ('h' in the hardirq column for a signal
+ * handler).  Call before ft_fmt_header().
+ */
+void ft_fmt_set_irq_info(struct ft_fmt *f, int on);
+
+/* The header block: "# tracer: ...", entries line, column headers. */
+void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written);
+
+/*
+ * Print one event (several lines for stacks).  For function_graph, an entry
+ * whose next record in its buffer is its exit prints as a leaf and that exit
+ * is then skipped when it arrives.  Returns 0, or -1 on a write error.
+ */
+int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
+
+/* The kernel's duration marker for ns: one of "$@*#!+" or ' '. */
+char ft_fmt_mark(uint64_t ns);
+
+/* function_graph duration cell: "1.382 us    " (usecs.nsecs, " us ", padded to 8+4). */
+void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns);
+
+#endif

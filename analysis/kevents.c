@@ -1,0 +1,849 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel events read back from a trace file: see kevents.h for the
+ * contract and kernel/kdata.h for the encoding.
+ *
+ * Open loads KFORMATS into a private tep_handle (formats, header_page,
+ * saved cmdlines, kallsyms), KDATA of every CPU into memory (decompressed),
+ * and the kernel STACKMAP into an id-indexed table.  Iteration keeps one
+ * decoded "head" record per CPU and hands out the oldest (k-way merge).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+#include <trace-seq.h>
+
+#include "clock.h"
+#include "kdata.h"
+#include "kevents.h"
+#include "options.h"
+#include "stackmap.h"
+#include "tracefile.h"
+
+#define MAX_CPUS 8192
+#define MAX_STACK_IDS (1u << 22)
+#define MAX_FULL_STACK 4096
+
+struct ksym {
+	uint64_t addr;
+	uint64_t size;
+	const char *name;
+};
+
+struct kstack {
+	const uint64_t *ips; /* into stack_ips */
+	uint32_t nr;
+	int present;
+};
+
+struct head {
+	int valid;
+	int kind;
+	uint64_t ticks;
+	const unsigned char *raw;
+	size_t raw_len;
+	uint8_t flags;
+	int kid, uid;
+	const uint64_t *kips, *uips;
+	uint32_t knr, unr;
+	uint64_t missed;
+};
+
+struct kcpu_stream {
+	unsigned char *buf;
+	size_t len, pos;
+	uint64_t ticks;
+	struct head h;
+	uint64_t kfull[MAX_FULL_STACK], ufull[MAX_FULL_STACK];
+	int done;
+};
+
+struct ft_kevents {
+	struct ft_reader *r;
+	struct tep_handle *tep;
+	struct ft_clock clk;
+	int have_clk;
+	int nr_cpus;
+	struct kcpu_stream *cpus;
+	/* kallsyms */
+	char *ktext;
+	struct ksym *syms;
+	size_t nr_syms;
+	/* kernel stack map */
+	struct kstack *stacks;
+	uint32_t nr_stacks;
+	uint64_t *stack_ips;
+	size_t nr_stack_ips, cap_stack_ips;
+	int used_stackmap;
+	/* the current event */
+	struct tep_record rec;
+	uint64_t *recbuf; /* 8-aligned copy of the raw bytes */
+	size_t recbuf_cap;
+	uint64_t cur_kips[MAX_FULL_STACK], cur_uips[MAX_FULL_STACK];
+	char errbuf[256];
+	int failed;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------ kallsyms */
+
+static int sym_cmp(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Parse "addr type name [mod]" lines (text in k->ktext, modified in place). */
+static void load_kallsyms(struct ft_kevents *k, size_t len)
+{
+	char *p = k->ktext, *end = k->ktext + len;
+	size_t cap = 0;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		char *line = p, *type, *name, *e;
+		uint64_t addr;
+
+		if (!nl)
+			nl = end;
+		p = nl + 1;
+		*nl = 0;
+		addr = strtoull(line, &type, 16);
+		if (type == line || *type != ' ' || !type[1] || type[2] != ' ')
+			continue;
+		if (!strchr("tTwW", type[1]) || !addr)
+			continue;
+		name = type + 3;
+		e = strpbrk(name, " \t");
+		if (e)
+			*e = 0; /* drop the [module] column */
+		if (k->nr_syms == cap) {
+			size_t nc = cap ? cap * 2 : 65536;
+			struct ksym *n = realloc(k->syms, nc * sizeof(*n));
+
+			if (!n)
+				return;
+			k->syms = n;
+			cap = nc;
+		}
+		k->syms[k->nr_syms++] = (struct ksym){ addr, 0, name };
+	}
+	if (!k->nr_syms)
+		return;
+	qsort(k->syms, k->nr_syms, sizeof(*k->syms), sym_cmp);
+	for (size_t i = 0; i + 1 < k->nr_syms; i++)
+		k->syms[i].size = k->syms[i + 1].addr - k->syms[i].addr;
+	k->syms[k->nr_syms - 1].size = 0;
+}
+
+static const struct ksym *find_sym(const struct ft_kevents *k, uint64_t addr)
+{
+	size_t lo = 0, hi = k->nr_syms;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (k->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct ksym *s = &k->syms[lo - 1];
+
+	/* the last symbol has no known size: accept up to 1 MiB past it */
+	if (s->size ? addr - s->addr >= s->size : addr - s->addr >= (1u << 20))
+		return NULL;
+	return s;
+}
+
+const char *ft_kevents_sym_name(struct ft_kevents *k, uint64_t addr, uint64_t *off)
+{
+	const struct ksym *s = find_sym(k, addr);
+
+	if (!s)
+		return NULL;
+	if (off)
+		*off = addr - s->addr;
+	return s->name;
+}
+
+int ft_kevents_sym(struct ft_kevents *k, uint64_t addr, int with_offset, char *buf, size_t len)
+{
+	const struct ksym *s = find_sym(k, addr);
+
+	if (!s) {
+		snprintf(buf, len, "0x%llx", (unsigned long long)addr);
+		return -1;
+	}
+	if (with_offset)
+		snprintf(buf, len, "%s+0x%llx/0x%llx", s->name,
+			 (unsigned long long)(addr - s->addr), (unsigned long long)s->size);
+	else
+		snprintf(buf, len, "%s", s->name);
+	return 0;
+}
+
+int ft_kevents_sym_fn(uint64_t ip, char *buf, size_t len, void *arg)
+{
+	return ft_kevents_sym(arg, ip, 1, buf, len);
+}
+
+/* ------------------------------------------------------------ stackmap */
+
+static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	struct ft_kevents *k = arg;
+
+	(void)ref;
+	if (id >= MAX_STACK_IDS || nr > MAX_FULL_STACK)
+		return 0; /* hostile: ignore the entry */
+	if (id >= k->nr_stacks) {
+		uint32_t n = k->nr_stacks ? k->nr_stacks : 1024;
+
+		while (n <= id)
+			n *= 2;
+		struct kstack *ns = realloc(k->stacks, n * sizeof(*ns));
+
+		if (!ns)
+			return 1;
+		memset(ns + k->nr_stacks, 0, (n - k->nr_stacks) * sizeof(*ns));
+		k->stacks = ns;
+		k->nr_stacks = n;
+	}
+	if (k->nr_stack_ips + nr > k->cap_stack_ips) {
+		size_t nc = k->cap_stack_ips ? k->cap_stack_ips : 65536;
+
+		while (nc < k->nr_stack_ips + nr)
+			nc *= 2;
+		uint64_t *ni = realloc(k->stack_ips, nc * sizeof(*ni));
+
+		if (!ni)
+			return 1;
+		k->stack_ips = ni;
+		k->cap_stack_ips = nc;
+	}
+	memcpy(k->stack_ips + k->nr_stack_ips, ips, nr * sizeof(*ips));
+	/* store the offset now; turned into pointers once the array is final */
+	k->stacks[id].ips = (const uint64_t *)(uintptr_t)k->nr_stack_ips;
+	k->stacks[id].nr = nr;
+	k->stacks[id].present = 1;
+	k->nr_stack_ips += nr;
+	return 0;
+}
+
+static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
+{
+	size_t len;
+	char e[256] = "";
+	void *bin = ft_reader_load_all(k->r, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, &len, e,
+				       sizeof(e));
+
+	if (!bin) {
+		if (e[0]) {
+			seterr(err, errlen, "kernel stack map: %s", e);
+			return -1;
+		}
+		return 0;
+	}
+	if (ft_fsmb_parse(bin, len, stack_cb, k, e, sizeof(e))) {
+		free(bin);
+		seterr(err, errlen, "kernel stack map: %s", e);
+		return -1;
+	}
+	free(bin);
+	for (uint32_t i = 0; i < k->nr_stacks; i++)
+		if (k->stacks[i].present)
+			k->stacks[i].ips = k->stack_ips + (uintptr_t)k->stacks[i].ips;
+	return 0;
+}
+
+/* --------------------------------------------------------------- open */
+
+static const char *meta_get(void *arg, const char *key)
+{
+	return ft_reader_meta(arg, key);
+}
+
+/* Parse the KFORMATS blobs into the tep handle. */
+static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char *err,
+			size_t errlen)
+{
+	unsigned char *end = p + len;
+	int long_size = (int)sizeof(long);
+
+	k->tep = tep_alloc();
+	if (!k->tep) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	tep_set_file_bigendian(k->tep, TEP_LITTLE_ENDIAN);
+	tep_set_local_bigendian(k->tep, TEP_LITTLE_ENDIAN);
+	tep_set_flag(k->tep, TEP_NSEC_OUTPUT);
+	/* two passes: sizes first (long_size before header_page) */
+	for (int pass = 0; pass < 2; pass++) {
+		unsigned char *q = p;
+
+		while (q < end) {
+			uint32_t nl, dl;
+			char name[300], *data;
+
+			if (end - q < 4 || (nl = ft_le32_get(q)) > (size_t)(end - q) - 4 ||
+			    (size_t)(end - q) - 4 - nl < 4) {
+				seterr(err, errlen, "corrupt kernel formats section");
+				return -1;
+			}
+			dl = ft_le32_get(q + 4 + nl);
+			if (dl > (size_t)(end - q) - 8 - nl) {
+				seterr(err, errlen, "corrupt kernel formats section");
+				return -1;
+			}
+			snprintf(name, sizeof(name), "%.*s", (int)(nl < 299 ? nl : 299),
+				 (const char *)q + 4);
+			data = malloc((size_t)dl + 1);
+			if (!data) {
+				seterr(err, errlen, "out of memory");
+				return -1;
+			}
+			memcpy(data, q + 8 + nl, dl);
+			data[dl] = 0;
+			q += 8 + nl + dl;
+			if (pass == 0) {
+				if (!strcmp(name, "long_size"))
+					long_size = atoi(data) == 4 ? 4 : 8;
+				else if (!strcmp(name, "nr_cpus"))
+					k->nr_cpus = atoi(data);
+			} else if (!strcmp(name, "header_page")) {
+				tep_parse_header_page(k->tep, data, dl, long_size);
+			} else if (!strncmp(name, "event:", 6)) {
+				char *slash = strchr(name + 6, '/');
+
+				if (slash) {
+					*slash = 0;
+					/* an unparsable format leaves its events raw */
+					tep_parse_event(k->tep, data, dl, name + 6);
+				}
+			} else if (!strcmp(name, "saved_cmdlines")) {
+				tep_parse_saved_cmdlines(k->tep, data);
+			}
+			free(data);
+		}
+		if (pass == 0)
+			tep_set_long_size(k->tep, long_size);
+	}
+	return 0;
+}
+
+struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen)
+{
+	struct ft_kevents *k;
+	char e[256] = "";
+	size_t len;
+	unsigned char *fm;
+	int max_id = -1;
+
+	if (err && errlen)
+		err[0] = 0;
+	fm = ft_reader_load_all(r, FT_SEC_KFORMATS, 0, &len, e, sizeof(e));
+	if (!fm) {
+		if (e[0])
+			seterr(err, errlen, "kernel formats: %s", e);
+		return NULL;
+	}
+	k = calloc(1, sizeof(*k));
+	if (!k) {
+		free(fm);
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	k->r = r;
+	if (load_formats(k, fm, len, err, errlen)) {
+		free(fm);
+		ft_kevents_close(k);
+		return NULL;
+	}
+	free(fm);
+	k->have_clk = ft_clock_from_meta(&k->clk, meta_get, r) == 0;
+
+	/* CPUs: the highest KDATA id seen, bounded */
+	for (size_t i = 0; i < ft_reader_nr_sections(r); i++) {
+		const struct ft_section *s = ft_reader_section(r, i);
+
+		if (s->type == FT_SEC_KDATA && s->id < MAX_CPUS && (int)s->id > max_id)
+			max_id = (int)s->id;
+	}
+	if (k->nr_cpus <= 0 || k->nr_cpus > MAX_CPUS)
+		k->nr_cpus = 0;
+	if (max_id + 1 > k->nr_cpus)
+		k->nr_cpus = max_id + 1;
+	k->cpus = calloc((size_t)(k->nr_cpus ? k->nr_cpus : 1), sizeof(*k->cpus));
+	if (!k->cpus) {
+		seterr(err, errlen, "out of memory");
+		ft_kevents_close(k);
+		return NULL;
+	}
+	for (int c = 0; c < k->nr_cpus; c++) {
+		e[0] = 0;
+		k->cpus[c].buf = ft_reader_load_all(r, FT_SEC_KDATA, (uint64_t)c, &k->cpus[c].len,
+						    e, sizeof(e));
+		if (!k->cpus[c].buf && e[0]) {
+			seterr(err, errlen, "kernel events of CPU %d: %s", c, e);
+			ft_kevents_close(k);
+			return NULL;
+		}
+	}
+	e[0] = 0;
+	k->ktext = ft_reader_load_all(r, FT_SEC_KALLSYMS, UINT64_MAX, &len, e, sizeof(e));
+	if (k->ktext) {
+		char *t = realloc(k->ktext, len + 1);
+
+		if (t) {
+			k->ktext = t;
+			t[len] = 0;
+			/* tep resolves %ps from its own copy; ours keeps sizes */
+			tep_parse_kallsyms(k->tep, t);
+			load_kallsyms(k, len);
+		}
+	}
+	if (load_stackmap(k, err, errlen)) {
+		ft_kevents_close(k);
+		return NULL;
+	}
+	{
+		const char *opts = ft_reader_meta(r, "options");
+
+		k->used_stackmap = opts ? !!(ft_options_parse(opts) & FT_OPT(STACKMAP)) : 1;
+	}
+	return k;
+}
+
+void ft_kevents_close(struct ft_kevents *k)
+{
+	if (!k)
+		return;
+	if (k->cpus)
+		for (int c = 0; c < k->nr_cpus; c++)
+			free(k->cpus[c].buf);
+	free(k->cpus);
+	if (k->tep)
+		tep_free(k->tep);
+	free(k->ktext);
+	free(k->syms);
+	free(k->stacks);
+	free(k->stack_ips);
+	free(k->recbuf);
+	free(k);
+}
+
+const char *ft_kevents_error(const struct ft_kevents *k)
+{
+	return k->errbuf;
+}
+
+struct tep_handle *ft_kevents_tep(struct ft_kevents *k)
+{
+	return k->tep;
+}
+
+int ft_kevents_nr_cpus(const struct ft_kevents *k)
+{
+	return k->nr_cpus;
+}
+
+void ft_kevents_rewind(struct ft_kevents *k)
+{
+	for (int c = 0; c < k->nr_cpus; c++) {
+		k->cpus[c].pos = 0;
+		k->cpus[c].ticks = 0;
+		k->cpus[c].h.valid = 0;
+		k->cpus[c].done = 0;
+	}
+	k->failed = 0;
+	k->errbuf[0] = 0;
+}
+
+/* ------------------------------------------------------------- decode */
+
+static int corrupt(struct ft_kevents *k, int cpu, size_t pos, const char *what)
+{
+	snprintf(k->errbuf, sizeof(k->errbuf), "corrupt kernel events of CPU %d at byte %zu: %s",
+		 cpu, pos, what);
+	k->failed = 1;
+	return -1;
+}
+
+static int read_stack(struct ft_kevents *k, struct kcpu_stream *s, const unsigned char *end,
+		      int full, int *id, const uint64_t **ips, uint32_t *nr, uint64_t *store)
+{
+	const unsigned char *p = s->buf + s->pos;
+	uint64_t v;
+
+	if (ft_uv_get(&p, end, &v))
+		return -1;
+	if (!full) {
+		if (v >= k->nr_stacks || !k->stacks[v].present) {
+			/* an id the map does not hold: keep the id, no frames */
+			*id = v < INT32_MAX ? (int)v : -1;
+			*ips = NULL;
+			*nr = 0;
+		} else {
+			*id = (int)v;
+			*ips = k->stacks[v].ips;
+			*nr = k->stacks[v].nr;
+		}
+	} else {
+		if (v > MAX_FULL_STACK || (size_t)(end - p) < v * 8)
+			return -1;
+		for (uint64_t i = 0; i < v; i++)
+			store[i] = ft_le64_get(p + 8 * i);
+		p += v * 8;
+		*id = -1;
+		*ips = store;
+		*nr = (uint32_t)v;
+	}
+	s->pos = (size_t)(p - s->buf);
+	return 0;
+}
+
+/* Decode the next record of CPU c into its head; 0 ok (or done), -1 corrupt. */
+static int fill_head(struct ft_kevents *k, int c)
+{
+	struct kcpu_stream *s = &k->cpus[c];
+	const unsigned char *end = s->buf + s->len;
+
+	while (!s->h.valid && !s->done) {
+		const unsigned char *p;
+		uint64_t d, v;
+		uint8_t tag;
+
+		if (!s->buf || s->pos >= s->len) {
+			s->done = 1;
+			break;
+		}
+		p = s->buf + s->pos;
+		tag = *p++;
+		switch (tag & KREC_KIND_MASK) {
+		case KREC_TIME:
+			if (end - p < 8)
+				return corrupt(k, c, s->pos, "short time record");
+			s->ticks = ft_le64_get(p);
+			s->pos = (size_t)(p + 8 - s->buf);
+			break;
+		case KREC_MISSED:
+			if (ft_uv_get(&p, end, &d) || ft_uv_get(&p, end, &v))
+				return corrupt(k, c, s->pos, "short missed-events record");
+			s->ticks += d;
+			s->pos = (size_t)(p - s->buf);
+			memset(&s->h, 0, sizeof(s->h));
+			s->h.valid = 1;
+			s->h.kind = FT_KEV_MISSED;
+			s->h.ticks = s->ticks;
+			s->h.missed = v;
+			break;
+		case KREC_EVENT:
+			if (ft_uv_get(&p, end, &d) || ft_uv_get(&p, end, &v) ||
+			    (uint64_t)(end - p) < v || v < 8)
+				return corrupt(k, c, s->pos, "bad event record");
+			s->ticks += d;
+			memset(&s->h, 0, sizeof(s->h));
+			s->h.kind = FT_KEV_EVENT;
+			s->h.ticks = s->ticks;
+			s->h.raw = p;
+			s->h.raw_len = (size_t)v;
+			s->h.flags = tag & 0xf0;
+			s->h.kid = s->h.uid = -1;
+			s->pos = (size_t)(p + v - s->buf);
+			if ((tag & KF_KSTACK_ID) && (tag & KF_KSTACK_FULL))
+				return corrupt(k, c, s->pos, "bad stack flags");
+			if ((tag & (KF_KSTACK_ID | KF_KSTACK_FULL)) &&
+			    read_stack(k, s, end, !!(tag & KF_KSTACK_FULL), &s->h.kid, &s->h.kips,
+				       &s->h.knr, s->kfull))
+				return corrupt(k, c, s->pos, "bad kernel stack");
+			if ((tag & (KF_USTACK_ID | KF_USTACK_FULL)) &&
+			    read_stack(k, s, end, !!(tag & KF_USTACK_FULL), &s->h.uid, &s->h.uips,
+				       &s->h.unr, s->ufull))
+				return corrupt(k, c, s->pos, "bad user stack");
+			s->h.valid = 1;
+			break;
+		default:
+			return corrupt(k, c, s->pos, "unknown record type");
+		}
+	}
+	return 0;
+}
+
+/* The CPU whose head is the oldest, or -1 at the end (or on corruption). */
+static int pick(struct ft_kevents *k)
+{
+	int best = -1;
+
+	if (k->failed)
+		return -1;
+	for (int c = 0; c < k->nr_cpus; c++) {
+		if (fill_head(k, c))
+			return -1;
+		if (k->cpus[c].h.valid &&
+		    (best < 0 || k->cpus[c].h.ticks < k->cpus[best].h.ticks))
+			best = c;
+	}
+	return best;
+}
+
+static uint64_t to_ns(const struct ft_kevents *k, uint64_t ticks)
+{
+	return k->have_clk ? ft_clock_ns(&k->clk, ticks) : ticks;
+}
+
+int ft_kevents_peek_ts(struct ft_kevents *k, uint64_t *ts)
+{
+	int c = pick(k);
+
+	if (c < 0)
+		return 0;
+	*ts = to_ns(k, k->cpus[c].h.ticks);
+	return 1;
+}
+
+int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
+{
+	struct head *h;
+	int c = pick(k);
+
+	if (c < 0)
+		return k->failed ? -1 : 0;
+	h = &k->cpus[c].h;
+	memset(ev, 0, sizeof(*ev));
+	ev->kind = h->kind;
+	ev->ticks = h->ticks;
+	ev->ts = to_ns(k, h->ticks);
+	ev->cpu = c;
+	ev->kstack_id = ev->ustack_id = -1;
+	ev->missed = h->missed;
+	if (h->kind == FT_KEV_EVENT) {
+		size_t words = (h->raw_len + 7) / 8;
+		uint16_t type;
+
+		if (words > k->recbuf_cap) {
+			uint64_t *n = realloc(k->recbuf, words * 8);
+
+			if (!n) {
+				snprintf(k->errbuf, sizeof(k->errbuf), "out of memory");
+				k->failed = 1;
+				return -1;
+			}
+			k->recbuf = n;
+			k->recbuf_cap = words;
+		}
+		memcpy(k->recbuf, h->raw, h->raw_len);
+		memset(&k->rec, 0, sizeof(k->rec));
+		k->rec.ts = ev->ts;
+		k->rec.cpu = c;
+		k->rec.size = (int)h->raw_len;
+		k->rec.data = k->recbuf;
+		memcpy(&type, h->raw, 2);
+		ev->event = tep_find_event(k->tep, type);
+		ev->record = &k->rec;
+		{
+			int32_t pid;
+
+			memcpy(&pid, h->raw + 4, 4);
+			ev->pid = pid;
+		}
+		/* stacks: copy full ones out of the stream's scratch (next fill reuses it) */
+		ev->kstack_id = h->kid;
+		ev->ustack_id = h->uid;
+		if (h->knr) {
+			memcpy(k->cur_kips, h->kips, h->knr * sizeof(uint64_t));
+			ev->kstack = k->cur_kips;
+			ev->kstack_nr = h->knr;
+		}
+		if (h->unr) {
+			memcpy(k->cur_uips, h->uips, h->unr * sizeof(uint64_t));
+			ev->ustack = k->cur_uips;
+			ev->ustack_nr = h->unr;
+		}
+	}
+	ev->comm = ev->kind == FT_KEV_EVENT ? tep_data_comm_from_pid(k->tep, ev->pid) : "";
+	h->valid = 0;
+	return 1;
+}
+
+/* ------------------------------------------------------------- fields */
+
+struct tep_event *ft_kevents_find_event(struct ft_kevents *k, const char *sys_colon_name)
+{
+	char buf[256], *colon;
+
+	snprintf(buf, sizeof(buf), "%s", sys_colon_name);
+	colon = strchr(buf, ':');
+	if (!colon)
+		return NULL;
+	*colon = 0;
+	return tep_find_event_by_name(k->tep, buf, colon + 1);
+}
+
+int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
+			 unsigned long long *val)
+{
+	struct tep_format_field *f;
+
+	if (!strcmp(name, "cpu") && (!ev->event || !tep_find_any_field(ev->event, "cpu"))) {
+		*val = (unsigned long long)ev->cpu;
+		return 0;
+	}
+	if (!strcmp(name, "pid")) {
+		*val = (unsigned long long)(unsigned int)ev->pid;
+		return 0;
+	}
+	if (!ev->event || !ev->record)
+		return -1;
+	f = tep_find_any_field(ev->event, name);
+	if (!f || (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC)) ||
+	    (int)(f->offset + f->size) > ev->record->size)
+		return -1;
+	return tep_read_number_field(f, ev->record->data, val) ? -1 : 0;
+}
+
+int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
+			 char *buf, size_t len)
+{
+	struct tep_format_field *f;
+	unsigned long long v;
+
+	if (!ev->event || !ev->record) {
+		if (ft_kevents_field_num(k, ev, name, &v))
+			return -1;
+		snprintf(buf, len, "%llu", v);
+		return 0;
+	}
+	f = tep_find_any_field(ev->event, name);
+	if (!f) {
+		if (ft_kevents_field_num(k, ev, name, &v))
+			return -1;
+		snprintf(buf, len, "%llu", v);
+		return 0;
+	}
+	if (f->flags & TEP_FIELD_IS_STRING) {
+		struct trace_seq s;
+
+		trace_seq_init(&s);
+		tep_print_field_content(&s, ev->record->data, ev->record->size, f);
+		trace_seq_terminate(&s);
+		snprintf(buf, len, "%s", s.buffer);
+		trace_seq_destroy(&s);
+		return 0;
+	}
+	if (ft_kevents_field_num(k, ev, name, &v))
+		return -1;
+	if ((f->flags & TEP_FIELD_IS_POINTER) || (f->flags & TEP_FIELD_IS_LONG) ||
+	    (f->size == 8 && v >= 0xffff000000000000ull)) {
+		if (ft_kevents_sym(k, v, 0, buf, len) == 0)
+			return 0;
+	}
+	snprintf(buf, len, "%llu", v);
+	return 0;
+}
+
+int ft_kevents_for_each_stack(struct ft_kevents *k,
+			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr,
+					void *arg),
+			      void *arg)
+{
+	for (uint32_t i = 0; i < k->nr_stacks; i++)
+		if (k->stacks[i].present && fn(i, k->stacks[i].ips, k->stacks[i].nr, arg))
+			break;
+	return 0;
+}
+
+/* ------------------------------------------------------------- print */
+
+static void print_prefix(struct ft_kevents *k, const struct ft_kevent *ev, struct trace_seq *s)
+{
+	tep_print_event(k->tep, s, ev->record, "%16s-%-7d [%03d] %s %6.1000d: ", TEP_PRINT_COMM,
+			TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY, TEP_PRINT_TIME);
+}
+
+static void print_stack(struct ft_kevents *k, const struct ft_kevent *ev, struct trace_seq *s,
+			int user, uint64_t options)
+{
+	int id = user ? ev->ustack_id : ev->kstack_id;
+	const uint64_t *ips = user ? ev->ustack : ev->kstack;
+	uint32_t nr = user ? ev->ustack_nr : ev->kstack_nr;
+	char sym[512];
+
+	if (id < 0 && !nr)
+		return;
+	print_prefix(k, ev, s);
+	if (id >= 0 && k->used_stackmap && !(options & FT_OPT(EXPAND_STACKS))) {
+		trace_seq_printf(s, "<%sstack_id %d>\n", user ? "user_" : "", id);
+		return;
+	}
+	trace_seq_printf(s, "<%sstack trace>\n", user ? "user " : "");
+	for (uint32_t i = 0; i < nr; i++) {
+		if (user) {
+			trace_seq_printf(s, " => <%016llx>\n", (unsigned long long)ips[i]);
+			continue;
+		}
+		ft_kevents_sym(k, ips[i], !!(options & FT_OPT(SYM_OFFSET)), sym, sizeof(sym));
+		if (options & FT_OPT(SYM_ADDR))
+			trace_seq_printf(s, " => %s <%016llx>\n", sym, (unsigned long long)ips[i]);
+		else
+			trace_seq_printf(s, " => %s\n", sym);
+	}
+}
+
+int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
+		     FILE *out)
+{
+	struct trace_seq s;
+	int rc;
+
+	trace_seq_init(&s);
+	if (ev->kind == FT_KEV_MISSED) {
+		if (ev->missed)
+			trace_seq_printf(&s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
+					 (unsigned long long)ev->missed);
+		else
+			trace_seq_printf(&s, "CPU:%d [LOST EVENTS]\n", ev->cpu);
+	} else if (!ev->event) {
+		print_prefix(k, ev, &s);
+		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]\n",
+				 ev->record ? *(const uint16_t *)ev->record->data : -1,
+				 ev->record ? ev->record->size : 0);
+	} else {
+		if (options & FT_OPT(RAW))
+			tep_print_event(k->tep, &s, ev->record,
+					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
+					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
+					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO_RAW);
+		else
+			tep_print_event(k->tep, &s, ev->record,
+					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
+					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
+					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
+		print_stack(k, ev, &s, 0, options);
+		print_stack(k, ev, &s, 1, options);
+	}
+	trace_seq_terminate(&s);
+	rc = fputs(s.buffer, out) < 0 ? -1 : 0;
+	trace_seq_destroy(&s);
+	return rc;
+}

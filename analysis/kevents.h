@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading kernel events back from a trace file (the KFORMATS, KDATA,
+ * KALLSYMS and kernel STACKMAP sections that kernel/ wrote; encoding in
+ * kernel/kdata.h).
+ *
+ * An ft_kevents is an iterator over the kernel events of one file in time
+ * order across CPUs (a k-way merge of the per-CPU streams; ties go to the
+ * lower CPU).  Each event comes with its libtraceevent handles (tep_event
+ * and tep_record parsed from the formats stored in the file, never from the
+ * local machine), comm/pid/cpu, its time in ns on the file's clock (META,
+ * core/clock.h: the same timebase as user records), and its stacks.
+ *
+ * Typical use (e.g. `ftrail show` merging user and kernel records):
+ *
+ *	struct ft_kevents *k = ft_kevents_open(r, err, sizeof(err));
+ *	if (!k && err[0]) die(err);          // k == NULL, err "" : no kernel data
+ *	struct ft_kevent ev;
+ *	uint64_t next_ts;
+ *	while (ft_kevents_peek_ts(k, &next_ts) == 1) {
+ *		// ... print user records older than next_ts first ...
+ *		if (ft_kevents_next(k, &ev) != 1) break;
+ *		ft_kevents_print(k, &ev, options, stdout);
+ *	}
+ *	ft_kevents_close(k);
+ *
+ * Errors: open returns NULL with a one-line reason in err (or NULL with err
+ * empty when the file simply has no kernel events); next returns -1 with
+ * the reason in ft_kevents_error() on a corrupt stream.  Nothing here exits
+ * or prints on stderr.  Hostile files never make it read out of bounds.
+ * Not thread-safe: one iterator per thread.
+ */
+#ifndef FTRAIL_KEVENTS_H
+#define FTRAIL_KEVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct ft_reader;
+struct tep_handle;
+struct tep_event;
+struct tep_record;
+struct ft_kevents;
+
+enum ft_kevent_kind {
+	FT_KEV_EVENT = 1,  /* a trace event */
+	FT_KEV_MISSED = 2, /* the kernel lost events on this CPU here */
+};
+
+struct ft_kevent {
+	enum ft_kevent_kind kind;
+	uint64_t ts;    /* ns, on the file's clock (ft_clock_ns of ticks) */
+	uint64_t ticks; /* the raw trace-clock value */
+	int cpu;
+	int pid;             /* common_pid */
+	const char *comm;    /* from the saved cmdlines, or "<...>" */
+	uint64_t missed;     /* FT_KEV_MISSED: events lost (0: unknown number) */
+	/* FT_KEV_EVENT only; valid until the next ft_kevents_next(): */
+	struct tep_event *event;   /* NULL when the id has no stored format */
+	struct tep_record *record; /* record->ts is ns, record->cpu, data/size */
+	int kstack_id;           /* kernel STACKMAP id, or -1 (none, or stored in full) */
+	int ustack_id;           /* same, for the user stack (userstacktrace) */
+	const uint64_t *kstack;  /* the kernel stack expanded, innermost first */
+	uint32_t kstack_nr;      /* 0: the event has no kernel stack */
+	const uint64_t *ustack;
+	uint32_t ustack_nr;
+};
+
+/*
+ * Open the kernel side of trace file r (which must outlive the iterator).
+ * Returns NULL and err "" when the file has no kernel events, NULL and a
+ * reason in err when they are corrupt.
+ */
+struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen);
+void ft_kevents_close(struct ft_kevents *k);
+
+/*
+ * Next event in time order.  Returns 1 and fills ev, 0 at the end, -1 on a
+ * corrupt stream (ft_kevents_error() tells why; the iterator then ends).
+ */
+int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev);
+
+/* Time (ns) of the event the next call to next() returns: 1, or 0 at the end. */
+int ft_kevents_peek_ts(struct ft_kevents *k, uint64_t *ts);
+
+/* Restart from the first event. */
+void ft_kevents_rewind(struct ft_kevents *k);
+
+const char *ft_kevents_error(const struct ft_kevents *k);
+
+/* The libtraceevent handle with the stored formats, kallsyms and cmdlines. */
+struct tep_handle *ft_kevents_tep(struct ft_kevents *k);
+
+/* Number of CPUs recorded, total events lost (MISSED counts) so far. */
+int ft_kevents_nr_cpus(const struct ft_kevents *k);
+
+/*
+ * Render one event as the kernel's `trace` file does:
+ *   "<comm>-<pid> [cpu] flags  sec.usec: name: fields"
+ * (fields rendered from the event's print format by tep_print_event), then
+ * its stacks: "<stack_id N>" lines when the recording used the stack map
+ * and FT_OPT(EXPAND_STACKS) is not in options, else "<stack trace>" /
+ * "<user stack trace>" followed by " => symbol" lines (symbol+0xoff/0xsize
+ * with FT_OPT(SYM_OFFSET), the address too with FT_OPT(SYM_ADDR)).
+ * FT_KEV_MISSED renders as "CPU:N [LOST n EVENTS]" as trace-cmd does.
+ * options: core/options.h bits.  Returns 0, or -1 on a write error.
+ */
+int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
+		     FILE *out);
+
+/*
+ * Kernel symbol of addr from the file's KALLSYMS: writes "name+0xoff/0xsize"
+ * (with_offset) or "name" into buf.  Returns 0, or -1 (buf holds "0x<addr>").
+ * Also the ft_sym_resolve_fn of core/stackmap.h (arg = k, with offset).
+ */
+int ft_kevents_sym(struct ft_kevents *k, uint64_t addr, int with_offset, char *buf, size_t len);
+int ft_kevents_sym_fn(uint64_t ip, char *buf, size_t len, void *arg);
+
+/* Bare symbol name and offset of addr: returns the name or NULL. */
+const char *ft_kevents_sym_name(struct ft_kevents *k, uint64_t addr, uint64_t *off);
+
+/* The stored format of "system:name", or NULL. */
+struct tep_event *ft_kevents_find_event(struct ft_kevents *k, const char *sys_colon_name);
+
+/*
+ * A field's value as an unsigned number (common_* fields too, e.g.
+ * "common_pid"), and the pseudo-fields "cpu" (the recording CPU) and
+ * "pid".  Returns 0, or -1 when the event has no such numeric field.
+ */
+int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
+			 unsigned long long *val);
+
+/*
+ * A field rendered as text into buf: strings as is, pointers resolved to
+ * kernel symbols (how %ps prints them), numbers in decimal.  Returns 0 or -1.
+ */
+int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
+			 char *buf, size_t len);
+
+/*
+ * The kernel STACKMAP (FSMB v2) of the file: calls fn for each stored stack
+ * (ids as in ft_kevent.kstack_id).  Returns 0, or -1 when it is corrupt.
+ */
+int ft_kevents_for_each_stack(struct ft_kevents *k,
+			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr,
+					void *arg),
+			      void *arg);
+
+#endif

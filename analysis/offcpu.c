@@ -1,0 +1,1557 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Off-CPU analysis engine: intervals from switch-out to switch-in, direct
+ * samples at or above a threshold, aggregates below it (see offcpu.h).
+ *
+ * Three open-addressing tables, all grown by doubling at 50% load (no
+ * deletion, so linear probing needs no tombstones):
+ *   threads  tid -> per-thread state (off-CPU since when, with what stack)
+ *   stacks   ips[] -> interned id (1..), ids index a vector of stacks
+ *   keys     (tgid, tid, kstack, ustack, state, cut) -> sums and counts
+ * plus one vector of direct samples.  Single-threaded: the caller feeds
+ * events from one thread.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "folded.h"
+#include "kevents.h"
+#include "offcpu.h"
+#include "trace.h"
+#include "tracefile.h"
+
+struct thread {
+	uint32_t tid;      /* 0: free slot (tid 0, the idle task, is never stored) */
+	uint32_t tgid;
+	uint64_t ts_out;   /* when it went off-CPU (valid when off) */
+	uint64_t ts_wake;  /* first wakeup while off, 0 when none */
+	uint64_t last_ts;  /* latest event of this thread */
+	uint32_t state;
+	uint32_t kstack, ustack;
+	uint8_t off;       /* between a switch-out and its switch-in */
+	uint8_t seen;      /* any switch event seen */
+	uint8_t born;      /* created in the recording, not yet run */
+	char comm[16];
+};
+
+struct stack {
+	uint64_t hash;
+	uint32_t nr;
+	uint64_t *ips;
+};
+
+struct key {
+	uint32_t tgid, tid;
+	uint32_t kstack, ustack;
+	uint32_t state;
+	uint8_t cut;
+};
+
+struct keyent {
+	struct key k;
+	uint8_t used;
+	uint64_t agg_total, agg_count, agg_blocked; /* below the threshold */
+	uint64_t direct, direct_ns, direct_blocked; /* at or above it */
+	uint64_t max;
+};
+
+struct ft_offcpu {
+	uint64_t thresh;
+	uint64_t begin_ts, end_ts;
+	int ended;
+	int (*accept)(uint32_t tid, uint32_t tgid, void *arg);
+	void *accept_arg;
+
+	struct thread *threads;
+	size_t threads_cap, threads_nr;
+
+	uint32_t *stack_slots; /* id or 0 */
+	size_t stack_slots_cap;
+	struct stack *stacks;  /* stacks[id - 1] */
+	size_t stacks_nr, stacks_cap;
+
+	struct keyent *keys;
+	size_t keys_cap, keys_nr;
+
+	struct ft_offcpu_sample *samples;
+	size_t samples_nr, samples_cap;
+
+	struct ft_offcpu_stats st;
+};
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ull;
+	x ^= x >> 33;
+	return x;
+}
+
+struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns)
+{
+	struct ft_offcpu *oc = calloc(1, sizeof(*oc));
+
+	if (!oc)
+		return NULL;
+	oc->thresh = thresh_ns;
+	oc->threads_cap = 64;
+	oc->threads = calloc(oc->threads_cap, sizeof(*oc->threads));
+	oc->stack_slots_cap = 256;
+	oc->stack_slots = calloc(oc->stack_slots_cap, sizeof(*oc->stack_slots));
+	oc->keys_cap = 256;
+	oc->keys = calloc(oc->keys_cap, sizeof(*oc->keys));
+	if (!oc->threads || !oc->stack_slots || !oc->keys) {
+		ft_offcpu_free(oc);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return oc;
+}
+
+void ft_offcpu_free(struct ft_offcpu *oc)
+{
+	if (!oc)
+		return;
+	for (size_t i = 0; i < oc->stacks_nr; i++)
+		free(oc->stacks[i].ips);
+	free(oc->stacks);
+	free(oc->stack_slots);
+	free(oc->threads);
+	free(oc->keys);
+	free(oc->samples);
+	free(oc);
+}
+
+void ft_offcpu_set_filter(struct ft_offcpu *oc, int (*accept)(uint32_t, uint32_t, void *),
+			  void *arg)
+{
+	oc->accept = accept;
+	oc->accept_arg = arg;
+}
+
+void ft_offcpu_begin(struct ft_offcpu *oc, uint64_t ts)
+{
+	oc->begin_ts = ts;
+}
+
+/* --- threads ------------------------------------------------------------- */
+
+/* Slot of tid in a table of cap (power of two) entries: its own or a free one. */
+static struct thread *thread_slot(struct thread *tab, size_t cap, uint32_t tid)
+{
+	size_t i = mix64(tid) & (cap - 1);
+
+	while (tab[i].tid && tab[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* The entry of tid, created when create is set.  NULL: absent, or ENOMEM. */
+static struct thread *thread_get(struct ft_offcpu *oc, uint32_t tid, int create)
+{
+	struct thread *t;
+
+	if (!tid)
+		return NULL;
+	t = thread_slot(oc->threads, oc->threads_cap, tid);
+	if (t->tid || !create)
+		return t->tid ? t : NULL;
+	if ((oc->threads_nr + 1) * 2 > oc->threads_cap) {
+		size_t ncap = oc->threads_cap * 2;
+		struct thread *n = calloc(ncap, sizeof(*n));
+
+		if (!n) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		for (size_t i = 0; i < oc->threads_cap; i++)
+			if (oc->threads[i].tid)
+				*thread_slot(n, ncap, oc->threads[i].tid) = oc->threads[i];
+		free(oc->threads);
+		oc->threads = n;
+		oc->threads_cap = ncap;
+		t = thread_slot(n, ncap, tid);
+	}
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	oc->threads_nr++;
+	oc->st.threads = (uint32_t)oc->threads_nr;
+	return t;
+}
+
+static int accepted(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid)
+{
+	if (!tid)
+		return 0;
+	return oc->accept ? oc->accept(tid, tgid, oc->accept_arg) : 1;
+}
+
+/* --- stacks -------------------------------------------------------------- */
+
+static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
+
+	for (uint32_t i = 0; i < nr; i++)
+		h = mix64(h ^ ips[i]) + i;
+	return h ? h : 1;
+}
+
+static size_t stack_slot(const struct ft_offcpu *oc, uint32_t *slots, size_t cap, uint64_t h,
+			 const uint64_t *ips, uint32_t nr)
+{
+	size_t i = h & (cap - 1);
+
+	while (slots[i]) {
+		const struct stack *s = &oc->stacks[slots[i] - 1];
+
+		if (s->hash == h && s->nr == nr && (!ips || !memcmp(s->ips, ips, nr * sizeof(*ips))))
+			break;
+		i = (i + 1) & (cap - 1);
+	}
+	return i;
+}
+
+/* Interned id of ips[0..nr) (leaf first): 0 for an empty stack, -1 ENOMEM. */
+static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h;
+	size_t i;
+	struct stack *s;
+
+	if (!ips || !nr)
+		return 0;
+	h = stack_hash(ips, nr);
+	i = stack_slot(oc, oc->stack_slots, oc->stack_slots_cap, h, ips, nr);
+	if (oc->stack_slots[i])
+		return oc->stack_slots[i];
+	if (oc->stacks_nr == UINT32_MAX - 1)
+		goto nomem;
+	if ((oc->stacks_nr + 1) * 2 > oc->stack_slots_cap) {
+		size_t ncap = oc->stack_slots_cap * 2;
+		uint32_t *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			goto nomem;
+		/* ids are unique: place each by hash alone (ips NULL skips compare) */
+		for (size_t j = 0; j < oc->stack_slots_cap; j++) {
+			uint32_t id = oc->stack_slots[j];
+
+			if (id) {
+				size_t k = oc->stacks[id - 1].hash & (ncap - 1);
+
+				while (n[k])
+					k = (k + 1) & (ncap - 1);
+				n[k] = id;
+			}
+		}
+		free(oc->stack_slots);
+		oc->stack_slots = n;
+		oc->stack_slots_cap = ncap;
+		i = stack_slot(oc, n, ncap, h, ips, nr);
+	}
+	if (oc->stacks_nr == oc->stacks_cap) {
+		size_t ncap = oc->stacks_cap ? oc->stacks_cap * 2 : 64;
+		struct stack *n = realloc(oc->stacks, ncap * sizeof(*n));
+
+		if (!n)
+			goto nomem;
+		oc->stacks = n;
+		oc->stacks_cap = ncap;
+	}
+	s = &oc->stacks[oc->stacks_nr];
+	s->ips = malloc(nr * sizeof(*ips));
+	if (!s->ips)
+		goto nomem;
+	memcpy(s->ips, ips, nr * sizeof(*ips));
+	s->nr = nr;
+	s->hash = h;
+	oc->stacks_nr++;
+	oc->stack_slots[i] = (uint32_t)oc->stacks_nr;
+	oc->st.stacks = (uint32_t)oc->stacks_nr;
+	return (int64_t)oc->stacks_nr;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+int ft_offcpu_stack(const struct ft_offcpu *oc, uint32_t id, const uint64_t **ips, uint32_t *nr)
+{
+	if (!id || id > oc->stacks_nr)
+		return -1;
+	*ips = oc->stacks[id - 1].ips;
+	*nr = oc->stacks[id - 1].nr;
+	return 0;
+}
+
+/* --- aggregation keys ---------------------------------------------------- */
+
+static int key_eq(const struct key *a, const struct key *b)
+{
+	return a->tgid == b->tgid && a->tid == b->tid && a->kstack == b->kstack &&
+	       a->ustack == b->ustack && a->state == b->state && a->cut == b->cut;
+}
+
+static uint64_t key_hash(const struct key *k)
+{
+	uint64_t h = mix64(((uint64_t)k->tgid << 32) | k->tid);
+
+	h = mix64(h ^ (((uint64_t)k->kstack << 32) | k->ustack));
+	return mix64(h ^ (((uint64_t)k->state << 8) | k->cut));
+}
+
+static struct keyent *key_slot(struct keyent *tab, size_t cap, const struct key *k)
+{
+	size_t i = key_hash(k) & (cap - 1);
+
+	while (tab[i].used && !key_eq(&tab[i].k, k))
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static struct keyent *key_get(struct ft_offcpu *oc, const struct key *k)
+{
+	struct keyent *e = key_slot(oc->keys, oc->keys_cap, k);
+
+	if (e->used)
+		return e;
+	if ((oc->keys_nr + 1) * 2 > oc->keys_cap) {
+		size_t ncap = oc->keys_cap * 2;
+		struct keyent *n = calloc(ncap, sizeof(*n));
+
+		if (!n) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		for (size_t i = 0; i < oc->keys_cap; i++)
+			if (oc->keys[i].used)
+				*key_slot(n, ncap, &oc->keys[i].k) = oc->keys[i];
+		free(oc->keys);
+		oc->keys = n;
+		oc->keys_cap = ncap;
+		e = key_slot(n, ncap, k);
+	}
+	memset(e, 0, sizeof(*e));
+	e->k = *k;
+	e->used = 1;
+	oc->keys_nr++;
+	return e;
+}
+
+/* --- intervals ----------------------------------------------------------- */
+
+/*
+ * Count one interval of t, [from, to), exactly once: a direct sample when
+ * it lasts at least the threshold, else into its key's aggregate.  The
+ * thread's off-CPU fields say state and stacks.  Returns 0 or -1 (ENOMEM;
+ * nothing counted).
+ */
+static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t from,
+			  uint64_t to, uint64_t wake, uint32_t state, uint32_t kstack,
+			  uint32_t ustack, uint8_t cut)
+{
+	uint64_t period = to > from ? to - from : 0;
+	uint64_t blocked = wake >= from && wake <= to && wake ? wake - from : 0;
+	struct key k = { t->tgid, t->tid, kstack, ustack, state, cut };
+	struct keyent *e = key_get(oc, &k);
+
+	if (!e)
+		return -1;
+	if (period >= oc->thresh) {
+		struct ft_offcpu_sample *s;
+
+		if (oc->samples_nr == oc->samples_cap) {
+			size_t ncap = oc->samples_cap ? oc->samples_cap * 2 : 64;
+			struct ft_offcpu_sample *n = realloc(oc->samples, ncap * sizeof(*n));
+
+			if (!n) {
+				errno = ENOMEM;
+				return -1;
+			}
+			oc->samples = n;
+			oc->samples_cap = ncap;
+		}
+		s = &oc->samples[oc->samples_nr++];
+		s->ts_out = from;
+		s->ts_in = to;
+		s->period = period;
+		s->blocked = blocked;
+		s->tid = t->tid;
+		s->tgid = t->tgid;
+		s->state = state;
+		s->kstack = kstack;
+		s->ustack = ustack;
+		s->cut = cut;
+		e->direct++;
+		e->direct_ns += period;
+		e->direct_blocked += blocked;
+		oc->st.direct++;
+		oc->st.direct_ns += period;
+	} else {
+		e->agg_total += period;
+		e->agg_count++;
+		e->agg_blocked += blocked;
+		oc->st.aggregated++;
+		oc->st.aggregated_ns += period;
+	}
+	if (period > e->max)
+		e->max = period;
+	oc->st.intervals++;
+	if (cut == FT_OFFCPU_CUT_START) {
+		oc->st.cut_start++;
+		oc->st.cut_start_ns += period;
+	} else if (cut == FT_OFFCPU_CUT_END) {
+		oc->st.cut_end++;
+		oc->st.cut_end_ns += period;
+	}
+	return 0;
+}
+
+int ft_offcpu_switch_out(struct ft_offcpu *oc, const struct ft_offcpu_out *ev)
+{
+	struct thread *t;
+	int64_t k, u;
+
+	if (oc->ended)
+		return 0;
+	t = thread_get(oc, ev->tid, 0);
+	if (!accepted(oc, ev->tid, ev->tgid ? ev->tgid : t ? t->tgid : 0))
+		return 0;
+	if (!t && !(t = thread_get(oc, ev->tid, 1)))
+		return -1;
+	oc->st.switch_out++;
+	if (ev->tgid)
+		t->tgid = ev->tgid;
+	if (ev->comm && ev->comm[0]) {
+		strncpy(t->comm, ev->comm, sizeof(t->comm) - 1);
+		t->comm[sizeof(t->comm) - 1] = 0;
+	}
+	if (t->seen && ev->ts < t->last_ts) {
+		oc->st.unordered++;
+		return 0;
+	}
+	if (t->off)
+		oc->st.unpaired++; /* its switch-in was lost: the open interval is dropped */
+	t->seen = 1;
+	t->born = 0;
+	t->last_ts = ev->ts;
+	t->off = 0;
+	if (ev->state & FT_OFFCPU_STATE_DEAD_MASK) {
+		oc->st.dead++;
+		return 0;
+	}
+	k = stack_intern(oc, ev->kips, ev->knr);
+	u = stack_intern(oc, ev->uips, ev->unr);
+	if (k < 0 || u < 0)
+		return -1;
+	t->off = 1;
+	t->ts_out = ev->ts;
+	t->ts_wake = 0;
+	t->state = ev->state;
+	t->kstack = (uint32_t)k;
+	t->ustack = (uint32_t)u;
+	return 0;
+}
+
+int ft_offcpu_switch_in(struct ft_offcpu *oc, uint64_t ts, int cpu, uint32_t tid)
+{
+	struct thread *t;
+	int rc = 0;
+
+	if (oc->ended)
+		return 0;
+	t = thread_get(oc, tid, 0);
+	if (!accepted(oc, tid, t ? t->tgid : 0))
+		return 0;
+	if (!t && !(t = thread_get(oc, tid, 1)))
+		return -1;
+	oc->st.switch_in++;
+	if (t->seen && ts < t->last_ts) {
+		oc->st.unordered++;
+		return 0;
+	}
+	if (t->off)
+		rc = close_interval(oc, t, t->ts_out, ts, t->ts_wake, t->state, t->kstack,
+				    t->ustack, FT_OFFCPU_WHOLE);
+	else if (t->born)
+		oc->st.new_task++;
+	else if (!t->seen)
+		rc = close_interval(oc, t, oc->begin_ts, ts, 0, FT_OFFCPU_STATE_UNKNOWN, 0, 0,
+				    FT_OFFCPU_CUT_START);
+	else
+		oc->st.unpaired++; /* its switch-out was lost */
+	if (rc)
+		return rc;
+	t->off = 0;
+	t->born = 0;
+	t->seen = 1;
+	t->last_ts = ts;
+	return 0;
+}
+
+int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
+{
+	struct thread *t;
+
+	if (oc->ended)
+		return 0;
+	t = thread_get(oc, tid, 0);
+	if (!t || !accepted(oc, tid, t->tgid))
+		return 0;
+	oc->st.wakeups++;
+	if (t->off && !t->ts_wake && ts >= t->ts_out)
+		t->ts_wake = ts;
+	return 0;
+}
+
+int ft_offcpu_new_task(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t tgid)
+{
+	struct thread *t;
+
+	if (oc->ended || !accepted(oc, tid, tgid))
+		return 0;
+	t = thread_get(oc, tid, 1);
+	if (!t)
+		return -1;
+	if (tgid)
+		t->tgid = tgid;
+	/* a recycled tid that had exited: start afresh */
+	t->off = 0;
+	t->seen = 0;
+	t->born = 1;
+	t->last_ts = ts;
+	return 0;
+}
+
+int ft_offcpu_set_comm(struct ft_offcpu *oc, uint32_t tid, uint32_t tgid, const char *comm)
+{
+	struct thread *t = thread_get(oc, tid, 1);
+
+	if (!tid)
+		return 0;
+	if (!t)
+		return -1;
+	if (tgid)
+		t->tgid = tgid;
+	if (comm) {
+		strncpy(t->comm, comm, sizeof(t->comm) - 1);
+		t->comm[sizeof(t->comm) - 1] = 0;
+	}
+	return 0;
+}
+
+int ft_offcpu_end(struct ft_offcpu *oc, uint64_t ts)
+{
+	if (oc->ended)
+		return 0;
+	oc->end_ts = ts;
+	for (size_t i = 0; i < oc->threads_cap; i++) {
+		struct thread *t = &oc->threads[i];
+
+		if (!t->tid || !t->off)
+			continue;
+		if (close_interval(oc, t, t->ts_out, ts > t->ts_out ? ts : t->ts_out, t->ts_wake,
+				   t->state, t->kstack, t->ustack, FT_OFFCPU_CUT_END))
+			return -1;
+		t->off = 0;
+	}
+	oc->ended = 1;
+	return 0;
+}
+
+/* --- results ------------------------------------------------------------- */
+
+void ft_offcpu_get_stats(const struct ft_offcpu *oc, struct ft_offcpu_stats *st)
+{
+	*st = oc->st;
+}
+
+uint64_t ft_offcpu_threshold(const struct ft_offcpu *oc)
+{
+	return oc->thresh;
+}
+
+size_t ft_offcpu_nr_samples(const struct ft_offcpu *oc)
+{
+	return oc->samples_nr;
+}
+
+const struct ft_offcpu_sample *ft_offcpu_sample(const struct ft_offcpu *oc, size_t i)
+{
+	return i < oc->samples_nr ? &oc->samples[i] : NULL;
+}
+
+static void key_to_agg(const struct keyent *e, struct ft_offcpu_agg *a)
+{
+	a->tgid = e->k.tgid;
+	a->tid = e->k.tid;
+	a->kstack = e->k.kstack;
+	a->ustack = e->k.ustack;
+	a->state = e->k.state;
+	a->cut = e->k.cut;
+}
+
+int ft_offcpu_foreach_agg(const struct ft_offcpu *oc,
+			  int (*fn)(const struct ft_offcpu_agg *a, void *arg), void *arg)
+{
+	for (size_t i = 0; i < oc->keys_cap; i++) {
+		const struct keyent *e = &oc->keys[i];
+		struct ft_offcpu_agg a;
+		int rc;
+
+		if (!e->used || !e->agg_count)
+			continue;
+		key_to_agg(e, &a);
+		a.total = e->agg_total;
+		a.count = e->agg_count;
+		a.blocked = e->agg_blocked;
+		rc = fn(&a, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int row_cmp(const void *pa, const void *pb)
+{
+	const struct ft_offcpu_row *a = pa, *b = pb;
+
+	if (a->key.total != b->key.total)
+		return a->key.total < b->key.total ? 1 : -1;
+	if (a->key.tid != b->key.tid)
+		return a->key.tid < b->key.tid ? -1 : 1;
+	if (a->key.kstack != b->key.kstack)
+		return a->key.kstack < b->key.kstack ? -1 : 1;
+	if (a->key.ustack != b->key.ustack)
+		return a->key.ustack < b->key.ustack ? -1 : 1;
+	if (a->key.cut != b->key.cut)
+		return a->key.cut < b->key.cut ? -1 : 1;
+	return a->key.state < b->key.state ? -1 : a->key.state > b->key.state;
+}
+
+struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr)
+{
+	struct ft_offcpu_row *rows;
+	size_t n = 0;
+
+	*nr = 0;
+	errno = 0;
+	if (!oc->keys_nr)
+		return NULL;
+	rows = calloc(oc->keys_nr, sizeof(*rows));
+	if (!rows) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (size_t i = 0; i < oc->keys_cap; i++) {
+		const struct keyent *e = &oc->keys[i];
+		struct ft_offcpu_row *r;
+
+		if (!e->used)
+			continue;
+		r = &rows[n++];
+		key_to_agg(e, &r->key);
+		r->key.total = e->agg_total + e->direct_ns;
+		r->key.count = e->agg_count + e->direct;
+		r->key.blocked = e->agg_blocked + e->direct_blocked;
+		r->direct = e->direct;
+		r->direct_ns = e->direct_ns;
+		r->max = e->max;
+	}
+	qsort(rows, n, sizeof(*rows), row_cmp);
+	*nr = n;
+	return rows;
+}
+
+const char *ft_offcpu_comm(const struct ft_offcpu *oc, uint32_t tid)
+{
+	const struct thread *t;
+
+	if (!tid)
+		return NULL;
+	t = thread_slot(oc->threads, oc->threads_cap, tid);
+	return t->tid && t->comm[0] ? t->comm : NULL;
+}
+
+const char *ft_offcpu_state_str(uint32_t state, char *buf, size_t len)
+{
+	static const char letters[] = "SDTtXZPI";
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	if (state == FT_OFFCPU_STATE_UNKNOWN) {
+		snprintf(buf, len, "?");
+		return buf;
+	}
+	for (int i = 0; i < 8; i++) {
+		if (!(state & (1u << i)))
+			continue;
+		if (n && n + 1 < len)
+			buf[n++] = '|';
+		if (n + 1 < len)
+			buf[n++] = letters[i];
+	}
+	if (!n && n + 1 < len)
+		buf[n++] = 'R';
+	if ((state & FT_OFFCPU_STATE_PREEMPT) && n + 1 < len)
+		buf[n++] = '+';
+	if (state & ~0x1ffu)
+		n += snprintf(buf + n, len - n, "(0x%x)", state);
+	buf[n < len ? n : len - 1] = 0;
+	return buf;
+}
+
+/* --- outputs ------------------------------------------------------------- */
+
+static void frame_name(ft_offcpu_sym_fn sym, void *arg, uint64_t ip, int kernel, int with_off,
+		       char *buf, size_t len)
+{
+	if (!sym || sym(ip, kernel, with_off, buf, len, arg))
+		snprintf(buf, len, "0x%" PRIx64, ip);
+}
+
+/* Folded key of one interval kind into a growing buffer.  -1 ENOMEM. */
+struct sbuf {
+	char *p;
+	size_t len, cap;
+};
+
+static int sb_add(struct sbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (b->len + n + 2 > b->cap) {
+		size_t ncap = (b->len + n + 2) * 2;
+		char *p = realloc(b->p, ncap);
+
+		if (!p) {
+			errno = ENOMEM;
+			return -1;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+	if (b->len)
+		b->p[b->len++] = ';';
+	for (size_t i = 0; i < n; i++)
+		b->p[b->len++] = s[i] == ';' ? ':' : s[i] == '\n' ? ' ' : s[i];
+	b->p[b->len] = 0;
+	return 0;
+}
+
+static int fold_one(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
+		    void *arg, struct sbuf *b, uint32_t tid, uint32_t kstack, uint32_t ustack,
+		    uint8_t cut, uint64_t weight)
+{
+	const uint64_t *ips;
+	uint32_t nr;
+	char name[512];
+	const char *comm = ft_offcpu_comm(oc, tid);
+	int rc;
+
+	if (!weight)
+		return 0;
+	b->len = 0;
+	if (comm)
+		rc = sb_add(b, comm);
+	else {
+		snprintf(name, sizeof(name), "[tid %u]", tid);
+		rc = sb_add(b, name);
+	}
+	if (!rc && ustack && !ft_offcpu_stack(oc, ustack, &ips, &nr)) {
+		for (uint32_t i = nr; i-- > 0 && !rc;) {
+			frame_name(sym, arg, ips[i], 0, 0, name, sizeof(name));
+			rc = sb_add(b, name);
+		}
+	} else if (!rc && kstack && cut != FT_OFFCPU_CUT_START) {
+		rc = sb_add(b, "[missing user stack]");
+	}
+	if (!rc && ustack && kstack)
+		rc = sb_add(b, "-");
+	if (!rc && kstack && !ft_offcpu_stack(oc, kstack, &ips, &nr)) {
+		for (uint32_t i = nr; i-- > 0 && !rc;) {
+			frame_name(sym, arg, ips[i], 1, 0, name, sizeof(name));
+			rc = sb_add(b, name);
+		}
+	} else if (!rc && ustack) {
+		rc = sb_add(b, "-");
+		if (!rc)
+			rc = sb_add(b, "[missing kernel stack]");
+	}
+	if (!rc && cut)
+		rc = sb_add(b, cut == FT_OFFCPU_CUT_START ? "[cut at start]" : "[cut at end]");
+	if (rc)
+		return -1;
+	return ft_folded_add(out, b->p, b->len, weight);
+}
+
+int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
+		   void *arg, uint64_t unit_ns)
+{
+	struct sbuf b = { 0 };
+	int rc = 0;
+
+	if (!unit_ns)
+		unit_ns = 1;
+	/* one line per key: aggregate and direct samples of a key have the same stack */
+	for (size_t i = 0; i < oc->keys_cap && !rc; i++) {
+		const struct keyent *e = &oc->keys[i];
+		uint64_t w;
+
+		if (!e->used)
+			continue;
+		w = (e->agg_total + e->direct_ns) / unit_ns;
+		rc = fold_one(oc, out, sym, arg, &b, e->k.tid, e->k.kstack, e->k.ustack, e->k.cut,
+			      w);
+	}
+	free(b.p);
+	return rc < 0 ? -1 : rc;
+}
+
+static void fmt_ms(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%03" PRIu64, ns / 1000000, ns / 1000 % 1000);
+}
+
+static void fmt_s(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%" PRIu64 ".%06" PRIu64 " s", ns / 1000000000, ns / 1000 % 1000000);
+}
+
+static void write_chain(const struct ft_offcpu *oc, FILE *out, uint32_t kstack, uint32_t ustack,
+			int with_off, ft_offcpu_sym_fn sym, void *arg, const char *indent)
+{
+	const uint64_t *ips;
+	uint32_t nr;
+	char name[512];
+
+	if (kstack && !ft_offcpu_stack(oc, kstack, &ips, &nr))
+		for (uint32_t i = 0; i < nr; i++) {
+			frame_name(sym, arg, ips[i], 1, with_off, name, sizeof(name));
+			fprintf(out, "%s=> %s\n", indent, name);
+		}
+	if (kstack && ustack)
+		fprintf(out, "%s=> -- user --\n", indent);
+	if (ustack && !ft_offcpu_stack(oc, ustack, &ips, &nr))
+		for (uint32_t i = 0; i < nr; i++) {
+			frame_name(sym, arg, ips[i], 0, with_off, name, sizeof(name));
+			fprintf(out, "%s=> %s\n", indent, name);
+		}
+	if (!kstack && !ustack)
+		fprintf(out, "%s=> (no stack)\n", indent);
+}
+
+static void task_name(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid, char *buf,
+		      size_t len)
+{
+	const char *comm = ft_offcpu_comm(oc, tid);
+
+	if (tgid)
+		snprintf(buf, len, "%s %u/%u", comm ? comm : "<...>", tgid, tid);
+	else
+		snprintf(buf, len, "%s %u", comm ? comm : "<...>", tid);
+}
+
+int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
+			   ft_offcpu_sym_fn sym, void *arg)
+{
+	const struct ft_offcpu_stats *st = &oc->st;
+	uint64_t all = st->direct_ns + st->aggregated_ns;
+	struct ft_offcpu_row *rows;
+	size_t nr;
+	char a[64], b[64], c[64];
+
+	fmt_ms(a, sizeof(a), oc->thresh);
+	fprintf(out, "# ftrail offcpu: threshold %s ms (intervals at or above it are direct samples)\n",
+		oc->thresh == UINT64_MAX ? "inf" : a);
+	fmt_s(a, sizeof(a), all);
+	fmt_s(b, sizeof(b), st->direct_ns);
+	fmt_s(c, sizeof(c), st->aggregated_ns);
+	fprintf(out,
+		"# off-CPU %s in %" PRIu64 " intervals of %u threads: %" PRIu64
+		" direct samples (%s), %" PRIu64 " aggregated (%s)\n",
+		a, st->intervals, st->threads, st->direct, b, st->aggregated, c);
+	fmt_s(a, sizeof(a), st->cut_start_ns);
+	fmt_s(b, sizeof(b), st->cut_end_ns);
+	fprintf(out,
+		"# cut by the recording (periods are lower bounds): %" PRIu64
+		" at start (%s, stack unknown), %" PRIu64 " at end (%s)\n",
+		st->cut_start, a, st->cut_end, b);
+	fprintf(out,
+		"# not counted: %" PRIu64 " exits, %" PRIu64 " first waits of new threads, %" PRIu64
+		" unpaired switches (lost events), %" PRIu64 " out of order\n",
+		st->dead, st->new_task, st->unpaired, st->unordered);
+	rows = ft_offcpu_rows(oc, &nr);
+	if (!rows && errno)
+		return -1;
+	fprintf(out, "#\n# %12s %7s %6s %7s %7s %12s %12s  %s\n", "total(ms)", "share", "state",
+		"count", "direct", "max(ms)", "blocked(ms)", "task");
+	for (size_t i = 0; i < nr && (!top || i < top); i++) {
+		const struct ft_offcpu_row *r = &rows[i];
+		char st_s[32], task[96];
+
+		fmt_ms(a, sizeof(a), r->key.total);
+		fmt_ms(b, sizeof(b), r->max);
+		fmt_ms(c, sizeof(c), r->key.blocked);
+		task_name(oc, r->key.tid, r->key.tgid, task, sizeof(task));
+		fprintf(out, "  %12s %6.2f%% %6s %7" PRIu64 " %7" PRIu64 " %12s %12s  %s%s\n", a,
+			all ? 100.0 * (double)r->key.total / (double)all : 0.0,
+			ft_offcpu_state_str(r->key.state, st_s, sizeof(st_s)), r->key.count,
+			r->direct, b, c, task,
+			r->key.cut == FT_OFFCPU_CUT_START ? "  [cut at start]" :
+			r->key.cut == FT_OFFCPU_CUT_END	  ? "  [cut at end]" : "");
+		write_chain(oc, out, r->key.kstack, r->key.ustack, 0, sym, arg, "                ");
+		fputc('\n', out);
+	}
+	if (top && nr > top)
+		fprintf(out, "# %zu more stacks (--top 0 shows all)\n", nr - top);
+	free(rows);
+	return ferror(out) ? -1 : 0;
+}
+
+int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym,
+			    void *arg)
+{
+	char a[64], st_s[32], task[96];
+
+	fmt_ms(a, sizeof(a), oc->thresh);
+	fprintf(out, "# %zu direct samples (off-CPU for at least %s ms)\n\n", oc->samples_nr, a);
+	for (size_t i = 0; i < oc->samples_nr; i++) {
+		const struct ft_offcpu_sample *s = &oc->samples[i];
+
+		task_name(oc, s->tid, s->tgid, task, sizeof(task));
+		fprintf(out,
+			"%s %" PRIu64 ".%06" PRIu64 ": offcpu period=%" PRIu64 " ns state=%s\n",
+			task, s->ts_out / 1000000000, s->ts_out / 1000 % 1000000, s->period,
+			ft_offcpu_state_str(s->state, st_s, sizeof(st_s)));
+		if (s->blocked)
+			fprintf(out, "\tblocked %" PRIu64 " ns, runnable %" PRIu64 " ns\n",
+				s->blocked, s->period - s->blocked);
+		if (s->cut)
+			fprintf(out, "\t%s\n",
+				s->cut == FT_OFFCPU_CUT_START ?
+					"[cut at start: off-CPU since before the recording]" :
+					"[cut at end: still off-CPU when the recording ended]");
+		write_chain(oc, out, s->kstack, s->ustack, 1, sym, arg, "\t");
+		fputc('\n', out);
+	}
+	return ferror(out) ? -1 : 0;
+}
+
+/* --- user stacks from function_graph records ----------------------------- */
+
+struct ustack_thr {
+	uint32_t tid; /* 0: free */
+	uint32_t depth;    /* open calls, including those beyond the stored ones */
+	uint32_t cap;
+	uint64_t *addrs;   /* root first, addrs[0..min(depth, MAX)) */
+};
+
+struct ft_offcpu_ustack {
+	struct ustack_thr *tab;
+	size_t cap, nr;
+};
+
+struct ft_offcpu_ustack *ft_offcpu_ustack_new(void)
+{
+	struct ft_offcpu_ustack *us = calloc(1, sizeof(*us));
+
+	if (!us)
+		return NULL;
+	us->cap = 64;
+	us->tab = calloc(us->cap, sizeof(*us->tab));
+	if (!us->tab) {
+		free(us);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return us;
+}
+
+void ft_offcpu_ustack_free(struct ft_offcpu_ustack *us)
+{
+	if (!us)
+		return;
+	for (size_t i = 0; i < us->cap; i++)
+		free(us->tab[i].addrs);
+	free(us->tab);
+	free(us);
+}
+
+static struct ustack_thr *ustack_slot(struct ustack_thr *tab, size_t cap, uint32_t tid)
+{
+	size_t i = mix64(tid) & (cap - 1);
+
+	while (tab[i].tid && tab[i].tid != tid)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+static struct ustack_thr *ustack_get(struct ft_offcpu_ustack *us, uint32_t tid, int create)
+{
+	struct ustack_thr *t = ustack_slot(us->tab, us->cap, tid);
+
+	if (t->tid || !create || !tid)
+		return t->tid ? t : NULL;
+	if ((us->nr + 1) * 2 > us->cap) {
+		size_t ncap = us->cap * 2;
+		struct ustack_thr *n = calloc(ncap, sizeof(*n));
+
+		if (!n) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		for (size_t i = 0; i < us->cap; i++)
+			if (us->tab[i].tid)
+				*ustack_slot(n, ncap, us->tab[i].tid) = us->tab[i];
+		free(us->tab);
+		us->tab = n;
+		us->cap = ncap;
+		t = ustack_slot(n, ncap, tid);
+	}
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	us->nr++;
+	return t;
+}
+
+/* Make room for frame index i (< FT_OFFCPU_USTACK_MAX).  0 or -1 ENOMEM. */
+static int ustack_room(struct ustack_thr *t, uint32_t i)
+{
+	uint32_t ncap;
+	uint64_t *n;
+
+	if (i < t->cap)
+		return 0;
+	ncap = t->cap ? t->cap : 16;
+	while (ncap <= i)
+		ncap *= 2;
+	if (ncap > FT_OFFCPU_USTACK_MAX)
+		ncap = FT_OFFCPU_USTACK_MAX;
+	n = realloc(t->addrs, ncap * sizeof(*n));
+	if (!n) {
+		errno = ENOMEM;
+		return -1;
+	}
+	t->addrs = n;
+	t->cap = ncap;
+	return 0;
+}
+
+int ft_offcpu_ustack_entry(struct ft_offcpu_ustack *us, uint32_t tid, int depth, uint64_t addr)
+{
+	struct ustack_thr *t = ustack_get(us, tid, 1);
+
+	if (!t)
+		return tid ? -1 : 0;
+	if (depth >= 0) {
+		/* pad frames whose entries were lost with unknown (0) ones */
+		while (t->depth < (uint32_t)depth) {
+			if (t->depth < FT_OFFCPU_USTACK_MAX) {
+				if (ustack_room(t, t->depth))
+					return -1;
+				t->addrs[t->depth] = 0;
+			}
+			t->depth++;
+		}
+		t->depth = (uint32_t)depth;
+	}
+	if (t->depth < FT_OFFCPU_USTACK_MAX) {
+		if (ustack_room(t, t->depth))
+			return -1;
+		t->addrs[t->depth] = addr;
+	}
+	t->depth++;
+	return 0;
+}
+
+void ft_offcpu_ustack_exit(struct ft_offcpu_ustack *us, uint32_t tid, int depth)
+{
+	struct ustack_thr *t = ustack_get(us, tid, 0);
+
+	if (!t)
+		return;
+	if (depth < 0) {
+		if (t->depth)
+			t->depth--;
+	} else if ((uint32_t)depth < t->depth) {
+		t->depth = (uint32_t)depth;
+	}
+}
+
+uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, uint64_t *ips,
+			      uint32_t max)
+{
+	const struct ustack_thr *t = ustack_slot(us->tab, us->cap, tid);
+	uint32_t stored, n = 0;
+
+	if (!tid || !t->tid)
+		return 0;
+	stored = t->depth < FT_OFFCPU_USTACK_MAX ? t->depth : FT_OFFCPU_USTACK_MAX;
+	for (uint32_t i = stored; i-- > 0 && n < max;)
+		if (t->addrs[i])
+			ips[n++] = t->addrs[i];
+	return n;
+}
+
+#ifndef FT_OFFCPU_ENGINE_ONLY /* the unit tests build the engine alone */
+/* --- reading a trace file ------------------------------------------------- */
+
+/*
+ * INTEGRATION SCAFFOLD: analysis/kevents.c is being written concurrently;
+ * weak references keep the tool linkable until it lands (open then says
+ * kernel events cannot be read in this build).
+ */
+#pragma weak ft_kevents_open
+#pragma weak ft_kevents_close
+#pragma weak ft_kevents_next
+#pragma weak ft_kevents_sym
+#pragma weak ft_kevents_error
+#pragma weak ft_kevents_sym_name
+
+/* tid -> tgid, and whether the thread is one of those analysed. */
+struct tident {
+	uint32_t tid; /* 0: free */
+	uint32_t tgid;
+	uint8_t in;
+};
+
+struct ft_offcpu_file {
+	struct ft_offcpu *oc;
+	struct ft_trace *t;
+	struct ft_reader *r; /* ft_trace_reader(t), or our own when t is NULL */
+	int own_reader;
+	struct ft_kevents *k;
+	struct ft_offcpu_ustack *us;
+	struct tident *ids;
+	size_t ids_cap, ids_nr;
+	int filter; /* 1: only threads marked in */
+	uint32_t root; /* pid whose forks are followed, 0 none */
+	struct ft_offcpu_file_stats st;
+};
+
+static struct tident *tident_get(struct ft_offcpu_file *f, uint32_t tid, int create)
+{
+	size_t i;
+
+	if (!tid)
+		return NULL;
+	if (create && (f->ids_nr + 1) * 2 > f->ids_cap) {
+		size_t ncap = f->ids_cap ? f->ids_cap * 2 : 256;
+		struct tident *n = calloc(ncap, sizeof(*n));
+
+		if (!n)
+			return NULL;
+		for (size_t j = 0; j < f->ids_cap; j++) {
+			if (!f->ids[j].tid)
+				continue;
+			i = mix64(f->ids[j].tid) & (ncap - 1);
+			while (n[i].tid)
+				i = (i + 1) & (ncap - 1);
+			n[i] = f->ids[j];
+		}
+		free(f->ids);
+		f->ids = n;
+		f->ids_cap = ncap;
+	}
+	if (!f->ids_cap)
+		return NULL;
+	i = mix64(tid) & (f->ids_cap - 1);
+	while (f->ids[i].tid && f->ids[i].tid != tid)
+		i = (i + 1) & (f->ids_cap - 1);
+	if (f->ids[i].tid)
+		return &f->ids[i];
+	if (!create)
+		return NULL;
+	f->ids[i].tid = tid;
+	f->ids_nr++;
+	return &f->ids[i];
+}
+
+static int file_accept(uint32_t tid, uint32_t tgid, void *arg)
+{
+	struct ft_offcpu_file *f = arg;
+	struct tident *id;
+
+	if (!f->filter)
+		return 1;
+	id = tident_get(f, tid, 0);
+	return id && id->in;
+}
+
+/* TASKS: "<pid> <tid> <comm>" lines: tgids and names; marks pid's threads. */
+static int load_tasks_section(struct ft_offcpu_file *f, uint32_t only_pid, int mark_all,
+			      char *err, size_t errlen)
+{
+	size_t len;
+	char *text = ft_reader_load_all(f->r, FT_SEC_TASKS, UINT64_MAX, &len, err, errlen);
+	char *p, *end;
+	int marked = 0;
+
+	if (!text)
+		return err[0] ? -1 : 0;
+	for (p = text, end = text + len; p < end;) {
+		char *nl = memchr(p, '\n', (size_t)(end - p)), line[256];
+		size_t l = (size_t)((nl ? nl : end) - p);
+		unsigned int pid, tid;
+		int n = 0;
+
+		if (l < sizeof(line)) {
+			memcpy(line, p, l);
+			line[l] = 0;
+			if (sscanf(line, "%u %u %n", &pid, &tid, &n) == 2 && tid) {
+				struct tident *id = tident_get(f, tid, 1);
+
+				if (!id || ft_offcpu_set_comm(f->oc, tid, pid, n ? line + n : NULL)) {
+					free(text);
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
+				id->tgid = pid;
+				if (mark_all || (only_pid && (pid == only_pid || tid == only_pid))) {
+					id->in = 1;
+					marked++;
+				}
+			}
+		}
+		p += l + 1;
+	}
+	free(text);
+	return marked;
+}
+
+static int kfield(const struct ft_kevent *ev, const char *name, unsigned long long *v)
+{
+	return tep_get_field_val(NULL, ev->event, name, ev->record, v, 0);
+}
+
+static void kcomm(const struct ft_kevent *ev, const char *name, char *buf, size_t len)
+{
+	int n = 0;
+	const char *s = tep_get_field_raw(NULL, ev->event, name, ev->record, &n, 0);
+
+	buf[0] = 0;
+	if (s && n > 0)
+		snprintf(buf, len, "%.*s", (int)((size_t)n < len - 1 ? (size_t)n : len - 1), s);
+}
+
+/* Feed user records up to and including time ts into the shadow stacks. */
+static int feed_user(struct ft_offcpu_file *f, struct ft_event *pend, int *have, uint64_t ts,
+		     char *err, size_t errlen)
+{
+	while (*have == 1 && pend->ts <= ts) {
+		f->st.uevents++;
+		if (pend->level == 0) {
+			if (pend->type == FT_EV_ENTRY) {
+				uint64_t a = pend->fid == FT_FID_UNKNOWN ?
+						     0 :
+						     ft_trace_func_addr(f->t, pend->fid);
+
+				if (ft_offcpu_ustack_entry(f->us, pend->tid, pend->depth, a)) {
+					snprintf(err, errlen, "out of memory");
+					return -1;
+				}
+			} else if (pend->type == FT_EV_EXIT) {
+				ft_offcpu_ustack_exit(f->us, pend->tid, pend->depth);
+			} else if (pend->type == FT_EV_TEXIT || pend->type == FT_EV_EXEC) {
+				ft_offcpu_ustack_exit(f->us, pend->tid, 0);
+			}
+		}
+		*have = ft_trace_next(f->t, pend, err, errlen);
+		if (*have < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Leaf frames that belong to the tracing machinery that took the stack
+ * (trace_event_raw_event_sched_switch, __traceiter_sched_switch, ...), not
+ * to the code that blocked: how many of ips[] to skip.
+ */
+static uint32_t tracing_frames(struct ft_offcpu_file *f, const uint64_t *ips, uint32_t nr)
+{
+	uint32_t i;
+
+	if (!ft_kevents_sym_name)
+		return 0;
+	for (i = 0; i < nr && i < 8; i++) {
+		uint64_t off;
+		const char *n = ft_kevents_sym_name(f->k, ips[i], &off);
+
+		if (!n || (strncmp(n, "trace_event_raw_event_", 22) && strncmp(n, "__traceiter_", 12) &&
+			   strncmp(n, "perf_trace_", 11) && strncmp(n, "__bpf_trace_", 12) &&
+			   strncmp(n, "trace_sched_", 12)))
+			break;
+	}
+	return i < nr ? i : 0;
+}
+
+static int is_event(const struct ft_kevent *ev, const char *name)
+{
+	return ev->event && ev->event->name && !strcmp(ev->event->name, name) &&
+	       ev->event->system && !strcmp(ev->event->system, "sched");
+}
+
+/* One kernel event into the engine.  0, or -1 with err. */
+static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, char *err,
+		       size_t errlen)
+{
+	unsigned long long a, b, c;
+	char comm[32];
+
+	if (is_event(ev, "sched_switch")) {
+		struct ft_offcpu_out o = { 0 };
+		uint64_t uips[FT_OFFCPU_USTACK_MAX];
+		struct tident *id;
+
+		if (kfield(ev, "prev_pid", &a) || kfield(ev, "prev_state", &b) ||
+		    kfield(ev, "next_pid", &c))
+			return 0;
+		id = tident_get(f, (uint32_t)a, 0);
+		kcomm(ev, "prev_comm", comm, sizeof(comm));
+		o.ts = ev->ts;
+		o.cpu = ev->cpu;
+		o.tid = (uint32_t)a;
+		o.tgid = id ? id->tgid : 0;
+		o.state = (uint32_t)b;
+		o.comm = comm;
+		o.kips = ev->kstack;
+		o.knr = ev->kstack_nr;
+		if (o.knr) {
+			uint32_t skip = tracing_frames(f, o.kips, o.knr);
+
+			o.kips += skip;
+			o.knr -= skip;
+		}
+		if (a && file_accept(o.tid, o.tgid, f)) {
+			o.unr = f->t ? ft_offcpu_ustack_get(f->us, o.tid, uips,
+							    FT_OFFCPU_USTACK_MAX) :
+				       0;
+			if (o.unr) {
+				o.uips = uips;
+				f->st.ustack_graph++;
+			} else if (ev->ustack_nr) {
+				o.uips = ev->ustack;
+				o.unr = ev->ustack_nr;
+				f->st.ustack_kernel++;
+			} else {
+				f->st.ustack_none++;
+			}
+			if (!o.knr)
+				f->st.kstack_none++;
+		}
+		if (ft_offcpu_switch_out(f->oc, &o) || ft_offcpu_switch_in(f->oc, ev->ts, ev->cpu,
+									  (uint32_t)c))
+			goto nomem;
+		/* an exited thread's tid may be reused by another process */
+		if (f->filter && id && (o.state & FT_OFFCPU_STATE_DEAD_MASK))
+			id->in = 0;
+	} else if (is_event(ev, "sched_wakeup") || is_event(ev, "sched_waking")) {
+		if (!kfield(ev, "pid", &a) && ft_offcpu_wakeup(f->oc, ev->ts, (uint32_t)a))
+			goto nomem;
+	} else if (is_event(ev, "sched_wakeup_new")) {
+		struct tident *id;
+
+		if (kfield(ev, "pid", &a))
+			return 0;
+		id = tident_get(f, (uint32_t)a, 0);
+		if (ft_offcpu_new_task(f->oc, ev->ts, (uint32_t)a, id ? id->tgid : 0))
+			goto nomem;
+	} else if (is_event(ev, "sched_process_fork")) {
+		struct tident *p, *ch;
+
+		if (kfield(ev, "parent_pid", &a) || kfield(ev, "child_pid", &b))
+			return 0;
+		p = tident_get(f, (uint32_t)a, 0);
+		if (p && p->in) {
+			ch = tident_get(f, (uint32_t)b, 1);
+			if (!ch)
+				goto nomem;
+			ch->in = 1;
+		} else if ((ch = tident_get(f, (uint32_t)b, 0))) {
+			ch->in = 0; /* a reused tid, now another process's */
+			ch->tgid = 0;
+		}
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+/* Read every event of the file into the engine.  0, or -1 with err. */
+static int file_run(struct ft_offcpu_file *f, char *err, size_t errlen)
+{
+	struct ft_kevent ev;
+	struct ft_event pend;
+	int have = 0, rc, first = 1;
+	uint64_t last = 0;
+
+	if (f->t) {
+		have = ft_trace_next(f->t, &pend, err, errlen);
+		if (have < 0)
+			return -1;
+	}
+	while ((rc = ft_kevents_next(f->k, &ev)) == 1) {
+		if (first) {
+			/* user records before the first kernel event only build stacks */
+			ft_offcpu_begin(f->oc, ev.ts);
+			f->st.begin_ts = ev.ts;
+			first = 0;
+		}
+		if (have == 1 && feed_user(f, &pend, &have, ev.ts, err, errlen))
+			return -1;
+		f->st.kevents++;
+		last = ev.ts;
+		if (ev.kind == FT_KEV_MISSED) {
+			f->st.kmissed += ev.missed;
+			continue;
+		}
+		if (ev.event && feed_kernel(f, &ev, err, errlen))
+			return -1;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s", ft_kevents_error(f->k));
+		return -1;
+	}
+	if (first) {
+		snprintf(err, errlen, "the trace has no kernel events");
+		return -1;
+	}
+	f->st.end_ts = last;
+	if (ft_offcpu_end(f->oc, last)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns, uint32_t pid,
+					   char *err, size_t errlen)
+{
+	struct ft_offcpu_file *f = calloc(1, sizeof(*f));
+	char terr[512] = "";
+	const char *m;
+	int marked;
+
+	err[0] = 0;
+	if (!f || !(f->oc = ft_offcpu_new(thresh_ns)) || !(f->us = ft_offcpu_ustack_new())) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	if (!ft_kevents_open || !ft_kevents_error) {
+		snprintf(err, errlen, "reading kernel events is not complete in this build yet");
+		goto fail;
+	}
+	f->t = ft_trace_open(path, terr, sizeof(terr));
+	if (f->t) {
+		f->r = ft_trace_reader(f->t);
+	} else {
+		/* the user-side reader refused: kernel events may still be readable */
+		f->r = ft_reader_open(path, err, errlen);
+		if (!f->r)
+			goto fail;
+		f->own_reader = 1;
+	}
+	f->k = ft_kevents_open(f->r, err, errlen);
+	if (!f->k) {
+		if (!err[0])
+			snprintf(err, errlen,
+				 "%s has no kernel events (record with 'ftrail offcpu --record' or "
+				 "'ftrail record -e sched:sched_switch -T')",
+				 path);
+		goto fail;
+	}
+	ft_offcpu_set_filter(f->oc, file_accept, f);
+	m = ft_reader_meta(f->r, "offcpu_pid");
+	if (!pid && m)
+		pid = (uint32_t)strtoul(m, NULL, 10);
+	marked = load_tasks_section(f, pid, !pid, err, errlen);
+	if (marked < 0)
+		goto fail;
+	if (pid) {
+		struct tident *id = tident_get(f, pid, 1);
+
+		if (!id) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		id->in = 1;
+		f->root = pid;
+		f->filter = 1;
+	} else {
+		f->filter = marked > 0;
+	}
+	f->st.filtered = f->filter;
+	if (file_run(f, err, errlen))
+		goto fail;
+	return f;
+fail:
+	ft_offcpu_file_close(f);
+	return NULL;
+}
+
+void ft_offcpu_file_close(struct ft_offcpu_file *f)
+{
+	if (!f)
+		return;
+	if (f->k)
+		ft_kevents_close(f->k);
+	if (f->t)
+		ft_trace_close(f->t);
+	else if (f->own_reader)
+		ft_reader_close(f->r);
+	ft_offcpu_ustack_free(f->us);
+	ft_offcpu_free(f->oc);
+	free(f->ids);
+	free(f);
+}
+
+struct ft_offcpu *ft_offcpu_file_engine(struct ft_offcpu_file *f)
+{
+	return f->oc;
+}
+
+void ft_offcpu_file_get_stats(const struct ft_offcpu_file *f, struct ft_offcpu_file_stats *st)
+{
+	*st = f->st;
+}
+
+int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t len, void *arg)
+{
+	struct ft_offcpu_file *f = arg;
+
+	if (kernel && f->k && ft_kevents_sym)
+		return ft_kevents_sym(f->k, ip, with_offset, buf, len);
+	if (f->t) {
+		ft_trace_addr_name(f->t, ip, with_offset, buf, len);
+		return 0;
+	}
+	return -1;
+}
+
+int ft_offcpu_fold_file(const char *path, uint64_t thresh_ns, uint32_t pid, struct ft_folded *out,
+			uint64_t unit_ns, char *err, size_t errlen)
+{
+	struct ft_offcpu_file *f = ft_offcpu_file_open(path, thresh_ns, pid, err, errlen);
+	int rc;
+
+	if (!f)
+		return -1;
+	rc = ft_offcpu_fold(f->oc, out, ft_offcpu_file_sym, f, unit_ns);
+	if (rc)
+		snprintf(err, errlen, "cannot fold the off-CPU stacks: %s",
+			 rc < 0 ? strerror(errno) : "out of the folded budget");
+	ft_offcpu_file_close(f);
+	return rc ? -1 : 0;
+}
+#endif /* FT_OFFCPU_ENGINE_ONLY */

@@ -1,0 +1,336 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Off-CPU analysis (seed 004, perf's off-cpu with --off-cpu-thresh): where
+ * threads wait, for how long, and in which call path.
+ *
+ * The engine is fed scheduler events in time order (kevents.h does it for a
+ * trace file; the unit tests do it by hand):
+ *
+ *   switch-out  a thread leaves the CPU at ts with a state (sched_switch's
+ *               prev_state) and the stacks it was switched out with
+ *   switch-in   a thread gets a CPU back at ts (sched_switch's next_pid)
+ *   wakeup      optional: the thread was made runnable at ts (sched_wakeup);
+ *               it splits an interval into "blocked" and "runnable" time
+ *
+ * An off-CPU interval runs from a thread's switch-out to its next switch-in.
+ * Each interval is counted exactly once, in one of two places (perf's rule):
+ *
+ *   period >= threshold  a DIRECT SAMPLE: (switch-out time, tid, period,
+ *                        state, callchain), kept one by one
+ *   period <  threshold  added to an AGGREGATE keyed by (tgid, pid, kernel
+ *                        stack, user stack, state): total ns and a count
+ *
+ * Intervals cut by the recording are marked, never merged silently with
+ * whole ones: a thread first seen switching IN was off-CPU since before the
+ * recording began (cut at start: its stack and state are unknown, its period
+ * is a lower bound); a thread still off-CPU when the recording ends was cut
+ * at end (stack and state known, period a lower bound).  Cut intervals go
+ * through the same threshold rule and carry their cut flag in the aggregate
+ * key and in the sample.  Threads that switched out dead (X, Z) are not
+ * off-CPU and are counted apart; so are new threads' first waits, which have
+ * no stack (sched_wakeup_new, see ft_offcpu_new_task()).
+ *
+ * Memory is bounded by what is distinct, not by the number of intervals:
+ * one entry per thread, one per distinct stack, one per aggregate key, and
+ * one per direct sample (a direct sample lasts at least the threshold, so
+ * there are at most duration x threads / threshold of them).
+ *
+ * Stacks are given as arrays of addresses (kernel ips leaf first, user ips
+ * leaf first) and interned by the engine into small ids; a caller holding a
+ * file's stack_id looks its ips up first.  User stacks rebuilt from a
+ * thread's function_graph records (exact, no frame pointers needed) are
+ * given the same way, as the entered functions' addresses, leaf first:
+ * ft_offcpu_ustack tracks them.
+ */
+#ifndef FTRAIL_OFFCPU_H
+#define FTRAIL_OFFCPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* perf's default --off-cpu-thresh, in milliseconds */
+#define FT_OFFCPU_DEFAULT_THRESH_MS 500
+
+/*
+ * sched_switch's prev_state as the tracepoint reports it (kernel >= 4.14):
+ * 0 for runnable (R), bit (i-1) for state index i of "SDTtXZPI", and
+ * TASK_REPORT_MAX (0x100) added when the task was preempted (R+).
+ */
+#define FT_OFFCPU_STATE_PREEMPT 0x100u
+#define FT_OFFCPU_STATE_DEAD_MASK 0x30u /* X (0x10), Z (0x20) */
+#define FT_OFFCPU_STATE_UNKNOWN 0xffffffffu /* cut at start: never seen going off */
+
+enum ft_offcpu_cut {
+	FT_OFFCPU_WHOLE = 0,
+	FT_OFFCPU_CUT_START = 1, /* began before the recording: stack/state unknown */
+	FT_OFFCPU_CUT_END = 2,   /* still off-CPU when the recording ended */
+};
+
+/* A switch-out, as sched_switch (plus its stack events) describes it. */
+struct ft_offcpu_out {
+	uint64_t ts;          /* ns */
+	int cpu;
+	uint32_t tid;         /* prev_pid */
+	uint32_t tgid;        /* 0 when unknown */
+	uint32_t state;       /* prev_state, see FT_OFFCPU_STATE_* */
+	const char *comm;     /* prev_comm, or NULL */
+	const uint64_t *kips; /* kernel stack, leaf first, or NULL */
+	uint32_t knr;
+	const uint64_t *uips; /* user stack, leaf first, or NULL */
+	uint32_t unr;
+};
+
+/* One direct sample (period >= threshold). */
+struct ft_offcpu_sample {
+	uint64_t ts_out;  /* switch-out (for cut at start: the recording start) */
+	uint64_t ts_in;   /* switch-in (for cut at end: the recording end) */
+	uint64_t period;  /* ts_in - ts_out, ns */
+	uint64_t blocked; /* ts_out .. wakeup (0 when no wakeup was seen) */
+	uint32_t tid, tgid;
+	uint32_t state;
+	uint32_t kstack, ustack; /* interned ids, 0 = none */
+	uint8_t cut;      /* enum ft_offcpu_cut */
+};
+
+/* One aggregate (period < threshold), or a summary row of the report. */
+struct ft_offcpu_agg {
+	uint32_t tgid, tid;
+	uint32_t kstack, ustack;
+	uint32_t state;
+	uint8_t cut;
+	uint64_t total;   /* ns, summed periods of intervals below the threshold */
+	uint64_t count;   /* intervals below the threshold */
+	uint64_t blocked; /* of total: ns before the wakeup (where one was seen) */
+};
+
+struct ft_offcpu_stats {
+	uint64_t switch_out, switch_in, wakeups;
+	uint64_t intervals;        /* counted intervals (whole and cut) */
+	uint64_t direct, direct_ns;
+	uint64_t aggregated, aggregated_ns;
+	uint64_t cut_start, cut_start_ns;
+	uint64_t cut_end, cut_end_ns;
+	uint64_t dead;             /* switched out dead: not off-CPU */
+	uint64_t new_task;         /* first waits of threads born in the recording */
+	uint64_t unordered;        /* events earlier than the thread's last one (ignored) */
+	uint64_t unpaired;         /* switch-out while off-CPU, or switch-in while on
+				    * it (lost events): the open interval is dropped */
+	uint32_t threads, stacks;
+};
+
+struct ft_offcpu;
+
+/*
+ * A new engine.  thresh_ns: direct-sample threshold (0 means every
+ * interval is a direct sample; UINT64_MAX means none is).  Returns NULL
+ * (errno ENOMEM).  Free with ft_offcpu_free().
+ */
+struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns);
+void ft_offcpu_free(struct ft_offcpu *oc);
+
+/*
+ * Only threads accepted by the filter are analysed (e.g. the traced
+ * program's); NULL (the default) accepts all but the idle task (tid 0).
+ */
+void ft_offcpu_set_filter(struct ft_offcpu *oc, int (*accept)(uint32_t tid, uint32_t tgid,
+							       void *arg),
+			  void *arg);
+
+/* The recording started at ts (ns).  Call before any event. */
+void ft_offcpu_begin(struct ft_offcpu *oc, uint64_t ts);
+
+/*
+ * Feed events in time order.  Each returns 0, or -1 with errno ENOMEM
+ * (the event is then not counted and ft_offcpu_stats says nothing about it:
+ * the caller must stop).  Events out of order for their thread are counted
+ * in stats.unordered and ignored.
+ */
+int ft_offcpu_switch_out(struct ft_offcpu *oc, const struct ft_offcpu_out *ev);
+int ft_offcpu_switch_in(struct ft_offcpu *oc, uint64_t ts, int cpu, uint32_t tid);
+int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid);
+
+/*
+ * A thread was created at ts (sched_wakeup_new): its first switch-in ends a
+ * runqueue wait without a stack, not an off-CPU interval (stats.new_task).
+ */
+int ft_offcpu_new_task(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t tgid);
+
+/* Name a thread (TASKS section, comm events).  0, or -1 (ENOMEM). */
+int ft_offcpu_set_comm(struct ft_offcpu *oc, uint32_t tid, uint32_t tgid, const char *comm);
+
+/*
+ * The recording ended at ts: threads still off-CPU are closed as cut at end.
+ * Threads seen only running (never switched out) are not off-CPU.  Call
+ * once, after the last event; the engine is read-only afterwards.
+ * Returns 0 or -1 (ENOMEM).
+ */
+int ft_offcpu_end(struct ft_offcpu *oc, uint64_t ts);
+
+/* --- results ----------------------------------------------------------- */
+
+void ft_offcpu_get_stats(const struct ft_offcpu *oc, struct ft_offcpu_stats *st);
+uint64_t ft_offcpu_threshold(const struct ft_offcpu *oc);
+
+/* Direct samples in the order they were closed (by switch-in time). */
+size_t ft_offcpu_nr_samples(const struct ft_offcpu *oc);
+const struct ft_offcpu_sample *ft_offcpu_sample(const struct ft_offcpu *oc, size_t i);
+
+/*
+ * Call fn for each aggregate (intervals below the threshold), in no
+ * particular order.  Stops and returns fn's value when it is non-zero.
+ */
+int ft_offcpu_foreach_agg(const struct ft_offcpu *oc,
+			  int (*fn)(const struct ft_offcpu_agg *a, void *arg), void *arg);
+
+/*
+ * Report rows: aggregates and direct samples merged per key, heaviest first.
+ * In each row total includes the direct samples' periods and direct counts
+ * them (struct ft_offcpu_row).  Returns a malloc'ed array (free() it) and
+ * its length in *nr, or NULL with *nr = 0 when there is nothing (errno 0)
+ * or no memory (errno ENOMEM).
+ */
+struct ft_offcpu_row {
+	struct ft_offcpu_agg key; /* key fields; total/count/blocked: all intervals */
+	uint64_t direct;          /* of count: direct samples */
+	uint64_t direct_ns;       /* of total: in direct samples */
+	uint64_t max;             /* longest interval */
+};
+struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr);
+
+/* An interned stack by id (1..): 0 and ips/nr, or -1 for 0/unknown ids. */
+int ft_offcpu_stack(const struct ft_offcpu *oc, uint32_t id, const uint64_t **ips,
+		    uint32_t *nr);
+
+/* The last name seen for tid, or NULL. */
+const char *ft_offcpu_comm(const struct ft_offcpu *oc, uint32_t tid);
+
+/* "S", "D", "R+", "S|D"... into buf (>= 16 bytes); returns buf. */
+const char *ft_offcpu_state_str(uint32_t state, char *buf, size_t len);
+
+/* --- outputs ------------------------------------------------------------ */
+
+/*
+ * Resolve an address into a frame name ("name" or "name+0xoff/0xsize");
+ * kernel says which table.  Returns 0, or -1 to print "0x<addr>".
+ */
+typedef int (*ft_offcpu_sym_fn)(uint64_t ip, int kernel, int with_offset, char *buf, size_t len,
+				void *arg);
+
+/*
+ * Folded stacks for off-CPU flame graphs, in BCC offcputime's convention:
+ * "comm;user frames root first;-;kernel frames root first weight".  The
+ * "-" separates the two when both exist; a missing stack is written as
+ * "[missing user stack]" / "[missing kernel stack]" only when the other
+ * exists; cut intervals end with a "[cut at start]" / "[cut at end]" leaf.
+ * Every interval is folded once (aggregates and direct samples alike).
+ * Weights are ns divided by unit_ns (1: ns, 1000: us as BCC prints them).
+ * This is what `ftrail flame --offcpu` draws.  Returns 0, or as
+ * ft_folded_add() (-1 with errno) on the first failure.
+ */
+struct ft_folded;
+int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
+		   void *arg, uint64_t unit_ns);
+
+/*
+ * The text report: a summary header, then the top `top` rows (0: all) by
+ * off-CPU time with state, share, counts and their callchains.  Returns 0
+ * or -1 on a write error.
+ */
+int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
+			   ft_offcpu_sym_fn sym, void *arg);
+
+/*
+ * The direct samples, one block each (perf script's shape): a header line
+ * "comm tid/tgid [cpu] time: period ns state" then the callchain, leaf
+ * first.  Returns 0 or -1 on a write error.
+ */
+int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym,
+			    void *arg);
+
+/* --- user call stacks rebuilt from function_graph records ----------------- */
+
+/*
+ * Per-thread shadow stacks: feed each thread's entry/exit records in time
+ * order up to a switch-out, then read the thread's stack of open calls.
+ * Depth per thread is bounded (FT_OFFCPU_USTACK_MAX; deeper entries are
+ * counted, not stored, and popped again by their exits).
+ */
+#define FT_OFFCPU_USTACK_MAX 256
+
+struct ft_offcpu_ustack;
+
+struct ft_offcpu_ustack *ft_offcpu_ustack_new(void);
+void ft_offcpu_ustack_free(struct ft_offcpu_ustack *us);
+/*
+ * tid entered the function at addr.  depth is the entry's nesting depth
+ * (0 outermost) when the reader knows it: the stack is first cut (or padded
+ * with unknown frames, after lost records) to depth; -1 pushes on top.
+ * Returns 0, or -1 (ENOMEM).
+ */
+int ft_offcpu_ustack_entry(struct ft_offcpu_ustack *us, uint32_t tid, int depth, uint64_t addr);
+/*
+ * The call of tid at depth returned (the stack becomes depth deep); -1
+ * pops one.  An exit with no open call is ignored (the trace began inside
+ * it); so is one that would deepen the stack.
+ */
+void ft_offcpu_ustack_exit(struct ft_offcpu_ustack *us, uint32_t tid, int depth);
+/*
+ * The open calls of tid, leaf first, into ips (at most max); unknown frames
+ * (padding) are left out.  Returns the number written (0 when the thread
+ * has none or is unknown).
+ */
+uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, uint64_t *ips,
+			      uint32_t max);
+
+/* --- reading a trace file ---------------------------------------------------- */
+
+/*
+ * Run the engine over a trace file: its kernel sched_switch / sched_wakeup /
+ * sched_wakeup_new / sched_process_fork events (kevents.h), merged in time
+ * with its user function_graph records (trace.h) so that each switch-out
+ * gets the thread's exact user call stack when the thread was traced, and
+ * the kernel's userstacktrace stack otherwise.
+ *
+ * Threads analysed: those of pid (and of the children it forked in the
+ * recording) when pid > 0; else those of the program `ftrail offcpu
+ * --record` started (META offcpu_pid), else those the TASKS section names
+ * (the traced program's), else every thread but the idle task.
+ *
+ * Returns NULL with a one-line reason in err (no kernel sched_switch events,
+ * corrupt file, out of memory).  The result stays readable until closed.
+ */
+struct ft_offcpu_file;
+
+struct ft_offcpu_file_stats {
+	uint64_t kevents;        /* kernel events read */
+	uint64_t kmissed;        /* of which the kernel reported lost (events) */
+	uint64_t uevents;        /* user records read */
+	uint64_t ustack_graph;   /* switch-outs with a function_graph user stack */
+	uint64_t ustack_kernel;  /* ... with the kernel's userstacktrace stack */
+	uint64_t ustack_none;    /* ... with no user stack */
+	uint64_t kstack_none;    /* ... with no kernel stack */
+	uint64_t begin_ts, end_ts;
+	int filtered;            /* a thread filter applied (see above) */
+};
+
+struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns, uint32_t pid,
+					   char *err, size_t errlen);
+void ft_offcpu_file_close(struct ft_offcpu_file *f);
+struct ft_offcpu *ft_offcpu_file_engine(struct ft_offcpu_file *f);
+void ft_offcpu_file_get_stats(const struct ft_offcpu_file *f, struct ft_offcpu_file_stats *st);
+
+/* The ft_offcpu_sym_fn for this file's symbols (arg = the ft_offcpu_file). */
+int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t len,
+		       void *arg);
+
+/*
+ * One call for `ftrail flame --offcpu`: the off-CPU folded stacks of a trace
+ * file (ft_offcpu_fold's convention) added into out, weights in ns /
+ * unit_ns.  thresh_ns does not change the folded totals (every interval is
+ * folded once, direct or not).  Returns 0, or -1 with a reason in err.
+ */
+int ft_offcpu_fold_file(const char *path, uint64_t thresh_ns, uint32_t pid, struct ft_folded *out,
+			uint64_t unit_ns, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The unified trace reader: opens a trace file (core/tracefile.h), loads its
+ * tables, decodes every UDATA buffer (core/record.h) and merges them -- and
+ * any other event source, such as the kernel events of analysis/kevents.h --
+ * into one stream ordered by time.  Every analysis (show, report, stacks,
+ * offcpu, flame, export...) reads through this.
+ *
+ * META keys this reader uses ("key=value" lines; a key written twice takes
+ * its last value, so a META chunk written at the end of the recording
+ * updates earlier ones).  Written by cmd/record.c, core/clock.h and
+ * recorder/urecord.c:
+ *
+ *   clock=x86-tsc|mono          ticks -> ns (core/clock.h, ft_clock_meta()):
+ *   tsc_mult=<u32>                ns = tsc_ref_ns + ((ticks - tsc_ref) * tsc_mult >> tsc_shift)
+ *   tsc_shift=<u32>             missing: ticks are taken as ns, with a warning
+ *   tsc_ref=<u64 ticks>
+ *   tsc_ref_ns=<u64 ns>
+ *   tracer=nop|function|function_graph   missing: guessed from the records
+ *   options=<ft_options_format() list>   record-time options; show starts
+ *                               from their display bits, then applies -O
+ *   nr_cpus=<n>                 "#P:" in headers (default 1)
+ *   kernel=<uname -r>           latency-format header
+ *   cmdline=<traced command>    latency-format header ("task:")
+ *   user_lost=<u64>             events lost in all user buffers; with the
+ *                               decoded count gives "entries-written"
+ *                               (written=<u64> overrides when present)
+ *
+ * Other sections this reader loads: MODULES (one line per mapped object;
+ * the module index is the 0-based line number; see core/symbols.h for how
+ * "start" and "file offset" give the module base), FUNCS, SYMTAB (id =
+ * module index), KALLSYMS, STACKMAP (id 0 user, 1 kernel), TASKS.
+ *
+ * Buffers.  A UDATA section id is a buffer id: one thread at one nesting
+ * level.  The chunks of one id form, in file order, one sequence of pages
+ * (a page may be cut across chunks); they are loaded one at a time while
+ * the stream is read, so memory stays near two chunks per buffer.  Each page header gives pid, tid
+ * and level; its `lost` count is reported as an FT_EV_LOST event at the page's time, before its
+ * first record; its `depth` resynchronises the function_graph depth tracked for the buffer (after
+ * lost pages, frames whose exit was lost are dropped, frames whose entry was lost are inserted as
+ * unknown, fid FT_FID_UNKNOWN).  Records that qualify the previous one (PARENT_ADDR after FUNC)
+ * must be in the same page; a STACK / STACK_ID record becomes an FT_EV_STACK event of its own that
+ * follows the event it belongs to.
+ *
+ * Errors: a corrupt file or record makes ft_trace_open()/ft_trace_next()
+ * fail with a one-line reason; nothing is read out of bounds.  A file cut
+ * short is read up to its last complete section, with a warning
+ * (ft_trace_warnings()).
+ */
+#ifndef FTRAIL_TRACE_H
+#define FTRAIL_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "symbols.h"
+
+#define FT_FID_UNKNOWN UINT32_MAX
+
+enum ft_ev_type {
+	FT_EV_ENTRY,	 /* function_graph entry: fid, depth */
+	FT_EV_EXIT,	 /* function_graph exit: fid, depth, duration (if has_entry) */
+	FT_EV_FUNC,	 /* function tracer: fid, parent_fid or parent_addr */
+	FT_EV_STACK,	 /* stack of the previous event: stack_id and/or ips */
+	FT_EV_LOST,	 /* count events lost at this point of this buffer */
+	FT_EV_MARKER,	 /* data/len: trace_marker text */
+	FT_EV_BINMARKER, /* data/len: trace_marker_raw bytes */
+	FT_EV_EVENT,	 /* user trace event: event_id, data/len its fields */
+	FT_EV_COMM,	 /* data/len: the thread's new name */
+	FT_EV_FORK,	 /* count: child pid */
+	FT_EV_EXEC,	 /* data/len: new program */
+	FT_EV_TEXIT,	 /* count: exit status (int) */
+	FT_EV_SIGNAL,	 /* count: signal number */
+	FT_EV_TRACE_ON,
+	FT_EV_TRACE_OFF,
+	FT_EV_SOURCE, /* from an added source (kernel events): src, priv */
+};
+
+struct ft_trace_source;
+
+struct ft_event {
+	enum ft_ev_type type;
+	uint64_t ts; /* ns on the trace clock */
+	uint32_t pid, tid;
+	int cpu;	      /* -1 for user events (the runtime does not know it) */
+	uint16_t level;	      /* 0 thread context, 1.. nested signal handler */
+	uint64_t buffer;      /* UDATA id; UINT64_MAX for source events */
+	int depth;	      /* ENTRY/EXIT: nesting depth, 0 = outermost; others: open frames */
+	uint32_t fid;	      /* ENTRY/EXIT/FUNC; STACK: fid of the event it follows */
+	uint32_t parent_fid;  /* FUNC: parent's fid, or FT_FID_UNKNOWN */
+	uint64_t parent_addr; /* FUNC: parent return address when not a traced function */
+	uint64_t duration;    /* EXIT: ns since the entry (valid if has_entry) */
+	int has_entry;	      /* EXIT: its entry was seen */
+	int unwound;	      /* EXIT: frame left without a return (longjmp, throw) */
+	uint64_t count;	      /* LOST/FORK/TEXIT/SIGNAL, see above */
+	uint32_t event_id;    /* EVENT */
+	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload */
+	size_t len;
+	int64_t stack_id;    /* STACK: id in the user map, or -1 */
+	const uint64_t *ips; /* STACK: the addresses (from the map or inline) */
+	uint32_t nr_ips;
+	/* SOURCE events */
+	const char *comm; /* the source's task name, or NULL (then TASKS is used) */
+	const struct ft_trace_source *src;
+	void *priv;
+};
+
+/*
+ * Another event stream merged by time (the kernel's).  next() fills *ev
+ * (type FT_EV_SOURCE, ts in ns on the trace clock -- convert ticks with
+ * ft_trace_tsc_to_ns() -- pid/tid/cpu, and priv for its own use), and
+ * returns 1, 0 at the end, or -1 with a reason in err.  Whatever priv
+ * points to must stay valid until the following next() call of the same
+ * source.  print() writes the event's text after the context columns
+ * ("sched_switch: prev_comm=..."), without newline.
+ */
+struct ft_trace_source {
+	const char *name;
+	int (*next)(void *arg, struct ft_event *ev, char *err, size_t errlen);
+	void (*print)(void *arg, const struct ft_event *ev, FILE *f);
+	void *arg;
+};
+
+struct ft_trace;
+
+/*
+ * Open a trace file and load its tables (META, MODULES, FUNCS, SYMTAB,
+ * KALLSYMS, STACKMAP, TASKS) and the first chunk of each UDATA buffer.
+ * NULL with a one-line reason in err.
+ */
+struct ft_trace *ft_trace_open(const char *path, char *err, size_t errlen);
+void ft_trace_close(struct ft_trace *t);
+
+/* Warnings gathered while opening (cut-short file, missing clock...). */
+size_t ft_trace_nr_warnings(const struct ft_trace *t);
+const char *ft_trace_warning(const struct ft_trace *t, size_t i);
+
+/* The underlying file, for sections this reader does not interpret. */
+struct ft_reader *ft_trace_reader(struct ft_trace *t);
+const char *ft_trace_meta(struct ft_trace *t, const char *key);
+
+/* ticks -> ns with META's clock. */
+uint64_t ft_trace_tsc_to_ns(const struct ft_trace *t, uint64_t ticks);
+
+/* "function_graph", "function" or "nop": META tracer, or guessed. */
+const char *ft_trace_tracer(const struct ft_trace *t);
+
+/* Merge another source (before the first ft_trace_next()).  0 or -1. */
+int ft_trace_add_source(struct ft_trace *t, const struct ft_trace_source *src);
+
+/*
+ * The next event in time order (ties: user buffers by id, then sources in
+ * the order added).  Returns 1 and fills *ev, 0 at the end, -1 on a corrupt
+ * record (reason in err).  Pointers in *ev stay valid until the next call.
+ */
+int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t errlen);
+
+/*
+ * The event that comes next in the same user buffer as ev (for the
+ * function_graph leaf test), without consuming it.  1 and *next filled, 0
+ * when the buffer has nothing more, -1 on corruption.
+ */
+int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct ft_event *next);
+
+/* Rewind to the first event (sources are not rewound: add them again). */
+int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen);
+
+/* Counters after a full pass: records decoded and events reported lost. */
+uint64_t ft_trace_nr_decoded(const struct ft_trace *t);
+uint64_t ft_trace_nr_lost(const struct ft_trace *t);
+
+/* Tables. */
+uint32_t ft_trace_nr_funcs(const struct ft_trace *t);
+uint64_t ft_trace_func_addr(const struct ft_trace *t, uint32_t fid); /* 0 if unknown */
+const struct ft_symbols *ft_trace_symbols(const struct ft_trace *t);
+
+/*
+ * Name of fid ("name", or "name+0xoff/0xsize" with sym_offset), or of an
+ * address; unresolvable ones print as "0x<addr>" / "fid#N".  Returns buf.
+ */
+const char *ft_trace_func_name(const struct ft_trace *t, uint32_t fid, int sym_offset, char *buf,
+			       size_t len);
+const char *ft_trace_addr_name(const struct ft_trace *t, uint64_t addr, int sym_offset, char *buf,
+			       size_t len);
+
+/* The same for an address seen in process pid (its own modules first). */
+const char *ft_trace_addr_name_pid(const struct ft_trace *t, uint32_t pid, uint64_t addr,
+				   int sym_offset, char *buf, size_t len);
+
+/* Thread name of tid (TASKS, updated by COMM events as the stream is read). */
+const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid);
+
+/* Stack by id: map 0 user, 1 kernel.  0 with ips/nr, or -1 when unknown. */
+int ft_trace_stack(const struct ft_trace *t, int map, uint32_t id, const uint64_t **ips,
+		   uint32_t *nr);
+
+#endif

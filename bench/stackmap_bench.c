@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Stack map benchmark (issue 2 item 5).
+ *
+ * ns per get_id, for hits and for first inserts, at depths 8/16/32/64 with
+ * 1 and 2 threads, side by side in the same run with its peers:
+ *
+ *   ftrail   ft_stackmap_get_id (lock-free)
+ *   mutex    the same open-addressing map (same hash, same pool, same full
+ *            compare) with every call under one pthread mutex
+ *   copy     no deduplication: copy the whole stack into a per-thread
+ *            buffer (what recording the full stack costs the writer)
+ *
+ * and, first, the hash functions of core/hash.h (speed, and quality as the
+ * mean probe length in a half-full linear-probing table of realistic
+ * stacks).  Times are per call as seen by one thread (with 2 threads: the
+ * mean of both threads' own time per call).  Ratios are computed within
+ * the run, so a busy machine skews the absolute numbers, less the ratios.
+ *
+ *   build/bench/stackmap_bench [-q]      (-q: a shorter run, for tests)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hash.h"
+#include "stackmap.h"
+
+#define HOT 1024     /* distinct stacks of the "hit 1k" loops */
+#define HOT_SMALL 16 /* distinct stacks of the "hit 16" loops */
+#define INS_BITS 18  /* map for the insert loops: 2^18 stacks */
+#define MAXT 2
+
+static long hit_iters = 4000000, ins_per_thread = 100000;
+
+/*
+ * Wall-clock time by default: it shows what a thread waiting for the mutex
+ * loses.  With -c, CPU time of the calling thread: on a shared machine a
+ * thread that is not running is not charged, so the figures hold up better
+ * under load, but a thread blocked on the mutex is not charged either.
+ */
+static clockid_t bench_clock = CLOCK_MONOTONIC;
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(bench_clock, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* ---- the mutex-protected peer: same table design, one lock ---- */
+
+struct mmap_elt {
+	uint32_t nr, ref;
+	uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+};
+
+struct mutex_map {
+	pthread_mutex_t lock;
+	uint32_t bits, size, max, next;
+	uint64_t keys_h[FT_HASH_NKEYS];
+	uint32_t *keys, *vals;
+	struct mmap_elt *elts;
+};
+
+static void mutex_map_init(struct mutex_map *m, unsigned int bits)
+{
+	pthread_mutex_init(&m->lock, NULL);
+	m->bits = bits;
+	m->size = 2u << bits;
+	m->max = 1u << bits;
+	m->next = 0;
+	ft_hash_keys(m->keys_h, 0x1234567890abcdefull);
+	if (!m->keys) { /* sized once for the largest map, faulted in */
+		m->keys = calloc(2u << INS_BITS, 4);
+		m->vals = calloc(2u << INS_BITS, 4);
+		m->elts = calloc(1u << INS_BITS, sizeof(*m->elts));
+		if (!m->keys || !m->vals || !m->elts)
+			abort();
+		memset(m->elts, 0, sizeof(*m->elts) << INS_BITS);
+	}
+	memset(m->keys, 0, (size_t)m->size * 4);
+	memset(m->vals, 0, (size_t)m->size * 4);
+}
+
+static int mutex_map_get_id(struct mutex_map *m, const uint64_t *ips, uint32_t nr)
+{
+	uint32_t key = ft_hash_stack(ips, nr, m->keys_h), idx;
+	int ret = -ENOSPC;
+
+	if (!key)
+		key = 1;
+	idx = key >> (31 - m->bits);
+	pthread_mutex_lock(&m->lock);
+	for (int p = 0; p < FT_STACKMAP_MAX_PROBE; p++, idx = (idx + 1) & (m->size - 1)) {
+		if (m->keys[idx] == key) {
+			struct mmap_elt *e = &m->elts[m->vals[idx] - 1];
+
+			if (e->nr == nr && !memcmp(e->ips, ips, nr * 8)) {
+				e->ref++;
+				ret = (int)idx;
+				break;
+			}
+		} else if (!m->keys[idx]) {
+			struct mmap_elt *e;
+
+			if (m->next >= m->max)
+				break;
+			e = &m->elts[m->next++];
+			e->nr = nr;
+			e->ref = 1;
+			memcpy(e->ips, ips, nr * 8);
+			m->keys[idx] = key;
+			m->vals[idx] = m->next;
+			ret = (int)idx;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&m->lock);
+	return ret;
+}
+
+/* ---- workloads ---- */
+
+enum peer { FT, MUTEX, COPY, NPEERS };
+enum mode { HIT16, HIT1K, INSERT, NMODES };
+static const char *peer_name[NPEERS] = {"ftrail", "mutex", "copy"};
+
+static uint64_t (*hot)[FT_STACKMAP_MAX_DEPTH]; /* HOT stacks */
+static struct ft_stackmap ftmap;
+static void *ftmem;
+static size_t ftlen;
+static struct mutex_map mmap_peer;
+static pthread_barrier_t barrier;
+static volatile uint64_t sink;
+
+struct job {
+	enum peer peer;
+	int mode; /* HIT16, HIT1K: hits on a hot set; INSERT: first inserts */
+	uint32_t depth;
+	int tid;
+	double ns_per_call;
+};
+
+static void gen_hot(uint32_t depth, uint64_t seed)
+{
+	for (int i = 0; i < HOT; i++) {
+		for (uint32_t k = 0; k < depth; k++)
+			hot[i][k] = 0x401000 + (xorshift(&seed) % 8192) * 16;
+		hot[i][0] = 0x7f0000000000ull + (uint64_t)i * 32;
+	}
+}
+
+static void *run_job(void *arg)
+{
+	struct job *j = arg;
+	uint64_t buf[FT_STACKMAP_MAX_DEPTH], r = 0x9E3779B97F4A7C15ull * (uint64_t)(j->tid + 1);
+	/* copy peer: a 1 MiB per-thread buffer written like a ring buffer */
+	static __thread uint64_t ring[1 << 17];
+	size_t pos = 0;
+	long n = j->mode == INSERT ? ins_per_thread : hit_iters;
+	uint32_t nhot = j->mode == HIT16 ? HOT_SMALL : HOT;
+	uint32_t idx[4096];
+	uint64_t acc = 0;
+	double t0, t1;
+
+	for (int i = 0; i < 4096; i++)
+		idx[i] = (uint32_t)(xorshift(&r) % nhot);
+	memcpy(buf, hot[j->tid], sizeof(buf));
+	memset(ring, 0, sizeof(ring));
+	pthread_barrier_wait(&barrier);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		const uint64_t *ips;
+		int id = 0;
+
+		if (j->mode == INSERT) {
+			/* a stack never seen before: a fresh innermost frame */
+			buf[0] = 0x10000000ull + ((uint64_t)j->tid << 40) + (uint64_t)i * 16;
+			ips = buf;
+		} else {
+			ips = hot[idx[i & 4095]];
+		}
+		switch (j->peer) {
+		case FT:
+			id = ft_stackmap_get_id(&ftmap, ips, j->depth);
+			break;
+		case MUTEX:
+			id = mutex_map_get_id(&mmap_peer, ips, j->depth);
+			break;
+		case COPY:
+			if (pos + j->depth + 2 > (1u << 17))
+				pos = 0;
+			ring[pos] = j->depth; /* a record header, as a ring buffer has */
+			memcpy(&ring[pos + 1], ips, j->depth * 8);
+			pos += j->depth + 1;
+			break;
+		default:
+			break;
+		}
+		acc += (uint64_t)id;
+	}
+	t1 = now_ns();
+	sink += acc + ring[pos / 2];
+	j->ns_per_call = (t1 - t0) / (double)n;
+	return NULL;
+}
+
+/* Fresh maps (not timed), then nthreads workers; mean ns per call per thread. */
+static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthreads)
+{
+	int insert = mode == INSERT, nhot = mode == HIT16 ? HOT_SMALL : HOT;
+	struct job jobs[MAXT];
+	pthread_t th[MAXT];
+	double sum = 0;
+
+	ft_stackmap_init(&ftmap, ftmem, ftlen, insert ? INS_BITS : 14);
+	mutex_map_init(&mmap_peer, insert ? INS_BITS : 14);
+	if (!insert) /* warm: the hot set is in the map */
+		for (int i = 0; i < nhot; i++) {
+			if (peer == FT && ft_stackmap_get_id(&ftmap, hot[i], depth) < 0)
+				abort();
+			if (peer == MUTEX && mutex_map_get_id(&mmap_peer, hot[i], depth) < 0)
+				abort();
+		}
+	pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
+	for (int t = 0; t < nthreads; t++) {
+		jobs[t] = (struct job){peer, mode, depth, t, 0};
+		pthread_create(&th[t], NULL, run_job, &jobs[t]);
+	}
+	for (int t = 0; t < nthreads; t++) {
+		pthread_join(th[t], NULL);
+		sum += jobs[t].ns_per_call;
+	}
+	pthread_barrier_destroy(&barrier);
+	if (peer == FT) {
+		struct ft_stackmap_stat st;
+
+		ft_stackmap_get_stat(&ftmap, &st);
+		if (st.drops)
+			fprintf(stderr, "warning: %llu drops in the ftrail map\n",
+				(unsigned long long)st.drops);
+	}
+	return sum / nthreads;
+}
+
+/* ---- hash functions ---- */
+
+static double hash_ns(int which, uint32_t depth)
+{
+	uint64_t keys[FT_HASH_NKEYS];
+	long n = hit_iters;
+	uint32_t acc = 0;
+	double t0;
+
+	ft_hash_keys(keys, 0x0123456789abcdefull);
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		const uint64_t *w = hot[i & (HOT - 1)];
+
+		if (which == 0)
+			acc += ft_hash_jhash2((const uint32_t *)w, depth * 2, (uint32_t)i);
+		else if (which == 1)
+			acc += ft_hash_mx(w, depth, (uint64_t)i);
+		else if (which == 2)
+			acc += ft_hash_mum2(w, depth, (uint64_t)i);
+		else
+			acc += ft_hash_stack(w, depth, keys);
+	}
+	sink += acc;
+	return (now_ns() - t0) / (double)n;
+}
+
+/*
+ * Mean probes per successful lookup after inserting 2^14 realistic stacks
+ * (a shared call path, callers a few return addresses apart, at base) into a 2^15
+ * linear-probing table indexed by the top bits, as the map does.  Ideal
+ * (uniform hash) at load 0.5: (1 + 1/(1-0.5)) / 2 = 1.5.
+ */
+static double probe_len_seed(int which, uint64_t base, uint64_t seed)
+{
+	enum { BITS = 15, N = 1 << 14 };
+	static uint32_t table[1 << BITS];
+	uint64_t s[16] = {0}, total = 0, keys[FT_HASH_NKEYS];
+
+	memset(table, 0, sizeof(table));
+	ft_hash_keys(keys, seed);
+	for (uint32_t k = 0; k < 16; k++)
+		s[k] = base + 0x1000 + k * 0x120;
+	for (uint32_t i = 0; i < N; i++) {
+		uint32_t h, idx, p = 1;
+
+		/* the innermost frames vary a little, like call sites in one function */
+		s[0] = base + 0x2000 + (i & 63) * 5;
+		s[1] = base + 0x3000 + ((i >> 6) & 63) * 7;
+		s[2] = base + 0x4000 + (i >> 12) * 3;
+		if (which == 0)
+			h = ft_hash_jhash2((const uint32_t *)s, 32, (uint32_t)seed);
+		else if (which == 1)
+			h = ft_hash_mx(s, 16, seed);
+		else if (which == 2)
+			h = ft_hash_mum2(s, 16, seed);
+		else
+			h = ft_hash_stack(s, 16, keys);
+		h = h ? h : 1;
+		idx = h >> (32 - BITS);
+		while (table[idx]) {
+			idx = (idx + 1) & ((1u << BITS) - 1);
+			p++;
+		}
+		table[idx] = h;
+		total += p;
+	}
+	return (double)total / N;
+}
+
+/* The same, averaged over 8 seeds. */
+static double hash_probe_len(int which, uint64_t base)
+{
+	double sum = 0;
+
+	for (uint64_t k = 0; k < 8; k++)
+		sum += probe_len_seed(which, base, 0xfeedface12345678ull * (k + 1) + k);
+	return sum / 8;
+}
+
+int main(int argc, char **argv)
+{
+	static const uint32_t depths[] = {8, 16, 32, 64};
+	static const char *hname[] = {"jhash2 (seed 003)", "mult-xorshift (serial)",
+				      "mum pairs (wyhash-like)", "ft_hash_stack (NH+mum)"};
+	double res[4][MAXT][NMODES][NPEERS]; /* depth, threads-1, mode, peer */
+
+	for (int a = 1; a < argc; a++) {
+		if (!strcmp(argv[a], "-q")) {
+			hit_iters = 200000;
+			ins_per_thread = 20000;
+		} else if (!strcmp(argv[a], "-c")) {
+			bench_clock = CLOCK_THREAD_CPUTIME_ID;
+		} else {
+			fprintf(stderr, "usage: stackmap_bench [-q] [-c]\n");
+			return 2;
+		}
+	}
+	hot = aligned_alloc(64, sizeof(*hot) * HOT);
+	ftlen = ft_stackmap_mem_size(INS_BITS);
+	ftmem = aligned_alloc(64, ftlen);
+	if (!hot || !ftmem)
+		return 1;
+	memset(ftmem, 0, ftlen); /* fault the pool in: page faults are not get_id's cost */
+	gen_hot(FT_STACKMAP_MAX_DEPTH, 1);
+
+	printf("hash functions, ns per stack (and mean probes at load 0.5, ideal 1.50)\n");
+	printf("%-24s %7s %7s %7s %7s   %s\n", "hash", "d=8", "d=16", "d=32", "d=64",
+	       "probes user/kernel addresses");
+	for (int w = 0; w < 4; w++) {
+		printf("%-24s", hname[w]);
+		for (int d = 0; d < 4; d++)
+			printf(" %7.2f", hash_ns(w, depths[d]));
+		printf("   %.2f / %.2f\n", hash_probe_len(w, 0x400000),
+		       hash_probe_len(w, 0xffffffff81000000ull));
+	}
+
+	for (int d = 0; d < 4; d++) {
+		gen_hot(depths[d], 7 + (uint64_t)d);
+		for (int t = 1; t <= MAXT; t++)
+			for (int m = 0; m < NMODES; m++)
+				for (int p = 0; p < NPEERS; p++)
+					res[d][t - 1][m][p] =
+					    measure((enum peer)p, (enum mode)m, depths[d], t);
+	}
+
+	printf("\nget_id, ns per call per thread (%s time); hit16/hit1k: hits spread over "
+	       "16 / %d stacks, ins: a new stack each call; copy: full stack into a buffer\n",
+	       bench_clock == CLOCK_MONOTONIC ? "wall-clock" : "thread CPU", HOT);
+	printf("%5s %3s | %-23s | %-23s | %6s | %-20s | %s\n", "", "", "       ftrail",
+	       "       mutex", "", "     mutex/ftrail", "copy/ft");
+	printf("%5s %3s | %7s %7s %7s | %7s %7s %7s | %6s | %6s %6s %6s | %7s\n", "depth", "thr",
+	       "hit16", "hit1k", "ins", "hit16", "hit1k", "ins", "copy", "hit16", "hit1k", "ins",
+	       "hit16");
+	for (int d = 0; d < 4; d++)
+		for (int t = 0; t < MAXT; t++) {
+			double(*r)[NPEERS] = res[d][t];
+
+			printf("%5u %3d | %7.2f %7.2f %7.2f | %7.2f %7.2f %7.2f | %6.2f | %5.2fx "
+			       "%5.2fx %5.2fx | %6.2fx\n",
+			       depths[d], t + 1, r[HIT16][FT], r[HIT1K][FT], r[INSERT][FT],
+			       r[HIT16][MUTEX], r[HIT1K][MUTEX], r[INSERT][MUTEX], r[HIT16][COPY],
+			       r[HIT16][MUTEX] / r[HIT16][FT], r[HIT1K][MUTEX] / r[HIT1K][FT],
+			       r[INSERT][MUTEX] / r[INSERT][FT], r[HIT16][COPY] / r[HIT16][FT]);
+		}
+	printf("\ntarget: hit at depth 16 <= 15 ns and >= 5x cheaper than the mutex map\n");
+	for (int t = 0; t < MAXT; t++)
+		printf("  %d thread%s: hit16 %.2f ns (mutex/ftrail %.2fx), hit1k %.2f ns "
+		       "(mutex/ftrail %.2fx)\n",
+		       t + 1, t ? "s" : " ", res[1][t][HIT16][FT],
+		       res[1][t][HIT16][MUTEX] / res[1][t][HIT16][FT], res[1][t][HIT1K][FT],
+		       res[1][t][HIT1K][MUTEX] / res[1][t][HIT1K][FT]);
+	(void)peer_name;
+	return 0;
+}

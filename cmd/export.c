@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail export: a trace (or folded stacks) as Chrome Trace Event JSON or
+ * speedscope JSON, streamed in bounded memory.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "export_chrome.h"
+#include "export_progress.h"
+#include "export_speedscope.h"
+#include "export_trace.h"
+#include "folded.h"
+#include "util.h"
+
+const char cmd_export_usage[] =
+	"usage: ftrail export --format chrome|speedscope [-i FILE] -o FILE\n"
+	"       ftrail export --format chrome|speedscope --from-folded FILE -o FILE\n"
+	"\n"
+	"Write a trace for the viewers people already use:\n"
+	"  chrome      Chrome Trace Event JSON (chrome://tracing, Perfetto, speedscope):\n"
+	"              calls as B/E pairs (or X events with --complete), timestamps in\n"
+	"              microseconds with a nanosecond fraction, pid/tid, thread and\n"
+	"              process names as metadata, kernel events and markers as instant\n"
+	"              events with their fields, lost events as 'lost events' markers\n"
+	"  speedscope  speedscope's JSON: one evented profile per thread, one shared\n"
+	"              frame table (kernel events are left out: the format has no place\n"
+	"              for them)\n"
+	"Output streams: memory stays bounded (per thread only its open calls), so\n"
+	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
+	"\n"
+	"  -f, --format F      chrome or speedscope (required)\n"
+	"  -i FILE             trace file (default ./ftrail.dat)\n"
+	"  -o FILE             output file ('-' for standard output; required)\n"
+	"  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
+	"                      timeline instead of reading a trace\n"
+	"  --sample-ns N       --from-folded: duration of one count, in ns (1000)\n"
+	"  --complete          chrome: X events (one per call) instead of B/E pairs\n"
+	"  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
+	"  --no-kernel         leave the trace's kernel events out\n";
+
+enum {
+	OPT_FROM_FOLDED = 256,
+	OPT_SAMPLE_NS,
+	OPT_COMPLETE,
+	OPT_ABSOLUTE,
+	OPT_NO_KERNEL,
+};
+
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, 'f' },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "from-folded", required_argument, NULL, OPT_FROM_FOLDED },
+	{ "sample-ns", required_argument, NULL, OPT_SAMPLE_NS },
+	{ "complete", no_argument, NULL, OPT_COMPLETE },
+	{ "absolute-time", no_argument, NULL, OPT_ABSOLUTE },
+	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ NULL, 0, NULL, 0 },
+};
+
+enum fmt { FMT_CHROME, FMT_SPEEDSCOPE };
+
+struct sink {
+	enum fmt fmt;
+	struct ft_chrome *c;
+	struct ft_speedscope *s;
+	uint64_t events;
+};
+
+static int sink_event(const struct ft_xevent *ev, void *arg)
+{
+	struct sink *k = arg;
+
+	k->events++;
+	return k->fmt == FMT_CHROME ? ft_chrome_event(k->c, ev) : ft_speedscope_event(k->s, ev);
+}
+
+/*
+ * Folded stacks as a timeline of one thread: each line lasts count x
+ * sample_ns; a frame stays open across consecutive lines that share it.
+ * Only the previous line is kept.  Dies with one line on malformed input.
+ */
+static void run_folded(const char *path, uint64_t sample_ns, struct sink *k)
+{
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	struct ft_xevent ev = { .pid = 1, .tid = 1, .cpu = -1 };
+	char *line = NULL, *prev = NULL;
+	size_t cap = 0, pcap = 0, nprev = 0, cprev = 0;
+	size_t *poff = NULL; /* start of each open frame's name in prev */
+	uint64_t ts = 0, done = 0, size = 0;
+	unsigned long lineno = 0;
+	struct ft_progress pr;
+	struct stat st;
+	ssize_t n;
+
+	if (!in)
+		ft_die("cannot open %s: %s", path, strerror(errno));
+	if (!fstat(fileno(in), &st) && S_ISREG(st.st_mode))
+		size = (uint64_t)st.st_size;
+	ft_progress_init(&pr, "export", -1);
+	ev.type = FT_XEV_PROCESS_NAME;
+	ev.name = "folded stacks";
+	if (sink_event(&ev, k))
+		goto werr;
+	ev.type = FT_XEV_THREAD_NAME;
+	if (sink_event(&ev, k))
+		goto werr;
+	while ((n = getline(&line, &cap, in)) >= 0) {
+		const char *stack;
+		size_t len, depth = 0, i;
+		uint64_t w;
+		int r;
+		char *p;
+
+		lineno++;
+		done += (uint64_t)n;
+		ft_progress_update(&pr, done, size, k->events);
+		r = ft_folded_split_line(line, &stack, &len, &w);
+		if (r == 0)
+			continue;
+		if (r < 0) {
+			ft_progress_done(&pr);
+			ft_die("%s:%lu: not a folded-stack line (want 'a;b;c COUNT')", path, lineno);
+		}
+		/* frames shared with the previous line stay open */
+		p = (char *)stack;
+		while (depth < nprev) {
+			char *semi = strchr(p, ';');
+			size_t fl = semi ? (size_t)(semi - p) : strlen(p);
+
+			if (strlen(prev + poff[depth]) != fl || memcmp(prev + poff[depth], p, fl))
+				break;
+			depth++;
+			if (!semi) {
+				p += fl;
+				break;
+			}
+			p = semi + 1;
+		}
+		ev.ts = ts;
+		ev.type = FT_XEV_EXIT;
+		for (i = nprev; i > depth; i--)
+			if (sink_event(&ev, k))
+				goto werr;
+		/* keep this line as the new previous one, frames NUL-separated */
+		if (len + 1 > pcap) {
+			pcap = len + 1;
+			prev = ft_realloc(prev, pcap);
+		}
+		memcpy(prev, stack, len + 1);
+		nprev = 0;
+		for (char *q = prev;; q++) {
+			if (nprev == cprev) {
+				cprev = cprev ? cprev * 2 : 64;
+				poff = ft_realloc(poff, cprev * sizeof(*poff));
+			}
+			poff[nprev++] = (size_t)(q - prev);
+			q = strchr(q, ';');
+			if (!q)
+				break;
+			*q = '\0';
+		}
+		ev.type = FT_XEV_ENTRY;
+		ev.cat = "function";
+		for (i = depth; i < nprev; i++) {
+			ev.name = prev + poff[i];
+			if (sink_event(&ev, k))
+				goto werr;
+		}
+		ts += w * sample_ns;
+	}
+	if (ferror(in))
+		ft_die("%s: read error: %s", path, strerror(errno));
+	ev.ts = ts;
+	ev.type = FT_XEV_EXIT;
+	for (size_t i = nprev; i > 0; i--)
+		if (sink_event(&ev, k))
+			goto werr;
+	ft_progress_done(&pr);
+	free(line);
+	free(prev);
+	free(poff);
+	if (in != stdin)
+		fclose(in);
+	return;
+werr:
+	ft_progress_done(&pr);
+	ft_die("writing the export: %s", strerror(errno ? errno : EIO));
+}
+
+/* An output left half written by a failure is removed (ft_die exits). */
+static const char *partial_output;
+
+static void remove_partial(void)
+{
+	if (partial_output)
+		unlink(partial_output);
+}
+
+static int is_regular(FILE *f)
+{
+	struct stat st;
+
+	return !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *input = "ftrail.dat", *output = NULL, *format = NULL, *from_folded = NULL;
+	struct ft_chrome_opts co = { 0 };
+	uint64_t sample_ns = 1000;
+	int kernel = 1, c;
+	struct sink k = { 0 };
+	struct ft_xtrace *x = NULL;
+	FILE *out;
+	char err[1024];
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":f:i:o:", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'f': format = optarg; break;
+		case 'i': input = optarg; break;
+		case 'o': output = optarg; break;
+		case OPT_FROM_FOLDED: from_folded = optarg; break;
+		case OPT_SAMPLE_NS:
+			if (ft_parse_u64(optarg, 1, 1000000000000ull, &sample_ns))
+				ft_die("export: --sample-ns wants a number of ns in [1,10^12], not '%s'",
+				       optarg);
+			break;
+		case OPT_COMPLETE: co.complete = 1; break;
+		case OPT_ABSOLUTE: co.absolute_time = 1; break;
+		case OPT_NO_KERNEL: kernel = 0; break;
+		default:
+			ft_bad_option("export", c, argv);
+		}
+	}
+	if (optind < argc)
+		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
+	if (!format)
+		ft_die("export: --format chrome|speedscope is required");
+	if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
+		k.fmt = FMT_CHROME;
+	else if (!strcmp(format, "speedscope"))
+		k.fmt = FMT_SPEEDSCOPE;
+	else
+		ft_die("export: unknown format '%s' (chrome or speedscope)", format);
+	if (!output)
+		ft_die("export: -o FILE is required ('-' for standard output)");
+
+	/* open the input first: a bad input must not leave an empty output */
+	if (!from_folded) {
+		x = ft_xtrace_open(input, kernel, err, sizeof(err));
+		if (!x)
+			ft_die("%s", err);
+		for (size_t i = 0; i < ft_xtrace_nr_warnings(x); i++)
+			ft_warn("%s", ft_xtrace_warning(x, i));
+	} else if (strcmp(from_folded, "-") && access(from_folded, R_OK)) {
+		ft_die("cannot open %s: %s", from_folded, strerror(errno));
+	}
+
+	out = strcmp(output, "-") ? fopen(output, "w") : stdout;
+	if (!out)
+		ft_die("cannot create %s: %s", output, strerror(errno));
+	/* only a regular file is removed on failure, never e.g. /dev/null */
+	if (out != stdout && is_regular(out)) {
+		partial_output = output;
+		atexit(remove_partial);
+	}
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	co.source = from_folded ? from_folded : input;
+	if (k.fmt == FMT_CHROME)
+		k.c = ft_chrome_open(out, &co);
+	else
+		k.s = ft_speedscope_open(out, from_folded ? from_folded : input, NULL);
+	if (!k.c && !k.s)
+		ft_die("out of memory");
+
+	if (from_folded) {
+		run_folded(from_folded, sample_ns, &k);
+	} else {
+		struct ft_progress pr;
+		struct ft_xtrace_stats xs;
+		int r;
+
+		ft_progress_init(&pr, "export", -1);
+		r = ft_xtrace_run(x, sink_event, &k, &pr, err, sizeof(err));
+		ft_progress_done(&pr);
+		if (r)
+			ft_die("%s: %s", input, err);
+		ft_xtrace_get_stats(x, &xs);
+		if (xs.lost)
+			ft_warn("%llu events were lost while recording; the export marks where",
+				(unsigned long long)xs.lost);
+		ft_xtrace_close(x);
+	}
+
+	if (k.fmt == FMT_CHROME) {
+		struct ft_chrome_stats st;
+
+		if (ft_chrome_close(k.c, &st))
+			ft_die("writing %s: %s", output, strerror(errno));
+	} else {
+		struct ft_speedscope_stats st;
+
+		if (ft_speedscope_close(k.s, &st))
+			ft_die("writing %s: %s", output, strerror(errno));
+	}
+	if (out != stdout ? fclose(out) : fflush(out))
+		ft_die("writing %s: %s", output, strerror(errno));
+	partial_output = NULL;
+	return 0;
+}

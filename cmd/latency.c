@@ -1,0 +1,367 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail latency: durations of paired begin/end kernel events (seed 000:
+ * cpuhp_enter -> cpuhp_exit per CPU, each step labelled by its callback).
+ *
+ * Pairing: events are read in time order (analysis/kevents.h).  Per key
+ * (a field value, e.g. the target "cpu") a stack of open begins is kept;
+ * an end closes the most recent open begin of its key, so nested sequences
+ * (cpuhp_kick_ap_work around the steps the AP thread runs) pair correctly.
+ * Begins still open at the end and ends without a begin are counted.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "builtin.h"
+#include "kevents.h"
+#include "tracefile.h"
+#include "util.h"
+
+const char cmd_latency_usage[] =
+	"usage: ftrail latency --from SYS:EVENT --to SYS:EVENT [--key FIELD] [--label FIELD]\n"
+	"                      [-i FILE] [--summary]\n"
+	"\n"
+	"Pair each begin event (--from) with the next end event (--to) of the same key\n"
+	"and print the time between them: every pair, then per label the count, total,\n"
+	"min, avg and max, then a log2 histogram of all durations.  Pairing is\n"
+	"nesting-aware: per key, an end closes the most recent open begin.\n"
+	"\n"
+	"  --from SYS:EVENT   begin event; a glob or a comma-separated list, e.g.\n"
+	"                     'cpuhp:cpuhp_enter,cpuhp:cpuhp_multi_enter'\n"
+	"  --to SYS:EVENT     end event (same syntax)\n"
+	"  --key FIELD        field that both events carry and pairs them (default:\n"
+	"                     pid, the thread); 'cpu' is the event's own cpu field if it\n"
+	"                     has one, else the CPU that recorded it\n"
+	"  --label FIELD      field of the begin event that names the pair; pointers\n"
+	"                     are shown as kernel symbols (cpuhp_enter's fun)\n"
+	"  --summary          only the per-label table and the histogram\n"
+	"  -i FILE            trace file (default ./ftrail.dat)\n"
+	"\n"
+	"Example (seed 000): ftrail latency --from cpuhp:cpuhp_enter --to cpuhp:cpuhp_exit\n"
+	"                    --key cpu --label fun\n";
+
+enum { OPT_FROM = 256, OPT_TO, OPT_KEY, OPT_LABEL, OPT_SUMMARY };
+
+static const struct option long_options[] = {
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "key", required_argument, NULL, OPT_KEY },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "summary", no_argument, NULL, OPT_SUMMARY },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct open_begin {
+	uint64_t ts;
+	int cpu;
+	char *label;
+	int depth;
+};
+
+struct keyq {
+	char *key;
+	struct open_begin *v;
+	size_t n, cap;
+};
+
+struct label_stat {
+	char *label;
+	uint64_t count, total, min, max;
+};
+
+struct lat {
+	struct keyq *keys;
+	size_t nkeys;
+	struct label_stat *labels;
+	size_t nlabels;
+	uint64_t hist[64];
+	uint64_t pairs, total, min, max, unmatched_end;
+};
+
+/* Does "sys:name" of e match the pattern list (globs, comma separated)? */
+static int matches(struct tep_event *e, const char *list)
+{
+	char name[512], pat[512];
+	const char *p = list;
+
+	if (!e)
+		return 0;
+	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		snprintf(pat, sizeof(pat), "%.*s", (int)n, p);
+		if (!fnmatch(pat, name, 0))
+			return 1;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
+}
+
+static struct keyq *get_key(struct lat *l, const char *key)
+{
+	for (size_t i = 0; i < l->nkeys; i++)
+		if (!strcmp(l->keys[i].key, key))
+			return &l->keys[i];
+	l->keys = ft_realloc(l->keys, (l->nkeys + 1) * sizeof(*l->keys));
+	l->keys[l->nkeys] = (struct keyq){ ft_strdup(key), NULL, 0, 0 };
+	return &l->keys[l->nkeys++];
+}
+
+static void add_label(struct lat *l, const char *label, uint64_t d)
+{
+	struct label_stat *s = NULL;
+
+	for (size_t i = 0; i < l->nlabels; i++)
+		if (!strcmp(l->labels[i].label, label)) {
+			s = &l->labels[i];
+			break;
+		}
+	if (!s) {
+		l->labels = ft_realloc(l->labels, (l->nlabels + 1) * sizeof(*l->labels));
+		s = &l->labels[l->nlabels++];
+		*s = (struct label_stat){ ft_strdup(label), 0, 0, UINT64_MAX, 0 };
+	}
+	s->count++;
+	s->total += d;
+	s->min = d < s->min ? d : s->min;
+	s->max = d > s->max ? d : s->max;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct label_stat *x = a, *y = b;
+
+	if (x->total != y->total)
+		return x->total > y->total ? -1 : 1;
+	return strcmp(x->label, y->label);
+}
+
+/* ns as "12.345 us" style text with a fixed unit (us). */
+static void fmt_us(char *buf, size_t len, uint64_t ns)
+{
+	snprintf(buf, len, "%llu.%03llu", (unsigned long long)(ns / 1000),
+		 (unsigned long long)(ns % 1000));
+}
+
+static const char *unit_name(unsigned int b)
+{
+	static char buf[4][32];
+	static int i;
+	uint64_t v = b ? 1ull << (b - 1) : 0;
+	char *s = buf[i++ & 3];
+
+	if (v >= 1000000000ull && !(v % 1000000000ull))
+		snprintf(s, 32, "%llus", (unsigned long long)(v / 1000000000ull));
+	else if (v >= 1048576)
+		snprintf(s, 32, "%lluM", (unsigned long long)(v >> 20));
+	else if (v >= 1024)
+		snprintf(s, 32, "%lluK", (unsigned long long)(v >> 10));
+	else
+		snprintf(s, 32, "%llu", (unsigned long long)v);
+	return s;
+}
+
+static void print_hist(const struct lat *l)
+{
+	uint64_t maxc = 0;
+	int lo = 64, hi = -1;
+
+	for (int b = 0; b < 64; b++) {
+		if (!l->hist[b])
+			continue;
+		lo = b < lo ? b : lo;
+		hi = b;
+		maxc = l->hist[b] > maxc ? l->hist[b] : maxc;
+	}
+	if (hi < 0)
+		return;
+	printf("\nduration (ns), log2 histogram:\n");
+	for (int b = lo; b <= hi; b++) {
+		int bar = (int)(l->hist[b] * 52 / maxc);
+		char range[64];
+
+		/* bucket b holds [2^(b-1), 2^b) ns; bucket 0 holds 0 */
+		if (b == 0)
+			snprintf(range, sizeof(range), "[0]");
+		else
+			snprintf(range, sizeof(range), "[%s, %s)", unit_name((unsigned int)b),
+				 unit_name((unsigned int)b + 1));
+		printf("%-20s %8llu |%.*s%*s|\n", range, (unsigned long long)l->hist[b], bar,
+		       "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@", 52 - bar, "");
+	}
+}
+
+int cmd_latency(int argc, char **argv)
+{
+	const char *input = "ftrail.dat", *from = NULL, *to = NULL, *keyf = "pid", *labelf = NULL;
+	struct lat l = { .min = UINT64_MAX };
+	struct ft_reader *r;
+	struct ft_kevents *k;
+	struct ft_kevent ev;
+	char err[512] = "", key[256], label[256], b1[32], b2[32], b3[32], b4[32];
+	int summary = 0, c, ret, saw_from = 0, saw_to = 0;
+	uint64_t open_left = 0;
+
+	while ((c = getopt_long(argc, argv, ":i:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case OPT_FROM:
+			from = optarg;
+			break;
+		case OPT_TO:
+			to = optarg;
+			break;
+		case OPT_KEY:
+			keyf = optarg;
+			break;
+		case OPT_LABEL:
+			labelf = optarg;
+			break;
+		case OPT_SUMMARY:
+			summary = 1;
+			break;
+		case 'h':
+			fputs(cmd_latency_usage, stdout);
+			return 0;
+		default:
+			ft_bad_option("latency", c, argv);
+		}
+	}
+	if (optind < argc)
+		ft_die("latency: unexpected argument '%s' (the trace file is given with -i)",
+		       argv[optind]);
+	if (!from || !to)
+		ft_die("latency: --from SYS:EVENT and --to SYS:EVENT are both needed");
+
+	r = ft_reader_open(input, err, sizeof(err));
+	if (!r)
+		ft_die("%s", err);
+	k = ft_kevents_open(r, err, sizeof(err));
+	if (!k)
+		ft_die("%s: %s", input, err[0] ? err : "no kernel events in this trace");
+
+	if (!summary)
+		printf("%-18s %-6s %-12s %-40s %s\n", "BEGIN(s)", "CPU", "KEY", "LABEL",
+		       "DURATION(us)");
+	while ((ret = ft_kevents_next(k, &ev)) == 1) {
+		int is_from, is_to;
+
+		if (ev.kind != FT_KEV_EVENT)
+			continue;
+		is_from = matches(ev.event, from);
+		is_to = matches(ev.event, to);
+		if (!is_from && !is_to)
+			continue;
+		if (ft_kevents_field_str(k, &ev, keyf, key, sizeof(key)))
+			ft_die("latency: event %s:%s has no field '%s' to use as --key",
+			       ev.event->system, ev.event->name, keyf);
+		if (is_from) {
+			struct keyq *q = get_key(&l, key);
+
+			saw_from = 1;
+			label[0] = 0;
+			if (labelf && ft_kevents_field_str(k, &ev, labelf, label, sizeof(label)))
+				ft_die("latency: event %s:%s has no field '%s' to use as --label",
+				       ev.event->system, ev.event->name, labelf);
+			if (!labelf)
+				snprintf(label, sizeof(label), "%s", ev.event->name);
+			if (q->n == q->cap) {
+				q->cap = q->cap ? q->cap * 2 : 8;
+				q->v = ft_realloc(q->v, q->cap * sizeof(*q->v));
+			}
+			q->v[q->n] = (struct open_begin){ ev.ts, ev.cpu, ft_strdup(label),
+							  (int)(q->n < 10 ? q->n : 10) };
+			q->n++;
+			continue;
+		}
+		saw_to = 1;
+		{
+			struct keyq *q = get_key(&l, key);
+			struct open_begin *b;
+			uint64_t d;
+			int bucket = 0;
+
+			if (!q->n) {
+				l.unmatched_end++;
+				continue;
+			}
+			b = &q->v[--q->n];
+			d = ev.ts >= b->ts ? ev.ts - b->ts : 0;
+			if (!summary)
+				printf("%7llu.%09llu   %-6d %-12s %*s%-*s %s\n",
+				       (unsigned long long)(b->ts / 1000000000ull),
+				       (unsigned long long)(b->ts % 1000000000ull), b->cpu, key,
+				       2 * b->depth, "", 40 - 2 * b->depth, b->label,
+				       (fmt_us(b1, sizeof(b1), d), b1));
+			add_label(&l, b->label, d);
+			l.pairs++;
+			l.total += d;
+			l.min = d < l.min ? d : l.min;
+			l.max = d > l.max ? d : l.max;
+			while (d >> bucket)
+				bucket++;
+			l.hist[bucket < 64 ? bucket : 63]++;
+			free(b->label);
+		}
+	}
+	if (ret < 0)
+		ft_die("%s: %s", input, ft_kevents_error(k));
+	if (!saw_from)
+		ft_die("latency: no '%s' event in %s", from, input);
+	if (!saw_to)
+		ft_die("latency: no '%s' event in %s", to, input);
+
+	if (l.nlabels)
+		qsort(l.labels, l.nlabels, sizeof(*l.labels), by_total);
+	printf("\n%-40s %8s %14s %12s %12s %12s\n", "LABEL", "COUNT", "TOTAL(us)", "MIN(us)",
+	       "AVG(us)", "MAX(us)");
+	for (size_t i = 0; i < l.nlabels; i++) {
+		struct label_stat *s = &l.labels[i];
+
+		fmt_us(b1, sizeof(b1), s->total);
+		fmt_us(b2, sizeof(b2), s->min);
+		fmt_us(b3, sizeof(b3), s->total / s->count);
+		fmt_us(b4, sizeof(b4), s->max);
+		printf("%-40s %8llu %14s %12s %12s %12s\n", s->label,
+		       (unsigned long long)s->count, b1, b2, b3, b4);
+	}
+	for (size_t i = 0; i < l.nkeys; i++) {
+		for (size_t j = 0; j < l.keys[i].n; j++)
+			free(l.keys[i].v[j].label);
+		open_left += l.keys[i].n;
+		free(l.keys[i].v);
+		free(l.keys[i].key);
+	}
+	if (l.pairs) {
+		fmt_us(b1, sizeof(b1), l.total);
+		fmt_us(b2, sizeof(b2), l.min);
+		fmt_us(b3, sizeof(b3), l.total / l.pairs);
+		fmt_us(b4, sizeof(b4), l.max);
+		printf("%-40s %8llu %14s %12s %12s %12s\n", "(all)", (unsigned long long)l.pairs,
+		       b1, b2, b3, b4);
+	}
+	printf("\npairs: %llu, begins left open: %llu, ends without a begin: %llu\n",
+	       (unsigned long long)l.pairs, (unsigned long long)open_left,
+	       (unsigned long long)l.unmatched_end);
+	print_hist(&l);
+	if (fflush(stdout) || ferror(stdout))
+		ft_die("writing the output: write error");
+	for (size_t i = 0; i < l.nlabels; i++)
+		free(l.labels[i].label);
+	free(l.labels);
+	free(l.keys);
+	ft_kevents_close(k);
+	ft_reader_close(r);
+	return 0;
+}

@@ -1,0 +1,463 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail offcpu: where a program waits, from scheduler events, with perf's
+ * off-CPU semantics (seed 004): intervals at or above --threshold are
+ * direct samples, shorter ones are summed per (tgid, pid, stack, state).
+ *
+ *   --record   record what the analysis needs, with the engines of
+ *              `ftrail record` (kernel/kcapture.h, recorder/urecord.h):
+ *              sched_switch (prev_state), sched_wakeup(_new),
+ *              sched_process_fork, kernel stacks (option stacktrace), user
+ *              stacks (userstacktrace), and the runtime's function_graph
+ *              for PROG, whose records give exact user stacks
+ *   (default)  analyse an existing trace file (analysis/offcpu.h)
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "builtin.h"
+#include "clock.h"
+#include "folded.h"
+#include "kcapture.h"
+#include "offcpu.h"
+#include "options.h"
+#include "symbols.h"
+#include "tracefile.h"
+#include "urecord.h"
+#include "util.h"
+#include "version.h"
+
+/* INTEGRATION SCAFFOLD, as in cmd/record.c: engines land concurrently. */
+#pragma weak ft_urecord_create
+#pragma weak ft_urecord_spawn
+#pragma weak ft_urecord_go
+#pragma weak ft_urecord_run
+#pragma weak ft_urecord_destroy
+#pragma weak ft_kcapture_available
+#pragma weak ft_kcapture_start
+#pragma weak ft_kcapture_stop
+#pragma weak ft_kcapture_abort
+
+const char cmd_offcpu_usage[] =
+	"usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
+	"       ftrail offcpu [-i FILE] [--threshold MS] [-p PID] [--folded] [--samples] [--top N]\n"
+	"\n"
+	"Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
+	"the intervals from being switched out to being switched back in, with the\n"
+	"state and the kernel and user stacks it was switched out with.  Intervals\n"
+	"of at least the threshold are direct samples (time, tid, period,\n"
+	"callchain); shorter ones are summed per (pid, tid, stack, state).  Intervals\n"
+	"cut by the start or end of the recording are marked as such.\n"
+	"\n"
+	"  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
+	"                    stacks and userstacktrace, plus function_graph for PROG\n"
+	"                    (exact user stacks when PROG is instrumented), then report\n"
+	"  -p PID            --record: follow this running process until Ctrl-C or its\n"
+	"                    exit; analysis: only this process and its children\n"
+	"  -o FILE           --record: output file (default ftrail.dat)\n"
+	"  -b KB             --record: kernel buffer size per CPU, KiB\n"
+	"  -i FILE           input trace file (default ftrail.dat)\n"
+	"  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
+	"  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
+	"  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
+	"                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
+	"  --samples         print the direct samples (perf script's shape)\n"
+	"  -q                --record: no recording summary\n";
+
+enum {
+	OPT_RECORD = 256,
+	OPT_THRESHOLD,
+	OPT_TOP,
+	OPT_FOLDED,
+	OPT_SAMPLES,
+};
+
+static const struct option long_options[] = {
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct offcpu_args {
+	int record;
+	const char *input, *output;
+	uint64_t thresh_ns;
+	uint64_t top;
+	int folded, samples, quiet;
+	uint32_t pid;
+	unsigned int buffer_kb;
+	char **argv;
+};
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void parse_args(int argc, char **argv, struct offcpu_args *a)
+{
+	uint64_t v;
+	int c;
+
+	memset(a, 0, sizeof(*a));
+	a->input = "ftrail.dat";
+	a->output = "ftrail.dat";
+	a->thresh_ns = FT_OFFCPU_DEFAULT_THRESH_MS * 1000000ull;
+	a->top = 20;
+	while ((c = getopt_long(argc, argv, "+:i:o:p:b:qh", long_options, NULL)) != -1) {
+		switch (c) {
+		case OPT_RECORD:
+			a->record = 1;
+			break;
+		case OPT_THRESHOLD:
+			if (ft_parse_u64(optarg, 0, UINT64_MAX / 1000000, &v))
+				ft_die("--threshold wants milliseconds, not '%s'", optarg);
+			a->thresh_ns = v * 1000000;
+			break;
+		case OPT_TOP:
+			if (ft_parse_u64(optarg, 0, UINT32_MAX, &v))
+				ft_die("--top wants a number, not '%s'", optarg);
+			a->top = v;
+			break;
+		case OPT_FOLDED:
+			a->folded = 1;
+			break;
+		case OPT_SAMPLES:
+			a->samples = 1;
+			break;
+		case 'i':
+			a->input = optarg;
+			break;
+		case 'o':
+			a->output = optarg;
+			break;
+		case 'p':
+			if (ft_parse_u64(optarg, 1, INT32_MAX, &v))
+				ft_die("-p wants a process id, not '%s'", optarg);
+			a->pid = (uint32_t)v;
+			break;
+		case 'b':
+			if (ft_parse_u64(optarg, 4, 4u << 20, &v))
+				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'", optarg);
+			a->buffer_kb = (unsigned int)v;
+			break;
+		case 'q':
+			a->quiet = 1;
+			break;
+		case 'h':
+			fputs(cmd_offcpu_usage, stdout);
+			exit(0);
+		default:
+			ft_bad_option("offcpu", c, argv);
+		}
+	}
+	if (optind < argc)
+		a->argv = argv + optind;
+	if (a->argv && !a->record)
+		ft_die("offcpu: a program to run needs --record: ftrail offcpu --record -- %s",
+		       a->argv[0]);
+	if (a->argv && a->pid)
+		ft_die("offcpu: give a program or -p PID, not both");
+	if (a->folded && a->samples)
+		ft_die("offcpu: --folded and --samples are separate outputs; give one");
+}
+
+static void add_event(struct ft_record_opts *o, const char *name)
+{
+	o->events = ft_realloc(o->events, (o->nr_events + 1) * sizeof(*o->events));
+	o->events[o->nr_events].name = ft_strdup(name);
+	o->events[o->nr_events].filter = NULL;
+	o->events[o->nr_events].trigger = NULL;
+	o->nr_events++;
+}
+
+static void write_meta(struct ft_writer *w, const char *path, const char *text, size_t len)
+{
+	if (ft_writer_add(w, FT_SEC_META, 0, text, len, 0))
+		ft_die("cannot write %s: %s", path, strerror(errno));
+}
+
+/* The META keys `ftrail record` writes, plus offcpu_threshold_ms. */
+static void write_start_meta(struct ft_writer *w, const struct ft_record_opts *o,
+			     const struct offcpu_args *a, int argc, char **argv,
+			     const struct ft_clock *clk)
+{
+	char buf[8192], host[256] = "";
+	struct utsname u;
+	int n = 0;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	n += snprintf(buf + n, sizeof(buf) - n, "ftrail_version=%s\ntracer=%s\noptions=%s\n",
+		      FTRAIL_VERSION, o->tracer, ft_options_format(o->options));
+	n += snprintf(buf + n, sizeof(buf) - n, "hostname=%s\nkernel=%s\narch=%s\n", host,
+		      u.release, u.machine);
+	n += snprintf(buf + n, sizeof(buf) - n, "nr_cpus=%ld\nstart_time=%lld\n",
+		      sysconf(_SC_NPROCESSORS_CONF), (long long)time(NULL));
+	n += snprintf(buf + n, sizeof(buf) - n, "offcpu_threshold_ms=%llu\ncmdline=ftrail",
+		      (unsigned long long)(a->thresh_ns / 1000000));
+	for (int i = 0; i < argc && n < (int)sizeof(buf) - 512; i++)
+		n += snprintf(buf + n, sizeof(buf) - n, " %s", argv[i]);
+	n += snprintf(buf + n, sizeof(buf) - n, "\n");
+	n += ft_clock_meta(clk, buf + n, sizeof(buf) - n);
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	write_meta(w, o->output, buf, (size_t)n);
+}
+
+/*
+ * For -p PID, where no runtime runs in the process to describe it: the
+ * MODULES lines (executable file mappings, tracefile.h's format) with their
+ * SYMTABs, and TASKS (threads and names), so user stacks from
+ * userstacktrace are symbolised.  Best effort: a process that exits while
+ * this reads it is described as far as it was read; a module whose symbols
+ * cannot be read gets no SYMTAB (its addresses print as path+offset).
+ */
+static void write_process_tables(struct ft_writer *w, const char *path, pid_t pid)
+{
+	char fn[64], line[4096], bid[128];
+	char *mods = NULL, *tasks = NULL;
+	size_t mods_len = 0, tasks_len = 0;
+	FILE *maps, *mf = open_memstream(&mods, &mods_len), *tf = open_memstream(&tasks, &tasks_len);
+	uint64_t idx = 0;
+	DIR *d;
+	struct dirent *de;
+
+	if (!mf || !tf)
+		ft_die("out of memory");
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	maps = fopen(fn, "r");
+	while (maps && fgets(line, sizeof(line), maps)) {
+		unsigned long long start, end, off;
+		char perms[8], file[2048];
+		struct ft_symtab *st;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %2047[^\n]", &start, &end, perms, &off,
+			   file) != 5 || perms[2] != 'x' || file[0] != '/')
+			continue;
+		st = ft_symtab_from_elf(file, bid, sizeof(bid), NULL, 0);
+		fprintf(mf, "%d %llx %llx %llx %s %s\n", (int)pid, start, end, off,
+			st && bid[0] ? bid : "-", file);
+		if (st) {
+			size_t len;
+			void *enc = ft_symtab_encode(st, &len);
+
+			if (enc && ft_writer_add(w, FT_SEC_SYMTAB, idx, enc, len, 1))
+				ft_die("cannot write %s: %s", path, strerror(errno));
+			free(enc);
+			ft_symtab_free(st);
+		}
+		idx++;
+	}
+	if (maps)
+		fclose(maps);
+	snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
+	d = opendir(fn);
+	while (d && (de = readdir(d))) {
+		char cfn[300], comm[64] = "";
+		FILE *cf;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(cfn, sizeof(cfn), "/proc/%d/task/%s/comm", (int)pid, de->d_name);
+		cf = fopen(cfn, "r");
+		if (cf && fgets(comm, sizeof(comm), cf))
+			comm[strcspn(comm, "\n")] = 0;
+		if (cf)
+			fclose(cf);
+		fprintf(tf, "%d %s %s\n", (int)pid, de->d_name, comm[0] ? comm : "<...>");
+	}
+	if (d)
+		closedir(d);
+	fclose(mf);
+	fclose(tf);
+	if ((mods_len && ft_writer_add(w, FT_SEC_MODULES, 0, mods, mods_len, 1)) ||
+	    (tasks_len && ft_writer_add(w, FT_SEC_TASKS, 0, tasks, tasks_len, 0)))
+		ft_die("cannot write %s: %s", path, strerror(errno));
+	free(mods);
+	free(tasks);
+}
+
+/*
+ * Record into a->output.  The order is `ftrail record`'s (cmd/record.c):
+ * file -> program spawned paused -> kernel capture attached to its pid ->
+ * run -> drain -> stop capture -> close.  Dies on failure.
+ */
+static void do_record(struct offcpu_args *a, int argc, char **argv)
+{
+	struct ft_record_opts o;
+	struct ft_urecord_result ures = { 0 };
+	struct ft_kcapture_stats kst = { 0 };
+	struct ft_urecord *u = NULL;
+	struct ft_kcapture *kc;
+	struct ft_writer *w;
+	struct ft_clock clk;
+	struct sigaction sa;
+	char err[512] = "", meta[64];
+	pid_t pid = (pid_t)a->pid;
+
+	if (!ft_kcapture_start || !ft_kcapture_available || (a->argv && !ft_urecord_create))
+		ft_die("offcpu --record is not complete in this build yet");
+	if (ft_kcapture_available(err, sizeof(err)))
+		ft_die("%s", err);
+	if (a->pid && kill(pid, 0) && errno == ESRCH)
+		ft_die("offcpu: no process %u", a->pid);
+
+	memset(&o, 0, sizeof(o));
+	o.output = a->output;
+	o.tracer = a->argv ? "function_graph" : "nop";
+	o.options = ft_options_default() | FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE);
+	o.buffer_kb = a->buffer_kb ? a->buffer_kb : 8192;
+	o.quiet = a->quiet;
+	o.argv = a->argv;
+	add_event(&o, "sched:sched_switch");
+	add_event(&o, "sched:sched_wakeup");
+	add_event(&o, "sched:sched_wakeup_new");
+	add_event(&o, "sched:sched_process_fork");
+
+	ft_clock_calibrate(&clk);
+	w = ft_writer_open(o.output, 3);
+	if (!w)
+		ft_die("cannot create %s: %s", o.output, strerror(errno));
+	write_start_meta(w, &o, a, argc, argv, &clk);
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (o.argv) {
+		u = ft_urecord_create(&o, 1, err, sizeof(err));
+		if (!u || ft_urecord_spawn(u, &pid, err, sizeof(err))) {
+			ft_writer_close(w);
+			unlink(o.output);
+			ft_die("%s", err);
+		}
+	}
+	kc = ft_kcapture_start(&o, w, 0, err, sizeof(err));
+	if (!kc) {
+		if (u)
+			ft_urecord_destroy(u);
+		ft_writer_close(w);
+		unlink(o.output);
+		ft_die("%s", err);
+	}
+	if (pid > 0) {
+		int n = snprintf(meta, sizeof(meta), "offcpu_pid=%d\n", (int)pid);
+
+		write_meta(w, o.output, meta, (size_t)n);
+		if (!u)
+			write_process_tables(w, o.output, pid);
+	}
+	if (u) {
+		ft_urecord_go(u);
+		if (ft_urecord_run(u, w, &stop_requested, &ures, err, sizeof(err)))
+			ft_warn("%s", err);
+	} else {
+		if (!a->quiet)
+			fprintf(stderr, "ftrail: recording off-CPU events%s, Ctrl-C to stop\n",
+				pid ? " of the process" : " system-wide");
+		/* with -p: also stop when the process is gone */
+		while (!stop_requested && !(pid > 0 && kill(pid, 0) && errno == ESRCH))
+			usleep(100 * 1000);
+	}
+	if (ft_kcapture_stop(kc, &kst, err, sizeof(err)))
+		ft_warn("%s", err);
+	if (ft_writer_close(w))
+		ft_die("cannot finish %s: %s", o.output, strerror(errno));
+	if (u) {
+		if (ures.signaled)
+			ft_warn("%s was killed by signal %d (%s)", o.argv[0], ures.signo,
+				strsignal(ures.signo));
+		else if (ures.exited && ures.exit_status && !a->quiet)
+			ft_warn("%s exited with status %d", o.argv[0], ures.exit_status);
+		ft_urecord_destroy(u);
+	}
+	if (!a->quiet) {
+		if (u)
+			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
+				(unsigned long long)ures.events, (unsigned long long)ures.lost,
+				ures.threads);
+		fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
+			(unsigned long long)kst.events, (unsigned long long)kst.lost,
+			(unsigned long long)kst.stacks);
+		fprintf(stderr, "ftrail: trace written to %s\n", o.output);
+	}
+	for (size_t i = 0; i < o.nr_events; i++)
+		free(o.events[i].name);
+	free(o.events);
+	a->input = a->output;
+}
+
+static void write_source_line(struct ft_offcpu_file *f, FILE *out)
+{
+	struct ft_offcpu_file_stats fs;
+	struct ft_offcpu_stats st;
+
+	ft_offcpu_file_get_stats(f, &fs);
+	ft_offcpu_get_stats(ft_offcpu_file_engine(f), &st);
+	fprintf(out,
+		"# %llu kernel events (%llu lost), %llu user records; user stacks of %llu "
+		"switch-outs: %llu from function_graph records, %llu from userstacktrace, %llu "
+		"none; %llu without kernel stack\n",
+		(unsigned long long)fs.kevents, (unsigned long long)fs.kmissed,
+		(unsigned long long)fs.uevents, (unsigned long long)st.switch_out,
+		(unsigned long long)fs.ustack_graph, (unsigned long long)fs.ustack_kernel,
+		(unsigned long long)fs.ustack_none, (unsigned long long)fs.kstack_none);
+}
+
+int cmd_offcpu(int argc, char **argv)
+{
+	struct offcpu_args a;
+	struct ft_offcpu_file *f;
+	struct ft_offcpu *oc;
+	char err[512] = "";
+	int rc = 0;
+
+	parse_args(argc, argv, &a);
+	if (a.record)
+		do_record(&a, argc, argv);
+	if (access(a.input, R_OK))
+		ft_die("cannot open %s: %s", a.input, strerror(errno));
+	f = ft_offcpu_file_open(a.input, a.thresh_ns, a.record ? 0 : a.pid, err, sizeof(err));
+	if (!f)
+		ft_die("%s", err);
+	oc = ft_offcpu_file_engine(f);
+	if (a.folded) {
+		struct ft_folded *fo = ft_folded_new(0);
+
+		if (!fo)
+			ft_die("out of memory");
+		ft_folded_set_sink(fo, stdout);
+		if (ft_offcpu_fold(oc, fo, ft_offcpu_file_sym, f, 1000) ||
+		    ft_folded_write(fo, stdout))
+			rc = -1;
+		ft_folded_free(fo);
+	} else if (a.samples) {
+		rc = ft_offcpu_write_samples(oc, stdout, ft_offcpu_file_sym, f);
+	} else {
+		write_source_line(f, stdout);
+		rc = ft_offcpu_write_report(oc, stdout, (size_t)a.top, ft_offcpu_file_sym, f);
+	}
+	ft_offcpu_file_close(f);
+	if (rc || fflush(stdout))
+		ft_die("cannot write the output: %s", strerror(errno));
+	return 0;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail show: print a trace file in ftrace's text formats (what trace-cmd
+ * report does for trace.dat), user records and kernel events merged by time.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builtin.h"
+#include "ftrace_fmt.h"
+#include "kevents.h"
+#include "options.h"
+#include "trace.h"
+#include "util.h"
+
+const char cmd_show_usage[] =
+    "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks]\n"
+    "\n"
+    "Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
+    "'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
+    "layout with durations and their markers (+ >10us, ! >100us, # >1ms,\n"
+    "* >10ms, @ >100ms, $ >1s), stacks as '<stack trace>' and ' => ' lines or\n"
+    "'<stack_id N>', trace_marker text, and 'CPU:N [LOST n EVENTS]' where the\n"
+    "ring buffer lost events.  Kernel events recorded with -e are merged in.\n"
+    "\n"
+    "The CPU column of user events holds the nesting level instead (the\n"
+    "runtime does not know the CPU): 0 for a thread's own code, N for the N-th\n"
+    "nested signal handler.  TASK-PID is the thread name and thread id.\n"
+    "\n"
+    "  -i FILE            trace file (default ./ftrail.dat)\n"
+    "  -O [no]OPTION      display option, on top of those recorded; one of\n"
+    "                     print-parent sym-offset sym-addr latency-format\n"
+    "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
+    "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
+    "                     expand-stacks\n"
+    "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
+    "\n"
+    "A file cut short (recorder killed) is read up to its last complete\n"
+    "section, with a warning.  A corrupt file is an error.\n";
+
+/* Options that only change how a trace is displayed. */
+#define DISPLAY_OPTS                                                                               \
+	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
+	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
+	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
+	 FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | FT_OPT(HEX))
+
+struct ksrc {
+	struct ft_kevents *k;
+	struct ft_kevent cur;
+	uint64_t options;
+	uint64_t entries;
+};
+
+static int ksrc_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
+{
+	struct ksrc *ks = arg;
+	int ret = ft_kevents_next(ks->k, &ks->cur);
+
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
+		return -1;
+	}
+	if (ret == 0)
+		return 0;
+	ev->ts = ks->cur.ts;
+	ev->cpu = ks->cur.cpu;
+	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
+	ev->comm = ks->cur.comm;
+	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
+	ev->priv = &ks->cur;
+	return 1;
+}
+
+static void ksrc_print(void *arg, const struct ft_event *ev, FILE *f)
+{
+	struct ksrc *ks = arg;
+
+	ft_kevents_print(ks->k, ev->priv, ks->options, f);
+}
+
+static uint64_t options_of(struct ft_trace *t)
+{
+	const char *rec = ft_trace_meta(t, "options");
+	uint64_t def = ft_options_default();
+
+	if (!rec)
+		return def;
+	/* display options as recorded; the rest as default */
+	return (ft_options_parse(rec) & DISPLAY_OPTS) | (def & ~DISPLAY_OPTS);
+}
+
+int cmd_show(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"input", required_argument, NULL, 'i'},
+	    {"expand-stacks", no_argument, NULL, 'E'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *input = "ftrail.dat";
+	struct ft_trace_source src;
+	struct ksrc ks = {0};
+	char *opts[64];
+	int nopts = 0, expand = 0, c;
+	uint64_t options, entries = 0, lost = 0;
+	struct ft_event ev;
+	struct ft_trace *t;
+	struct ft_fmt *f;
+	const char *w;
+	char err[1024];
+	int ret;
+
+	while ((c = getopt_long(argc, argv, ":i:O:", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'O':
+			if (nopts == (int)ARRAY_SIZE(opts))
+				ft_die("show: too many -O options");
+			opts[nopts++] = optarg;
+			break;
+		case 'E':
+			expand = 1;
+			break;
+		default:
+			ft_bad_option("show", c, argv);
+		}
+	}
+	if (optind < argc)
+		ft_die("show: unexpected argument '%s' (the trace file is given with -i)",
+		       argv[optind]);
+
+	t = ft_trace_open(input, err, sizeof(err));
+	if (!t)
+		ft_die("%s", err);
+	options = options_of(t);
+	for (int i = 0; i < nopts; i++) {
+		if (ft_options_apply(&options, opts[i]) < 0)
+			ft_die("show: unknown option '%s' (see ftrail show --help)", opts[i]);
+	}
+	if (expand)
+		options |= FT_OPT(EXPAND_STACKS);
+	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
+		ft_warn("%s", ft_trace_warning(t, i));
+
+	{
+		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
+		if (!ks.k && err[0])
+			ft_die("%s: %s", input, err);
+		if (ks.k) {
+			ks.options = options;
+			src.name = "kernel";
+			src.next = ksrc_next;
+			src.print = ksrc_print;
+			src.arg = &ks;
+			if (ft_trace_add_source(t, &src) < 0)
+				ft_die("out of memory");
+		}
+	}
+
+	/*
+	 * First pass: count what the header announces.  The function_graph
+	 * header has no counts unless latency-format asks for them.
+	 */
+	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
+		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
+			if (ev.type != FT_EV_LOST)
+				entries++;
+		if (ret < 0)
+			ft_die("%s: %s", input, err);
+		lost = ft_trace_nr_lost(t);
+		if (ks.k)
+			ft_kevents_rewind(ks.k);
+		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
+			ft_die("%s: %s", input, err);
+	}
+	f = ft_fmt_new(t, options, stdout);
+	if (!f)
+		ft_die("out of memory");
+	ft_fmt_set_irq_info(f, ks.k != NULL);
+	/* entries-written: what the runtime wrote, lost ones included */
+	w = ft_trace_meta(t, "user_lost");
+	if (w && strtoull(w, NULL, 10) > lost)
+		lost = strtoull(w, NULL, 10);
+	w = ft_trace_meta(t, "written");
+	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost);
+	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
+		if (ft_fmt_event(f, &ev) < 0)
+			ft_die("writing the output: write error");
+	}
+	if (ret < 0)
+		ft_die("%s: %s", input, err);
+	if (fflush(stdout) != 0 || ferror(stdout))
+		ft_die("writing the output: write error");
+	ft_fmt_free(f);
+	if (ks.k)
+		ft_kevents_close(ks.k);
+	ft_trace_close(t);
+	return 0;
+}

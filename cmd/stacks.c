@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrail stacks: unique stacks with their counts, most frequent first --
+ * what bpftrace's `@[kstack()] = count()` prints, for the kernel stacks of
+ * kernel events (analysis/kevents.h) and the user stacks of user records
+ * (analysis/trace.h) alike.
+ *
+ * Stacks are counted by their frames (not by stack_id), so duplicates the
+ * lock-free map may create under races count as one stack.
+ */
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <event-parse.h>
+
+#include "builtin.h"
+#include "kevents.h"
+#include "trace.h"
+#include "tracefile.h"
+#include "util.h"
+
+const char cmd_stacks_usage[] =
+	"usage: ftrail stacks [-i FILE] [-e EVENT]... [--top N] [--folded] [--user|--kernel]\n"
+	"\n"
+	"Unique stacks with the number of events that had them, most frequent first,\n"
+	"as bpftrace prints @[kstack()] = count():\n"
+	"\n"
+	"  @[\n"
+	"      cpu_device_down+12\n"
+	"      cpu_subsys_offline+32\n"
+	"  ]: 1\n"
+	"\n"
+	"Kernel stacks come from kernel events recorded with -T (ftrail record -e ... -T),\n"
+	"user stacks from user records (-O stacktrace) and, with -O userstacktrace, from\n"
+	"the user stacks the kernel took with its events.\n"
+	"\n"
+	"  -i FILE        trace file (default ./ftrail.dat)\n"
+	"  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
+	"                 like 'sched:sched_*' (repeatable)\n"
+	"  --top N        only the N most frequent stacks\n"
+	"  --folded       'root;caller;leaf count' lines (flame graph input)\n"
+	"  --kernel       only kernel stacks\n"
+	"  --user         only user stacks\n";
+
+enum { OPT_TOP = 256, OPT_FOLDED, OPT_USER, OPT_KERNEL };
+
+static const struct option long_options[] = {
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "user", no_argument, NULL, OPT_USER },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* One unique stack: kind 'k' (kernel addresses) or 'u' (user), frames, count. */
+struct ustack {
+	char kind;
+	uint32_t nr;
+	uint64_t *ips;
+	uint64_t count;
+	uint64_t hash;
+};
+
+struct stackset {
+	struct ustack *v;
+	size_t n, cap;
+	size_t *slots; /* index + 1, 0 free */
+	size_t nslots;
+};
+
+static uint64_t hash_stack(char kind, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
+
+	for (uint32_t i = 0; i < nr; i++) {
+		h ^= ips[i];
+		h *= 1099511628211ull;
+		h ^= h >> 29;
+	}
+	return h ^ nr;
+}
+
+static void set_grow(struct stackset *s)
+{
+	size_t n = s->nslots ? s->nslots * 2 : 1024;
+	size_t *slots = ft_calloc(n, sizeof(*slots));
+
+	for (size_t i = 0; i < s->n; i++) {
+		size_t j = s->v[i].hash & (n - 1);
+
+		while (slots[j])
+			j = (j + 1) & (n - 1);
+		slots[j] = i + 1;
+	}
+	free(s->slots);
+	s->slots = slots;
+	s->nslots = n;
+}
+
+static void set_add(struct stackset *s, char kind, const uint64_t *ips, uint32_t nr)
+{
+	uint64_t h = hash_stack(kind, ips, nr);
+	size_t j;
+
+	if ((s->n + 1) * 2 > s->nslots)
+		set_grow(s);
+	for (j = h & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
+		struct ustack *u = &s->v[s->slots[j] - 1];
+
+		if (u->hash == h && u->kind == kind && u->nr == nr &&
+		    !memcmp(u->ips, ips, nr * sizeof(*ips))) {
+			u->count++;
+			return;
+		}
+	}
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 256;
+		s->v = ft_realloc(s->v, s->cap * sizeof(*s->v));
+	}
+	s->v[s->n] = (struct ustack){ kind, nr, ft_malloc(nr * sizeof(*ips) + 1), 1, h };
+	memcpy(s->v[s->n].ips, ips, nr * sizeof(*ips));
+	s->slots[j] = ++s->n;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct ustack *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return x->kind - y->kind;
+}
+
+/* Does kernel event "sys:name" match one of the -e patterns? */
+static int event_selected(struct tep_event *e, char **pats, size_t n)
+{
+	char name[512];
+
+	if (!n)
+		return 1;
+	if (!e)
+		return 0;
+	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+	for (size_t i = 0; i < n; i++) {
+		const char *p = pats[i];
+
+		if (!strcmp(p, "all") || !fnmatch(p, name, 0))
+			return 1;
+		if (!strchr(p, ':') && !strcmp(p, e->system))
+			return 1;
+	}
+	return 0;
+}
+
+struct printer {
+	struct ft_kevents *k;
+	struct ft_trace *t;
+};
+
+/* Frame text: "sym+off" (decimal offset, as bpftrace) or the bare name. */
+static void frame(struct printer *p, char kind, uint64_t ip, int with_off, char *buf, size_t len)
+{
+	if (kind == 'k' && p->k) {
+		uint64_t off;
+		const char *n = ft_kevents_sym_name(p->k, ip, &off);
+
+		if (n) {
+			if (with_off)
+				snprintf(buf, len, "%s+%llu", n, (unsigned long long)off);
+			else
+				snprintf(buf, len, "%s", n);
+			return;
+		}
+	} else if (kind == 'u' && p->t) {
+		ft_trace_addr_name(p->t, ip, 0, buf, len);
+		if (strncmp(buf, "0x", 2))
+			return;
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+}
+
+int cmd_stacks(int argc, char **argv)
+{
+	const char *input = "ftrail.dat";
+	struct stackset set = { 0 };
+	struct printer pr = { 0 };
+	char **pats = NULL, err[512] = "", buf[512];
+	size_t npats = 0;
+	uint64_t top = 0, total = 0;
+	int folded = 0, want_user = 1, want_kernel = 1, c, ret;
+	struct ft_kevent kev;
+	struct ft_event ev;
+
+	while ((c = getopt_long(argc, argv, ":i:e:h", long_options, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'e':
+			pats = ft_realloc(pats, (npats + 1) * sizeof(*pats));
+			pats[npats++] = optarg;
+			break;
+		case OPT_TOP:
+			if (ft_parse_u64(optarg, 1, UINT32_MAX, &top))
+				ft_die("stacks: --top wants a positive number, not '%s'", optarg);
+			break;
+		case OPT_FOLDED:
+			folded = 1;
+			break;
+		case OPT_USER:
+			want_kernel = 0;
+			break;
+		case OPT_KERNEL:
+			want_user = 0;
+			break;
+		case 'h':
+			fputs(cmd_stacks_usage, stdout);
+			return 0;
+		default:
+			ft_bad_option("stacks", c, argv);
+		}
+	}
+	if (optind < argc)
+		ft_die("stacks: unexpected argument '%s' (the trace file is given with -i)",
+		       argv[optind]);
+	if (!want_user && !want_kernel)
+		ft_die("stacks: --user and --kernel exclude each other");
+
+	pr.t = ft_trace_open(input, err, sizeof(err));
+	if (!pr.t)
+		ft_die("%s", err);
+	pr.k = ft_kevents_open(ft_trace_reader(pr.t), err, sizeof(err));
+	if (!pr.k && err[0])
+		ft_die("%s: %s", input, err);
+	if (npats && !pr.k)
+		ft_die("stacks: %s has no kernel events to select with -e", input);
+
+	if (pr.k) {
+		while ((ret = ft_kevents_next(pr.k, &kev)) == 1) {
+			if (kev.kind != FT_KEV_EVENT || !event_selected(kev.event, pats, npats))
+				continue;
+			if (want_kernel && kev.kstack_nr)
+				set_add(&set, 'k', kev.kstack, kev.kstack_nr);
+			if (want_user && kev.ustack_nr)
+				set_add(&set, 'u', kev.ustack, kev.ustack_nr);
+		}
+		if (ret < 0)
+			ft_die("%s: %s", input, ft_kevents_error(pr.k));
+	}
+	/* user records' stacks (not selectable by kernel event names) */
+	if (want_user && !npats) {
+		while ((ret = ft_trace_next(pr.t, &ev, err, sizeof(err))) == 1)
+			if (ev.type == FT_EV_STACK && ev.nr_ips)
+				set_add(&set, 'u', ev.ips, ev.nr_ips);
+		if (ret < 0)
+			ft_die("%s: %s", input, err);
+	}
+
+	if (set.n)
+		qsort(set.v, set.n, sizeof(*set.v), by_count);
+	for (size_t i = 0; i < set.n; i++)
+		total += set.v[i].count;
+	for (size_t i = 0; i < set.n && (!top || i < top); i++) {
+		struct ustack *u = &set.v[i];
+
+		if (folded) {
+			for (uint32_t j = u->nr; j-- > 0;) {
+				frame(&pr, u->kind, u->ips[j], 0, buf, sizeof(buf));
+				for (char *q = buf; *q; q++)
+					if (*q == ';' || *q == ' ')
+						*q = '_';
+				printf("%s%s", buf, j ? ";" : "");
+			}
+			printf(" %llu\n", (unsigned long long)u->count);
+			continue;
+		}
+		printf("@[\n");
+		for (uint32_t j = 0; j < u->nr; j++) {
+			frame(&pr, u->kind, u->ips[j], 1, buf, sizeof(buf));
+			printf("    %s\n", buf);
+		}
+		printf("]: %llu\n\n", (unsigned long long)u->count);
+	}
+	if (!folded)
+		printf("%zu unique stacks, %llu stacks in all\n", set.n,
+		       (unsigned long long)total);
+	if (fflush(stdout) || ferror(stdout))
+		ft_die("writing the output: write error");
+	for (size_t i = 0; i < set.n; i++)
+		free(set.v[i].ips);
+	free(set.v);
+	free(set.slots);
+	free(pats);
+	ft_kevents_close(pr.k);
+	ft_trace_close(pr.t);
+	return 0;
+}

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The session block shared by the recorder and the injected runtime (layout
+ * and ordering contract in session.h).  This file is linked into both: it
+ * allocates nothing and makes no system call.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "opts.h"
+#include "session.h"
+#include "stackmap.h"
+
+#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define SPAGE 4096u
+
+struct layout {
+	uint64_t ctl_off, funcs_off, mods_off, stackmap_off, stackmap_size, ring_off, total;
+	unsigned int bits;
+};
+
+static void compute_layout(struct layout *l, unsigned int bits, size_t ring_size)
+{
+	l->bits = ft_stackmap_clamp_bits(bits);
+	l->ctl_off = SPAGE;
+	l->funcs_off = ALIGN_UP(l->ctl_off + sizeof(struct ft_session_ctl), SPAGE);
+	l->mods_off = ALIGN_UP(l->funcs_off + (uint64_t)FT_SESSION_MAX_FUNCS *
+						      sizeof(struct ft_session_func),
+			       SPAGE);
+	l->stackmap_off = ALIGN_UP(l->mods_off + (uint64_t)FT_SESSION_MAX_MODULES *
+						       sizeof(struct ft_session_module),
+				   SPAGE);
+	l->stackmap_size = ALIGN_UP(ft_stackmap_mem_size(l->bits), SPAGE);
+	l->ring_off = l->stackmap_off + l->stackmap_size;
+	l->total = ALIGN_UP(l->ring_off + ring_size, SPAGE);
+}
+
+size_t ft_session_size(const struct ft_record_opts *o, size_t ring_size)
+{
+	struct layout l;
+
+	compute_layout(&l, o ? o->stackmap_bits : 0, ring_size);
+	return (size_t)l.total;
+}
+
+int ft_tracer_from_name(const char *name)
+{
+	if (!name)
+		return -1;
+	if (!strcmp(name, "nop"))
+		return FT_TRACER_NOP;
+	if (!strcmp(name, "function"))
+		return FT_TRACER_FUNCTION;
+	if (!strcmp(name, "function_graph"))
+		return FT_TRACER_FUNCTION_GRAPH;
+	return -1;
+}
+
+const char *ft_tracer_name(int tracer)
+{
+	switch (tracer) {
+	case FT_TRACER_NOP:
+		return "nop";
+	case FT_TRACER_FUNCTION:
+		return "function";
+	case FT_TRACER_FUNCTION_GRAPH:
+		return "function_graph";
+	}
+	return NULL;
+}
+
+/* Join sv's lines into dst (cap bytes) with '\n'; -1 when too long. */
+static int join_list(char *dst, size_t cap, const struct ft_strv *sv)
+{
+	size_t pos = 0;
+
+	dst[0] = '\0';
+	for (size_t i = 0; i < sv->n; i++) {
+		size_t n = strlen(sv->v[i]);
+
+		if (pos + n + 2 > cap)
+			return -1;
+		memcpy(dst + pos, sv->v[i], n);
+		pos += n;
+		dst[pos++] = '\n';
+		dst[pos] = '\0';
+	}
+	return 0;
+}
+
+/* ns -> ticks on clk (inverse of ft_clock_ns without the reference). */
+static uint64_t ns_to_ticks(const struct ft_clock *clk, uint64_t ns)
+{
+	if (!clk || !clk->mult)
+		return ns;
+	return (uint64_t)(((unsigned __int128)ns << clk->shift) / clk->mult);
+}
+
+int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_t ring_size,
+		    const struct ft_clock *clk, char *err, size_t errlen)
+{
+	static const char *const names[FT_SL_NR] = { "set_ftrace_filter", "set_ftrace_notrace",
+						     "set_graph_function", "set_graph_notrace" };
+	struct ft_session_hdr *h = mem;
+	struct ft_session_ctl *c;
+	struct ft_stackmap sm;
+	struct layout l;
+	int tracer;
+
+	compute_layout(&l, o->stackmap_bits, ring_size);
+	if (len < l.total) {
+		snprintf(err, errlen, "session block too small: %zu < %llu", len,
+			 (unsigned long long)l.total);
+		return -1;
+	}
+	tracer = o->tracer ? ft_tracer_from_name(o->tracer) : FT_TRACER_FUNCTION_GRAPH;
+	if (tracer < 0) {
+		snprintf(err, errlen, "unknown tracer '%s' (available: nop function function_graph)",
+			 o->tracer);
+		return -1;
+	}
+	if (o->pids.n > FT_SESSION_MAX_PIDS) {
+		snprintf(err, errlen, "too many --pid values (at most %d)", FT_SESSION_MAX_PIDS);
+		return -1;
+	}
+	memset(h, 0, sizeof(*h));
+	h->total_size = l.total;
+	h->ctl_off = l.ctl_off;
+	h->funcs_off = l.funcs_off;
+	h->max_funcs = FT_SESSION_MAX_FUNCS;
+	h->max_modules = FT_SESSION_MAX_MODULES;
+	h->mods_off = l.mods_off;
+	h->stackmap_off = l.stackmap_off;
+	h->stackmap_size = l.stackmap_size;
+	h->ring_off = l.ring_off;
+	h->ring_size = ring_size;
+	h->stackmap_bits = l.bits;
+	if (clk)
+		h->clock_mult_shift = ((uint64_t)clk->mult << 32) | clk->shift;
+
+	c = ft_session_ctl(h);
+	memset(c, 0, sizeof(*c));
+	c->tracer = (uint32_t)tracer;
+	c->tracing_on = 1;
+	c->max_graph_depth = o->max_graph_depth;
+	c->options = o->options;
+	c->thresh_ticks = ns_to_ticks(clk, o->thresh_us * 1000ull);
+	c->stack_depth = FT_STACKMAP_MAX_DEPTH;
+	for (size_t i = 0; i < o->pids.n; i++) {
+		char *end;
+		unsigned long v = strtoul(o->pids.v[i], &end, 10);
+
+		if (!*o->pids.v[i] || *end || v == 0 || v > 0x7fffffffUL) {
+			snprintf(err, errlen, "--pid wants a thread id, not '%s'", o->pids.v[i]);
+			return -1;
+		}
+		c->pids[c->nr_pids++] = (uint32_t)v;
+	}
+	const struct ft_strv *lists[FT_SL_NR] = { &o->filter, &o->notrace, &o->graph,
+						  &o->graph_notrace };
+	for (int i = 0; i < FT_SL_NR; i++) {
+		if (join_list(c->lists[i], FT_SESSION_LIST_MAX, lists[i])) {
+			snprintf(err, errlen, "%s: list longer than %d bytes", names[i],
+				 FT_SESSION_LIST_MAX);
+			return -1;
+		}
+	}
+	if (ft_stackmap_init(&sm, (char *)mem + l.stackmap_off, l.stackmap_size, l.bits)) {
+		snprintf(err, errlen, "cannot format the stack map (%u bits)", l.bits);
+		return -1;
+	}
+	/* magic last: a half-formatted block never passes ft_session_check() */
+	h->version = FT_SESSION_VERSION;
+	__atomic_store_n(&h->magic, FT_SESSION_MAGIC, __ATOMIC_RELEASE);
+	return 0;
+}
+
+struct ft_session_hdr *ft_session_check(void *mem, size_t len, char *err, size_t errlen)
+{
+	struct ft_session_hdr *h = mem;
+	struct layout l;
+
+	if (!mem || len < sizeof(*h) || __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) !=
+						 FT_SESSION_MAGIC) {
+		snprintf(err, errlen, "not an ftrail session block");
+		return NULL;
+	}
+	if (h->version != FT_SESSION_VERSION) {
+		snprintf(err, errlen, "session version %u, expected %u", h->version,
+			 FT_SESSION_VERSION);
+		return NULL;
+	}
+	compute_layout(&l, h->stackmap_bits, h->ring_size);
+	if (h->total_size > len || l.total != h->total_size || h->ctl_off != l.ctl_off ||
+	    h->funcs_off != l.funcs_off || h->mods_off != l.mods_off ||
+	    h->stackmap_off != l.stackmap_off || h->stackmap_size != l.stackmap_size ||
+	    h->ring_off != l.ring_off || h->max_funcs != FT_SESSION_MAX_FUNCS ||
+	    h->max_modules != FT_SESSION_MAX_MODULES) {
+		snprintf(err, errlen, "session block layout mismatch (size %zu)", len);
+		return NULL;
+	}
+	return h;
+}
+
+struct ft_session_ctl *ft_session_ctl(struct ft_session_hdr *h)
+{
+	return (struct ft_session_ctl *)((char *)h + h->ctl_off);
+}
+
+struct ft_session_func *ft_session_funcs(struct ft_session_hdr *h)
+{
+	return (struct ft_session_func *)((char *)h + h->funcs_off);
+}
+
+struct ft_session_module *ft_session_modules(struct ft_session_hdr *h)
+{
+	return (struct ft_session_module *)((char *)h + h->mods_off);
+}
+
+void *ft_session_stackmap_mem(struct ft_session_hdr *h, size_t *len)
+{
+	if (len)
+		*len = h->stackmap_size;
+	return (char *)h + h->stackmap_off;
+}
+
+void *ft_session_ring(struct ft_session_hdr *h, size_t *len)
+{
+	if (len)
+		*len = h->ring_size;
+	return (char *)h + h->ring_off;
+}
+
+uint32_t ft_session_nr_funcs(struct ft_session_hdr *h)
+{
+	uint32_t n = __atomic_load_n(&ft_session_ctl(h)->next_fid, __ATOMIC_ACQUIRE);
+
+	return n < h->max_funcs ? n : h->max_funcs;
+}
+
+uint32_t ft_session_nr_modules(struct ft_session_hdr *h)
+{
+	uint32_t n = __atomic_load_n(&ft_session_ctl(h)->next_module, __ATOMIC_ACQUIRE);
+
+	return n < h->max_modules ? n : h->max_modules;
+}
+
+void ft_session_ctl_begin(struct ft_session_hdr *h)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+
+	/* gen becomes odd; the fence orders it before the data stores */
+	__atomic_fetch_add(&c->gen, 1, __ATOMIC_RELAXED);
+#if defined(__SANITIZE_THREAD__) && defined(__x86_64__)
+	/* GCC's TSan refuses thread fences; on x86-64 a release fence is only a compiler barrier */
+	__atomic_signal_fence(__ATOMIC_RELEASE);
+#else
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
+}
+
+void ft_session_ctl_end(struct ft_session_hdr *h)
+{
+	/* release: publishes every store made since begin; pairs with the
+	 * runtime's acquire load of gen */
+	__atomic_fetch_add(&ft_session_ctl(h)->gen, 1, __ATOMIC_RELEASE);
+}
+
+int ft_session_set_list(struct ft_session_hdr *h, enum ft_session_list which, const char *text)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+	size_t n = strlen(text);
+
+	if ((unsigned int)which >= FT_SL_NR || n + 1 > FT_SESSION_LIST_MAX)
+		return -1;
+	memcpy(c->lists[which], text, n + 1);
+	return 0;
+}
+
+int ft_session_append_list(struct ft_session_hdr *h, enum ft_session_list which,
+			   const char *line)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+	size_t cur, n = strlen(line);
+
+	if ((unsigned int)which >= FT_SL_NR)
+		return -1;
+	cur = strnlen(c->lists[which], FT_SESSION_LIST_MAX);
+	if (cur + n + 2 > FT_SESSION_LIST_MAX)
+		return -1;
+	memcpy(c->lists[which] + cur, line, n);
+	c->lists[which][cur + n] = '\n';
+	c->lists[which][cur + n + 1] = '\0';
+	return 0;
+}
+
+void ft_session_set_tracing_on(struct ft_session_hdr *h, int on)
+{
+	/* a lone flag: the runtime loads it relaxed on each hook */
+	__atomic_store_n(&ft_session_ctl(h)->tracing_on, on ? 1u : 0u, __ATOMIC_RELEASE);
+}
+
+void ft_session_msg(struct ft_session_hdr *h, const char *line)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+	uint32_t n = (uint32_t)strlen(line) + 1, pos;
+
+	/* reserve [pos, pos+n) with one atomic add: writers never overlap */
+	pos = __atomic_fetch_add(&c->rt_msg_len, n, __ATOMIC_RELAXED);
+	if (pos >= FT_SESSION_MSG_MAX - 1)
+		return;
+	if (pos + n > FT_SESSION_MSG_MAX - 1)
+		n = FT_SESSION_MSG_MAX - 1 - pos;
+	memcpy(c->rt_msg + pos, line, n - 1);
+	c->rt_msg[pos + n - 1] = '\n';
+}

@@ -1,0 +1,647 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The trace file: writer and reader of the section format in tracefile.h.
+ *
+ * Writer concurrency: several drain threads call ft_writer_add() at once.
+ * Compression runs outside any lock, in the calling thread; only the append
+ * (section header + payload) is serialised by w->lock, so sections never
+ * interleave and each lands whole.  w->bytes is updated under the same lock
+ * and read by ft_writer_bytes() with a relaxed atomic load (a statistic: it
+ * may lag a concurrent append, never tear).
+ *
+ * Reader robustness: every size in the file is checked against the file size
+ * before use; a section that runs past the end of a file without END is the
+ * file being cut short (recorder killed): the reader keeps what is complete
+ * and ft_reader_truncated() says so.  Compressed payloads are inflated by
+ * streaming into a buffer that grows only as real output appears, bounded by
+ * the declared raw size, so a hostile header cannot make us allocate memory
+ * the data does not back.
+ */
+#include "tracefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#define FILE_HDR_SIZE 24u
+
+struct ft_writer {
+	int fd;
+	pthread_mutex_t lock; /* serialises appends and bytes */
+	uint64_t bytes;
+	int failed; /* a write failed: later adds fail too (the file is torn) */
+	int saved_errno;
+};
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const unsigned char *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* Encode a section header in its on-disk (little-endian) form: 32 bytes. */
+static void encode_shdr(unsigned char *b, uint32_t type, uint32_t flags, uint64_t id, uint64_t disk,
+			uint64_t raw)
+{
+	put32(b, type);
+	put32(b + 4, flags);
+	put64(b + 8, id);
+	put64(b + 16, disk);
+	put64(b + 24, raw);
+}
+
+struct ft_writer *ft_writer_open(const char *path, int compress_level)
+{
+	unsigned char hdr[FILE_HDR_SIZE];
+	struct ft_writer *w;
+	int fd;
+
+	(void)compress_level;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return NULL;
+	/* O_CREAT's mode does not apply to an existing file: force 0600. */
+	if (fchmod(fd, 0600) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	memcpy(hdr, FT_FILE_MAGIC, 8);
+	put32(hdr + 8, FT_FILE_VERSION);
+	put32(hdr + 12, FILE_HDR_SIZE);
+	put64(hdr + 16, 0);
+	if (write_all(fd, hdr, sizeof(hdr)) < 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		close(fd);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->bytes = sizeof(hdr);
+	pthread_mutex_init(&w->lock, NULL);
+	return w;
+}
+
+/* Append header + payload under the lock.  0 or -1 with errno. */
+static int append(struct ft_writer *w, uint32_t type, uint32_t flags, uint64_t id, const void *data,
+		  size_t disk, size_t raw)
+{
+	unsigned char sh[sizeof(struct ft_section_hdr)];
+	int ret = 0;
+
+	encode_shdr(sh, type, flags, id, disk, raw);
+	pthread_mutex_lock(&w->lock);
+	if (w->failed) {
+		errno = w->saved_errno;
+		ret = -1;
+	} else if (write_all(w->fd, sh, sizeof(sh)) < 0 ||
+		   (disk && write_all(w->fd, data, disk) < 0)) {
+		w->failed = 1;
+		w->saved_errno = errno;
+		ret = -1;
+	} else {
+		__atomic_store_n(&w->bytes, w->bytes + sizeof(sh) + disk, __ATOMIC_RELAXED);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return ret;
+}
+
+int ft_writer_add(struct ft_writer *w, uint32_t type, uint64_t id, const void *data, size_t len,
+		  int compress)
+{
+	void *z = NULL;
+	size_t zlen = 0;
+	int ret;
+
+	if (!w || type == FT_SEC_END || type >= FT_SEC_MAX || (len && !data) ||
+	    (uint64_t)len > FT_SECTION_MAX_RAW) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (compress && len >= 64) {
+		size_t bound = ZSTD_compressBound(len);
+
+		z = malloc(bound);
+		if (!z) {
+			errno = ENOMEM;
+			return -1;
+		}
+		zlen = ZSTD_compress(z, bound, data, len,
+				     compress > 0 && compress < 20 ? compress : 3);
+		if (ZSTD_isError(zlen) || zlen >= len) {
+			free(z);
+			z = NULL;
+		}
+	}
+	if (z)
+		ret = append(w, type, FT_SF_ZSTD, id, z, zlen, len);
+	else
+		ret = append(w, type, 0, id, data, len, len);
+	free(z);
+	return ret;
+}
+
+uint64_t ft_writer_bytes(const struct ft_writer *w)
+{
+	return __atomic_load_n(&w->bytes, __ATOMIC_RELAXED);
+}
+
+int ft_writer_close(struct ft_writer *w)
+{
+	int ret, e = 0;
+
+	if (!w)
+		return 0;
+	ret = append(w, FT_SEC_END, 0, 0, NULL, 0, 0);
+	if (ret < 0)
+		e = errno;
+	if (close(w->fd) < 0 && !ret) {
+		ret = -1;
+		e = errno;
+	}
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+	if (ret)
+		errno = e;
+	return ret;
+}
+
+/* ---- reader ---- */
+
+struct meta_kv {
+	char *key;
+	char *val;
+};
+
+struct ft_reader {
+	int fd;
+	char *path;
+	uint64_t file_size;
+	int truncated;
+	struct ft_section *secs;
+	size_t nr, cap;
+	/* META, parsed on first ft_reader_meta() */
+	int meta_loaded;
+	char *meta_buf;
+	struct meta_kv *kv;
+	size_t nr_kv;
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static int read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static const char *sec_name(uint32_t type)
+{
+	static const char *const names[FT_SEC_MAX] = {
+	    "END",   "META",	 "MODULES", "FUNCS", "SYMTAB",	 "KALLSYMS", "STACKMAP",
+	    "UDATA", "KFORMATS", "KDATA",   "TASKS", "UFORMATS", "SNAPSHOT",
+	};
+
+	return type < FT_SEC_MAX ? names[type] : "?";
+}
+
+struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
+{
+	unsigned char hdr[FILE_HDR_SIZE];
+	struct ft_reader *r;
+	struct stat st;
+	uint64_t off;
+	uint32_t hsize;
+	int fd, seen_end = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		seterr(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size < FILE_HDR_SIZE || read_at(fd, hdr, sizeof(hdr), 0) < 0) {
+		seterr(err, errlen, "%s: truncated file header (%lld bytes)", path,
+		       (long long)st.st_size);
+		close(fd);
+		return NULL;
+	}
+	if (memcmp(hdr, FT_FILE_MAGIC, 8)) {
+		seterr(err, errlen, "%s: not an ftrail trace file (bad magic)", path);
+		close(fd);
+		return NULL;
+	}
+	if (get32(hdr + 8) != FT_FILE_VERSION) {
+		seterr(err, errlen, "%s: unsupported trace file version %u (this ftrail reads %u)",
+		       path, get32(hdr + 8), FT_FILE_VERSION);
+		close(fd);
+		return NULL;
+	}
+	hsize = get32(hdr + 12);
+	if (hsize < FILE_HDR_SIZE || hsize > (uint64_t)st.st_size || hsize > 4096) {
+		seterr(err, errlen, "%s: bad file header size %u", path, hsize);
+		close(fd);
+		return NULL;
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r || !(r->path = strdup(path))) {
+		free(r);
+		close(fd);
+		seterr(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	r->fd = fd;
+	r->file_size = (uint64_t)st.st_size;
+
+	for (off = hsize; off < r->file_size;) {
+		unsigned char sh[sizeof(struct ft_section_hdr)];
+		struct ft_section s;
+
+		if (r->file_size - off < sizeof(sh)) {
+			r->truncated = 1; /* cut inside a section header */
+			break;
+		}
+		if (read_at(fd, sh, sizeof(sh), off) < 0) {
+			seterr(err, errlen, "%s: read error at offset %llu: %s", path,
+			       (unsigned long long)off, strerror(errno));
+			goto fail;
+		}
+		s.type = get32(sh);
+		s.flags = get32(sh + 4);
+		s.id = get64(sh + 8);
+		s.disk_size = get64(sh + 16);
+		s.raw_size = get64(sh + 24);
+		s.offset = off + sizeof(sh);
+		if (s.type >= FT_SEC_MAX) {
+			seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
+			       s.type, (unsigned long long)off);
+			goto fail;
+		}
+		if (s.flags & ~FT_SF_ZSTD) {
+			seterr(err, errlen, "%s: %s section at offset %llu has unknown flags 0x%x",
+			       path, sec_name(s.type), (unsigned long long)off, s.flags);
+			goto fail;
+		}
+		if (s.raw_size > FT_SECTION_MAX_RAW ||
+		    (!(s.flags & FT_SF_ZSTD) && s.raw_size != s.disk_size)) {
+			seterr(err, errlen,
+			       "%s: %s section at offset %llu has bad sizes (%llu/%llu)", path,
+			       sec_name(s.type), (unsigned long long)off,
+			       (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
+			goto fail;
+		}
+		if (s.disk_size > r->file_size - s.offset) {
+			r->truncated = 1; /* payload cut short */
+			break;
+		}
+		if (s.type == FT_SEC_END) {
+			if (s.disk_size || s.offset != r->file_size) {
+				seterr(err, errlen, "%s: data after the END section (offset %llu)",
+				       path, (unsigned long long)s.offset);
+				goto fail;
+			}
+			seen_end = 1;
+			break;
+		}
+		if (r->nr == r->cap) {
+			size_t ncap = r->cap ? r->cap * 2 : 64;
+			struct ft_section *n = realloc(r->secs, ncap * sizeof(*n));
+
+			if (!n) {
+				seterr(err, errlen, "%s: out of memory", path);
+				goto fail;
+			}
+			r->secs = n;
+			r->cap = ncap;
+		}
+		r->secs[r->nr++] = s;
+		off = s.offset + s.disk_size;
+	}
+	if (!seen_end)
+		r->truncated = 1;
+	return r;
+fail:
+	ft_reader_close(r);
+	return NULL;
+}
+
+void ft_reader_close(struct ft_reader *r)
+{
+	if (!r)
+		return;
+	close(r->fd);
+	free(r->secs);
+	free(r->kv);
+	free(r->meta_buf);
+	free(r->path);
+	free(r);
+}
+
+int ft_reader_truncated(const struct ft_reader *r)
+{
+	return r->truncated;
+}
+
+size_t ft_reader_nr_sections(const struct ft_reader *r)
+{
+	return r->nr;
+}
+
+const struct ft_section *ft_reader_section(const struct ft_reader *r, size_t i)
+{
+	return i < r->nr ? &r->secs[i] : NULL;
+}
+
+/*
+ * Inflate a zstd payload of disk bytes into at most raw bytes; the output
+ * must be exactly raw bytes.  The output buffer grows with real output only.
+ */
+static void *inflate(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
+		     size_t errlen)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	ZSTD_inBuffer ib = {in, s->disk_size, 0};
+	size_t cap = s->raw_size < (1u << 20) ? s->raw_size : (1u << 20);
+	unsigned char *out = NULL;
+	size_t have = 0;
+
+	if (!ds)
+		goto oom;
+	ZSTD_initDStream(ds);
+	out = malloc(cap ? cap : 1);
+	if (!out)
+		goto oom;
+	for (;;) {
+		ZSTD_outBuffer ob = {out, cap, have};
+		size_t ret = ZSTD_decompressStream(ds, &ob, &ib);
+
+		have = ob.pos;
+		if (ZSTD_isError(ret)) {
+			seterr(err, errlen, "%s: corrupt compressed %s section at offset %llu: %s",
+			       r->path, sec_name(s->type), (unsigned long long)s->offset,
+			       ZSTD_getErrorName(ret));
+			goto fail;
+		}
+		if (ret == 0 && ib.pos == ib.size)
+			break; /* frame complete, input consumed */
+		if (have == cap) {
+			size_t ncap;
+			unsigned char *n;
+
+			if (cap >= s->raw_size) {
+				seterr(
+				    err, errlen,
+				    "%s: compressed %s section at offset %llu inflates beyond its "
+				    "declared %llu bytes",
+				    r->path, sec_name(s->type), (unsigned long long)s->offset,
+				    (unsigned long long)s->raw_size);
+				goto fail;
+			}
+			ncap = cap * 2 < s->raw_size ? cap * 2 : s->raw_size;
+			n = realloc(out, ncap);
+			if (!n)
+				goto oom;
+			out = n;
+			cap = ncap;
+		} else if (ib.pos == ib.size && ret != 0) {
+			seterr(err, errlen, "%s: compressed %s section at offset %llu is cut short",
+			       r->path, sec_name(s->type), (unsigned long long)s->offset);
+			goto fail;
+		}
+	}
+	if (have != s->raw_size) {
+		seterr(err, errlen,
+		       "%s: compressed %s section at offset %llu holds %zu bytes, header says %llu",
+		       r->path, sec_name(s->type), (unsigned long long)s->offset, have,
+		       (unsigned long long)s->raw_size);
+		goto fail;
+	}
+	ZSTD_freeDStream(ds);
+	return out;
+oom:
+	seterr(err, errlen, "%s: out of memory inflating %s section", r->path, sec_name(s->type));
+fail:
+	free(out);
+	if (ds)
+		ZSTD_freeDStream(ds);
+	return NULL;
+}
+
+void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *len, char *err,
+		     size_t errlen)
+{
+	void *disk, *out;
+
+	*len = 0;
+	if (err && errlen)
+		err[0] = 0;
+	/* The index was validated at open; recheck in case s is not ours. */
+	if (s->disk_size > r->file_size || s->offset > r->file_size - s->disk_size ||
+	    s->raw_size > FT_SECTION_MAX_RAW) {
+		seterr(err, errlen, "%s: section out of bounds", r->path);
+		return NULL;
+	}
+	disk = malloc(s->disk_size ? s->disk_size : 1);
+	if (!disk) {
+		seterr(err, errlen, "%s: out of memory loading %s section", r->path,
+		       sec_name(s->type));
+		return NULL;
+	}
+	if (s->disk_size && read_at(r->fd, disk, s->disk_size, s->offset) < 0) {
+		seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
+		       (unsigned long long)s->offset, strerror(errno));
+		free(disk);
+		return NULL;
+	}
+	if (!(s->flags & FT_SF_ZSTD)) {
+		*len = s->disk_size;
+		return disk;
+	}
+	out = inflate(r, s, disk, err, errlen);
+	free(disk);
+	if (out)
+		*len = s->raw_size;
+	return out;
+}
+
+void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t *len, char *err,
+			 size_t errlen)
+{
+	unsigned char *all = NULL;
+	size_t have = 0;
+
+	*len = 0;
+	if (err && errlen)
+		err[0] = 0;
+	for (size_t i = 0; i < r->nr; i++) {
+		const struct ft_section *s = &r->secs[i];
+		unsigned char *n;
+		void *p;
+		size_t l;
+
+		if (s->type != type || (id != UINT64_MAX && s->id != id))
+			continue;
+		p = ft_reader_load(r, s, &l, err, errlen);
+		if (!p) {
+			free(all);
+			*len = 0;
+			return NULL;
+		}
+		if (have + l > FT_SECTION_MAX_RAW) {
+			seterr(err, errlen, "%s: %s sections exceed %llu bytes", r->path,
+			       sec_name(type), (unsigned long long)FT_SECTION_MAX_RAW);
+			free(p);
+			free(all);
+			return NULL;
+		}
+		n = realloc(all, have + l + 1);
+		if (!n) {
+			seterr(err, errlen, "%s: out of memory", r->path);
+			free(p);
+			free(all);
+			return NULL;
+		}
+		all = n;
+		memcpy(all + have, p, l);
+		have += l;
+		all[have] = 0; /* text sections can be used as C strings */
+		free(p);
+	}
+	*len = have;
+	return all;
+}
+
+static void load_meta(struct ft_reader *r)
+{
+	size_t len, n = 0, cap = 0;
+	char err[256];
+	char *p;
+
+	r->meta_loaded = 1;
+	r->meta_buf = ft_reader_load_all(r, FT_SEC_META, UINT64_MAX, &len, err, sizeof(err));
+	if (!r->meta_buf)
+		return;
+	for (p = r->meta_buf; p < r->meta_buf + len;) {
+		char *nl = memchr(p, '\n', (size_t)(r->meta_buf + len - p));
+		char *eq;
+
+		if (nl)
+			*nl = 0;
+		eq = strchr(p, '=');
+		if (eq && eq != p) {
+			*eq = 0;
+			if (n == cap) {
+				size_t ncap = cap ? cap * 2 : 32;
+				struct meta_kv *kv = realloc(r->kv, ncap * sizeof(*kv));
+
+				if (!kv)
+					break;
+				r->kv = kv;
+				cap = ncap;
+			}
+			r->kv[n].key = p;
+			r->kv[n].val = eq + 1;
+			n++;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	r->nr_kv = n;
+}
+
+const char *ft_reader_meta(struct ft_reader *r, const char *key)
+{
+	const char *v = NULL;
+
+	if (!r->meta_loaded)
+		load_meta(r);
+	/* The last value wins: later META chunks (end of recording) override. */
+	for (size_t i = 0; i < r->nr_kv; i++)
+		if (!strcmp(r->kv[i].key, key))
+			v = r->kv[i].val;
+	return v;
+}

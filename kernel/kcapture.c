@@ -1,0 +1,1371 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel capture through a private tracefs instance (see kcapture.h).
+ *
+ *   start:  instance "ftrail-<pid>" <- trace_clock, options, events, filters
+ *           a watchdog process (removes the instance if we die, even SIGKILL)
+ *           one reader thread per CPU on per_cpu/cpuN/trace_pipe_raw
+ *   reader: page -> kbuffer -> events; a kernel_stack / user_stack record
+ *           that follows an event on the same CPU is attached to it as a
+ *           stack_id from the shared stack map; events are re-encoded
+ *           compactly (kernel/kdata.h) into a chunk, each full chunk is
+ *           zstd-compressed into a KDATA section by ft_writer_add()
+ *   stop:   tracing_on 0, readers drain what is left and exit, then the
+ *           KFORMATS, KALLSYMS and kernel STACKMAP sections are written and
+ *           the instance is removed
+ *
+ * The global instance and the user's own settings are never written: every
+ * file written is under instances/ftrail-<pid>/ (saved_cmdlines, a global
+ * file, is only read).
+ *
+ * Threads: the readers share only the writer (thread-safe), the stack map
+ * (lock-free, built for concurrent inserts) and kc->stopping.  Memory
+ * ordering of kc->stopping: stop() stores it with release after tracing_on
+ * is 0; a reader that loads it with acquire and sees 1 drains the buffer
+ * once more and exits, so no event written before tracing_on went to 0 is
+ * missed (the drain reads until the kernel says the buffer is empty).
+ * Per-reader counters are plain fields read by stop() after pthread_join(),
+ * which orders them.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <event-parse.h>
+#include <kbuffer.h>
+#include <tracefs.h>
+
+#include "kcapture.h"
+#include "kdata.h"
+#include "options.h"
+#include "stackmap.h"
+#include "tracefile.h"
+
+#define TRACEFS_DIR "/sys/kernel/tracing"
+#define CHUNK_BYTES (1u << 20)
+#define MAX_STACK 128
+
+/*
+ * A set of kernel text addresses the trace refers to (stack frames stored
+ * in full, pointer fields such as cpuhp_enter's fun): only the kallsyms
+ * lines that cover them go into the file.  Open addressing, 0 = free; past
+ * ADDRSET_MAX the set gives up (overflow) and the whole table is stored.
+ */
+struct addrset {
+	uint64_t *v;
+	size_t n, cap;
+	int overflow;
+};
+
+#define ADDRSET_MAX (1u << 20)
+/* x86_64: kernel text and modules live at or above this address */
+#define KTEXT_MIN 0xffffffff80000000ull
+
+struct kcpu {
+	struct ft_kcapture *kc;
+	struct addrset addrs;
+	int cpu;
+	int fd;
+	struct tracefs_cpu *tcpu;
+	struct kbuffer *kbuf;
+	pthread_t thr;
+	int started;
+	void *page;
+	int page_size;
+	/* the chunk being filled (kdata.h encoding) */
+	unsigned char *chunk;
+	size_t len, cap;
+	uint64_t last_ticks;
+	/* the event waiting for the stack records that may follow it */
+	unsigned char *pend;
+	size_t pend_len, pend_cap;
+	uint64_t pend_ticks;
+	int pending;
+	uint8_t pend_flags;
+	unsigned char pend_stacks[2 * (10 + 10 + MAX_STACK * 8)];
+	size_t pend_stacks_len;
+	/* counters, read by stop() after join */
+	uint64_t events, lost, stacks, stack_ids;
+	double cpu_seconds;
+	int err; /* errno of a failed write, 0 */
+};
+
+struct ft_kcapture {
+	struct tracefs_instance *inst;
+	char name[64];
+	char dir[512];
+	char path_on[600];  /* instance tracing_on, for abort() */
+	struct ft_writer *w;
+	struct ft_stackmap *map;
+	uint64_t options;
+	int nr_cpus;
+	struct kcpu *cpus;
+	atomic_int stopping;
+	int kstack_id, ustack_id; /* event ids of ftrace/kernel_stack, user_stack */
+	char **fmts;              /* "sys/event" of the enabled events */
+	size_t nr_fmts;
+	pid_t watchdog;
+	int watch_fd;
+	/* pointer-sized fields per event id, whose values may be kernel text */
+	uint16_t *ptr_idx;   /* [65536]: index + 1 into ptrf, 0 none */
+	struct ptrf {
+		uint8_t n;
+		uint16_t off[8];
+	} *ptrf;
+	size_t nr_ptrf;
+	int subset_syms; /* store only the kallsyms lines the trace needs */
+};
+
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static void addrset_add(struct addrset *a, uint64_t v)
+{
+	size_t j;
+
+	if (a->overflow || !v)
+		return;
+	if ((a->n + 1) * 2 > a->cap) {
+		size_t nc = a->cap ? a->cap * 2 : 1024;
+		uint64_t *nv;
+
+		if (a->n + 1 > ADDRSET_MAX || !(nv = calloc(nc, sizeof(*nv)))) {
+			a->overflow = 1;
+			return;
+		}
+		for (size_t i = 0; i < a->cap; i++) {
+			if (!a->v[i])
+				continue;
+			for (j = (a->v[i] * 0x9E3779B97F4A7C15ull) >> 20 & (nc - 1); nv[j];
+			     j = (j + 1) & (nc - 1))
+				;
+			nv[j] = a->v[i];
+		}
+		free(a->v);
+		a->v = nv;
+		a->cap = nc;
+	}
+	for (j = (v * 0x9E3779B97F4A7C15ull) >> 20 & (a->cap - 1); a->v[j];
+	     j = (j + 1) & (a->cap - 1))
+		if (a->v[j] == v)
+			return;
+	a->v[j] = v;
+	a->n++;
+}
+
+static int tracefs_mounted(void)
+{
+	return access(TRACEFS_DIR "/trace", F_OK) == 0;
+}
+
+/*
+ * Root (or CAP_SYS_ADMIN-like access to tracefs) and a mounted tracefs;
+ * when root and it is not mounted, mount it.  0, or -1 with one line.
+ */
+int ft_kcapture_available(char *err, size_t errlen)
+{
+	if (!tracefs_mounted() && geteuid() == 0)
+		mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL);
+	if (geteuid() != 0) {
+		seterr(err, errlen,
+		       "kernel events need root: run 'sudo ftrail record ...' (tracefs at %s)",
+		       TRACEFS_DIR);
+		return -1;
+	}
+	if (!tracefs_mounted()) {
+		seterr(err, errlen,
+		       "tracefs is not mounted at %s and mounting it failed: "
+		       "mount -t tracefs nodev %s (kernel needs CONFIG_FTRACE)",
+		       TRACEFS_DIR, TRACEFS_DIR);
+		return -1;
+	}
+	if (access(TRACEFS_DIR "/instances", W_OK)) {
+		seterr(err, errlen, "cannot create tracefs instances in %s/instances: %s",
+		       TRACEFS_DIR, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* User events are "u:sys:event" (issue 7); every other -e name is the kernel's. */
+int ft_kcapture_is_kernel_event(const char *name)
+{
+	return name && strncmp(name, "u:", 2) != 0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+static int is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static int dir_exists(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void add_fmt(struct ft_kcapture *kc, const char *sys, const char *ev)
+{
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", sys, ev);
+	for (size_t i = 0; i < kc->nr_fmts; i++)
+		if (!strcmp(kc->fmts[i], buf))
+			return;
+	char **n = realloc(kc->fmts, (kc->nr_fmts + 1) * sizeof(*n));
+
+	if (!n)
+		return;
+	kc->fmts = n;
+	kc->fmts[kc->nr_fmts] = strdup(buf);
+	if (kc->fmts[kc->nr_fmts])
+		kc->nr_fmts++;
+}
+
+static int inst_write(struct ft_kcapture *kc, const char *file, const char *val)
+{
+	return tracefs_instance_file_write(kc->inst, file, val) < 0 ? -1 : 0;
+}
+
+/*
+ * Enable one event of the instance with an optional filter.  0, or -1
+ * with the reason in err.
+ */
+static int enable_one(struct ft_kcapture *kc, const char *sys, const char *ev,
+		      const char *filter, char *err, size_t errlen)
+{
+	char file[600];
+
+	if (filter) {
+		snprintf(file, sizeof(file), "events/%s/%s/filter", sys, ev);
+		if (inst_write(kc, file, filter)) {
+			seterr(err, errlen, "invalid filter '%s' for %s:%s", filter, sys, ev);
+			return -1;
+		}
+	}
+	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
+	if (inst_write(kc, file, "1")) {
+		seterr(err, errlen, "cannot enable kernel event %s:%s: %s", sys, ev,
+		       strerror(errno));
+		return -1;
+	}
+	add_fmt(kc, sys, ev);
+	return 0;
+}
+
+/*
+ * Enable the events selected by "sys:event", "sys" or "all" (globs allowed
+ * in both parts).  Unknown names fail with a one-line reason.
+ */
+static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, char *err,
+		      size_t errlen)
+{
+	char *name = strdup(sel->name), *sys, *ev, *colon;
+	char path[1024];
+	int matched = 0, rc = 0;
+	DIR *ds;
+	struct dirent *de;
+
+	if (!name)
+		return -1;
+	colon = strchr(name, ':');
+	if (!strcmp(name, "all")) {
+		sys = "*";
+		ev = "*";
+	} else if (colon) {
+		*colon = 0;
+		sys = name;
+		ev = colon + 1;
+	} else {
+		sys = name;
+		ev = "*";
+	}
+	if (!*sys || !*ev) {
+		seterr(err, errlen, "bad event name '%s' (want SYS:EVENT, SYS or all)", sel->name);
+		free(name);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/events", kc->dir);
+	ds = opendir(path);
+	if (!ds) {
+		seterr(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		free(name);
+		return -1;
+	}
+	while (!rc && (de = readdir(ds))) {
+		DIR *de2;
+		struct dirent *e;
+
+		if (de->d_name[0] == '.' || fnmatch(sys, de->d_name, 0))
+			continue;
+		/* "ftrace" holds the tracers' internal formats, not events */
+		if (!strcmp(de->d_name, "ftrace") && strcmp(sys, "ftrace"))
+			continue;
+		snprintf(path, sizeof(path), "%s/events/%s", kc->dir, de->d_name);
+		if (!dir_exists(path))
+			continue;
+		if (!is_glob(ev)) {
+			snprintf(path, sizeof(path), "%s/events/%s/%s", kc->dir, de->d_name, ev);
+			if (dir_exists(path)) {
+				rc = enable_one(kc, de->d_name, ev, sel->filter, err, errlen);
+				matched++;
+			}
+			continue;
+		}
+		de2 = opendir(path);
+		if (!de2)
+			continue;
+		while (!rc && (e = readdir(de2))) {
+			char p2[1400];
+
+			if (e->d_name[0] == '.' || fnmatch(ev, e->d_name, 0))
+				continue;
+			snprintf(p2, sizeof(p2), "%s/%s", path, e->d_name);
+			if (!dir_exists(p2))
+				continue;
+			rc = enable_one(kc, de->d_name, e->d_name, sel->filter, err, errlen);
+			matched++;
+		}
+		closedir(de2);
+	}
+	closedir(ds);
+	if (!rc && !matched) {
+		seterr(err, errlen, "no kernel event matches '%s' (see %s/available_events)",
+		       sel->name, TRACEFS_DIR);
+		rc = -1;
+	}
+	free(name);
+	return rc;
+}
+
+/* ------------------------------------------------------------- encoding */
+
+static int chunk_reserve(struct kcpu *c, size_t more)
+{
+	if (c->len + more <= c->cap)
+		return 0;
+	size_t ncap = c->cap ? c->cap : CHUNK_BYTES + 4096;
+
+	while (ncap < c->len + more)
+		ncap *= 2;
+	unsigned char *n = realloc(c->chunk, ncap);
+
+	if (!n)
+		return -1;
+	c->chunk = n;
+	c->cap = ncap;
+	return 0;
+}
+
+/* Hand the chunk to the writer (compressed) and start a new one. */
+static void chunk_flush(struct kcpu *c)
+{
+	if (!c->len)
+		return;
+	if (ft_writer_add(c->kc->w, FT_SEC_KDATA, (uint64_t)c->cpu, c->chunk, c->len, 1) &&
+	    !c->err)
+		c->err = errno ? errno : EIO;
+	c->len = 0;
+}
+
+/* Make sure the chunk has room and starts with a KREC_TIME. */
+static int chunk_begin(struct kcpu *c, size_t need, uint64_t ticks)
+{
+	if (c->len && c->len + need > CHUNK_BYTES)
+		chunk_flush(c);
+	if (chunk_reserve(c, need + 9))
+		return -1;
+	if (!c->len) {
+		c->chunk[c->len++] = KREC_TIME;
+		ft_le64_put(c->chunk + c->len, ticks);
+		c->len += 8;
+		c->last_ticks = ticks;
+	}
+	return 0;
+}
+
+static uint64_t delta(struct kcpu *c, uint64_t ticks)
+{
+	/* the kernel's per-CPU clock never goes back; be safe if it does */
+	uint64_t d = ticks >= c->last_ticks ? ticks - c->last_ticks : 0;
+
+	c->last_ticks += d;
+	return d;
+}
+
+static void put_missed(struct kcpu *c, uint64_t ticks, uint64_t count)
+{
+	if (chunk_begin(c, 21, ticks)) {
+		c->err = ENOMEM;
+		return;
+	}
+	c->chunk[c->len++] = KREC_MISSED;
+	c->len += ft_uv_put(c->chunk + c->len, delta(c, ticks));
+	c->len += ft_uv_put(c->chunk + c->len, count);
+}
+
+/* Write the pending event (with the stacks attached to it) into the chunk. */
+static void flush_pending(struct kcpu *c)
+{
+	size_t need;
+
+	if (!c->pending)
+		return;
+	c->pending = 0;
+	need = 1 + 10 + 10 + c->pend_len + c->pend_stacks_len;
+	if (chunk_begin(c, need, c->pend_ticks)) {
+		c->err = ENOMEM;
+		return;
+	}
+	c->chunk[c->len++] = (unsigned char)(KREC_EVENT | c->pend_flags);
+	c->len += ft_uv_put(c->chunk + c->len, delta(c, c->pend_ticks));
+	c->len += ft_uv_put(c->chunk + c->len, c->pend_len);
+	memcpy(c->chunk + c->len, c->pend, c->pend_len);
+	c->len += c->pend_len;
+	memcpy(c->chunk + c->len, c->pend_stacks, c->pend_stacks_len);
+	c->len += c->pend_stacks_len;
+	c->events++;
+}
+
+static void set_pending(struct kcpu *c, const void *data, size_t len, uint64_t ticks)
+{
+	flush_pending(c);
+	if (len > c->pend_cap) {
+		unsigned char *n = realloc(c->pend, len);
+
+		if (!n) {
+			c->err = ENOMEM;
+			return;
+		}
+		c->pend = n;
+		c->pend_cap = len;
+	}
+	memcpy(c->pend, data, len);
+	c->pend_len = len;
+	if (c->kc->ptr_idx && len >= 2) {
+		uint16_t id;
+
+		memcpy(&id, data, 2);
+		if (c->kc->ptr_idx[id]) {
+			const struct ptrf *pf = &c->kc->ptrf[c->kc->ptr_idx[id] - 1];
+
+			for (int i = 0; i < pf->n; i++) {
+				uint64_t v;
+
+				if ((size_t)pf->off[i] + 8 > len)
+					continue;
+				memcpy(&v, (const char *)data + pf->off[i], 8);
+				if (v >= KTEXT_MIN)
+					addrset_add(&c->addrs, v);
+			}
+		}
+	}
+	c->pend_ticks = ticks;
+	c->pend_flags = 0;
+	c->pend_stacks_len = 0;
+	c->pending = 1;
+}
+
+/*
+ * Attach a stack (ips, innermost first) to the pending event as a stack_id
+ * when the map serves it, else in full.  user selects the KF_U* flags.
+ */
+static void attach_stack(struct kcpu *c, const uint64_t *ips, uint32_t nr, int user)
+{
+	struct ft_kcapture *kc = c->kc;
+	unsigned char *p = c->pend_stacks + c->pend_stacks_len;
+	int id = -1;
+
+	if (nr > MAX_STACK)
+		nr = MAX_STACK;
+	c->stacks++;
+	if (kc->map && (kc->options & FT_OPT(STACKMAP)) && nr)
+		id = ft_stackmap_get_id(kc->map, ips, nr);
+	if (id >= 0) {
+		c->pend_flags |= user ? KF_USTACK_ID : KF_KSTACK_ID;
+		p += ft_uv_put(p, (uint64_t)id);
+		c->stack_ids++;
+	} else {
+		c->pend_flags |= user ? KF_USTACK_FULL : KF_KSTACK_FULL;
+		p += ft_uv_put(p, nr);
+		for (uint32_t i = 0; i < nr; i++, p += 8) {
+			ft_le64_put(p, ips[i]);
+			if (!user)
+				addrset_add(&c->addrs, ips[i]);
+		}
+	}
+	c->pend_stacks_len = (size_t)(p - c->pend_stacks);
+}
+
+/*
+ * A kernel_stack record: int size at 8, callers from 16 (size entries,
+ * bounded by the record).  A user_stack one: 8 callers from 16, ended by 0.
+ */
+static void handle_stack(struct kcpu *c, const unsigned char *data, int size, int user,
+			 uint64_t ticks)
+{
+	uint64_t ips[MAX_STACK];
+	uint32_t nr = 0, max;
+	int32_t n;
+
+	if (size < 16) {
+		set_pending(c, data, (size_t)(size > 0 ? size : 0), ticks);
+		return;
+	}
+	max = (uint32_t)(size - 16) / 8;
+	if (!user) {
+		memcpy(&n, data + 8, 4);
+		if (n >= 0 && (uint32_t)n < max)
+			max = (uint32_t)n;
+	}
+	for (uint32_t i = 0; i < max && nr < MAX_STACK; i++) {
+		uint64_t ip;
+
+		memcpy(&ip, data + 16 + 8 * i, 8);
+		if (!ip || ip == ~0ull) /* user stacks end at 0; ULONG_MAX pads */
+			break;
+		ips[nr++] = ip;
+	}
+	/* a stack that does not follow an event of this CPU stays an event */
+	if (!c->pending ||
+	    (c->pend_flags & (user ? (KF_USTACK_ID | KF_USTACK_FULL)
+				   : (KF_KSTACK_ID | KF_KSTACK_FULL)))) {
+		set_pending(c, data, (size_t)size, ticks);
+		return;
+	}
+	attach_stack(c, ips, nr, user);
+}
+
+/* Parse one sub-buffer read from trace_pipe_raw. */
+static void handle_page(struct kcpu *c, void *page)
+{
+	unsigned long long ts;
+	void *data;
+	int missed;
+
+	if (kbuffer_load_subbuffer(c->kbuf, page) < 0)
+		return;
+	missed = kbuffer_missed_events(c->kbuf);
+	if (missed) {
+		flush_pending(c);
+		put_missed(c, kbuffer_timestamp(c->kbuf), missed > 0 ? (uint64_t)missed : 0);
+		c->lost += missed > 0 ? (uint64_t)missed : 1;
+	}
+	for (data = kbuffer_read_event(c->kbuf, &ts); data;
+	     data = kbuffer_next_event(c->kbuf, &ts)) {
+		int size = kbuffer_event_size(c->kbuf);
+		uint16_t type;
+
+		if (size < 8)
+			continue;
+		memcpy(&type, data, 2);
+		if (type == c->kc->kstack_id)
+			handle_stack(c, data, size, 0, ts);
+		else if (type == c->kc->ustack_id)
+			handle_stack(c, data, size, 1, ts);
+		else
+			set_pending(c, data, (size_t)size, ts);
+	}
+}
+
+/* Read every page available now; returns the number read. */
+static int drain(struct kcpu *c, int final)
+{
+	int n, pages = 0;
+
+	for (;;) {
+		n = final ? tracefs_cpu_flush(c->tcpu, c->page)
+			  : tracefs_cpu_read(c->tcpu, c->page, true);
+		if (n <= 0)
+			break;
+		handle_page(c, c->page);
+		pages++;
+	}
+	return pages;
+}
+
+static void *reader_main(void *arg)
+{
+	struct kcpu *c = arg;
+	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+	struct rusage ru;
+
+	/* acquire: pairs with the release store in ft_kcapture_stop() */
+	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
+		poll(&pfd, 1, 100);
+		drain(c, 0);
+	}
+	drain(c, 0);
+	drain(c, 1);
+	flush_pending(c);
+	chunk_flush(c);
+	if (!getrusage(RUSAGE_THREAD, &ru))
+		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return NULL;
+}
+
+/* ------------------------------------------------------------- watchdog */
+
+/*
+ * A process that outlives us: it blocks on a pipe whose write end only we
+ * hold; when we die (even by SIGKILL or a crash) the read returns 0 and it
+ * disables and removes the instance if it is still there.  On a clean stop
+ * we remove the instance first, so it finds nothing to do.
+ *
+ * It is created with CLONE_PARENT, as a sibling rather than a child: the
+ * user-space recorder reaps (and waits for) every child of ftrail, and a
+ * child that waits for ftrail's exit would deadlock it.  Our parent reaps
+ * it like any child (shells do; otherwise it is reaped by init once the
+ * parent exits).  The child only makes raw system calls on paths prepared
+ * before the clone.
+ */
+static pid_t start_watchdog(const char *dir, int *wfd)
+{
+	char on[600];
+	int p[2];
+	pid_t pid;
+
+	snprintf(on, sizeof(on), "%s/tracing_on", dir);
+	if (pipe2(p, O_CLOEXEC))
+		return -1;
+	pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		struct sigaction sa;
+		struct stat st;
+		char b;
+		int fd;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_IGN;
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+		sigaction(SIGQUIT, &sa, NULL);
+		/* keep only the pipe, as fd 3: nothing of ours is held open */
+		if (dup2(p[0], 3) < 0)
+			_exit(0);
+		syscall(SYS_close_range, 4u, ~0u, 0u);
+		while (read(3, &b, 1) < 0 && errno == EINTR)
+			;
+		if (stat(dir, &st))
+			_exit(0);
+		fd = open(on, O_WRONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (write(fd, "0", 1) < 0) {
+				/* nothing more to do */
+			}
+			close(fd);
+		}
+		/* the dead tool's reader fds close as it goes away; retry a while */
+		for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
+			usleep(100 * 1000);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+/* ---------------------------------------------------------------- start */
+
+static void destroy(struct ft_kcapture *kc)
+{
+	if (kc->cpus) {
+		for (int i = 0; i < kc->nr_cpus; i++) {
+			struct kcpu *c = &kc->cpus[i];
+
+			if (c->tcpu)
+				tracefs_cpu_free_fd(c->tcpu);
+			if (c->fd >= 0)
+				close(c->fd);
+			if (c->kbuf)
+				kbuffer_free(c->kbuf);
+			free(c->page);
+			free(c->chunk);
+			free(c->pend);
+			free(c->addrs.v);
+		}
+		free(kc->cpus);
+	}
+	if (kc->inst) {
+		tracefs_instance_destroy(kc->inst);
+		tracefs_instance_free(kc->inst);
+	}
+	if (kc->watch_fd >= 0)
+		close(kc->watch_fd); /* the watchdog wakes, finds no instance, exits */
+	if (kc->map)
+		ft_stackmap_destroy(kc->map);
+	for (size_t i = 0; i < kc->nr_fmts; i++)
+		free(kc->fmts[i]);
+	free(kc->fmts);
+	free(kc->ptr_idx);
+	free(kc->ptrf);
+	free(kc);
+}
+
+/*
+ * Which fields of the recorded events hold pointers or longs (cpuhp_enter's
+ * fun, kmem's call_site...): their values that fall in kernel text select
+ * the kallsyms lines stored with the trace.  x86_64 only (elsewhere the
+ * whole table is stored).  Best effort: an unparsable format just has none.
+ */
+static void find_pointer_fields(struct ft_kcapture *kc)
+{
+#if defined(__x86_64__)
+	struct tep_handle *tep = tep_alloc();
+	struct tep_event **evs;
+
+	if (!tep)
+		return;
+	tep_set_long_size(tep, 8);
+	for (size_t i = 0; i < kc->nr_fmts; i++) {
+		char file[600], sys[256], *text, *slash;
+		int size = 0;
+
+		snprintf(sys, sizeof(sys), "%s", kc->fmts[i]);
+		slash = strchr(sys, '/');
+		if (!slash)
+			continue;
+		*slash = 0;
+		snprintf(file, sizeof(file), "events/%s/format", kc->fmts[i]);
+		text = tracefs_instance_file_read(kc->inst, file, &size);
+		if (text) {
+			tep_parse_event(tep, text, (unsigned long)size, sys);
+			free(text);
+		}
+	}
+	kc->ptr_idx = calloc(65536, sizeof(*kc->ptr_idx));
+	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
+	for (int i = 0; kc->ptr_idx && evs && evs[i]; i++) {
+		struct tep_event *e = evs[i];
+		struct ptrf pf = { 0 };
+
+		if (e->id == kc->kstack_id || e->id == kc->ustack_id || e->id < 0 ||
+		    e->id > 65535)
+			continue;
+		for (struct tep_format_field *f = e->format.fields; f && pf.n < 8; f = f->next)
+			if (f->size == 8 && f->offset + 8 <= 65535 &&
+			    (f->flags & (TEP_FIELD_IS_POINTER | TEP_FIELD_IS_LONG)) &&
+			    !(f->flags & (TEP_FIELD_IS_ARRAY | TEP_FIELD_IS_DYNAMIC)))
+				pf.off[pf.n++] = (uint16_t)f->offset;
+		if (!pf.n)
+			continue;
+		struct ptrf *n = realloc(kc->ptrf, (kc->nr_ptrf + 1) * sizeof(*n));
+
+		if (!n)
+			break;
+		kc->ptrf = n;
+		kc->ptrf[kc->nr_ptrf++] = pf;
+		kc->ptr_idx[e->id] = (uint16_t)kc->nr_ptrf;
+	}
+	tep_free(tep);
+	kc->subset_syms = kc->ptr_idx != NULL;
+#else
+	(void)kc;
+#endif
+}
+
+static int event_id(struct ft_kcapture *kc, const char *sys, const char *ev)
+{
+	char file[256], *s;
+	int id = -1;
+
+	/* ftrace's internal events have no "id" file: take "ID:" of the format */
+	snprintf(file, sizeof(file), "events/%s/%s/format", sys, ev);
+	s = tracefs_instance_file_read(kc->inst, file, NULL);
+	if (s) {
+		char *p = strstr(s, "\nID:");
+
+		if (p)
+			id = atoi(p + 4);
+		free(s);
+	}
+	return id;
+}
+
+struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct ft_writer *w,
+				      pid_t pid, char *err, size_t errlen)
+{
+	struct ft_kcapture *kc;
+	int subbuf_size = getpagesize();
+	char buf[64];
+	long ncpu;
+
+	if (ft_kcapture_available(err, errlen))
+		return NULL;
+	kc = calloc(1, sizeof(*kc));
+	if (!kc) {
+		seterr(err, errlen, "out of memory");
+		return NULL;
+	}
+	kc->w = w;
+	kc->options = opts->options;
+	kc->watch_fd = -1;
+	snprintf(kc->name, sizeof(kc->name), "ftrail-%d", (int)getpid());
+	snprintf(kc->dir, sizeof(kc->dir), "%s/instances/%s", TRACEFS_DIR, kc->name);
+	snprintf(kc->path_on, sizeof(kc->path_on), "%s/tracing_on", kc->dir);
+	if (dir_exists(kc->dir)) {
+		seterr(err, errlen, "tracefs instance %s already exists", kc->dir);
+		free(kc);
+		return NULL;
+	}
+	kc->inst = tracefs_instance_create(kc->name);
+	if (!kc->inst || !dir_exists(kc->dir)) {
+		seterr(err, errlen, "cannot create tracefs instance %s: %s", kc->dir,
+		       strerror(errno));
+		if (kc->inst)
+			tracefs_instance_free(kc->inst);
+		free(kc);
+		return NULL;
+	}
+	kc->watchdog = start_watchdog(kc->dir, &kc->watch_fd);
+
+	/* configure while off: clock, buffer, options, pid, events */
+	inst_write(kc, "tracing_on", "0");
+#if defined(__x86_64__)
+	if (inst_write(kc, "trace_clock", "x86-tsc"))
+		goto fail_errno_clock;
+#else
+	if (inst_write(kc, "trace_clock", "mono"))
+		goto fail_errno_clock;
+#endif
+	if (opts->buffer_kb) {
+		snprintf(buf, sizeof(buf), "%u", opts->buffer_kb);
+		if (inst_write(kc, "buffer_size_kb", buf)) {
+			seterr(err, errlen, "cannot set buffer_size_kb to %u: %s", opts->buffer_kb,
+			       strerror(errno));
+			goto fail;
+		}
+	}
+	/* overwrite: the oldest events go first, and every loss is reported
+	 * inline by the kernel on the next page (trace-cmd's default too) */
+	inst_write(kc, "options/overwrite", "1");
+	inst_write(kc, "options/record-cmd", "1");
+	if ((opts->options & FT_OPT(STACKTRACE)) && inst_write(kc, "options/stacktrace", "1")) {
+		seterr(err, errlen, "cannot enable option stacktrace: %s", strerror(errno));
+		goto fail;
+	}
+	if ((opts->options & FT_OPT(USERSTACKTRACE)) &&
+	    inst_write(kc, "options/userstacktrace", "1")) {
+		seterr(err, errlen, "cannot enable option userstacktrace: %s", strerror(errno));
+		goto fail;
+	}
+	if (pid > 0) {
+		snprintf(buf, sizeof(buf), "%d", (int)pid);
+		inst_write(kc, "options/event-fork", "1");
+		if (inst_write(kc, "set_event_pid", buf)) {
+			seterr(err, errlen, "cannot limit kernel events to pid %d: %s", (int)pid,
+			       strerror(errno));
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < opts->nr_events; i++) {
+		if (!ft_kcapture_is_kernel_event(opts->events[i].name))
+			continue;
+		if (enable_sel(kc, &opts->events[i], err, errlen))
+			goto fail;
+	}
+	kc->kstack_id = event_id(kc, "ftrace", "kernel_stack");
+	kc->ustack_id = event_id(kc, "ftrace", "user_stack");
+	add_fmt(kc, "ftrace", "kernel_stack");
+	add_fmt(kc, "ftrace", "user_stack");
+	find_pointer_fields(kc);
+
+	if (opts->options & FT_OPT(STACKMAP))
+		kc->map = ft_stackmap_create(opts->stackmap_bits);
+
+	ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	kc->nr_cpus = ncpu > 0 ? (int)ncpu : 1;
+	kc->cpus = calloc((size_t)kc->nr_cpus, sizeof(*kc->cpus));
+	if (!kc->cpus) {
+		seterr(err, errlen, "out of memory");
+		goto fail;
+	}
+	for (int i = 0; i < kc->nr_cpus; i++)
+		kc->cpus[i].fd = -1;
+	/* the ring buffer's sub-buffer ("page") size, 1 page unless configured */
+	{
+		long long kb = 0;
+
+		if (!tracefs_instance_file_read_number(kc->inst, "buffer_subbuf_size_kb", &kb) &&
+		    kb > 0 && kb <= 1024)
+			subbuf_size = (int)kb * 1024;
+	}
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct kcpu *c = &kc->cpus[i];
+		char path[700];
+
+		c->kc = kc;
+		c->cpu = i;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/trace_pipe_raw", kc->dir, i);
+		c->fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (c->fd < 0) {
+			if (errno == ENOENT) /* a possible CPU the kernel has no buffer for */
+				continue;
+			seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+			goto fail;
+		}
+		c->page_size = subbuf_size;
+		c->tcpu = tracefs_cpu_alloc_fd(c->fd, c->page_size, true);
+		c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+		c->page = malloc((size_t)c->page_size);
+		if (!c->tcpu || !c->kbuf || !c->page) {
+			seterr(err, errlen, "cannot set up the reader of CPU %d", i);
+			goto fail;
+		}
+	}
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct kcpu *c = &kc->cpus[i];
+
+		if (!c->tcpu)
+			continue;
+		if (pthread_create(&c->thr, NULL, reader_main, c)) {
+			seterr(err, errlen, "cannot start reader thread: %s", strerror(errno));
+			atomic_store_explicit(&kc->stopping, 1, memory_order_release);
+			for (int j = 0; j < i; j++)
+				if (kc->cpus[j].started)
+					pthread_join(kc->cpus[j].thr, NULL);
+			goto fail;
+		}
+		c->started = 1;
+	}
+	if (inst_write(kc, "tracing_on", "1")) {
+		seterr(err, errlen, "cannot turn tracing on in %s: %s", kc->dir, strerror(errno));
+		atomic_store_explicit(&kc->stopping, 1, memory_order_release);
+		for (int j = 0; j < kc->nr_cpus; j++)
+			if (kc->cpus[j].started)
+				pthread_join(kc->cpus[j].thr, NULL);
+		goto fail;
+	}
+	return kc;
+
+fail_errno_clock:
+	seterr(err, errlen, "cannot set trace_clock of %s: %s", kc->dir, strerror(errno));
+fail:
+	inst_write(kc, "tracing_on", "0");
+	destroy(kc);
+	return NULL;
+}
+
+/* ----------------------------------------------------------------- stop */
+
+struct blob {
+	unsigned char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void blob_add(struct blob *b, const char *name, const void *data, size_t len)
+{
+	size_t nl = strlen(name), need = 8 + nl + len;
+
+	if (b->oom)
+		return;
+	if (b->len + need > b->cap) {
+		size_t nc = b->cap ? b->cap : 65536;
+
+		while (nc < b->len + need)
+			nc *= 2;
+		unsigned char *n = realloc(b->p, nc);
+
+		if (!n) {
+			b->oom = 1;
+			return;
+		}
+		b->p = n;
+		b->cap = nc;
+	}
+	ft_le32_put(b->p + b->len, (uint32_t)nl);
+	memcpy(b->p + b->len + 4, name, nl);
+	ft_le32_put(b->p + b->len + 4 + nl, (uint32_t)len);
+	memcpy(b->p + b->len + 8 + nl, data, len);
+	b->len += need;
+}
+
+static void blob_add_file(struct blob *b, struct tracefs_instance *inst, const char *name,
+			  const char *file)
+{
+	int size = 0;
+	char *s = tracefs_instance_file_read(inst, file, &size);
+
+	if (s) {
+		blob_add(b, name, s, (size_t)size);
+		free(s);
+	}
+}
+
+/* Read a whole file into a malloc'ed buffer; NULL on error. */
+static char *slurp(const char *path, size_t *len)
+{
+	size_t cap = 1 << 20, n = 0;
+	char *buf = malloc(cap);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t r;
+
+	if (!buf || fd < 0) {
+		free(buf);
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	while ((r = read(fd, buf + n, cap - n)) > 0) {
+		n += (size_t)r;
+		if (n == cap) {
+			char *nb = realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				close(fd);
+				return NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	close(fd);
+	if (r < 0) {
+		free(buf);
+		return NULL;
+	}
+	*len = n;
+	return buf;
+}
+
+/*
+ * /proc/kallsyms, text symbols only (types t T w W), which is what stacks
+ * and %ps need; in place.  Returns the new length.
+ */
+static size_t kallsyms_text_only(char *s, size_t len)
+{
+	size_t in = 0, out = 0;
+
+	while (in < len) {
+		char *nl = memchr(s + in, '\n', len - in);
+		size_t l = nl ? (size_t)(nl - (s + in)) + 1 : len - in;
+		char *sp = memchr(s + in, ' ', l);
+
+		if (sp && sp + 2 < s + in + l && strchr("tTwW", sp[1]) && sp[2] == ' ') {
+			memmove(s + out, s + in, l);
+			out += l;
+		}
+		in += l;
+	}
+	return out;
+}
+
+struct kline {
+	uint64_t addr;
+	size_t off, len;
+	int keep;
+};
+
+static int kline_cmp(const void *a, const void *b)
+{
+	const struct kline *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int add_stack_addrs(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
+			   void *arg)
+{
+	(void)id;
+	(void)ref;
+	for (uint32_t i = 0; i < nr; i++)
+		if (ips[i] >= KTEXT_MIN)
+			addrset_add(arg, ips[i]);
+	return 0;
+}
+
+/*
+ * Keep only the kallsyms lines (text symbols, already filtered) that cover
+ * an address of the trace, and each one's successor so a reader can tell
+ * the symbol's size.  In place; returns the new length, or len unchanged
+ * when the subset cannot be computed (then the whole table is stored).
+ */
+static size_t kallsyms_subset(struct ft_kcapture *kc, char *s, size_t len)
+{
+	struct addrset all = { 0 };
+	struct kline *lines = NULL;
+	size_t n = 0, cap = 0, out = 0;
+	char *copy;
+
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct addrset *a = &kc->cpus[i].addrs;
+
+		if (a->overflow)
+			all.overflow = 1;
+		for (size_t j = 0; j < a->cap && !all.overflow; j++)
+			if (a->v[j])
+				addrset_add(&all, a->v[j]);
+	}
+	if (kc->map)
+		ft_stackmap_for_each(kc->map, add_stack_addrs, &all);
+	if (all.overflow)
+		goto full;
+	for (size_t in = 0; in < len;) {
+		char *nl = memchr(s + in, '\n', len - in);
+		size_t l = nl ? (size_t)(nl - (s + in)) + 1 : len - in;
+
+		if (n == cap) {
+			struct kline *nv;
+
+			cap = cap ? cap * 2 : 65536;
+			nv = realloc(lines, cap * sizeof(*nv));
+			if (!nv)
+				goto full;
+			lines = nv;
+		}
+		lines[n++] = (struct kline){ strtoull(s + in, NULL, 16), in, l, 0 };
+		in += l;
+	}
+	qsort(lines, n, sizeof(*lines), kline_cmp);
+	for (size_t j = 0; j < all.cap; j++) {
+		uint64_t a = all.v[j];
+		size_t lo = 0, hi = n;
+
+		if (!a)
+			continue;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (lines[mid].addr <= a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			continue;
+		/* every alias at that address, and the next address's line */
+		for (size_t k = lo; k-- > 0 && lines[k].addr == lines[lo - 1].addr;)
+			lines[k].keep = 1;
+		if (lo < n)
+			lines[lo].keep = 1;
+	}
+	copy = malloc(len);
+	if (!copy)
+		goto full;
+	for (size_t j = 0; j < n; j++)
+		if (lines[j].keep) {
+			memcpy(copy + out, s + lines[j].off, lines[j].len);
+			out += lines[j].len;
+		}
+	memcpy(s, copy, out);
+	free(copy);
+	free(lines);
+	free(all.v);
+	return out;
+full:
+	free(lines);
+	free(all.v);
+	return len;
+}
+
+static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen)
+{
+	struct blob b = { 0 };
+	char name[600], file[600];
+	size_t len;
+	char *ks;
+	int rc = 0;
+
+	blob_add_file(&b, kc->inst, "header_page", "events/header_page");
+	blob_add_file(&b, kc->inst, "header_event", "events/header_event");
+	for (size_t i = 0; i < kc->nr_fmts; i++) {
+		snprintf(name, sizeof(name), "event:%s", kc->fmts[i]);
+		snprintf(file, sizeof(file), "events/%s/format", kc->fmts[i]);
+		blob_add_file(&b, kc->inst, name, file);
+	}
+	blob_add_file(&b, NULL, "saved_cmdlines", "saved_cmdlines");
+	snprintf(file, sizeof(file), "%d", kc->nr_cpus);
+	blob_add(&b, "nr_cpus", file, strlen(file));
+	snprintf(file, sizeof(file), "%d", (int)sizeof(long));
+	blob_add(&b, "long_size", file, strlen(file));
+#if defined(__x86_64__)
+	blob_add(&b, "trace_clock", "x86-tsc", 7);
+#else
+	blob_add(&b, "trace_clock", "mono", 4);
+#endif
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		snprintf(name, sizeof(name), "stats:%d", i);
+		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
+		blob_add_file(&b, kc->inst, name, file);
+	}
+	if (b.oom) {
+		seterr(err, errlen, "out of memory writing kernel formats");
+		rc = -1;
+	} else if (ft_writer_add(kc->w, FT_SEC_KFORMATS, 0, b.p, b.len, 1)) {
+		seterr(err, errlen, "cannot write kernel formats: %s", strerror(errno));
+		rc = -1;
+	}
+	free(b.p);
+
+	ks = slurp("/proc/kallsyms", &len);
+	if (ks) {
+		len = kallsyms_text_only(ks, len);
+		if (kc->subset_syms)
+			len = kallsyms_subset(kc, ks, len);
+		if (ft_writer_add(kc->w, FT_SEC_KALLSYMS, 0, ks, len, 1) && !rc) {
+			seterr(err, errlen, "cannot write kallsyms: %s", strerror(errno));
+			rc = -1;
+		}
+		free(ks);
+	}
+	if (kc->map) {
+		void *bin = ft_stackmap_export_bin(kc->map, &len);
+
+		if (bin) {
+			if (ft_writer_add(kc->w, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, bin, len, 1) &&
+			    !rc) {
+				seterr(err, errlen, "cannot write the kernel stack map: %s",
+				       strerror(errno));
+				rc = -1;
+			}
+			free(bin);
+		} else if (!rc) {
+			seterr(err, errlen, "cannot export the kernel stack map");
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+/* "dropped events: N" of a per-CPU stats file (losses not seen inline). */
+static uint64_t dropped_events(struct ft_kcapture *kc, int cpu)
+{
+	char file[64], *s, *p;
+	uint64_t v = 0;
+
+	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
+	s = tracefs_instance_file_read(kc->inst, file, NULL);
+	if (!s)
+		return 0;
+	p = strstr(s, "dropped events:");
+	if (p)
+		v = strtoull(p + 15, NULL, 10);
+	free(s);
+	return v;
+}
+
+int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
+		     size_t errlen)
+{
+	int rc = 0;
+
+	if (st)
+		memset(st, 0, sizeof(*st));
+	inst_write(kc, "tracing_on", "0");
+	/* release: the readers' acquire load sees it after tracing stopped */
+	atomic_store_explicit(&kc->stopping, 1, memory_order_release);
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct kcpu *c = &kc->cpus[i];
+		uint64_t dropped;
+
+		if (!c->started)
+			continue;
+		pthread_join(c->thr, NULL);
+		/* producer/consumer drops are not marked in pages: add them at the end */
+		dropped = dropped_events(kc, i);
+		if (dropped) {
+			put_missed(c, c->last_ticks, dropped);
+			c->lost += dropped;
+			chunk_flush(c);
+		}
+		if (c->err && !rc) {
+			seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
+			       strerror(c->err));
+			rc = -1;
+		}
+		if (st) {
+			st->events += c->events;
+			st->lost += c->lost;
+			st->stacks += c->stacks;
+			st->stack_ids += c->stack_ids;
+			st->cpu_seconds += c->cpu_seconds;
+		}
+	}
+	if (write_final_sections(kc, rc ? NULL : err, errlen))
+		rc = -1;
+	/* the instance goes now; the watchdog then sees it gone and exits */
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct kcpu *c = &kc->cpus[i];
+
+		if (c->tcpu) {
+			tracefs_cpu_free_fd(c->tcpu);
+			c->tcpu = NULL;
+		}
+		if (c->fd >= 0) {
+			close(c->fd);
+			c->fd = -1;
+		}
+	}
+	if (tracefs_instance_destroy(kc->inst) && dir_exists(kc->dir) && !rc) {
+		seterr(err, errlen, "cannot remove tracefs instance %s: %s", kc->dir,
+		       strerror(errno));
+		rc = -1;
+	}
+	tracefs_instance_free(kc->inst);
+	kc->inst = NULL;
+	destroy(kc);
+	return rc;
+}
+
+/*
+ * Async-signal-safe: turn the instance off and try to remove it (only
+ * open/write/close/rmdir on paths prepared at start).  The watchdog
+ * finishes the job if readers still hold the buffers open.
+ */
+void ft_kcapture_abort(struct ft_kcapture *kc)
+{
+	int fd;
+
+	if (!kc)
+		return;
+	fd = open(kc->path_on, O_WRONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (write(fd, "0", 1) < 0) {
+			/* best effort */
+		}
+		close(fd);
+	}
+	rmdir(kc->dir);
+}

@@ -1,0 +1,1254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The user-space recorder (urecord.h): shared memory, spawn, drain, close.
+ *
+ *   ftrail (this process)                      traced program (+ libftrail.so)
+ *   ----------------------                     -------------------------------
+ *   memfd (0600, CLOEXEC) = session block      maps the fd named by
+ *     ft_session_init + ft_rb_area_init          FTRAIL_SHM_FD (inherited, no
+ *   fork -> child waits on the "go" pipe         CLOEXEC in the child only)
+ *   ft_urecord_go: one byte -> child execs     writes records into its
+ *     with LD_PRELOAD=<libftrail.so>             thread's slot (ringbuf.h)
+ *   drain loop, every few ms or when woken     forks: the child claims new
+ *     by a half-full ring (futex):               slots in the same block
+ *     consume complete pages -> UDATA          execs: the new image maps the
+ *     thread gone -> final drain, recycle        block again from the fd
+ *     waitpid(-1) (we are a subreaper, so      crashes: its committed records
+ *     every descendant comes back to us)         stay in the block
+ *   all gone: final drain of every slot,
+ *     FUNCS, MODULES, SYMTAB, STACKMAP,
+ *     TASKS, META (lost counts, exit status)
+ *
+ * The memfd has no name in any file system (nothing to unlink), is mode
+ * 0600 and is close-on-exec everywhere except in the traced child.  Nothing
+ * here needs privileges.
+ *
+ * Pages are batched per buffer id and written as compressed UDATA chunks
+ * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
+ * recycled, when everything pending exceeds PENDING_MAX, and at the end),
+ * compressed and appended by a writer thread so the drain loop only copies.
+ */
+#include <dirent.h>
+#include <stddef.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "options.h"
+#include "ringbuf.h"
+#include "session.h"
+#include "stackmap.h"
+#include "symbols.h"
+#include "tracefile.h"
+#include "urec_int.h"
+#include "urecord.h"
+
+extern char **environ;
+
+/* declared in stackmap.h, implemented by its owner: used once it exists */
+#pragma weak ft_stackmap_meta_lines
+
+#define CHUNK_BYTES (1u << 20)	  /* flush one buffer's pages at this size */
+#define PENDING_MAX (16u << 20)	  /* flush everything above this */
+#define POLL_MS 5		  /* drain interval when nobody wakes us */
+#define BUSY_POLL_MS 1		  /* ... while pages keep coming */
+#define DEAD_CHECK_NS 50000000ull /* look for dead threads every 50 ms */
+#define QUEUE_MAX (64u << 20)	  /* chunks waiting for the writer thread */
+
+struct task {
+	uint32_t pid, tid;
+	char comm[32];
+};
+
+struct pend {
+	uint64_t id;
+	char *buf;
+	size_t len, cap;
+};
+
+struct ft_urecord {
+	const struct ft_record_opts *o;
+	int inject;
+	char prog[PATH_MAX];
+	char lib[PATH_MAX];
+
+	int memfd;
+	void *mem;
+	size_t len;
+	struct ft_session_hdr *h;
+	struct ft_rb_area *area;
+	struct ft_rb_area area_copy; /* its header as formatted: restored if scribbled */
+	char *page;
+
+	pid_t pid;
+	int go_fd;  /* write end: one byte lets the child exec */
+	int err_fd; /* read end of the child's CLOEXEC pipe: errno of a failed exec */
+	int went;
+	int main_done;
+	int main_status;
+	int exec_errno;
+
+	struct task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct pend *pend;
+	size_t nr_pend, cap_pend, pend_bytes;
+	struct wqueue *q;
+	uint64_t *reported; /* per ring (slot * 4 + level): losses its pages reported */
+
+	char *warn; /* '\n'-separated lines not yet handed out */
+	size_t warn_len, warn_pos;
+	char cur_warn[512];
+	size_t rt_msg_seen;
+	int said_noinstr; /* the ELF check warned: the runtime's own line would repeat it */
+	int said_static;  /* warned that the program is static */
+
+	uint64_t events, bytes, pages;
+	uint64_t last_dead_check;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Queue a warning line (deduplicated) for ft_urecord_next_warning(). */
+static void add_warning(struct ft_urecord *u, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void add_warning(struct ft_urecord *u, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	size_t l;
+	char *nw;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	l = strlen(line);
+	if (!l)
+		return;
+	/* already said? */
+	for (size_t i = 0; i < u->warn_len;) {
+		size_t e = i;
+
+		while (e < u->warn_len && u->warn[e] != '\n')
+			e++;
+		if (e - i == l && !memcmp(u->warn + i, line, l))
+			return;
+		i = e + 1;
+	}
+	nw = realloc(u->warn, u->warn_len + l + 2);
+	if (!nw)
+		return;
+	u->warn = nw;
+	memcpy(u->warn + u->warn_len, line, l);
+	u->warn[u->warn_len + l] = '\n';
+	u->warn_len += l + 1;
+	u->warn[u->warn_len] = 0;
+}
+
+const char *ft_urecord_next_warning(struct ft_urecord *u)
+{
+	size_t e;
+
+	if (!u || u->warn_pos >= u->warn_len)
+		return NULL;
+	for (e = u->warn_pos; e < u->warn_len && u->warn[e] != '\n'; e++)
+		;
+	snprintf(u->cur_warn, sizeof(u->cur_warn), "%.*s", (int)(e - u->warn_pos),
+		 u->warn + u->warn_pos);
+	u->warn_pos = e + 1;
+	return u->cur_warn;
+}
+
+/* Runtime warnings (session rt_msg) not yet queued. */
+static void pull_rt_msgs(struct ft_urecord *u)
+{
+	struct ft_session_ctl *c;
+	uint32_t n;
+	char line[FT_SESSION_MSG_MAX];
+
+	if (!u->h)
+		return;
+	c = ft_session_ctl(u->h);
+	n = __atomic_load_n(&c->rt_msg_len, __ATOMIC_ACQUIRE);
+	if (n > FT_SESSION_MSG_MAX - 1)
+		n = FT_SESSION_MSG_MAX - 1;
+	while (u->rt_msg_seen < n) {
+		size_t i = u->rt_msg_seen, l = 0;
+
+		while (i + l < n && c->rt_msg[i + l] != '\n')
+			l++;
+		if (i + l >= n)
+			break; /* a line still being copied: next time */
+		memcpy(line, c->rt_msg + i, l);
+		line[l] = 0;
+		/* a line a crash left half written has NUL bytes: keep the prefix */
+		if (line[0] && !(u->said_noinstr && strstr(line, "no instrumentation")))
+			add_warning(u, "%s", line);
+		u->rt_msg_seen = i + l + 1;
+	}
+}
+
+/* ---- tasks ---- */
+
+static void read_comm(uint32_t pid, uint32_t tid, char *out, size_t len)
+{
+	char path[64];
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, out, len - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	out[n] = 0;
+	if (n && out[n - 1] == '\n')
+		out[n - 1] = 0;
+}
+
+static struct task *task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid)
+{
+	for (size_t i = 0; i < u->nr_tasks; i++)
+		if (u->tasks[i].tid == tid && u->tasks[i].pid == pid)
+			return &u->tasks[i];
+	return NULL;
+}
+
+/*
+ * Remember (pid, tid) with its name, read now while it (probably) lives;
+ * with reread, read the name again (threads often name themselves after
+ * they start; called at the dead-thread cadence, not on every pass).
+ */
+static void note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid, int reread)
+{
+	struct task *t;
+
+	if (!pid || !tid)
+		return;
+	t = task_find(u, pid, tid);
+	if (!t) {
+		if (u->nr_tasks == u->cap_tasks) {
+			size_t nc = u->cap_tasks ? u->cap_tasks * 2 : 64;
+			struct task *nt = realloc(u->tasks, nc * sizeof(*nt));
+
+			if (!nt)
+				return;
+			u->tasks = nt;
+			u->cap_tasks = nc;
+		}
+		t = &u->tasks[u->nr_tasks++];
+		t->pid = pid;
+		t->tid = tid;
+		t->comm[0] = 0;
+	}
+	if (!t->comm[0] || reread)
+		read_comm(pid, tid, t->comm, sizeof(t->comm));
+}
+
+static int task_gone(uint32_t pid, uint32_t tid)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%u/task/%u", pid, tid);
+	return stat(path, &st) && errno == ENOENT;
+}
+
+/* ---- pending UDATA ---- */
+
+static struct pend *pend_get(struct ft_urecord *u, uint64_t id)
+{
+	for (size_t i = 0; i < u->nr_pend; i++)
+		if (u->pend[i].id == id)
+			return &u->pend[i];
+	if (u->nr_pend == u->cap_pend) {
+		size_t nc = u->cap_pend ? u->cap_pend * 2 : 32;
+		struct pend *np = realloc(u->pend, nc * sizeof(*np));
+
+		if (!np)
+			return NULL;
+		u->pend = np;
+		u->cap_pend = nc;
+	}
+	memset(&u->pend[u->nr_pend], 0, sizeof(struct pend));
+	u->pend[u->nr_pend].id = id;
+	return &u->pend[u->nr_pend++];
+}
+
+/*
+ * The writer thread: compresses and appends UDATA chunks handed over by the
+ * drain loop, so draining (copying pages out of the rings) never waits for
+ * zstd.  One thread and a FIFO: chunks of one buffer land in order.  The
+ * queue is bounded (QUEUE_MAX bytes); when it is full the drain loop writes
+ * the chunk itself (back-pressure, never unbounded memory).
+ */
+struct chunk {
+	struct chunk *next;
+	uint64_t id;
+	char *buf;
+	size_t len;
+};
+
+struct wqueue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct chunk *head, *tail;
+	size_t bytes;
+	int quit;
+	int failed; /* a write failed (errno in saved_errno) */
+	int saved_errno;
+	int running;
+	pthread_t th;
+	struct ft_writer *w;
+};
+
+static void *writer_main(void *arg)
+{
+	struct wqueue *q = arg;
+
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		struct chunk *c = q->head;
+
+		if (!c) {
+			if (q->quit)
+				break;
+			pthread_cond_wait(&q->cond, &q->lock);
+			continue;
+		}
+		q->head = c->next;
+		if (!q->head)
+			q->tail = NULL;
+		pthread_mutex_unlock(&q->lock);
+		if (ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
+			pthread_mutex_lock(&q->lock);
+			q->failed = 1;
+			q->saved_errno = errno;
+			pthread_mutex_unlock(&q->lock);
+		}
+		pthread_mutex_lock(&q->lock);
+		q->bytes -= c->len;
+		free(c->buf);
+		free(c);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return NULL;
+}
+
+static void queue_start(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct wqueue *q = u->q;
+
+	q->w = w;
+	q->running = !pthread_create(&q->th, NULL, writer_main, q);
+}
+
+/* Wait until every queued chunk is written; returns -1 when one failed. */
+static int queue_stop(struct ft_urecord *u)
+{
+	struct wqueue *q = u->q;
+
+	if (q->running) {
+		pthread_mutex_lock(&q->lock);
+		q->quit = 1;
+		pthread_cond_signal(&q->cond);
+		pthread_mutex_unlock(&q->lock);
+		pthread_join(q->th, NULL);
+		q->running = 0;
+	}
+	if (q->failed)
+		errno = q->saved_errno;
+	return q->failed ? -1 : 0;
+}
+
+static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
+{
+	struct wqueue *q = u->q;
+	struct chunk *c;
+	int r = 0;
+
+	if (!p->len)
+		return 0;
+	c = q->running ? malloc(sizeof(*c)) : NULL;
+	pthread_mutex_lock(&q->lock);
+	if (c && q->bytes + p->len <= QUEUE_MAX) {
+		/* hand the buffer over; the next page starts a new one */
+		c->next = NULL;
+		c->id = p->id;
+		c->buf = p->buf;
+		c->len = p->len;
+		if (q->tail)
+			q->tail->next = c;
+		else
+			q->head = c;
+		q->tail = c;
+		q->bytes += p->len;
+		pthread_cond_signal(&q->cond);
+		pthread_mutex_unlock(&q->lock);
+		p->buf = NULL;
+		p->cap = 0;
+	} else {
+		pthread_mutex_unlock(&q->lock);
+		free(c);
+		r = ft_writer_add(w, FT_SEC_UDATA, p->id, p->buf, p->len, 1);
+	}
+	u->pend_bytes -= p->len;
+	p->len = 0;
+	return r;
+}
+
+/* Flush and forget the buffers of one slot life (slot, gen). */
+static int pend_flush_slot(struct ft_urecord *u, struct ft_writer *w, uint32_t slot, uint32_t gen)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->nr_pend;) {
+		struct pend *p = &u->pend[i];
+
+		if (ft_rb_id_slot(p->id) == slot && ft_rb_id_gen(p->id) == gen) {
+			r |= pend_flush(u, w, p);
+			free(p->buf);
+			*p = u->pend[--u->nr_pend];
+			continue;
+		}
+		i++;
+	}
+	return r;
+}
+
+static int pend_flush_all(struct ft_urecord *u, struct ft_writer *w)
+{
+	int r = 0;
+
+	for (size_t i = 0; i < u->nr_pend; i++)
+		r |= pend_flush(u, w, &u->pend[i]);
+	return r;
+}
+
+static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_pageinfo *info,
+		    const void *page)
+{
+	struct pend *p = pend_get(u, info->buf_id);
+
+	if (!p)
+		return -1;
+	if (p->len + info->len > p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
+		char *nb;
+
+		while (nc < p->len + info->len)
+			nc *= 2;
+		nb = realloc(p->buf, nc);
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->cap = nc;
+	}
+	memcpy(p->buf + p->len, page, info->len);
+	p->len += info->len;
+	u->pend_bytes += info->len;
+	if (p->len >= CHUNK_BYTES)
+		return pend_flush(u, w, p);
+	return 0;
+}
+
+/* ---- draining ---- */
+
+/*
+ * A ring's writer is gone: losses its pages never reported (events dropped
+ * after its last page began, or overwritten after the last page we read)
+ * get a page of their own, with no records, at the end of that buffer, so
+ * readers show them where they happened -- at the end -- not only in the
+ * totals.  Its time is now: after everything the thread wrote.
+ */
+static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t l,
+			    const struct ft_rb_slotinfo *si)
+{
+	struct ft_rb_ring *r = &ft_rb_slot_at(u->area, s)->ring[l];
+	uint64_t total = __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED) +
+			 __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED);
+	uint64_t *rep = &u->reported[s * FT_RB_LEVELS + l];
+	struct ft_rb_pageinfo info = { 0 };
+	struct ft_page pg = { 0 };
+
+	if (total <= *rep)
+		return 0;
+	pg.ts = ft_rdtsc();
+	pg.lost = total - *rep > UINT32_MAX ? UINT32_MAX : (uint32_t)(total - *rep);
+	pg.tid = si->tid;
+	pg.pid = si->pid;
+	pg.level = (uint16_t)l;
+	pg.seq = (uint32_t)__atomic_load_n(&r->wpage, __ATOMIC_RELAXED) + 1;
+	*rep += pg.lost;
+	info.buf_id = ft_rb_buf_id(s, l, si->gen);
+	info.len = sizeof(pg);
+	return pend_add(u, w, &info, &pg);
+}
+
+/*
+ * One pass over every slot.  everything = 1 at the end (no writer left):
+ * partial pages are taken too.  Returns 0, or -1 when writing failed.
+ */
+static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
+{
+	struct ft_rb_area *a = u->area;
+	struct ft_rb_pageinfo info;
+	int check_dead = 0, r = 0;
+	uint64_t now = mono_ns();
+
+	if (now - u->last_dead_check > DEAD_CHECK_NS) {
+		check_dead = 1;
+		u->last_dead_check = now;
+	}
+	/*
+	 * The layout fields of the area header are fixed at creation; a
+	 * traced program that scribbled over them must not make us read out
+	 * of bounds: put them back (the counters after them are left alone).
+	 */
+	{
+		const size_t l1 = offsetof(struct ft_rb_area, flags);
+		const size_t o2 = offsetof(struct ft_rb_area, slots_off);
+		const size_t l2 = offsetof(struct ft_rb_area, claim_hint) - o2;
+
+		if (memcmp(a, &u->area_copy, l1) ||
+		    memcmp((char *)a + o2, (char *)&u->area_copy + o2, l2)) {
+			memcpy(a, &u->area_copy, l1);
+			memcpy((char *)a + o2, (char *)&u->area_copy + o2, l2);
+			add_warning(u, "the traced program overwrote the ring buffer's layout "
+				       "(restored; its records may be lost)");
+		}
+	}
+	for (uint32_t s = 0; s < a->nr_slots; s++) {
+		struct ft_rb_slotinfo si;
+		int final;
+
+		ft_rb_slot_info(a, s, &si);
+		if (si.state == FT_RB_FREE)
+			continue;
+		note_task(u, si.pid, si.tid, check_dead && si.state == FT_RB_ACTIVE);
+		/*
+		 * A thread that died without detaching (killed with its
+		 * process, _exit from another thread): nobody writes there
+		 * any more, take everything.  pid 0: claimed a moment ago.
+		 */
+		if (si.state == FT_RB_ACTIVE && check_dead && !everything && si.pid &&
+		    task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
+			si.state = FT_RB_EXITED;
+		final = everything || si.state == FT_RB_EXITED;
+		for (uint32_t l = 0; l < FT_RB_LEVELS; l++) {
+			while (ft_rb_consume(a, s, l, final, u->page, &info) == 1) {
+				u->events += info.nev;
+				u->bytes += info.len - sizeof(struct ft_page);
+				u->pages++;
+				u->reported[s * FT_RB_LEVELS + l] += info.lost;
+				r |= pend_add(u, w, &info, u->page);
+			}
+			if (final)
+				r |= report_tail_loss(u, w, s, l, &si);
+		}
+		if (si.state == FT_RB_EXITED && !everything) {
+			r |= pend_flush_slot(u, w, s, si.gen);
+			ft_rb_slot_recycle(a, s);
+			memset(&u->reported[s * FT_RB_LEVELS], 0, FT_RB_LEVELS * sizeof(uint64_t));
+		}
+	}
+	if (u->pend_bytes > PENDING_MAX)
+		r |= pend_flush_all(u, w);
+	return r;
+}
+
+/* ---- setup ---- */
+
+static int find_lib(char *out, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("FTRAIL_LIB");
+	char self[PATH_MAX];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		if (access(env, R_OK)) {
+			snprintf(err, errlen, "FTRAIL_LIB=%s: %s", env, strerror(errno));
+			return -1;
+		}
+		snprintf(out, len, "%s", env);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot find the ftrail binary: %s", strerror(errno));
+		return -1;
+	}
+	self[n] = 0;
+	slash = strrchr(self, '/');
+	if (slash)
+		*slash = 0;
+	if ((size_t)snprintf(out, len, "%s/libftrail.so", self) >= len || access(out, R_OK)) {
+		snprintf(
+		    err, errlen,
+		    "cannot find the runtime %s/libftrail.so (install it next to ftrail, or set "
+		    "FTRAIL_LIB)",
+		    self);
+		return -1;
+	}
+	return 0;
+}
+
+struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject, char *err,
+				     size_t errlen)
+{
+	struct ft_clock clk;
+	struct ft_urecord *u = calloc(1, sizeof(*u));
+	struct ft_rb_params p;
+	size_t ring_size;
+	void *ring;
+
+	if (!u) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	u->o = o;
+	u->inject = inject;
+	u->q = calloc(1, sizeof(*u->q));
+	if (!u->q) {
+		free(u);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	pthread_mutex_init(&u->q->lock, NULL);
+	pthread_cond_init(&u->q->cond, NULL);
+	u->memfd = u->go_fd = u->err_fd = -1;
+	u->pid = -1;
+	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
+		goto fail;
+	if (!inject)
+		return u;
+	if (find_lib(u->lib, sizeof(u->lib), err, errlen))
+		goto fail;
+
+	ft_rb_params_default(&p, o->buffer_kb, !!(o->options & FT_OPT(OVERWRITE)));
+	ring_size = ft_rb_area_size(&p);
+	u->len = ft_session_size(o, ring_size);
+	u->memfd = memfd_create("ftrail-session", MFD_CLOEXEC);
+	if (u->memfd < 0) {
+		snprintf(err, errlen, "cannot create the shared memory: %s", strerror(errno));
+		goto fail;
+	}
+	if (fchmod(u->memfd, 0600) || ftruncate(u->memfd, (off_t)u->len)) {
+		snprintf(err, errlen, "cannot size the shared memory (%zu bytes): %s", u->len,
+			 strerror(errno));
+		goto fail;
+	}
+	u->mem = mmap(NULL, u->len, PROT_READ | PROT_WRITE, MAP_SHARED, u->memfd, 0);
+	if (u->mem == MAP_FAILED) {
+		u->mem = NULL;
+		snprintf(err, errlen, "cannot map the shared memory (%zu bytes): %s", u->len,
+			 strerror(errno));
+		goto fail;
+	}
+	/* ticks for tracing_thresh; the tool's own calibration goes to META */
+	if (o->thresh_us)
+		ft_clock_calibrate(&clk);
+	if (ft_session_init(u->mem, u->len, o, ring_size, o->thresh_us ? &clk : NULL, err, errlen))
+		goto fail;
+	u->h = ft_session_check(u->mem, u->len, err, errlen);
+	if (!u->h)
+		goto fail;
+	ring = ft_session_ring(u->h, &ring_size);
+	u->area = ft_rb_area_init(ring, ring_size, &p);
+	if (!u->area) {
+		snprintf(err, errlen, "cannot format the ring buffer area (%zu bytes)", ring_size);
+		goto fail;
+	}
+	u->area_copy = *u->area;
+	u->reported = calloc((size_t)u->area->nr_slots * FT_RB_LEVELS, sizeof(*u->reported));
+	if (!u->reported) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	u->page = malloc(u->area->page_size);
+	if (!u->page) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
+	return u;
+fail:
+	ft_urecord_destroy(u);
+	return NULL;
+}
+
+/* The child's environment: ours, with LD_PRELOAD and FTRAIL_SHM_FD set. */
+static char **child_env(struct ft_urecord *u)
+{
+	size_t n = 0, k = 0;
+	char **env;
+	const char *old = getenv("LD_PRELOAD");
+	char *pre, *fdv;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if ((u->inject && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
+		    !strncmp(environ[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1))
+			continue;
+		env[k++] = environ[i];
+	}
+	if (u->inject) {
+		if (asprintf(&pre, "LD_PRELOAD=%s%s%s", u->lib, old && *old ? ":" : "",
+			     old && *old ? old : "") < 0 ||
+		    asprintf(&fdv, "%s=%d", FT_SESSION_ENV_FD, u->memfd) < 0) {
+			free(env);
+			return NULL;
+		}
+		env[k++] = pre;
+		env[k++] = fdv;
+	}
+	env[k] = NULL;
+	return env;
+}
+
+static void free_child_env(struct ft_urecord *u, char **env)
+{
+	if (!env)
+		return;
+	if (u->inject) {
+		for (size_t i = 0; env[i]; i++)
+			if (!strncmp(env[i], "LD_PRELOAD=", 11) ||
+			    !strncmp(env[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1))
+				free(env[i]);
+	}
+	free(env);
+}
+
+int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
+{
+	int go[2], ep[2];
+	char **env;
+	pid_t c;
+
+	if (u->inject && urec_elf_static(u->prog) == 1) {
+		u->said_static = 1;
+		add_warning(u,
+			    "%s is statically linked: the runtime cannot be preloaded into it, "
+			    "nothing of it will be traced (link it dynamically)",
+			    u->o->argv[0]);
+	} else if (u->inject && strcmp(u->o->tracer, "nop")) {
+		int ins = urec_elf_instrumented(u->prog);
+
+		if (ins == 0) {
+			u->said_noinstr = 1;
+			add_warning(
+			    u,
+			    "%s has no instrumentation ftrail can hook: compile it with -pg, "
+			    "-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "
+			    "or -finstrument-functions",
+			    u->o->argv[0]);
+		}
+	}
+	env = child_env(u);
+	if (!env) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (pipe2(go, O_CLOEXEC)) {
+		free_child_env(u, env);
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(ep, O_CLOEXEC)) {
+		close(go[0]);
+		close(go[1]);
+		free_child_env(u, env);
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	/*
+	 * Every descendant (daemonised grandchildren too) is re-parented to
+	 * us, so waitpid(-1) tells when the whole traced tree is gone.
+	 */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	c = fork();
+	if (c < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(go[0]);
+		close(go[1]);
+		close(ep[0]);
+		close(ep[1]);
+		free_child_env(u, env);
+		return -1;
+	}
+	if (c == 0) {
+		/* child: only async-signal-safe calls from here on */
+		char b;
+		int e;
+
+		ssize_t n;
+
+		close(go[1]);
+		close(ep[0]);
+		do
+			n = read(go[0], &b, 1);
+		while (n < 0 && errno == EINTR);
+		/* EOF without the byte: the recorder gave up (destroy) */
+		if (n != 1 || b != 'g')
+			_exit(127);
+		if (u->inject && fcntl(u->memfd, F_SETFD, 0))
+			_exit(127);
+		execve(u->prog, u->o->argv, env);
+		e = errno;
+		while (write(ep[1], &e, sizeof(e)) < 0 && errno == EINTR)
+			;
+		_exit(127);
+	}
+	close(go[0]);
+	close(ep[1]);
+	free_child_env(u, env);
+	u->go_fd = go[1];
+	u->err_fd = ep[0];
+	u->pid = c;
+	*pid = c;
+	return 0;
+}
+
+int ft_urecord_go(struct ft_urecord *u)
+{
+	char b = 'g';
+	ssize_t n;
+
+	if (u->go_fd < 0)
+		return -1;
+	do
+		n = write(u->go_fd, &b, 1);
+	while (n < 0 && errno == EINTR);
+	close(u->go_fd);
+	u->go_fd = -1;
+	u->went = 1;
+	return n == 1 ? 0 : -1;
+}
+
+/* ---- closing sections ---- */
+
+static int write_funcs(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_session_func *f = ft_session_funcs(u->h);
+	uint32_t n = ft_session_nr_funcs(u->h);
+	size_t len = 4 + (size_t)n * 16;
+	unsigned char *b = malloc(len);
+	int r;
+
+	if (!b)
+		return -1;
+	memcpy(b, &n, 4);
+	for (uint32_t i = 0; i < n; i++) {
+		/* acquire: pairs with the runtime's release of VALID (session.h) */
+		uint32_t fl = __atomic_load_n(&f[i].flags, __ATOMIC_ACQUIRE);
+		uint64_t addr = 0;
+		uint32_t mod = 0;
+
+		if (fl & FT_SFUNC_VALID) {
+			addr = f[i].addr;
+			mod = f[i].module;
+		} else {
+			fl = 0;
+		}
+		memcpy(b + 4 + i * 16, &addr, 8);
+		memcpy(b + 4 + i * 16 + 8, &mod, 4);
+		memcpy(b + 4 + i * 16 + 12, &fl, 4);
+	}
+	r = ft_writer_add(w, FT_SEC_FUNCS, 0, b, len, 1);
+	free(b);
+	return r;
+}
+
+/* MODULES text (one line per module slot, index = line) and a SYMTAB per module. */
+static int write_modules(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_session_module *m = ft_session_modules(u->h);
+	uint32_t n = ft_session_nr_modules(u->h);
+	size_t cap = 4096, len = 0;
+	char *text = malloc(cap);
+	int r = 0;
+	struct {
+		const char *path;
+		void *blob;
+		size_t len;
+	} *cache = calloc(n ? n : 1, sizeof(*cache));
+	size_t nc = 0;
+
+	if (!text || !cache) {
+		free(text);
+		free(cache);
+		return -1;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t fl = __atomic_load_n(&m[i].flags, __ATOMIC_ACQUIRE);
+		char bid[2 * sizeof(m[i].build_id) + 1] = "-", line[FT_SESSION_PATH_MAX + 128];
+		char path[FT_SESSION_PATH_MAX];
+		int l;
+
+		if (!(fl & FT_SMOD_VALID)) {
+			l = snprintf(line, sizeof(line), "0 0 0 0 - [unknown]\n");
+			path[0] = 0;
+		} else {
+			uint32_t bl = m[i].build_id_len;
+
+			if (bl > sizeof(m[i].build_id))
+				bl = sizeof(m[i].build_id);
+			for (uint32_t k = 0; k < bl; k++)
+				snprintf(bid + 2 * k, 3, "%02x", m[i].build_id[k]);
+			memcpy(path, m[i].path, sizeof(path));
+			path[sizeof(path) - 1] = 0;
+			for (char *c = path; *c; c++)
+				if (*c == '\n')
+					*c = '?';
+			l = snprintf(line, sizeof(line), "%u %llx %llx %llx %s %s\n", m[i].pid,
+				     (unsigned long long)m[i].start, (unsigned long long)m[i].end,
+				     (unsigned long long)m[i].offset, bid,
+				     path[0] ? path : "[unknown]");
+		}
+		if (len + (size_t)l + 1 > cap) {
+			char *nt;
+
+			cap = (cap + (size_t)l) * 2;
+			nt = realloc(text, cap);
+			if (!nt) {
+				r = -1;
+				break;
+			}
+			text = nt;
+		}
+		memcpy(text + len, line, (size_t)l);
+		len += (size_t)l;
+
+		/* SYMTAB: read each file once, write it under every module index */
+		if (path[0] == '/') {
+			size_t k;
+			void *blob = NULL;
+			size_t blen = 0;
+
+			for (k = 0; k < nc; k++)
+				if (!strcmp(cache[k].path, m[i].path))
+					break;
+			if (k < nc) {
+				blob = cache[k].blob;
+				blen = cache[k].len;
+			} else {
+				char e[256], b2[128];
+				struct ft_symtab *st =
+				    ft_symtab_from_elf(path, b2, sizeof(b2), e, sizeof(e));
+
+				if (st) {
+					blob = ft_symtab_encode(st, &blen);
+					ft_symtab_free(st);
+				} else {
+					add_warning(u, "no symbols for %s: %s", path, e);
+				}
+				cache[nc].path = m[i].path;
+				cache[nc].blob = blob;
+				cache[nc].len = blen;
+				nc++;
+			}
+			if (blob)
+				r |= ft_writer_add(w, FT_SEC_SYMTAB, i, blob, blen, 1);
+		}
+	}
+	if (!r && len)
+		r = ft_writer_add(w, FT_SEC_MODULES, 0, text, len, 1);
+	for (size_t k = 0; k < nc; k++)
+		free(cache[k].blob);
+	free(cache);
+	free(text);
+	return r;
+}
+
+static int write_stackmap(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_stackmap sm = {0};
+	size_t len, blen = 0;
+	void *mem = ft_session_stackmap_mem(u->h, &len), *blob;
+	int r;
+
+	char meta[512];
+	int n;
+
+	if (!mem || ft_stackmap_attach(&sm, mem, len))
+		return 0;
+	blob = ft_stackmap_export_bin(&sm, &blen);
+	if (!blob)
+		return -1;
+	r = ft_writer_add(w, FT_SEC_STACKMAP, 0, blob, blen, 1);
+	free(blob);
+	/* capacity, successes, drops for `ftrail stackmap stat` */
+	n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&sm, "user", meta, sizeof(meta)) : -1;
+	if (n > 0 && (size_t)n < sizeof(meta))
+		r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
+	return r;
+}
+
+static int write_tasks(struct ft_urecord *u, struct ft_writer *w)
+{
+	const char *base = strrchr(u->prog, '/');
+	size_t cap = 64 + u->nr_tasks * 64, len = 0;
+	char *text = malloc(cap);
+	int r = 0;
+
+	if (!text)
+		return -1;
+	base = base ? base + 1 : u->prog;
+	for (size_t i = 0; i < u->nr_tasks; i++) {
+		struct task *t = &u->tasks[i];
+		const char *c = t->comm;
+
+		if (!c[0]) {
+			/* died before we looked: its process's name, else the program's */
+			struct task *pt = task_find(u, t->pid, t->pid);
+
+			c = pt && pt->comm[0] ? pt->comm : base;
+		}
+		len += (size_t)snprintf(text + len, cap - len, "%u %u %.31s\n", t->pid, t->tid, c);
+	}
+	if (len)
+		r = ft_writer_add(w, FT_SEC_TASKS, 0, text, len, 0);
+	free(text);
+	return r;
+}
+
+static int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
+		      int stopped)
+{
+	char buf[2048];
+	int n = 0;
+
+	n += snprintf(buf + n, sizeof(buf) - n,
+		      "user_events=%llu\nuser_bytes=%llu\nuser_pages=%llu\n",
+		      (unsigned long long)u->events, (unsigned long long)u->bytes,
+		      (unsigned long long)u->pages);
+	n += snprintf(buf + n, sizeof(buf) - n,
+		      "user_lost=%llu\nuser_lost_dropped=%llu\nuser_lost_overwritten=%llu\n"
+		      "user_pages_overwritten=%llu\nuser_lost_noslot=%llu\nuser_lost_nested=%llu\n",
+		      (unsigned long long)t->lost, (unsigned long long)t->lost_new,
+		      (unsigned long long)t->lost_old, (unsigned long long)t->pages_old,
+		      (unsigned long long)t->lost_noslot, (unsigned long long)t->lost_nest);
+	n += snprintf(buf + n, sizeof(buf) - n,
+		      "user_threads=%llu\nbuffer_kb=%u\nbuffer_page_size=%u\nbuffer_slots=%u\n"
+		      "buffer_mode=%s\n",
+		      (unsigned long long)t->claims,
+		      u->o->buffer_kb ? u->o->buffer_kb : FT_RB_DEFAULT_KB, u->area->page_size,
+		      u->area->nr_slots,
+		      (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite" : "producer-consumer");
+	if (u->main_done && WIFSIGNALED(u->main_status))
+		n += snprintf(buf + n, sizeof(buf) - n, "program_signal=%d\nprogram_core=%d\n",
+			      WTERMSIG(u->main_status), WCOREDUMP(u->main_status) ? 1 : 0);
+	else if (u->main_done && WIFEXITED(u->main_status))
+		n += snprintf(buf + n, sizeof(buf) - n, "program_exit=%d\n",
+			      WEXITSTATUS(u->main_status));
+	if (stopped)
+		n += snprintf(buf + n, sizeof(buf) - n, "program_stopped=1\n");
+	if (n >= (int)sizeof(buf))
+		n = sizeof(buf) - 1;
+	return ft_writer_add(w, FT_SEC_META, 0, buf, (size_t)n, 0);
+}
+
+/* ---- the run ---- */
+
+/* Reap whatever exited.  Returns 1 when no descendant is left. */
+static int reap(struct ft_urecord *u)
+{
+	for (;;) {
+		int st;
+		pid_t p = waitpid(-1, &st, WNOHANG);
+
+		if (p == 0)
+			return 0;
+		if (p < 0)
+			return errno == ECHILD;
+		if (p == u->pid) {
+			u->main_done = 1;
+			u->main_status = st;
+		} else if (WIFSIGNALED(st)) {
+			add_warning(u, "process %d was killed by signal %d (%s)%s", (int)p,
+				    WTERMSIG(st), strsignal(WTERMSIG(st)),
+				    WCOREDUMP(st) ? ", core dumped" : "");
+		}
+	}
+}
+
+static void check_exec_error(struct ft_urecord *u)
+{
+	int e;
+	ssize_t n;
+
+	if (u->err_fd < 0)
+		return;
+	n = read(u->err_fd, &e, sizeof(e));
+	if (n == (ssize_t)sizeof(e)) {
+		u->exec_errno = e;
+	} else if (n < 0 && errno == EINTR) {
+		return;
+	}
+	/* EOF (exec succeeded: the pipe closed on exec) or the errno: done */
+	close(u->err_fd);
+	u->err_fd = -1;
+}
+
+int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomic_t *stop,
+		   struct ft_urecord_result *res, char *err, size_t errlen)
+{
+	struct ft_rb_totals tot;
+	int all_gone = 0, stopped = 0, wr = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (!u->went) {
+		snprintf(err, errlen, "the program was not started");
+		return -1;
+	}
+	/* blocks until the child execs (pipe closes) or reports its errno */
+	check_exec_error(u);
+	if (u->exec_errno) {
+		while (!reap(u))
+			usleep(1000);
+		snprintf(err, errlen, "cannot execute %s: %s", u->o->argv[0],
+			 strerror(u->exec_errno));
+		return -1;
+	}
+	if (u->area)
+		queue_start(u, w);
+	while (!all_gone) {
+		uint64_t pages_before = u->pages;
+
+		if (stop && *stop) {
+			stopped = 1;
+			break;
+		}
+		if (u->area) {
+			wr |= drain(u, w, 0);
+			pull_rt_msgs(u);
+		}
+		all_gone = reap(u);
+		if (all_gone)
+			break;
+		if (u->area)
+			ft_rb_wait(u->area, u->pages != pages_before ? BUSY_POLL_MS : POLL_MS);
+		else
+			usleep(POLL_MS * 1000);
+	}
+	if (stopped && u->h)
+		ft_session_set_tracing_on(u->h, 0); /* the program goes on, untraced */
+	if (stopped) {
+		/*
+		 * A terminal's Ctrl-C reached the program too: give the tree a
+		 * moment to die, so its last records are final when drained.
+		 */
+		for (int i = 0; i < 40 && !reap(u); i++) {
+			if (u->area)
+				wr |= drain(u, w, 0);
+			usleep(5000);
+		}
+	}
+
+	if (u->area) {
+		wr |= drain(u, w, 1);
+		wr |= pend_flush_all(u, w);
+		wr |= queue_stop(u); /* every UDATA chunk written */
+		pull_rt_msgs(u);
+		if (u->h) {
+			struct ft_session_ctl *c = ft_session_ctl(u->h);
+
+			if (u->o->filter.n && __atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) &&
+			    !__atomic_load_n(&c->rt_selected, __ATOMIC_RELAXED))
+				add_warning(u, "the function filter (-l) matches no function of %s",
+					    u->o->argv[0]);
+			if (!__atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) && u->main_done &&
+			    !u->said_static)
+				add_warning(u,
+					    "the runtime never started in %s (statically linked, "
+					    "or LD_PRELOAD removed?)",
+					    u->o->argv[0]);
+		}
+		ft_rb_area_totals(u->area, &tot);
+		wr |= write_funcs(u, w);
+		wr |= write_modules(u, w);
+		wr |= write_stackmap(u, w);
+		wr |= write_tasks(u, w);
+		wr |= write_meta(u, w, &tot, stopped);
+		res->lost = tot.lost;
+		res->threads = (unsigned int)tot.claims;
+	}
+	res->events = u->events;
+	res->bytes = u->bytes;
+	if (u->main_done) {
+		res->exited = WIFEXITED(u->main_status);
+		res->exit_status = res->exited ? WEXITSTATUS(u->main_status) : 0;
+		res->signaled = WIFSIGNALED(u->main_status);
+		res->signo = res->signaled ? WTERMSIG(u->main_status) : 0;
+		res->core_dumped = res->signaled && WCOREDUMP(u->main_status);
+	}
+	if (wr) {
+		snprintf(err, errlen, "cannot write %s: %s", u->o->output, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void ft_urecord_destroy(struct ft_urecord *u)
+{
+	if (!u)
+		return;
+	if (u->q) {
+		queue_stop(u);
+		for (struct chunk *c = u->q->head, *n; c; c = n) {
+			n = c->next;
+			free(c->buf);
+			free(c);
+		}
+		pthread_mutex_destroy(&u->q->lock);
+		pthread_cond_destroy(&u->q->cond);
+		free(u->q);
+	}
+	if (u->pid > 0 && !u->went) {
+		/* spawned, never let go: it waits on the pipe; make sure it is gone */
+		kill(u->pid, SIGKILL);
+		waitpid(u->pid, NULL, 0);
+	}
+	if (u->go_fd >= 0)
+		close(u->go_fd);
+	if (u->err_fd >= 0)
+		close(u->err_fd);
+	if (u->mem)
+		munmap(u->mem, u->len);
+	if (u->memfd >= 0)
+		close(u->memfd);
+	for (size_t i = 0; i < u->nr_pend; i++)
+		free(u->pend[i].buf);
+	free(u->pend);
+	free(u->reported);
+	free(u->tasks);
+	free(u->page);
+	free(u->warn);
+	free(u);
+}

@@ -1,0 +1,604 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User trace events and trace_marker in the traced program (issue 7).
+ *
+ * At load time (a constructor of libftrail.so) we attach to the user event
+ * area the tool created (uevent.h; env FTRAIL_UEV_FD), read the selection
+ * (one line per -e: name, filter, trigger), and walk every loaded object
+ * (dl_iterate_phdr) for its "__ftrail_events" section: an array of pointers
+ * to struct ftrail_event descriptors (include/ftrail/ftrail.h).  The
+ * section is found through the object's section headers, read from its
+ * file; no registration call is needed from the program.
+ *
+ * For each event name (sys:event; several descriptors may share one, one
+ * per file that defines it) we keep a struct ev_type: its id in this trace,
+ * compiled filter, triggers.  Every descriptor gets its write hook and priv;
+ * the selected ones get enabled = 1.  Formats go to the area for the
+ * recorder (UFORMATS).  Markers' descriptors are enabled whenever the area
+ * exists.
+ *
+ * Setup runs with rt.lock-free private state (the constructor runs before
+ * the program's threads exist; rt_events_rescan() after a dlopen takes
+ * ev_lock).  The write hook (ev_write) runs in any thread, any time,
+ * including signal handlers: no allocation, no lock, no system call.
+ *
+ * Memory ordering (pairs with the emitter in ftrail.h):
+ *   - desc->priv, desc->id are plain stores, then desc->write is stored
+ *     with release; the emitter loads write with acquire before calling it,
+ *     so the hook always sees priv/id of its descriptor.
+ *   - desc->enabled is stored relaxed: it only gates the fast path; a
+ *     stale read costs at most one event more or less around a flip.
+ *   - ev_type->enabled (what enable_event/disable_event triggers read) is
+ *     relaxed for the same reason.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "filter.h"
+#include "options.h"
+#include "rt.h"
+#include "trigger.h"
+#include "uevent.h"
+
+/* Entry points for the rest of the runtime (declared here until rt.h has them). */
+RT_HIDDEN void rt_events_rescan(void);
+RT_HIDDEN int rt_events_active(void);
+
+#define EV_MAX_TYPES 4096
+#define EV_MAX_TRIG 8
+#define EV_MAX_OBJS 512
+#define EV_MAX_DESCS 64 /* object files defining one event */
+
+struct ev_type {
+	char sys[64], name[64];
+	uint32_t id;
+	uint8_t enabled;                   /* relaxed: the name's current state */
+	uint8_t selected;                  /* an -e named it */
+	struct ft_filter *filter;          /* -f, compiled against the fields */
+	struct ft_trigger trig[EV_MAX_TRIG];
+	int nr_trig;
+	struct ftrail_event *descs[EV_MAX_DESCS]; /* every descriptor of this name */
+	uint32_t nr_descs;                 /* release-stored after descs[n] */
+	const struct ftrail_event *first;  /* the layout all descs share */
+};
+
+struct sel {
+	char *name, *filter, *trigger;
+	int matched;
+};
+
+static struct {
+	struct ft_uev_area *area;
+	struct sel *sels;
+	int nr_sels;
+	struct ev_type *types[EV_MAX_TYPES];
+	uint32_t nr_types;                 /* release-stored after types[n] */
+	uint64_t objs[EV_MAX_OBJS];        /* load bias + name hash of scanned objects */
+	int nr_objs;
+	pthread_mutex_t lock;
+} ev = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* A warning line for the recorder to print (area msg[], lock-free append). */
+static void ev_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void ev_msg(const char *fmt, ...)
+{
+	char line[256];
+	va_list ap;
+	int n;
+	uint32_t off;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line) - 1, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !ev.area)
+		return;
+	if (n > (int)sizeof(line) - 2)
+		n = sizeof(line) - 2;
+	line[n++] = '\n';
+	off = __atomic_fetch_add(&ev.area->msg_used, (uint32_t)n, __ATOMIC_RELAXED);
+	if (off + (uint32_t)n <= sizeof(ev.area->msg))
+		memcpy(ev.area->msg + off, line, n);
+	/* pairs with the tool's acquire load of msg_used after the program ended
+	 * (exit orders it); overflow just drops the line */
+}
+
+/* ---- the hot path ---- */
+
+static int tracing_is_on(void *ctx)
+{
+	(void)ctx;
+	return rt.ctl ? (int)__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED) : 0;
+}
+
+static void set_tracing(void *ctx, int on)
+{
+	struct rt_thread *t;
+
+	(void)ctx;
+	if (!rt.sess)
+		return;
+	t = rt_thread_get();
+	/* the record first when turning off, after when turning on: both are seen */
+	if (t && !on)
+		rt_emit_ext(t, FT_EXT_TRACE_OFF, NULL, 0);
+	ft_session_set_tracing_on(rt.sess, on);
+	if (t && on)
+		rt_emit_ext(t, FT_EXT_TRACE_ON, NULL, 0);
+}
+
+/*
+ * stacktrace trigger: the caller's stack from the function_graph shadow
+ * stack when there is one (return addresses of the open frames), headed by
+ * the address the event was emitted from; as a stack id when the stack map
+ * can serve, else in full.
+ */
+static void stacktrace(void *ctx)
+{
+	struct {
+		uint32_t nr, zero;
+		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+	} st;
+	struct rt_thread *t = rt_thread_get();
+	uint32_t n = 0, max = rt.stack_depth;
+
+	if (!t)
+		return;
+	if (!max || max > FT_STACKMAP_MAX_DEPTH)
+		max = FT_STACKMAP_MAX_DEPTH;
+	st.ips[n++] = (uint64_t)(uintptr_t)ctx; /* the emitting site */
+	if (t->frames)
+		for (int i = (int)t->depth - 1; i >= 0 && n < max; i--)
+			st.ips[n++] = t->frames[i].ret;
+	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
+		int id = ft_stackmap_get_id(&rt.smap, st.ips, n);
+
+		if (id >= 0) {
+			uint32_t v = (uint32_t)id;
+
+			rt_emit_ext(t, FT_EXT_STACK_ID, &v, 4);
+			return;
+		}
+	}
+	st.nr = n;
+	st.zero = 0;
+	rt_emit_ext(t, FT_EXT_STACK, &st, 8 + 8 * n);
+}
+
+/*
+ * The snapshot trigger.  The ring buffer has no spare-buffer swap yet
+ * (see doc/events.md): the hit is counted as missed and a marker says
+ * where it happened, so `ftrail show` shows the moment.
+ */
+static void snapshot(void *ctx)
+{
+	struct rt_thread *t = rt_thread_get();
+
+	(void)ctx;
+	__atomic_add_fetch(&ev.area->snap_missed, 1, __ATOMIC_RELAXED);
+	if (t)
+		rt_emit_ext(t, FT_EXT_MARKER, "*** SNAPSHOT NOT ALLOCATED ***", 30);
+}
+
+/*
+ * The type named sys:name (the first one, for triggers).  Runs on the hot
+ * path concurrently with a rescan that appends: nr_types is acquired, which
+ * pairs with the release in add_desc after types[n] was filled.
+ */
+static struct ev_type *find_type(const char *sys, const char *name)
+{
+	uint32_t n = __atomic_load_n(&ev.nr_types, __ATOMIC_ACQUIRE);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(ev.types[i]->sys, sys) && !strcmp(ev.types[i]->name, name))
+			return ev.types[i];
+	return NULL;
+}
+
+/* Same fields (names, types, offsets, sizes) and record size? */
+static int same_layout(const struct ftrail_event *a, const struct ftrail_event *b)
+{
+	if (a->nr_fields != b->nr_fields || a->size != b->size)
+		return 0;
+	for (uint32_t i = 0; i < a->nr_fields; i++)
+		if (a->fields[i].type != b->fields[i].type ||
+		    a->fields[i].offset != b->fields[i].offset ||
+		    a->fields[i].size != b->fields[i].size || strcmp(a->fields[i].name, b->fields[i].name))
+			return 0;
+	return 1;
+}
+
+/* The type a new descriptor belongs to: same name and same layout. */
+static struct ev_type *find_type_for(const struct ftrail_event *d)
+{
+	for (uint32_t i = 0; i < ev.nr_types; i++)
+		if (!strcmp(ev.types[i]->sys, d->subsys) && !strcmp(ev.types[i]->name, d->name) &&
+		    same_layout(ev.types[i]->first, d))
+			return ev.types[i];
+	return NULL;
+}
+
+/*
+ * Record the event or not.  Like the kernel's soft disable, an event with
+ * triggers keeps its descriptors enabled so the triggers still run; only
+ * e->enabled decides whether its records are written.
+ */
+static void type_set_enabled(struct ev_type *e, int on)
+{
+	uint32_t n = __atomic_load_n(&e->nr_descs, __ATOMIC_ACQUIRE);
+
+	__atomic_store_n(&e->enabled, (uint8_t)on, __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n; i++)
+		__atomic_store_n(&e->descs[i]->enabled, (uint8_t)(on || e->nr_trig),
+				 __ATOMIC_RELAXED);
+}
+
+/* enable_event / disable_event act on user events of this process. */
+static int event_enabled(void *ctx, const struct ft_trigger *t)
+{
+	struct ev_type *e = find_type(t->sys, t->event);
+
+	(void)ctx;
+	return e ? __atomic_load_n(&e->enabled, __ATOMIC_RELAXED) : 1;
+}
+
+static void set_event(void *ctx, const struct ft_trigger *t, int on)
+{
+	struct ev_type *e = find_type(t->sys, t->event);
+
+	(void)ctx;
+	if (e)
+		type_set_enabled(e, on);
+}
+
+static const struct ft_trigger_ops trig_ops = {
+	.tracing_is_on = tracing_is_on,
+	.set_tracing = set_tracing,
+	.stacktrace = stacktrace,
+	.snapshot = snapshot,
+	.event_enabled = event_enabled,
+	.set_event = set_event,
+};
+
+/*
+ * The descriptors' write hook.  Event: stamp the id, run the triggers
+ * (their own "if" filters), then write the record when tracing is on and
+ * the event's filter passes.  Marker: write FT_EXT_MARKER/BINMARKER.
+ */
+static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
+{
+	struct ev_type *e = d->priv;
+	struct rt_thread *t;
+	uint32_t type = FT_EXT_EVENT;
+
+	if (d->kind == FTRAIL_KIND_MARKER) {
+		type = (len & FTRAIL_MARKER_BINARY) ? FT_EXT_BINMARKER : FT_EXT_MARKER;
+		len &= ~FTRAIL_MARKER_BINARY;
+	} else {
+		if (!e)
+			return;
+		memcpy(rec, &e->id, 4);
+		for (int i = 0; i < e->nr_trig; i++)
+			if (ft_trigger_fire(&e->trig[i], rec, len, &trig_ops,
+					    __builtin_return_address(0)))
+				__atomic_add_fetch(&ev.area->triggers, 1, __ATOMIC_RELAXED);
+		/* enabled for its triggers only (or disabled by disable_event) */
+		if (!__atomic_load_n(&e->enabled, __ATOMIC_RELAXED))
+			return;
+		if (e->filter && !ft_filter_match(e->filter, rec, len)) {
+			__atomic_add_fetch(&ev.area->filtered, 1, __ATOMIC_RELAXED);
+			return;
+		}
+	}
+	if (!tracing_is_on(NULL))
+		return;
+	t = rt_thread_get();
+	if (!t || !t->rb.area || !t->rb.slot) {
+		__atomic_add_fetch(&ev.area->lost, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (ft_rb_ext(&t->rb, type, rec, len, ft_rdtsc(), 1, 1))
+		__atomic_add_fetch(&ev.area->lost, 1, __ATOMIC_RELAXED);
+	else if (type == FT_EXT_EVENT)
+		__atomic_add_fetch(&ev.area->written, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- setup ---- */
+
+/* Append the format of e (first descriptor) to the area. */
+static void publish_format(struct ev_type *e, const struct ftrail_event *d)
+{
+	char buf[8192];
+	int n = ft_uev_format(d, e->id, buf, sizeof(buf));
+	uint32_t need, off;
+
+	if (n <= 0 || n >= (int)sizeof(buf)) {
+		ev_msg("event %s:%s: format too long, not recorded", e->sys, e->name);
+		return;
+	}
+	need = 8 + (((uint32_t)n + 3) & ~3u);
+	off = __atomic_fetch_add(&ev.area->fmt_used, need, __ATOMIC_RELAXED);
+	if (off + need > sizeof(ev.area->fmt)) {
+		ev_msg("event %s:%s: no room left for its format", e->sys, e->name);
+		return;
+	}
+	memcpy(ev.area->fmt + off, &n, 4);
+	memcpy(ev.area->fmt + off + 8, buf, (size_t)n);
+	/* publishes the entry to the recorder's acquire load of ready */
+	__atomic_store_n((uint32_t *)(void *)(ev.area->fmt + off + 4), 1u, __ATOMIC_RELEASE);
+}
+
+static int sane_desc(const struct ftrail_event *d)
+{
+	if (d->magic != FTRAIL_EVENT_MAGIC || d->abi != FTRAIL_ABI_VERSION)
+		return 0;
+	if (d->kind == FTRAIL_KIND_MARKER)
+		return 1;
+	return d->subsys && d->name && d->fields && d->nr_fields <= FTRAIL_MAX_FIELDS &&
+	       strlen(d->subsys) < 64 && strlen(d->name) < 64;
+}
+
+/* Configure a new type from the selection lines that name it. */
+static void type_configure(struct ev_type *e, const struct ftrail_event *d)
+{
+	char err[512];
+
+	for (int i = 0; i < ev.nr_sels; i++) {
+		struct sel *s = &ev.sels[i];
+
+		if (!ft_uev_name_match(s->name, e->sys, e->name))
+			continue;
+		s->matched = 1;
+		e->selected = 1;
+		/* a later -e naming the event replaces an earlier filter; a
+		 * subsystem/glob filter skips events without its fields */
+		if (s->filter && *s->filter) {
+			struct ft_filter_err fe;
+			struct ft_filter *f = ft_filter_compile(s->filter, d->fields, d->nr_fields,
+								&fe);
+
+			if (f) {
+				ft_filter_free(e->filter);
+				e->filter = f;
+			} else if (ft_uev_sel_exact(s->name)) {
+				ev_msg("-e %s: filter for %s:%s: %s", s->name, e->sys, e->name,
+				       ft_filter_strerror(s->filter, &fe, 0, err, sizeof(err)));
+			}
+		}
+		if (s->trigger && *s->trigger && e->nr_trig < EV_MAX_TRIG) {
+			struct ft_trigger *t = &e->trig[e->nr_trig];
+
+			if (ft_trigger_parse(s->trigger, t, err, sizeof(err)) ||
+			    ft_trigger_bind(t, d->fields, d->nr_fields, err, sizeof(err))) {
+				if (ft_uev_sel_exact(s->name))
+					ev_msg("-e %s: trigger for %s:%s: %s", s->name, e->sys,
+					       e->name, err);
+				ft_trigger_free(t);
+				continue;
+			}
+			e->nr_trig++;
+		}
+	}
+}
+
+static void add_desc(struct ftrail_event *d)
+{
+	struct ev_type *e;
+
+	if (!sane_desc(d))
+		return;
+	if (d->kind == FTRAIL_KIND_MARKER) {
+		d->priv = NULL;
+		__atomic_store_n(&d->write, ev_write, __ATOMIC_RELEASE);
+		__atomic_store_n(&d->enabled, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	if (d->priv) /* already ours (a section seen twice) */
+		return;
+	e = find_type_for(d);
+	if (!e) {
+		if (find_type(d->subsys, d->name))
+			ev_msg("event %s:%s is defined with different fields in two objects: "
+			       "each layout gets its own id", d->subsys, d->name);
+		if (ev.nr_types >= EV_MAX_TYPES)
+			return;
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return;
+		strcpy(e->sys, d->subsys);
+		strcpy(e->name, d->name);
+		e->first = d;
+		e->id = __atomic_add_fetch(&ev.area->next_id, 1, __ATOMIC_RELAXED);
+		type_configure(e, d);
+		publish_format(e, d);
+		e->enabled = e->selected;
+		if (e->selected)
+			__atomic_add_fetch(&ev.area->nr_events, 1, __ATOMIC_RELAXED);
+		ev.types[ev.nr_types] = e;
+		/* publishes the filled type to find_type's acquire */
+		__atomic_store_n(&ev.nr_types, ev.nr_types + 1, __ATOMIC_RELEASE);
+	}
+	if (e->nr_descs >= EV_MAX_DESCS) {
+		ev_msg("event %s:%s: more than %d copies, the others stay disabled", e->sys,
+		       e->name, EV_MAX_DESCS);
+		return;
+	}
+	e->descs[e->nr_descs] = d;
+	/* publishes descs[n] to type_set_enabled's acquire */
+	__atomic_store_n(&e->nr_descs, e->nr_descs + 1, __ATOMIC_RELEASE);
+	d->id = e->id;
+	d->priv = e;
+	/* publishes priv and id to the emitter's acquire load of write */
+	__atomic_store_n(&d->write, ev_write, __ATOMIC_RELEASE);
+	/* enabled for recording, or for its triggers */
+	__atomic_store_n(&d->enabled, (uint8_t)(e->enabled || e->nr_trig), __ATOMIC_RELAXED);
+}
+
+/*
+ * The "__ftrail_events" section of the object in file path, loaded at
+ * bias: read its section headers (the file is mapped read-only just for
+ * this).  Calls add_desc for each descriptor.  Silently skips objects that
+ * cannot be read (they cannot have been built with our header then, or
+ * the file changed under us).
+ */
+static void scan_object(const char *path, uint64_t bias)
+{
+	struct stat st;
+	const Elf64_Ehdr *eh;
+	const Elf64_Shdr *sh;
+	const char *strtab;
+	void *map;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+		close(fd);
+		return;
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return;
+	eh = map;
+	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
+	    eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shstrndx >= eh->e_shnum ||
+	    eh->e_shoff > (uint64_t)st.st_size ||
+	    (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) > (uint64_t)st.st_size - eh->e_shoff)
+		goto out;
+	sh = (const Elf64_Shdr *)((const char *)map + eh->e_shoff);
+	if (sh[eh->e_shstrndx].sh_offset > (uint64_t)st.st_size ||
+	    sh[eh->e_shstrndx].sh_size > (uint64_t)st.st_size - sh[eh->e_shstrndx].sh_offset)
+		goto out;
+	strtab = (const char *)map + sh[eh->e_shstrndx].sh_offset;
+	for (unsigned int i = 0; i < eh->e_shnum; i++) {
+		struct ftrail_event **p;
+		size_t n;
+
+		if (sh[i].sh_name >= sh[eh->e_shstrndx].sh_size ||
+		    strncmp(strtab + sh[i].sh_name, FTRAIL_SECTION,
+			    sh[eh->e_shstrndx].sh_size - sh[i].sh_name) ||
+		    !(sh[i].sh_flags & SHF_ALLOC))
+			continue;
+		/* the section as loaded (relocated) in memory */
+		p = (struct ftrail_event **)(uintptr_t)(bias + sh[i].sh_addr);
+		n = sh[i].sh_size / sizeof(*p);
+		for (size_t k = 0; k < n; k++)
+			if (p[k])
+				add_desc(p[k]);
+	}
+out:
+	munmap(map, (size_t)st.st_size);
+}
+
+static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *path = info->dlpi_name;
+	uint64_t key = (uint64_t)info->dlpi_addr;
+	char exe[4096];
+
+	(void)size;
+	(void)arg;
+	if (!path || !*path) {
+		/* the main program (the first entry has an empty name) */
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		if (n <= 0 || (arg && *(int *)arg))
+			return 0;
+		exe[n] = 0;
+		path = exe;
+		*(int *)arg = 1;
+	}
+	if (strstr(path, "linux-vdso") || strstr(path, "libftrail.so"))
+		return 0;
+	key ^= (uint64_t)strlen(path) << 48;
+	for (int i = 0; i < ev.nr_objs; i++)
+		if (ev.objs[i] == key)
+			return 0;
+	if (ev.nr_objs < EV_MAX_OBJS)
+		ev.objs[ev.nr_objs++] = key;
+	scan_object(path, (uint64_t)info->dlpi_addr);
+	return 0;
+}
+
+static void scan_all(void)
+{
+	int main_seen = 0;
+
+	dl_iterate_phdr(scan_cb, &main_seen);
+}
+
+/* Parse the area's selection text into ev.sels. */
+static int parse_sel(void)
+{
+	char *txt = strndup(ev.area->sel, sizeof(ev.area->sel));
+	char *line, *save = NULL;
+
+	if (!txt)
+		return -1;
+	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f = strchr(line, FT_UEV_SEP), *t = f ? strchr(f + 1, FT_UEV_SEP) : NULL;
+		struct sel *ns = realloc(ev.sels, (ev.nr_sels + 1) * sizeof(*ns));
+
+		if (!ns || !f || !t)
+			break;
+		*f++ = 0;
+		*t++ = 0;
+		ev.sels = ns;
+		ev.sels[ev.nr_sels].name = line;
+		ev.sels[ev.nr_sels].filter = f;
+		ev.sels[ev.nr_sels].trigger = t;
+		ev.sels[ev.nr_sels].matched = 0;
+		ev.nr_sels++;
+	}
+	return 0; /* txt stays: the selections point into it */
+}
+
+int rt_events_active(void)
+{
+	return ev.area != NULL;
+}
+
+/* After a dlopen: pick up the events of newly loaded objects. */
+void rt_events_rescan(void)
+{
+	if (!ev.area)
+		return;
+	pthread_mutex_lock(&ev.lock);
+	scan_all();
+	pthread_mutex_unlock(&ev.lock);
+}
+
+/*
+ * Runs at load time, before the program's constructors.  Without the
+ * area (not under `ftrail record -e`, or a kernel-only selection) nothing
+ * is enabled and every event keeps costing one byte test.
+ */
+__attribute__((constructor)) static void events_init(void)
+{
+	ev.area = ft_uev_attach();
+	if (!ev.area)
+		return;
+	if (parse_sel()) {
+		ev_msg("user events: out of memory");
+		return;
+	}
+	pthread_mutex_lock(&ev.lock);
+	scan_all();
+	pthread_mutex_unlock(&ev.lock);
+	for (int i = 0; i < ev.nr_sels; i++)
+		if (!ev.sels[i].matched && strcmp(ev.sels[i].name, "all") &&
+		    strcmp(ev.sels[i].name, "u:all"))
+			ev_msg("-e %s: no such user event in %s (events are looked up in the program and its libraries)",
+			       ev.sels[i].name, program_invocation_short_name);
+}

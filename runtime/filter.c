@@ -1,0 +1,272 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Filters with ftrace's syntax, from the session's four list texts:
+ *
+ *   set_ftrace_filter   GLOB | !GLOB | GLOB:mod:MOD | !GLOB:mod:MOD
+ *                       FUNC:traceon|traceoff|stacktrace|snapshot[:COUNT]
+ *                       !FUNC:CMD   (removes the command)
+ *   set_ftrace_notrace  GLOB | !GLOB | GLOB:mod:MOD
+ *   set_graph_function  GLOB ...  (same forms)
+ *   set_graph_notrace   GLOB ...
+ *
+ * Lines are applied in order, like successive appends to the file: a GLOB
+ * line adds the matching functions to the set, a !GLOB line removes them.
+ * An empty filter set traces every function (minus notrace), as ftrace.  A
+ * line that matches no function is reported (one warning line through the
+ * session for the recorder to print) but stays in force -- unlike ftrace's
+ * EINVAL -- because it may name a function of a library dlopen()ed later;
+ * so "-l nosuch" traces nothing, with a warning.  Command lines do not add to the filter set; they hook
+ * their function even when it is not traced, like ftrace's function probes.
+ *
+ * All of this runs under rt.lock (control path).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "rt.h"
+
+#define MAX_RULES 1024
+
+struct rule {
+	const char *glob;
+	size_t glob_len;
+	const char *mod;   /* NULL: any module */
+	size_t mod_len;
+	int neg;
+	int cmd;           /* -1: a plain glob */
+	int count;         /* -1: unlimited */
+	int matched;       /* matched at least one function */
+};
+
+static char lists[FT_SL_NR][FT_SESSION_LIST_MAX];
+static struct rule rules[FT_SL_NR][MAX_RULES];
+static int nr_rules[FT_SL_NR];
+static int filter_active; /* the filter set is non-empty */
+
+static const char *const cmd_names[RT_CMD_NR] = { "traceon", "traceoff", "stacktrace",
+						  "snapshot" };
+static const char *const list_names[FT_SL_NR] = { "set_ftrace_filter", "set_ftrace_notrace",
+						  "set_graph_function", "set_graph_notrace" };
+
+/* One warning line for the recorder: "<list>: <what> '<text>'". */
+static void warn(const char *list, const char *what, const char *text, size_t len)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), "%s: %s '%.*s'", list, what, (int)len, text);
+	if (rt.sess)
+		ft_session_msg(rt.sess, line);
+}
+
+/* Parse one line into r.  Returns 0, or -1 (bad line, warned). */
+static int parse_line(int list, char *s, struct rule *r)
+{
+	char *c1, *c2;
+
+	memset(r, 0, sizeof(*r));
+	r->cmd = -1;
+	r->count = -1;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (*s == '!') {
+		r->neg = 1;
+		s++;
+	}
+	r->glob = s;
+	c1 = strchr(s, ':');
+	if (!c1) {
+		r->glob_len = strlen(s);
+		return r->glob_len ? 0 : -1;
+	}
+	r->glob_len = (size_t)(c1 - s);
+	c2 = strchr(c1 + 1, ':');
+	if (!strncmp(c1 + 1, "mod:", 4)) {
+		r->mod = c1 + 5;
+		r->mod_len = strlen(r->mod);
+		return 0;
+	}
+	if (list != FT_SL_FILTER)
+		goto bad;
+	for (int i = 0; i < RT_CMD_NR; i++) {
+		size_t n = strlen(cmd_names[i]);
+
+		if (strncmp(c1 + 1, cmd_names[i], n) || (c1[1 + n] && c1[1 + n] != ':'))
+			continue;
+		r->cmd = i;
+		if (c2) {
+			char *end;
+			long v = strtol(c2 + 1, &end, 10);
+
+			if (*end || v < 0)
+				goto bad;
+			r->count = (int)v;
+		}
+		return 0;
+	}
+bad:
+	warn(list_names[list], "cannot parse", r->glob, strlen(r->glob));
+	return -1;
+}
+
+/*
+ * Copy the control block's lists (seqlock read: retried by the caller when
+ * gen moved) and parse them into rules.
+ */
+void rt_filters_parse(void)
+{
+	for (int l = 0; l < FT_SL_NR; l++) {
+		char *p, *save = NULL;
+
+		memcpy(lists[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
+		lists[l][FT_SESSION_LIST_MAX - 1] = '\0';
+		nr_rules[l] = 0;
+		for (p = strtok_r(lists[l], "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+			if (nr_rules[l] >= MAX_RULES)
+				break;
+			if (!parse_line(l, p, &rules[l][nr_rules[l]]))
+				nr_rules[l]++;
+		}
+	}
+}
+
+static int rule_match(struct rule *r, struct rt_func *f)
+{
+	if (r->mod) {
+		const char *mn = rt.mods[f->mod].name;
+
+		if (strlen(mn) != r->mod_len || memcmp(mn, r->mod, r->mod_len))
+			return 0;
+	}
+	if (!ft_glob_match_n(r->glob, r->glob_len, f->name))
+		return 0;
+	r->matched = 1;
+	return 1;
+}
+
+/* Fold list l over f: 1 when f ends up in the set.  Commands are skipped. */
+static int in_set(int l, struct rt_func *f)
+{
+	int in = 0;
+
+	for (int i = 0; i < nr_rules[l]; i++) {
+		struct rule *r = &rules[l][i];
+
+		if (r->cmd < 0 && rule_match(r, f))
+			in = !r->neg;
+	}
+	return in;
+}
+
+/* Recompute f's RF_* flags and command counts for the current rules. */
+void rt_func_eval(struct rt_func *f)
+{
+	uint16_t fl = 0;
+	int traced;
+
+	traced = filter_active ? in_set(FT_SL_FILTER, f) : 1;
+	if (traced && in_set(FT_SL_NOTRACE, f))
+		traced = 0;
+	if (traced)
+		fl |= RF_TRACE;
+	if (in_set(FT_SL_GRAPH, f))
+		fl |= RF_GRAPH_ROOT;
+	if (in_set(FT_SL_GRAPH_NOTRACE, f))
+		fl |= RF_GRAPH_NOTRACE;
+	f->cmd_mask = 0;
+	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++) {
+		struct rule *r = &rules[FT_SL_FILTER][i];
+
+		if (r->cmd < 0 || !rule_match(r, f))
+			continue;
+		if (r->neg) {
+			f->cmd_mask &= (uint8_t)~(1u << r->cmd);
+		} else {
+			f->cmd_mask |= (uint8_t)(1u << r->cmd);
+			f->cmd_count[r->cmd] = r->count;
+		}
+	}
+	if (f->cmd_mask)
+		fl |= RF_CMD;
+	f->flags = fl;
+	/* release: the flags above before the epoch that validates them */
+	__atomic_store_n(&f->epoch, rt.epoch, __ATOMIC_RELEASE);
+}
+
+/*
+ * Re-evaluate every known function after a control change or a dlopen:
+ * decide whether the filter set is empty, warn (warn_now) about lines that
+ * match nothing in the objects loaded so far, and
+ * (re)patch the nop sites whose selection changed.  Caller holds rt.lock
+ * and has called rt_filters_parse().
+ */
+void rt_filters_apply_all(int warn_now)
+{
+	uint32_t selected = 0, patched = 0;
+	int pos = 0;
+
+	rt.epoch++;
+	for (int l = 0; l < FT_SL_NR; l++)
+		for (int i = 0; i < nr_rules[l]; i++)
+			rules[l][i].matched = 0;
+	/* pass 1: which filter lines match anything (ftrace's EINVAL check) */
+	filter_active = 0;
+	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++)
+		if (rules[FT_SL_FILTER][i].cmd < 0 && !rules[FT_SL_FILTER][i].neg)
+			pos = 1;
+	/*
+	 * A filter with a positive line is active even when nothing matches
+	 * yet: the line may name a library loaded later (dlopen, :mod:).
+	 */
+	filter_active = pos;
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->loaded <= 0)
+			continue;
+		for (uint32_t i = 0; i < m->nr_funcs; i++) {
+			in_set(FT_SL_FILTER, &m->funcs[i]);
+			in_set(FT_SL_NOTRACE, &m->funcs[i]);
+			in_set(FT_SL_GRAPH, &m->funcs[i]);
+			in_set(FT_SL_GRAPH_NOTRACE, &m->funcs[i]);
+		}
+	}
+	for (int l = 0; l < FT_SL_NR; l++)
+		for (int i = 0; i < nr_rules[l]; i++) {
+			struct rule *r = &rules[l][i];
+			char what[200];
+
+			if (!warn_now || r->matched || r->neg || r->cmd >= 0)
+				continue;
+			snprintf(what, sizeof(what), "%.*s%s%.*s", (int)r->glob_len, r->glob,
+				 r->mod ? ":mod:" : "", (int)r->mod_len, r->mod ? r->mod : "");
+			warn(list_names[l], "no function matches", what, strlen(what));
+		}
+	/* pass 2: flags and patching */
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->loaded <= 0)
+			continue;
+		for (uint32_t i = 0; i < m->nr_funcs; i++) {
+			struct rt_func *f = &m->funcs[i];
+			int want;
+
+			rt_func_eval(f);
+			want = rt.tracer != FT_TRACER_NOP && (f->flags & RF_HOOK);
+			if (f->flags & RF_TRACE)
+				selected++;
+			if (f->site_kind && want != f->patched)
+				rt_patch_site(f, want);
+			if (f->patched)
+				patched++;
+		}
+	}
+	rt.have_graph_roots = 0;
+	for (int i = 0; i < nr_rules[FT_SL_GRAPH]; i++)
+		if (!rules[FT_SL_GRAPH][i].neg)
+			rt.have_graph_roots = 1;
+	rt.ctl->rt_selected = selected;
+	rt.ctl->rt_patched = patched;
+}

@@ -1,0 +1,671 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Runtime life cycle: attach to the session at load time, per-thread state,
+ * control changes, and the process events the tracers must follow:
+ *
+ *   fork     the child keeps its copy of the shadow stack (its stack is a
+ *            copy too), forgets the parent's ring slot and claims its own,
+ *            and re-publishes the modules under its pid; the parent records
+ *            FT_EXT_FORK with the child's pid
+ *   exec     FT_EXT_EXEC(path) is recorded before the call; the new image
+ *            loads the runtime again (LD_PRELOAD and the session fd are
+ *            inherited), which reaps the old image's slots and re-registers
+ *            everything under a new address-space number
+ *   exit     on_exit() records FT_EXT_EXIT(status) for the exiting thread;
+ *            _exit/_Exit record it too.  Nothing needs flushing: every
+ *            record is committed in shared memory when written, so a crash
+ *            loses nothing either
+ *   threads  a pthread key destructor hands the slot back (ringbuf.h)
+ *   C++ exceptions and pthread_exit: the unwinder must see real return
+ *            addresses, so the unwinder's entry points (_Unwind_RaiseException,
+ *            _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind) are wrapped to
+ *            put the real addresses back into every hijacked slot first;
+ *            __cxa_begin_catch (the landing pad of a catch) then closes the
+ *            frames the exception left (FT_EXT_UNWIND) and re-hijacks the
+ *            frames still live, as uftrace does.
+ *   dlopen   new objects are registered, their symbols and sites read and
+ *            the filters applied to them.
+ */
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <unwind.h>
+
+#include "clock.h"
+#include "options.h"
+#include "rt.h"
+
+struct rt_state rt RT_HIDDEN = { .lock = PTHREAD_MUTEX_INITIALIZER };
+__thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
+
+static pthread_key_t thread_key;
+static int thread_key_ok;
+
+void *mmap_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static uint32_t my_tid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/*
+ * Copy the control block (seqlock read, see session.h), re-parse the
+ * filters and re-apply them (patching).  Caller holds rt.lock.  Leaves
+ * rt.gen alone when an update is in progress (odd gen): retried later.
+ */
+static void sync_locked(void)
+{
+	struct ft_session_ctl *c = rt.ctl;
+	uint32_t g;
+	int tries = 0;
+
+	for (;;) {
+		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
+		if (g & 1) {
+			if (++tries > 1000)
+				return;
+			continue;
+		}
+		rt.tracer = c->tracer;
+		rt.options = c->options;
+		rt.max_depth = c->max_graph_depth;
+		rt.thresh = c->thresh_ticks;
+		rt.stack_depth = c->stack_depth;
+		rt_filters_parse();
+		/* acquire fence: the copies above happen before the re-check */
+		rt_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) == g)
+			break;
+		if (++tries > 1000)
+			return;
+	}
+	rt_filters_apply_all(1);
+	rt.fast = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
+		  !(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
+		  !rt.have_graph_roots;
+	__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
+}
+
+void rt_sync_ctl(void)
+{
+	if (!rt.sess || pthread_mutex_trylock(&rt.lock))
+		return;
+	sync_locked();
+	pthread_mutex_unlock(&rt.lock);
+}
+
+/*
+ * Make the calling thread ready to trace: shadow stack, ring slot, pid
+ * filter.  Returns t, or NULL when the thread is not to be traced (pid
+ * filter, no memory, exited).
+ */
+struct rt_thread *rt_thread_get(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (t->state == 3 || !rt.sess)
+		return NULL;
+	if (t->state == 0) {
+		t->tid = my_tid();
+		if (!t->frames)
+			t->frames = mmap_anon(RT_MAX_FRAMES * sizeof(struct rt_frame));
+		if (!t->frames) {
+			t->state = 3;
+			return NULL;
+		}
+		if (rt.area && !t->rb.area)
+			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
+		if (thread_key_ok)
+			pthread_setspecific(thread_key, t);
+		t->state = 1;
+		t->gen = ~rt.gen; /* evaluate the pid filter below */
+	}
+	if (t->gen != rt.gen) {
+		uint32_t n = rt.ctl->nr_pids;
+
+		t->gen = rt.gen;
+		t->state = 1;
+		if (n) {
+			uint32_t i;
+
+			if (n > FT_SESSION_MAX_PIDS)
+				n = FT_SESSION_MAX_PIDS;
+			for (i = 0; i < n; i++)
+				if (rt.ctl->pids[i] == t->tid || rt.ctl->pids[i] == (uint32_t)rt.pid)
+					break;
+			if (i == n)
+				t->state = 2;
+		}
+	}
+	return t->state == 1 ? t : NULL;
+}
+
+/* pthread key destructor: the thread is exiting. */
+static void thread_dtor(void *arg)
+{
+	struct rt_thread *t = &rt_self;
+
+	(void)arg;
+	/* frames left by pthread_exit/cancel: closed with one UNWIND */
+	if (t->depth && t->state == 1 && !t->busy) {
+		t->busy = 1;
+		rt_unwind_to(t, UINT64_MAX, 1);
+		t->busy = 0;
+	}
+	if (t->rb.area)
+		ft_rb_thread_detach(&t->rb);
+	t->state = 3;
+	if (t->frames && !t->depth) {
+		munmap(t->frames, RT_MAX_FRAMES * sizeof(struct rt_frame));
+		t->frames = NULL;
+	}
+}
+
+static void emit_exit(int status)
+{
+	struct rt_thread *t = &rt_self;
+	int32_t st = status;
+
+	if (!rt.sess || t->state != 1 || t->busy)
+		return;
+	t->busy = 1;
+	rt_emit_ext(t, FT_EXT_EXIT, &st, 4);
+	t->busy = 0;
+}
+
+static void on_exit_cb(int status, void *arg)
+{
+	(void)arg;
+	emit_exit(status);
+}
+
+/* ---- fork ---- */
+
+/* rt.lock is held across fork (busy set: no hook may wait for it meanwhile). */
+static void atfork_prepare(void)
+{
+	if (rt.sess) {
+		rt_self.busy++;
+		pthread_mutex_lock(&rt.lock);
+	}
+}
+
+static void atfork_parent(void)
+{
+	if (rt.sess) {
+		pthread_mutex_unlock(&rt.lock);
+		rt_self.busy--;
+	}
+}
+
+static void atfork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!rt.sess)
+		return;
+	pthread_mutex_init(&rt.lock, NULL);
+	t->busy--;
+	rt.pid = getpid();
+	/* the modules are the parent's, mapped at the same addresses */
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct ft_session_module *src, *dst;
+		uint32_t idx;
+
+		if (rt.mods[i].shm_idx < 0)
+			continue;
+		idx = __atomic_fetch_add(&rt.ctl->next_module, 1, __ATOMIC_RELAXED);
+		if (idx >= rt.sess->max_modules)
+			break;
+		src = &ft_session_modules(rt.sess)[rt.mods[i].shm_idx];
+		dst = &ft_session_modules(rt.sess)[idx];
+		memcpy(dst, src, sizeof(*dst));
+		dst->flags = 0;
+		dst->pid = (uint32_t)rt.pid;
+		__atomic_store_n(&dst->flags, src->flags, __ATOMIC_RELEASE);
+	}
+	if (t->rb.area)
+		ft_rb_thread_forget(&t->rb);
+	t->tid = my_tid();
+	if (rt.area) {
+		ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
+		ft_rb_set_depth(&t->rb, t->rec_depth); /* the child is inside its parent's calls */
+	}
+}
+
+#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+__attribute__((visibility("default"))) pid_t fork(void)
+{
+	static pid_t (*real)(void);
+	pid_t pid;
+
+	if (!real)
+		real = REAL(fork);
+	pid = real();
+	if (pid > 0 && rt.sess) {
+		uint32_t p = (uint32_t)pid;
+		struct rt_thread *t = &rt_self;
+
+		if (t->state == 1 && !t->busy) {
+			t->busy = 1;
+			rt_emit_ext(t, FT_EXT_FORK, &p, 4);
+			t->busy = 0;
+		}
+	}
+	return pid;
+}
+
+/* ---- exec ---- */
+
+static void emit_exec(const char *path)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!rt.sess || !path || t->busy || !rt_thread_get())
+		return;
+	t->busy = 1;
+	rt_emit_ext(t, FT_EXT_EXEC, path, (uint32_t)strnlen(path, 1024));
+	t->busy = 0;
+}
+
+__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
+						   char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+
+	if (!real)
+		real = REAL(execve);
+	emit_exec(path);
+	return real(path, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+{
+	static int (*real)(const char *, char *const[]);
+
+	if (!real)
+		real = REAL(execv);
+	emit_exec(path);
+	return real(path, argv);
+}
+
+__attribute__((visibility("default"))) int execvp(const char *file, char *const argv[])
+{
+	static int (*real)(const char *, char *const[]);
+
+	if (!real)
+		real = REAL(execvp);
+	emit_exec(file);
+	return real(file, argv);
+}
+
+__attribute__((visibility("default"))) int execvpe(const char *file, char *const argv[],
+						    char *const envp[])
+{
+	static int (*real)(const char *, char *const[], char *const[]);
+
+	if (!real)
+		real = REAL(execvpe);
+	emit_exec(file);
+	return real(file, argv, envp);
+}
+
+/*
+ * The execl family: glibc's versions call execve internally, past our
+ * wrappers; these build the argv and go through the wrappers above.
+ * Number of char * arguments before the NULL that ends them. */
+static size_t count_args(va_list ap)
+{
+	size_t n = 0;
+	va_list c;
+
+	va_copy(c, ap);
+	while (va_arg(c, char *))
+		n++;
+	va_end(c);
+	return n;
+}
+
+__attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(ap);
+	char *argv[n + 2];
+
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n + 1; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	return execv(path, argv);
+}
+
+__attribute__((visibility("default"))) int execlp(const char *file, const char *arg, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(ap);
+	char *argv[n + 2];
+
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n + 1; i++)
+		argv[i] = va_arg(ap, char *);
+	va_end(ap);
+	return execvp(file, argv);
+}
+
+__attribute__((visibility("default"))) int execle(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	char **envp;
+	size_t n;
+
+	va_start(ap, arg);
+	n = count_args(ap);
+	char *argv[n + 2];
+
+	argv[0] = (char *)arg;
+	for (size_t i = 1; i <= n + 1; i++)
+		argv[i] = va_arg(ap, char *);
+	envp = va_arg(ap, char **);
+	va_end(ap);
+	return execve(path, argv, envp);
+}
+
+/* ---- _exit ---- */
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	static void (*real)(int);
+
+	emit_exit(status);
+	if (!real)
+		real = REAL(_exit);
+	if (real)
+		real(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status)
+{
+	_exit(status);
+}
+
+/* ---- unwinding: C++ exceptions, pthread_exit ---- */
+
+/*
+ * Put the real return address back in every hijacked slot of this thread,
+ * so an unwinder walking the stack sees the program's own frames.
+ */
+void rt_restore_frames(struct rt_thread *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct rt_frame *fr = &t->frames[i];
+		uint64_t *slot = (uint64_t *)fr->slot;
+
+		if (fr->flags & (FR_CYG | FR_RESTORED))
+			continue;
+		if (*slot == (uint64_t)ft_rt_return) {
+			*slot = fr->ret;
+			fr->flags |= FR_RESTORED;
+		}
+	}
+}
+
+/* After a catch: close the frames below sp, re-hijack the live ones. */
+static void rehijack(struct rt_thread *t, uint64_t sp)
+{
+	if (!t->depth || t->busy)
+		return;
+	t->busy = 1;
+	rt_unwind_to(t, sp, 0);
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct rt_frame *fr = &t->frames[i];
+		uint64_t *slot = (uint64_t *)fr->slot;
+
+		if (!(fr->flags & FR_RESTORED))
+			continue;
+		if (*slot == fr->ret)
+			*slot = (uint64_t)ft_rt_return;
+		fr->flags &= (uint16_t)~FR_RESTORED;
+	}
+	t->busy = 0;
+}
+
+__attribute__((visibility("default"))) _Unwind_Reason_Code
+_Unwind_RaiseException(struct _Unwind_Exception *e)
+{
+	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
+
+	if (!real)
+		real = REAL(_Unwind_RaiseException);
+	rt_restore_frames(&rt_self);
+	return real(e);
+}
+
+__attribute__((visibility("default"))) _Unwind_Reason_Code
+_Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
+{
+	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
+
+	if (!real)
+		real = REAL(_Unwind_Resume_or_Rethrow);
+	rt_restore_frames(&rt_self);
+	return real(e);
+}
+
+__attribute__((visibility("default"))) _Unwind_Reason_Code
+_Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Unwind_Stop_Fn stop, void *arg)
+{
+	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
+
+	if (!real)
+		real = REAL(_Unwind_ForcedUnwind);
+	rt_restore_frames(&rt_self);
+	return real(e, stop, arg);
+}
+
+void *__cxa_begin_catch(void *exc);
+__attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
+{
+	static void *(*real)(void *);
+
+	if (!real)
+		real = REAL(__cxa_begin_catch);
+	/* our caller's stack pointer: frames below it were left by the throw */
+	if (rt.sess)
+		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
+	return real(exc);
+}
+
+/* ---- dlopen ---- */
+
+static void load_new_modules(void)
+{
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct rt_module *m = &rt.mods[i];
+
+		if (!m->loaded && rt_module_wants_load(m))
+			rt_module_load(m);
+	}
+}
+
+__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+	struct rt_thread *t = &rt_self;
+	void *h;
+
+	if (!real)
+		real = REAL(dlopen);
+	h = real(file, mode);
+	if (h && rt.sess && !t->busy) {
+		t->busy = 1;
+		pthread_mutex_lock(&rt.lock);
+		rt_modules_scan(1);
+		load_new_modules();
+		rt_filters_apply_all(0);
+		pthread_mutex_unlock(&rt.lock);
+		t->busy = 0;
+	}
+	if (h && rt_events_rescan)
+		rt_events_rescan(); /* the library's user events (issue 7) */
+	return h;
+}
+
+/* dl_iterate_phdr callback: stop (1) when the object is m (same bias and start). */
+static int still_there_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct rt_module *m = arg;
+	uint64_t lo = UINT64_MAX;
+
+	(void)size;
+	if (info->dlpi_addr != m->bias)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_LOAD &&
+		    info->dlpi_addr + info->dlpi_phdr[i].p_vaddr < lo)
+			lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
+	return lo == m->start;
+}
+
+/*
+ * After dlclose: objects that went away are forgotten (their address range
+ * may be reused by the next dlopen), and their addresses leave the lookup
+ * hash (tombstoned).  Their session entries stay: they describe the past.
+ */
+__attribute__((visibility("default"))) int dlclose(void *handle)
+{
+	static int (*real)(void *);
+	struct rt_thread *t = &rt_self;
+	int r;
+
+	if (!real)
+		real = REAL(dlclose);
+	r = real(handle);
+	if (r || !rt.sess || t->busy)
+		return r;
+	t->busy = 1;
+	pthread_mutex_lock(&rt.lock);
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct rt_module *m = &rt.mods[i];
+
+		if (!m->start || dl_iterate_phdr(still_there_cb, m))
+			continue;
+		rt_hash_forget(m->start, m->end);
+		m->start = m->end = 0;
+	}
+	pthread_mutex_unlock(&rt.lock);
+	t->busy = 0;
+	return r;
+}
+
+/* ---- sigaltstack: frames on an alternate signal stack are never "dead" ---- */
+
+__attribute__((visibility("default"))) int sigaltstack(const stack_t *ss, stack_t *old)
+{
+	static int (*real)(const stack_t *, stack_t *);
+	int r;
+
+	if (!real)
+		real = REAL(sigaltstack);
+	r = real(ss, old);
+	if (!r && ss) {
+		struct rt_thread *t = &rt_self;
+
+		if (ss->ss_flags & SS_DISABLE) {
+			t->alt_lo = t->alt_hi = 0;
+		} else {
+			t->alt_lo = (uint64_t)ss->ss_sp;
+			t->alt_hi = (uint64_t)ss->ss_sp + ss->ss_size;
+		}
+	}
+	return r;
+}
+
+/* ---- start ---- */
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	const char *e = getenv(FT_SESSION_ENV_FD);
+	struct ft_session_hdr *h;
+	struct stat st;
+	char err[128];
+	uint32_t nfuncs = 0;
+	size_t len;
+	void *mem;
+	int fd;
+
+	if (!e || !*e)
+		return;
+	fd = atoi(e);
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		return;
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		return;
+	h = ft_session_check(mem, (size_t)st.st_size, err, sizeof(err));
+	if (!h) {
+		munmap(mem, (size_t)st.st_size);
+		return;
+	}
+	rt.sess_len = (size_t)st.st_size;
+	rt.ctl = ft_session_ctl(h);
+	rt.ftab = ft_session_funcs(h);
+	mem = ft_session_ring(h, &len);
+	rt.area = ft_rb_area_attach(mem, len);
+	mem = ft_session_stackmap_mem(h, &len);
+	rt.smap_ok = ft_stackmap_attach(&rt.smap, mem, len) == 0;
+	rt.pid = getpid();
+	rt.space = __atomic_add_fetch(&rt.ctl->rt_attached, 1, __ATOMIC_RELAXED);
+	if (rt.area)
+		ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid); /* our pre-exec image */
+	rt_patch_init();
+
+	rt_self.busy = 1; /* hooks run by our own calls do nothing */
+	pthread_mutex_lock(&rt.lock);
+	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
+	rt.gen = UINT32_MAX;
+	rt_modules_scan(0);
+	load_new_modules();
+	for (int i = 0; i < rt.nr_mods; i++)
+		nfuncs += rt.mods[i].nr_funcs;
+	rt_hash_init(nfuncs);
+	if (rt.space == 1 && !__atomic_load_n(&rt.ctl->rt_hooks, __ATOMIC_RELAXED)) {
+		char line[FT_SESSION_PATH_MAX + 160];
+
+		snprintf(line, sizeof(line),
+			 "%s: no instrumentation found (compile with -pg, -pg -mfentry, "
+			 "-fpatchable-function-entry=5 or -finstrument-functions)",
+			 rt.nr_mods ? rt.mods[0].path : "program");
+		ft_session_msg(h, line);
+	}
+	sync_locked();
+	pthread_mutex_unlock(&rt.lock);
+	rt_self.busy = 0;
+
+	if (pthread_key_create(&thread_key, thread_dtor) == 0)
+		thread_key_ok = 1;
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	on_exit(on_exit_cb, NULL);
+}

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Dynamic tracing as ftrace does it: functions compiled with a nop at their
+ * entry (-pg -mfentry -mnop-mcount -mrecord-mcount, or
+ * -fpatchable-function-entry=N[,M] with N-M >= 5) run that nop until they
+ * are selected; then the nop becomes "call <stub>", and the stub jumps to
+ * ft_rt_patched (arch/x86_64/tramp.S), which behaves exactly like
+ * __fentry__.  Unselected functions cost the nop.
+ *
+ * The stub: a call's rel32 reaches +-2 GiB, and libftrail.so is usually
+ * mapped much further from the program, so each module gets one page near
+ * it holding "jmp *0(%rip); .quad ft_rt_patched" (an absolute jump does not
+ * touch the stack, so the trampoline sees the same frame as a direct call).
+ *
+ * Safety while other threads run (how a site changes between the two
+ * 5-byte sequences):
+ *  - A single 5-byte nop (0f 1f 44 00 00) whose 8-byte aligned word holds
+ *    all 5 bytes: one atomic 8-byte compare-and-swap of that word (the 3
+ *    other bytes are rewritten with their own value).  No thread can be in
+ *    the middle of a single instruction, and an aligned 8-byte store is
+ *    atomic, so an executing thread fetches either the old nop or the new
+ *    call, never a mix.
+ *  - Otherwise (the nop straddles an 8-byte boundary, or the site is a run
+ *    of five 1-byte nops): the kernel's text_poke_bp protocol.  Write int3
+ *    on the first byte, serialise every core (membarrier SYNC_CORE), write
+ *    bytes 1..4, serialise, write the first byte, serialise.  A thread that
+ *    hits the int3 meanwhile gets SIGTRAP; our handler moves it past the
+ *    5-byte site (the call is simply not taken that once, so entry and exit
+ *    stay paired).  Residual window, documented: with a run of 1-byte nops
+ *    a thread preempted between two of those nops during a LIVE re-patch
+ *    would resume inside the new call; the initial patching happens in the
+ *    constructor, before the program can have started a thread.
+ *  Text pages are made writable with PROT_READ|PROT_WRITE|PROT_EXEC (never
+ *  without EXEC, so other threads keep running in them) for the time of the
+ *  write, then put back to PROT_READ|PROT_EXEC.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include <linux/membarrier.h>
+
+#include "rt.h"
+
+static uint64_t stubs[RT_MAX_MODS]; /* per module: address of its stub, 0 = none */
+static int membarrier_ok;
+static volatile uint64_t poking_site; /* site in an int3 transition, 0 = none */
+static struct sigaction old_trap;
+static int trap_installed;
+
+static void sync_cores(void)
+{
+	if (membarrier_ok)
+		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
+	rt_fence(__ATOMIC_SEQ_CST);
+}
+
+/* SIGTRAP: a thread hit the int3 of a site in transition: skip the site. */
+static void on_trap(int sig, siginfo_t *si, void *uc_)
+{
+	ucontext_t *uc = uc_;
+	uint64_t ip = (uint64_t)uc->uc_mcontext.gregs[REG_RIP];
+	uint64_t site = __atomic_load_n(&poking_site, __ATOMIC_ACQUIRE);
+
+	if (site && ip - 1 == site) {
+		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(site + 5);
+		return;
+	}
+	/* not ours: hand it on as if we were not there */
+	if (old_trap.sa_flags & SA_SIGINFO) {
+		if (old_trap.sa_sigaction) {
+			old_trap.sa_sigaction(sig, si, uc_);
+			return;
+		}
+	} else if (old_trap.sa_handler != SIG_DFL && old_trap.sa_handler != SIG_IGN) {
+		old_trap.sa_handler(sig);
+		return;
+	}
+	signal(SIGTRAP, SIG_DFL);
+	raise(SIGTRAP);
+}
+
+void rt_patch_init(void)
+{
+	struct sigaction sa;
+
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0) ==
+	    0)
+		membarrier_ok = 1;
+	if (!trap_installed) {
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_sigaction = on_trap;
+		sa.sa_flags = SA_SIGINFO | SA_RESTART;
+		sigemptyset(&sa.sa_mask);
+		if (!sigaction(SIGTRAP, &sa, &old_trap))
+			trap_installed = 1;
+	}
+}
+
+/* A page within rel32 reach of m holding the absolute jump to ft_rt_patched. */
+static uint64_t get_stub(struct rt_module *m)
+{
+	int idx = (int)(m - rt.mods);
+	uint64_t base;
+
+	if (stubs[idx])
+		return stubs[idx];
+	/* below the module first, then above; 1 MiB steps within 1 GiB */
+	for (int dir = 0; dir < 2; dir++) {
+		for (uint64_t step = 1; step < 1024; step++) {
+			void *p;
+
+			base = dir == 0 ? (m->start & ~0xfffull) - step * (1ull << 20) :
+					  ((m->end + 0xfff) & ~0xfffull) + step * (1ull << 20);
+			p = mmap((void *)base, 4096, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if ((uint64_t)p != base) {
+				munmap(p, 4096);
+				continue;
+			}
+			uint8_t *c = p;
+			uint64_t target = (uint64_t)ft_rt_patched;
+
+			c[0] = 0xff; /* jmp *0(%rip) */
+			c[1] = 0x25;
+			memset(c + 2, 0, 4);
+			memcpy(c + 6, &target, 8);
+			if (mprotect(p, 4096, PROT_READ | PROT_EXEC)) {
+				munmap(p, 4096);
+				return 0;
+			}
+			stubs[idx] = base;
+			return base;
+		}
+	}
+	return 0;
+}
+
+static int make_writable(uint64_t addr, int on)
+{
+	uint64_t a = addr & ~0xfffull;
+	size_t len = ((addr + 8 + 0xfff) & ~0xfffull) - a;
+
+	return mprotect((void *)a, len,
+			on ? PROT_READ | PROT_WRITE | PROT_EXEC : PROT_READ | PROT_EXEC);
+}
+
+/*
+ * Turn f's site into "call stub" (on) or back into its nop (off).  Returns
+ * 0, or -1 (no stub reachable, mprotect refused, or the site's bytes are not
+ * what we expect: then it is left alone).  Caller holds rt.lock.
+ */
+int rt_patch_site(struct rt_func *f, int on)
+{
+	struct rt_module *m = &rt.mods[f->mod];
+	uint8_t want[5], cur[5];
+	uint64_t p = f->site, stub;
+
+	if (!f->site_kind)
+		return -1;
+	if (on) {
+		int64_t rel;
+
+		stub = get_stub(m);
+		if (!stub)
+			return -1;
+		rel = (int64_t)stub - (int64_t)(p + 5);
+		if (rel != (int32_t)rel)
+			return -1;
+		want[0] = 0xe8;
+		int32_t r32 = (int32_t)rel;
+
+		memcpy(want + 1, &r32, 4);
+	} else if (f->site_kind == 1) {
+		memcpy(want, "\x0f\x1f\x44\x00", 4);
+		want[4] = f->site_b4; /* clang's variant differs in byte 4 */
+	} else {
+		memset(want, 0x90, 5);
+	}
+	memcpy(cur, (void *)p, 5);
+	if (!memcmp(cur, want, 5)) {
+		f->patched = (uint8_t)on;
+		return 0;
+	}
+	if (make_writable(p, 1))
+		return -1;
+	if (f->site_kind == 1 && (p & 7) <= 3) {
+		/* the whole nop/call is inside one aligned word: one atomic CAS */
+		uint64_t *w = (uint64_t *)(p & ~7ull), old = __atomic_load_n(w, __ATOMIC_RELAXED), nw;
+		unsigned int sh = (unsigned int)(p & 7);
+
+		do {
+			nw = old;
+			memcpy((uint8_t *)&nw + sh, want, 5);
+		} while (!__atomic_compare_exchange_n(w, &old, nw, 0, __ATOMIC_SEQ_CST,
+						      __ATOMIC_RELAXED));
+	} else {
+		volatile uint8_t *b = (volatile uint8_t *)p;
+
+		__atomic_store_n(&poking_site, p, __ATOMIC_RELEASE);
+		b[0] = 0xcc;
+		sync_cores();
+		for (int i = 1; i < 5; i++)
+			b[i] = want[i];
+		sync_cores();
+		b[0] = want[0];
+		sync_cores();
+		__atomic_store_n(&poking_site, 0, __ATOMIC_RELEASE);
+	}
+	make_writable(p, 0);
+	f->patched = (uint8_t)on;
+	return 0;
+}

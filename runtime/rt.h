@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * libftrail.so internals: the runtime injected into traced programs.
+ *
+ *   init.c     attach to the session (env FTRAIL_SHM_FD), per-thread state,
+ *              fork / exec / exit / pthread_exit, C++ exception hooks
+ *   module.c   loaded objects: MODULES entries, ELF symbols and patch sites
+ *              read from the files (no libelf: <elf.h> structs over mmap)
+ *   filter.c   the control block's lists -> per-function flags
+ *   patch.c    run-time patching of nop sites (dynamic ftrace)
+ *   hooks.c    the tracers: entry/exit logic behind every hook
+ *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
+ *              the return trampoline (function_graph's hijack)
+ *
+ * Hot-path data is read-mostly and private to the process; what the
+ * recorder must see lives in the session block (session.h).
+ */
+#ifndef FTRAIL_RT_H
+#define FTRAIL_RT_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ringbuf.h"
+#include "session.h"
+#include "stackmap.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+#define RT_TLS __attribute__((tls_model("initial-exec")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define RT_NOFID 0xffffffffu
+
+/*
+ * A full fence: ThreadSanitizer rejects __atomic_thread_fence (and cannot
+ * see fences anyway), so under it a seq_cst RMW on a private word stands in.
+ */
+#if defined(__SANITIZE_THREAD__)
+#define rt_fence(order)                                                    \
+	do {                                                               \
+		static int rt_fence_word_;                                 \
+		__atomic_fetch_add(&rt_fence_word_, 0, __ATOMIC_SEQ_CST); \
+	} while (0)
+#else
+#define rt_fence(order) __atomic_thread_fence(order)
+#endif
+
+/* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
+#define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */
+#define RF_GRAPH_ROOT 0x0002  /* set_graph_function */
+#define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
+#define RF_CMD 0x0008         /* has a function command */
+#define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
+
+enum rt_cmd {
+	RT_CMD_TRACEON = 0,
+	RT_CMD_TRACEOFF,
+	RT_CMD_STACKTRACE,
+	RT_CMD_SNAPSHOT,
+	RT_CMD_NR
+};
+
+/* One function of a loaded object. */
+struct rt_func {
+	uint64_t addr;        /* absolute entry address */
+	uint64_t site;        /* patchable nop site (absolute), 0 when none */
+	const char *name;     /* in the module's mapped string table */
+	uint32_t size;
+	uint32_t fid;         /* RT_NOFID until first needed (atomic CAS) */
+	uint32_t epoch;       /* filter epoch flags were computed at */
+	uint16_t flags;       /* RF_* */
+	uint16_t mod;         /* index into rt.mods */
+	uint8_t site_len;     /* nop bytes at site (5 for a 5-byte nop) */
+	uint8_t site_kind;    /* 0 none, 1 single 5-byte nop, 2 run of 1-byte nops */
+	uint8_t patched;      /* site currently calls the trampoline */
+	uint8_t cmd_mask;     /* 1 << rt_cmd */
+	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
+	int32_t cmd_count[RT_CMD_NR]; /* -1: unlimited */
+};
+
+struct rt_module {
+	char path[FT_SESSION_PATH_MAX];
+	char name[128];       /* basename without .so*, for :mod: */
+	uint64_t start, end, bias;
+	int shm_idx;          /* index in the session's module table, -1 */
+	int loaded;           /* symbols read (1), failed (-1), not yet (0) */
+	int is_self;          /* libftrail.so itself: never traced */
+	void *map;            /* the file, mapped read-only */
+	size_t map_len;
+	struct rt_func *funcs; /* sorted by addr */
+	uint32_t nr_funcs;
+	uint32_t nr_sites;
+};
+
+#define RT_MAX_MODS 512
+
+/* rt_frame.flags */
+#define FR_RECORDED 0x1  /* an ENTRY was written: write the EXIT */
+#define FR_ROOT 0x2      /* opened a set_graph_function region */
+#define FR_NOTRACE 0x4   /* opened a set_graph_notrace region */
+#define FR_CYG 0x8       /* -finstrument-functions frame (no hijack) */
+#define FR_RESTORED 0x10 /* real return address put back (exception in flight) */
+#define FR_THRESH 0x20   /* tracing_thresh: entry deferred to the exit */
+#define FR_KEEP 0x40     /* kept for the stack only (function tracer + stacktrace) */
+
+/* A shadow-stack frame. */
+struct rt_frame {
+	struct rt_func *func;
+	uint64_t ret;    /* real return address */
+	uint64_t slot;   /* address of the return-address slot (cyg: a stack address in the frame) */
+	uint64_t ts;     /* entry time (tracing_thresh) */
+	uint32_t fid;
+	uint16_t flags;  /* FR_* */
+	uint16_t pad;
+};
+
+#define RT_MAX_FRAMES 16384
+
+struct rt_thread {
+	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
+	int state;               /* 0 fresh, 1 ready, 2 filtered out (pid filter), 3 dead */
+	int busy;                /* recursion guard (hooks calling hooks) */
+	uint32_t tid;
+	uint32_t gen;            /* control generation the pid filter was evaluated at */
+	uint32_t depth;          /* shadow frames in use */
+	uint32_t roots;          /* open set_graph_function frames */
+	uint32_t notrace;        /* open set_graph_notrace frames */
+	uint32_t rec_depth;      /* open recorded frames (max_graph_depth) */
+	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
+	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use */
+};
+
+/* Process-wide runtime state. */
+struct rt_state {
+	struct ft_session_hdr *sess; /* NULL: not recording, every hook returns */
+	struct ft_session_ctl *ctl;
+	struct ft_session_func *ftab;
+	struct ft_rb_area *area;
+	struct ft_stackmap smap;
+	int smap_ok;
+	size_t sess_len;
+	pid_t pid;
+	uint32_t space;
+
+	/* cached control (re-read when ctl->gen moves) */
+	uint32_t gen;
+	uint32_t tracer;
+	uint64_t options;
+	uint64_t thresh;
+	int32_t max_depth;
+	uint32_t stack_depth;
+	int have_graph_roots;
+	int fast;                /* function_graph with nothing but filters: hooks.c's fast path */
+	uint32_t epoch;          /* bumps on every filter change */
+
+	struct rt_module mods[RT_MAX_MODS];
+	int nr_mods;
+	pthread_mutex_t lock;    /* control path: modules, filters, patching */
+
+	/* address -> function hash (see hooks.c) */
+	uint64_t *hkeys;
+	struct rt_func **hvals;
+	uint32_t hmask;
+	uint32_t hused;
+};
+
+extern struct rt_state rt RT_HIDDEN;
+extern __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
+
+/* init.c */
+RT_HIDDEN void *mmap_anon(size_t len);
+RT_HIDDEN struct rt_thread *rt_thread_get(void);
+RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
+RT_HIDDEN void rt_sync_ctl(void);
+
+/* module.c */
+RT_HIDDEN void rt_modules_scan(int is_dlopen);
+RT_HIDDEN int rt_module_load(struct rt_module *m);
+RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
+RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
+RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
+RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
+RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
+
+/* filter.c */
+RT_HIDDEN void rt_filters_parse(void);
+RT_HIDDEN void rt_func_eval(struct rt_func *f);
+RT_HIDDEN void rt_filters_apply_all(int warn_now);
+
+/* patch.c */
+RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
+RT_HIDDEN void rt_patch_init(void);
+
+/* hooks.c */
+RT_HIDDEN void rt_hash_init(uint32_t nr);
+RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
+RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
+RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
+
+/* events.c (issue 7's user events; weak so the runtime links without it) */
+RT_HIDDEN void rt_events_rescan(void) __attribute__((weak));
+RT_HIDDEN int rt_events_active(void) __attribute__((weak));
+
+/* arch */
+void ft_rt_return(void);   /* the return trampoline */
+void ft_rt_patched(void);  /* what a patched site calls */
+void ft_rt_fentry(void);   /* == __fentry__ */
+
+#endif

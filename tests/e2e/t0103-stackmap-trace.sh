@@ -1,0 +1,52 @@
+# description: stackmap show/stat/export on a recorded trace; export then dump gives the same stacks; errors
+# requires: cc
+. "$TOP/tests/e2e/lib.sh"
+need_cmd cc
+cat >p.c <<'C'
+int leaf(int x) { return x * 3 + 1; }
+int middle(int x) { return leaf(x) + leaf(x + 1); }
+int main(void) { int s = 0; for (int i = 0; i < 100; i++) s += middle(i); return s == 42; }
+C
+cc -O0 -pg -o p p.c || fail "cannot compile"
+$FTRAIL record -q -p function -O stackmap -T -o t.dat -- ./p || fail "record"
+$FTRAIL stackmap show -i t.dat >show.out || fail "show"
+# one stack per call site: main; middle; leaf from each of middle's two calls
+[ "$(grep -c '^stack_id [0-9]* \[ref [0-9]*, depth [0-9]*\]$' show.out)" = 4 ] || fail "expected 4 stacks: $(cat show.out)"
+grep -A1 '^stack_id .*ref 100, depth 3' show.out | grep -q '^  \[0\] middle+0x0/0x' || fail "middle's stack: $(cat show.out)"
+[ "$(grep -c 'ref 100, depth 4' show.out)" = 2 ] || fail "two leaf stacks of 100 refs: $(cat show.out)"
+grep -A3 'ref 100, depth 4' show.out | grep -q '^  \[2\] main+0x' || fail "leaf's stack misses main"
+# stat in stack_map_stat's shape; successes = sum of refs = events with a stack
+$FTRAIL stackmap stat -i t.dat >stat.out || fail "stat"
+# (capacity and drops come from META; older recorders do not write them)
+grep -Eqx 'entries: 4 / (16384|unknown)' stat.out || fail "stat: $(cat stat.out)"
+grep -Eqx 'table_size: (32768|unknown)' stat.out || fail "stat: $(cat stat.out)"
+grep -qx 'successes: 301' stat.out || fail "stat: $(cat stat.out)"
+grep -Eqx 'drops: (0|unknown.*)' stat.out || fail "stat: $(cat stat.out)"
+$FTRAIL record -q -p function -T --stackmap-bits 10 -o t10.dat -- ./p || fail "record bits 10"
+$FTRAIL stackmap stat -i t10.dat >stat10.out || fail "stat bits 10"
+grep -Eqx 'table_size: (2048|unknown)' stat10.out || fail "stat bits 10: $(cat stat10.out)"
+# export: a 0600 FSMB file that dump reads back to the same stacks
+$FTRAIL stackmap export -i t.dat -o m.bin || fail "export"
+[ "$(stat -c %a m.bin)" = 600 ] || fail "export mode $(stat -c %a m.bin)"
+[ "$(head -c 4 m.bin | od -An -tx1 | tr -d ' ')" = 42534d46 ] || fail "not FSMB (little endian)"
+$FTRAIL stackmap dump m.bin --json >m.json || fail "dump of export"
+$FTRAIL stackmap show -i t.dat --json >s.json || fail "show --json"
+# same ids, refs and addresses (show adds symbols)
+sed 's/, "symbols".*}/}/' s.json | diff -u - <(sed 's/}$/}/' m.json) || fail "export/dump differ from show"
+$FTRAIL stackmap show -i t.dat --top 1 | grep -c '^stack_id' | grep -qx 1 || fail "--top 1"
+# errors
+expect_fail "ftrail: t.dat: no kernel stack map in this trace*" $FTRAIL stackmap show -i t.dat --kernel
+expect_fail "ftrail: *nosuch.dat*" $FTRAIL stackmap show -i nosuch.dat
+expect_fail "ftrail: stackmap export: needs -o FILE" $FTRAIL stackmap export -i t.dat
+expect_fail "ftrail: stackmap show: unexpected argument 'x'" $FTRAIL stackmap show -i t.dat x
+expect_fail "ftrail: stackmap stat: --json*" $FTRAIL stackmap stat -i t.dat --json
+$FTRAIL record -q -p function -O nostackmap -o plain.dat -- ./p || fail "record without stack map"
+if $FTRAIL stackmap stat -i plain.dat >plain.out 2>plain.err; then
+	grep -q '^entries: 0 / ' plain.out || fail "no stacks recorded, yet: $(cat plain.out)"
+else
+	grep -qx "ftrail: plain.dat: no user stack map in this trace.*" plain.err || fail "$(cat plain.err)"
+fi
+# a corrupt trace file: one line, no crash
+head -c 100 t.dat >cut.dat
+expect_fail "ftrail: *" $FTRAIL stackmap show -i cut.dat
+exit 0

@@ -1,0 +1,16 @@
+# description: set_graph_function (-g), set_graph_notrace, max_graph_depth
+# requires:
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/progs/rt_e2e.sh"
+for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions" "-pg"; do
+	build basic gcc -O2 $flags "$P/basic.c" || fail "build"
+	rec t.dat -g b -- ./basic
+	expect_shape "$flags -g b" "$(shape t.dat)" 'b() { c(); } b() { c(); }'
+	rec t.dat --graph-notrace b -- ./basic
+	expect_shape "$flags graph-notrace b" "$(shape t.dat)" 'main() { a(); }'
+	rec t.dat --max-graph-depth 2 -- ./basic
+	expect_shape "$flags depth 2" "$(shape t.dat)" 'main() { a(); }'
+	rec t.dat --max-graph-depth 3 -g a -- ./basic
+	expect_shape "$flags depth 3 -g a" "$(shape t.dat)" 'a() { b() { c(); } b() { c(); } }'
+done
+exit 0

@@ -1,0 +1,13 @@
+# description: signal handlers (and a nested one) traced inside the interrupted function
+# requires:
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/progs/rt_e2e.sh"
+for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions"; do
+	build sig gcc -O2 $flags "$P/signals.c" || fail "build"
+	rec t.dat -- ./sig
+	grep -q '^46$' rec.out || fail "$flags: program result: $(cat rec.out)"
+	got=$(shape t.dat)
+	one='work() { on_usr1() { in_handler(); on_usr2() { in_handler(); } } }'
+	expect_shape "$flags" "$got" "main() { $one $one }"
+done
+exit 0

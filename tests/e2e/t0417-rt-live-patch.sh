@@ -1,0 +1,30 @@
+# description: live control: set_ftrace_filter changed while 4 threads run patched/unpatched nops (int3 and atomic-store sites)
+# requires:
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/progs/rt_e2e.sh"
+# tests/progs/rtrun drives the session's control block directly (the
+# live tracefs-like tree of a later issue will do the same)
+cc -O2 -D_GNU_SOURCE -I"$TOP/core" -I"$TOP/recorder" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
+	$(pkg-config --libs libelf libdw libzstd) -lpthread || fail "build rtrun"
+n=0
+for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
+	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"; do
+	set -- $v
+	cc=$1
+	shift
+	build ps $cc -O2 "$@" "$P/patchstress.c" -lpthread || continue
+	for i in 1 2 3; do
+		FTRAIL_LIB=$FTRAIL_LIB ./rtrun -q -b 64 -l f_c -C '40:f_a' -C '70:f_b|f_c' -C '100:!f_*' \
+			-C '130:f_*' -C '160:f_c' -C '190:' -C '220:f_a' -- ./ps 300 >out 2>err ||
+			fail "$v: rtrun: $(cat err)"
+		grep -q '^#exit 0$' out || fail "$v: program died: $(cat out err)"
+		grep -q '^ok [0-9]' out || fail "$v: program result: $(cat out)"
+		for f in f_a f_b f_c; do
+			grep -q "^#count $f [1-9]" out || fail "$v: $f never traced: $(cat out)"
+		done
+		[ "$(grep -c '^#control' out)" = 7 ] || fail "$v: control changes not all made"
+	done
+	n=$((n + 1))
+done
+[ $n -ge 2 ] || fail "only $n variants built"
+exit 0

@@ -1,0 +1,78 @@
+# description: a real recorded program (-pg, two named threads) drawn and exported: folded self times add up to the Chrome export's call durations, every call appears once in Chrome and speedscope, thread names carried
+# requires: cc python3
+. "$TOP/tests/e2e/lib.sh"
+need_cmd cc
+need_cmd python3
+[ -r "$BUILD/libftrail.so" ] || skip "needs the runtime ($BUILD/libftrail.so)"
+export FTRAIL_LIB=$BUILD/libftrail.so
+cat >prog.c <<'C'
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdio.h>
+static volatile int sink;
+static void leaf(int x) { sink += x; }
+static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
+static void *worker(void *arg)
+{
+	pthread_setname_np(pthread_self(), "flame-worker");
+	for (int i = 0; i < 20; i++)
+		mid(10);
+	return arg;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	for (int i = 0; i < 30; i++)
+		mid(5);
+	pthread_join(t, NULL);
+	printf("%d\n", sink);
+	return 0;
+}
+C
+cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
+$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
+grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
+grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+# calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10
+want=$((1 + 1 + 50 + 350))
+
+$FTRAIL flame -i p.dat --folded >p.folded 2>err || fail "flame --folded: $(cat err)"
+grep -q '^main;mid;leaf [0-9]*$' p.folded || fail "no main;mid;leaf stack: $(cat p.folded)"
+grep -q '^worker;mid;leaf [0-9]*$' p.folded || fail "no worker;mid;leaf stack: $(cat p.folded)"
+$FTRAIL export --format chrome --complete -i p.dat -o p.json || fail "export chrome"
+$FTRAIL export --format speedscope -i p.dat -o p.ss.json || fail "export speedscope"
+python3 - "$want" <<'PY' || fail "cross-check failed"
+import json, sys
+want = int(sys.argv[1])
+ev = json.load(open("p.json"))["traceEvents"]
+x = [e for e in ev if e["ph"] == "X"]
+names = {}
+for e in x:
+    names[e["name"]] = names.get(e["name"], 0) + 1
+assert len(x) == want, (len(x), names)
+assert names == {"main": 1, "worker": 1, "mid": 50, "leaf": 350}, names
+# outermost calls per thread: their durations (us.nnn = exact ns) add up to
+# the folded self times of everything (an independent computation)
+by_tid = {}
+for e in x:
+    by_tid.setdefault(e["tid"], []).append(e)
+top = 0
+for calls in by_tid.values():
+    for c in calls:
+        if not any(o is not c and o["ts"] <= c["ts"] and c["ts"] + c["dur"] <= o["ts"] + o["dur"]
+                   and o["dur"] > c["dur"] for o in calls):
+            top += round(c["dur"] * 1000)
+folded = sum(int(l.rsplit(" ", 1)[1]) for l in open("p.folded"))
+assert folded == top, (folded, top)
+tn = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+assert "flame-worker" in tn.values(), tn
+ss = json.load(open("p.ss.json"))
+closes = sum(1 for p in ss["profiles"] for e in p["events"] if e["type"] == "C")
+assert closes == want, (closes, want)
+assert any(p["name"].startswith("flame-worker") for p in ss["profiles"]), [p["name"] for p in ss["profiles"]]
+print("calls", len(x), "folded total ns", folded)
+PY
+$FTRAIL flame -i p.dat -o p.svg || fail "flame svg"
+grep -q '<title>leaf' p.svg || fail "no leaf frame in the picture"
+exit 0

@@ -1,0 +1,49 @@
+# Helpers for the runtime's end-to-end cases (tests/e2e/t04xx, t05xx):
+#   . "$TOP/tests/progs/rt_e2e.sh"   (after lib.sh)
+#
+# build OUT CC FLAGS... SRC   compile a program of tests/progs; returns 1
+#                             (and the caller may skip) when CC lacks a flag
+# rec FILE [record opts] -- PROG ARGS   ftrail record -q into FILE, fails the test on error
+# shape FILE [show opts]      the function_graph shape: one token per line of
+#                             `ftrail show`'s FUNCTION column, comments
+#                             dropped, joined by spaces: "main() { a(); }"
+# funcs FILE                  the function tracer's "callee <-caller" pairs
+# calls FILE NAME             the Calls column of `ftrail report` for NAME
+P="$TOP/tests/progs"
+
+build() {
+	local out=$1 cc=$2
+	shift 2
+	command -v "$cc" >/dev/null 2>&1 || return 1
+	"$cc" "$@" -o "$out" 2>build.err || return 1
+}
+
+rec() {
+	local f=$1
+	shift
+	"$FTRAIL" record -q -o "$f" "$@" >rec.out 2>rec.err || fail "record $*: $(cat rec.err)"
+}
+
+shape() {
+	local f=$1
+	shift
+	"$FTRAIL" show -i "$f" "$@" >show.out 2>show.err || fail "show $f: $(cat show.err)"
+	grep -v '^#' show.out | sed -n 's/^[^|]*|  *//p' | grep -v '^/\*' | sed 's| */\*.*\*/||' |
+		tr '\n' ' ' | sed 's/ *$//'
+}
+
+funcs() {
+	"$FTRAIL" show -i "$1" >show.out 2>show.err || fail "show $1: $(cat show.err)"
+	sed -n 's/.*: \([A-Za-z_0-9]*\) <-\([^ ]*\).*/\1 <-\2/p' show.out | tr '\n' ';'
+}
+
+calls() {
+	"$FTRAIL" report -i "$1" >report.out 2>report.err || fail "report $1: $(cat report.err)"
+	awk -v n="$2" '$NF == n { print $(NF-1); found=1 } END { if (!found) print 0 }' report.out |
+		head -n 1
+}
+
+# expect_shape WHAT GOT WANT
+expect_shape() {
+	[ "$2" = "$3" ] || fail "$1: shape '$2', expected '$3'"
+}
