@@ -25,7 +25,7 @@
 #include "tracefile.h"
 
 #define MAX_CPUS 8192
-#define MAX_STACK_IDS (1u << 22)
+#define MAX_STACK_IDS (1u << 20)
 #define MAX_FULL_STACK 4096
 
 struct ksym {

@@ -228,6 +228,28 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		ft_die("nothing to record: give a program (-- ./prog) and/or events (-e)");
 }
 
+static void free_strv(struct ft_strv *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+}
+
+static void free_opts(struct ft_record_opts *o)
+{
+	free_strv(&o->filter);
+	free_strv(&o->notrace);
+	free_strv(&o->graph);
+	free_strv(&o->graph_notrace);
+	free_strv(&o->pids);
+	for (size_t i = 0; i < o->nr_events; i++) {
+		free(o->events[i].name);
+		free(o->events[i].filter);
+		free(o->events[i].trigger);
+	}
+	free(o->events);
+}
+
 /* META: what a reader needs to know about how this trace was made. */
 static void write_meta(struct ft_writer *w, const struct ft_record_opts *o, int argc, char **argv,
 		       const struct ft_clock *clk)
@@ -374,5 +396,6 @@ int cmd_record(int argc, char **argv)
 				(unsigned long long)kst.stacks);
 		fprintf(stderr, "ftrail: trace written to %s\n", o.output);
 	}
+	free_opts(&o);
 	return 0;
 }

@@ -534,6 +534,18 @@ void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *
 			st->claimed_empty++;
 }
 
+int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char *buf, size_t len)
+{
+	struct ft_stackmap_stat st;
+
+	ft_stackmap_get_stat(h, &st);
+	return snprintf(buf, len,
+			"stackmap.%s.bits=%u\nstackmap.%s.successes=%llu\n"
+			"stackmap.%s.drops=%llu\n",
+			which, h->shm->bits, which, (unsigned long long)st.successes, which,
+			(unsigned long long)st.drops);
+}
+
 /* Sleep a little while draining; 1 once FT_STACKMAP_DRAIN_MS have passed. */
 static int drain_wait(const struct timespec *t0, unsigned int *spins)
 {

@@ -14,6 +14,15 @@
  *           KFORMATS, KALLSYMS and kernel STACKMAP sections are written and
  *           the instance is removed
  *
+ * The instance runs in overwrite mode (the kernel's default, trace-cmd's
+ * too): when the readers fall behind, the kernel marks the next page with
+ * the number of events it overwrote, which becomes a KREC_MISSED record at
+ * that point of the CPU's stream.  KALLSYMS keeps only the /proc/kallsyms
+ * lines that cover a kernel address the trace holds (stack frames, and
+ * pointer/long fields such as cpuhp_enter's fun), which is what makes the
+ * file small; the whole text-symbol table is stored when that set cannot be
+ * computed (other architectures, more than 2^20 addresses).
+ *
  * The global instance and the user's own settings are never written: every
  * file written is under instances/ftrail-<pid>/ (saved_cmdlines, a global
  * file, is only read).
@@ -1252,6 +1261,16 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 	}
 	if (kc->map) {
 		void *bin = ft_stackmap_export_bin(kc->map, &len);
+		char meta[256];
+		int n = ft_stackmap_meta_lines(kc->map, "kernel", meta, sizeof(meta));
+
+		/* counters FSMB has no room for: read by `ftrail stackmap stat` */
+		if (n > 0 && n < (int)sizeof(meta) &&
+		    ft_writer_add(kc->w, FT_SEC_META, 0, meta, n, 0) && !rc) {
+			seterr(err, errlen, "cannot write the kernel stack map counters: %s",
+			       strerror(errno));
+			rc = -1;
+		}
 
 		if (bin) {
 			if (ft_writer_add(kc->w, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, bin, len, 1) &&

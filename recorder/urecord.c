@@ -490,8 +490,8 @@ static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t 
 	uint64_t total = __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED);
 	uint64_t *rep = &u->reported[s * FT_RB_LEVELS + l];
-	struct ft_rb_pageinfo info = { 0 };
-	struct ft_page pg = { 0 };
+	struct ft_rb_pageinfo info = {0};
+	struct ft_page pg = {0};
 
 	if (total <= *rep)
 		return 0;
