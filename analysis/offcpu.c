@@ -354,7 +354,7 @@ static struct keyent *key_get(struct ft_offcpu *oc, const struct key *k)
  */
 static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t from,
 			  uint64_t to, uint64_t wake, uint32_t state, uint32_t kstack,
-			  uint32_t ustack, uint8_t cut)
+			  uint32_t ustack, uint8_t cut, uint8_t est)
 {
 	uint64_t period = to > from ? to - from : 0;
 	uint64_t blocked = wake >= from && wake <= to && wake ? wake - from : 0;
@@ -388,6 +388,7 @@ static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t
 		s->kstack = kstack;
 		s->ustack = ustack;
 		s->cut = cut;
+		s->estimated = est;
 		e->direct++;
 		e->direct_ns += period;
 		e->direct_blocked += blocked;
@@ -403,6 +404,10 @@ static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t
 	if (period > e->max)
 		e->max = period;
 	oc->st.intervals++;
+	if (est) {
+		oc->st.estimated++;
+		oc->st.estimated_ns += period;
+	}
 	if (cut == FT_OFFCPU_CUT_START) {
 		oc->st.cut_start++;
 		oc->st.cut_start_ns += period;
@@ -436,8 +441,16 @@ int ft_offcpu_switch_out(struct ft_offcpu *oc, const struct ft_offcpu_out *ev)
 		oc->st.unordered++;
 		return 0;
 	}
-	if (t->off)
-		oc->st.unpaired++; /* its switch-in was lost: the open interval is dropped */
+	if (t->off) {
+		/* its switch-in was lost: bounded by the wakeup, or dropped */
+		if (t->ts_wake) {
+			if (close_interval(oc, t, t->ts_out, t->ts_wake, t->ts_wake, t->state,
+					   t->kstack, t->ustack, FT_OFFCPU_WHOLE, 1))
+				return -1;
+		} else {
+			oc->st.unpaired++;
+		}
+	}
 	t->seen = 1;
 	t->born = 0;
 	t->last_ts = ev->ts;
@@ -478,12 +491,12 @@ int ft_offcpu_switch_in(struct ft_offcpu *oc, uint64_t ts, int cpu, uint32_t tid
 	}
 	if (t->off)
 		rc = close_interval(oc, t, t->ts_out, ts, t->ts_wake, t->state, t->kstack,
-				    t->ustack, FT_OFFCPU_WHOLE);
+				    t->ustack, FT_OFFCPU_WHOLE, 0);
 	else if (t->born)
 		oc->st.new_task++;
 	else if (!t->seen)
 		rc = close_interval(oc, t, oc->begin_ts, ts, 0, FT_OFFCPU_STATE_UNKNOWN, 0, 0,
-				    FT_OFFCPU_CUT_START);
+				    FT_OFFCPU_CUT_START, 0);
 	else
 		oc->st.unpaired++; /* its switch-out was lost */
 	if (rc)
@@ -557,7 +570,7 @@ int ft_offcpu_end(struct ft_offcpu *oc, uint64_t ts)
 		if (!t->tid || !t->off)
 			continue;
 		if (close_interval(oc, t, t->ts_out, ts > t->ts_out ? ts : t->ts_out, t->ts_wake,
-				   t->state, t->kstack, t->ustack, FT_OFFCPU_CUT_END))
+				   t->state, t->kstack, t->ustack, FT_OFFCPU_CUT_END, 0))
 			return -1;
 		t->off = 0;
 	}
@@ -885,6 +898,11 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
 		"# cut by the recording (periods are lower bounds): %" PRIu64
 		" at start (%s, stack unknown), %" PRIu64 " at end (%s)\n",
 		st->cut_start, a, st->cut_end, b);
+	fmt_s(a, sizeof(a), st->estimated_ns);
+	fprintf(out,
+		"# switch-ins lost (some kernels drop switches from idle): %" PRIu64
+		" intervals ended at their wakeup (%s)\n",
+		st->estimated, a);
 	fprintf(out,
 		"# not counted: %" PRIu64 " exits, %" PRIu64 " first waits of new threads, %" PRIu64
 		" unpaired switches (lost events), %" PRIu64 " out of order\n",
@@ -935,6 +953,8 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 		if (s->blocked)
 			fprintf(out, "\tblocked %" PRIu64 " ns, runnable %" PRIu64 " ns\n",
 				s->blocked, s->period - s->blocked);
+		if (s->estimated)
+			fprintf(out, "\t[switch-in lost: period ends at the wakeup]\n");
 		if (s->cut)
 			fprintf(out, "\t%s\n",
 				s->cut == FT_OFFCPU_CUT_START ?
@@ -1533,7 +1553,13 @@ int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size
 	if (kernel && f->k && ft_kevents_sym)
 		return ft_kevents_sym(f->k, ip, with_offset, buf, len);
 	if (f->t) {
+		char *plus;
+
 		ft_trace_addr_name(f->t, ip, with_offset, buf, len);
+		/* frames rebuilt from function_graph records are function entries */
+		plus = strstr(buf, "+0x0/");
+		if (plus)
+			*plus = 0;
 		return 0;
 	}
 	return -1;

@@ -20,6 +20,14 @@
  *   period <  threshold  added to an AGGREGATE keyed by (tgid, pid, kernel
  *                        stack, user stack, state): total ns and a count
  *
+ * A lost switch-in (the thread is seen switching out again while still
+ * off-CPU: some kernels do not report every switch away from the idle task)
+ * ends the interval at the thread's wakeup when one was seen after its
+ * switch-out -- the thread was runnable from then on, and a switch from an
+ * idle CPU follows within microseconds -- and is counted as estimated
+ * (stats.estimated, sample.estimated); without a wakeup the interval cannot
+ * be bounded and is dropped (stats.unpaired).
+ *
  * Intervals cut by the recording are marked, never merged silently with
  * whole ones: a thread first seen switching IN was off-CPU since before the
  * recording began (cut at start: its stack and state are unknown, its period
@@ -91,6 +99,7 @@ struct ft_offcpu_sample {
 	uint32_t state;
 	uint32_t kstack, ustack; /* interned ids, 0 = none */
 	uint8_t cut;      /* enum ft_offcpu_cut */
+	uint8_t estimated; /* switch-in lost: ts_in is the wakeup */
 };
 
 /* One aggregate (period < threshold), or a summary row of the report. */
@@ -114,8 +123,9 @@ struct ft_offcpu_stats {
 	uint64_t dead;             /* switched out dead: not off-CPU */
 	uint64_t new_task;         /* first waits of threads born in the recording */
 	uint64_t unordered;        /* events earlier than the thread's last one (ignored) */
-	uint64_t unpaired;         /* switch-out while off-CPU, or switch-in while on
-				    * it (lost events): the open interval is dropped */
+	uint64_t unpaired;         /* switch-out while off-CPU without a wakeup, or
+				    * switch-in while on it (lost events): dropped */
+	uint64_t estimated, estimated_ns; /* intervals ended at the wakeup (see above) */
 	uint32_t threads, stacks;
 };
 

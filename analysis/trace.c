@@ -7,7 +7,10 @@
  * head events gives the time order.  After an event is handed out, its
  * stream is refilled lazily at the next call (or by a peek), so what the
  * event points to stays valid until then: user stream heads alternate
- * between two scratch arrays for inline stacks.
+ * between two scratch arrays for inline stacks, and a buffer keeps its
+ * previous chunk window when it moves to the next one (see fill_page()).
+ *
+ * Not thread-safe: one ft_trace per thread.
  */
 #include "trace.h"
 

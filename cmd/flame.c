@@ -410,7 +410,7 @@ int cmd_flame(int argc, char **argv)
 		if (!o.title)
 			o.title = mode == MODE_OFFCPU   ? "Off-CPU Time Flame Graph"
 				  : mode == MODE_STACKS ? "Stack Count Flame Graph"
-							: "Function Graph Flame Graph (self time)";
+							: "Function Call Time Flame Graph";
 		o.subtitle = input;
 		o.palette = mode == MODE_OFFCPU ? FT_PAL_IO : mode == MODE_STACKS ? FT_PAL_MEM
 										: FT_PAL_HOT;

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -41,8 +42,8 @@ static int is_pow2(uint32_t x)
 	return x && !(x & (x - 1));
 }
 
-/* Pages of one slot, rounded so each slot's page block is 4096-aligned. */
-static uint32_t slot_pages(const struct ft_rb_params *p)
+/* Pages of one ring set of a slot, rounded so each set's page block is 4096-aligned. */
+static uint32_t set_pages(const struct ft_rb_params *p)
 {
 	uint64_t n = 0;
 	uint32_t per4k = p->page_size >= 4096 ? 1 : 4096 / p->page_size;
@@ -50,7 +51,13 @@ static uint32_t slot_pages(const struct ft_rb_params *p)
 	for (int l = 0; l < FT_RB_LEVELS; l++)
 		n += p->npages[l];
 	n = ALIGN_UP(n, per4k);
-	return n > UINT32_MAX ? 0 : (uint32_t)n;
+	return n > UINT32_MAX / FT_RB_SETS ? 0 : (uint32_t)n;
+}
+
+/* Pages of one slot: FT_RB_SETS sets (live + spare), set s at s * set_pages. */
+static uint32_t slot_pages(const struct ft_rb_params *p)
+{
+	return set_pages(p) * FT_RB_SETS;
 }
 
 static int params_ok(const struct ft_rb_params *p)
@@ -85,7 +92,8 @@ void ft_rb_params_default(struct ft_rb_params *p, unsigned int buffer_kb, int ov
 		p->npages[l] = (uint32_t)n1;
 	p->flags = overwrite ? FT_RB_F_OVERWRITE : 0;
 	p->nr_slots = 1;
-	slot_bytes = (uint64_t)slot_pages(p) * p->page_size;
+	/* the budget counts the live set: the spare is only touched after a swap */
+	slot_bytes = (uint64_t)set_pages(p) * p->page_size;
 	slots = (2ull << 30) / slot_bytes;
 	if (slots < 8)
 		slots = 8;
@@ -142,13 +150,16 @@ struct ft_rb_area *ft_rb_area_init(void *mem, size_t len, const struct ft_rb_par
 	a->size = size;
 	for (uint32_t i = 0; i < p->nr_slots; i++) {
 		struct ft_rb_slot *s = ft_rb_slot_at(a, i);
-		uint32_t first = i * pps;
 
 		memset(s, 0, sizeof(*s));
-		for (int l = 0; l < FT_RB_LEVELS; l++) {
-			s->ring[l].first_page = first;
-			s->ring[l].npages = p->npages[l];
-			first += p->npages[l];
+		for (uint32_t set = 0; set < FT_RB_SETS; set++) {
+			uint32_t first = i * pps + set * (pps / FT_RB_SETS);
+
+			for (int l = 0; l < FT_RB_LEVELS; l++) {
+				ft_rb_slot_ring(s, set, (uint32_t)l)->first_page = first;
+				ft_rb_slot_ring(s, set, (uint32_t)l)->npages = p->npages[l];
+				first += p->npages[l];
+			}
 		}
 	}
 	/*
@@ -199,7 +210,7 @@ void ft_rb_area_set_overwrite(struct ft_rb_area *a, int on)
 
 int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t pid, uint32_t tid)
 {
-	uint32_t n = a->nr_slots, start;
+	uint32_t n = a->nr_slots, start, sg;
 
 	t->slot = NULL; /* first, for a handler's sake (see below) */
 	atomic_signal_fence(memory_order_seq_cst);
@@ -228,11 +239,22 @@ int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t p
 		__atomic_store_n(&s->tid, tid, __ATOMIC_RELAXED);
 		t->slot_idx = idx;
 		t->gen = __atomic_load_n(&s->gen, __ATOMIC_RELAXED);
+		/*
+		 * acquire: pairs with the swapper's release of snap_gen (the
+		 * live set's rings were reset before it).  A swap right after
+		 * this load is seen at our first begin (ft_rb__enter).
+		 */
+		sg = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE);
 		for (int l = 0; l < FT_RB_LEVELS; l++) {
-			t->lv[l].ring = &s->ring[l];
+			struct ft_rb_ring *r = ft_rb_slot_ring(s, sg & 1, (uint32_t)l);
+
+			t->lv[l].ring = r;
 			t->lv[l].level = (uint32_t)l;
+			t->lv[l].gen = sg;
 			/* our own slot now: the reset values, seen through the acquire above */
-			t->lv[l].wpage = __atomic_load_n(&s->ring[l].wpage, __ATOMIC_RELAXED);
+			t->lv[l].wpage = __atomic_load_n(&r->wpage, __ATOMIC_RELAXED);
+			/* release: a recorder freezing the other set knows we are here */
+			__atomic_store_n(&s->entered[sg & 1][l], sg, __ATOMIC_RELEASE);
 		}
 		/*
 		 * slot last: a handler on this thread that runs before this
@@ -306,10 +328,43 @@ unsigned int ft_rb_area_reap_pid(struct ft_rb_area *a, uint32_t pid)
 void ft_rb__lost_nolevel(struct ft_rb_thread *t, uint32_t n)
 {
 	/* rare paths: shared counters, atomic add (lock-free, never blocks) */
-	if (!t->slot)
+	if (!t->slot) {
 		__atomic_fetch_add(&t->area->lost_noslot, n, __ATOMIC_RELAXED);
-	else
+	} else {
 		__atomic_fetch_add(&t->area->lost_nest, n, __ATOMIC_RELAXED);
+		/* the recorder shows these in the slot's level-0 buffer (exchange) */
+		__atomic_fetch_add(&t->slot->nest_lost, n, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Level w moves to the live set of generation gen (called from begin, with
+ * the level's nesting already taken, so a handler writes elsewhere).  The
+ * old ring is left as it is: its last page stays partial, events dropped
+ * since it started stay counted in its lost_new -- the recorder, which
+ * freezes and saves it, shows them.  The new ring was reset by the
+ * recorder before the swap that made it live (published through the
+ * swapper's release of snap_gen, acquired in ft_rb__enter).
+ */
+void ft_rb__switch_set(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint32_t gen)
+{
+	struct ft_rb_slot *s = t->slot;
+	struct ft_rb_ring *r = ft_rb_slot_ring(s, gen & 1, w->level);
+
+	w->ring = r;
+	w->gen = gen;
+	w->page = NULL;
+	w->nev = NULL;
+	w->off = 0;
+	w->count = 0;
+	w->pending_lost = 0;
+	w->wpage = __atomic_load_n(&r->wpage, __ATOMIC_RELAXED);
+	/*
+	 * release: our last accesses to the old ring (program order) happen
+	 * before a recorder that acquires entered[][] == gen and takes the old
+	 * ring as frozen.
+	 */
+	__atomic_store_n(&s->entered[gen & 1][w->level], gen, __ATOMIC_RELEASE);
 }
 
 /* One event dropped at level w (newest lost): ring counter + next page's header. */
@@ -502,15 +557,16 @@ int ft_rb_ext(struct ft_rb_thread *t, uint32_t type, const void *payload, uint32
  * npages or clamped).  The area header itself is the caller's to protect:
  * the recorder restores it from a private copy.
  */
-static struct ft_rb_ring *ring_checked(struct ft_rb_area *a, uint32_t slot, uint32_t level)
+static struct ft_rb_ring *ring_checked(struct ft_rb_area *a, uint32_t slot, uint32_t set,
+				       uint32_t level)
 {
 	struct ft_rb_ring *r;
 	uint32_t first;
 
-	if (slot >= a->nr_slots || level >= FT_RB_LEVELS)
+	if (slot >= a->nr_slots || level >= FT_RB_LEVELS || set >= FT_RB_SETS)
 		return NULL;
-	r = &ft_rb_slot_at(a, slot)->ring[level];
-	first = slot * a->pages_per_slot;
+	r = ft_rb_slot_ring(ft_rb_slot_at(a, slot), set, level);
+	first = slot * a->pages_per_slot + set * (a->pages_per_slot / FT_RB_SETS);
 	for (uint32_t l = 0; l < level; l++)
 		first += a->npages[l];
 	/* relaxed: nobody legitimately writes these after ft_rb_area_init */
@@ -534,11 +590,11 @@ static void copy_header(struct ft_page *dst, const struct ft_page *pg, uint32_t 
 	dst->seq = __atomic_load_n(&pg->seq, __ATOMIC_RELAXED);
 }
 
-int ft_rb_consume(struct ft_rb_area *a, uint32_t slot, uint32_t level, int final, void *dst,
-		  struct ft_rb_pageinfo *info)
+int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		      int final, void *dst, struct ft_rb_pageinfo *info)
 {
 	struct ft_rb_slot *s;
-	struct ft_rb_ring *r = ring_checked(a, slot, level);
+	struct ft_rb_ring *r = ring_checked(a, slot, set, level);
 	uint32_t cap = a->page_size - (uint32_t)sizeof(struct ft_page);
 
 	if (!r)
@@ -613,10 +669,48 @@ int ft_rb_consume(struct ft_rb_area *a, uint32_t slot, uint32_t level, int final
 	}
 }
 
+/* Has the ring a page not consumed yet that holds something (or may soon)? */
+static int ring_has_unread(struct ft_rb_area *a, struct ft_rb_ring *r)
+{
+	uint64_t wp = __atomic_load_n(&r->wpage, __ATOMIC_ACQUIRE);
+	uint64_t rnum = __atomic_load_n(&r->rpage, __ATOMIC_ACQUIRE) >> 1;
+	struct ft_page *pg;
+
+	if (rnum < wp)
+		return 1;
+	if (rnum > wp)
+		return 0;
+	pg = ft_rb_page_at(a, r->first_page, (uint32_t)(wp % r->npages));
+	return __atomic_load_n(&pg->size, __ATOMIC_ACQUIRE) != 0 || pg->lost != 0;
+}
+
+/*
+ * Both sets, oldest first: the spare set (the one not live) holds pages
+ * of this thread older than the live set's when a snapshot was just taken
+ * and not saved yet.  While it still has a page that is not complete (its
+ * writer may not have left it) and final is 0, the live set waits: pages
+ * of one buffer are handed out in order.
+ */
+int ft_rb_consume(struct ft_rb_area *a, uint32_t slot, uint32_t level, int final, void *dst,
+		  struct ft_rb_pageinfo *info)
+{
+	uint32_t live = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1;
+	struct ft_rb_ring *o = ring_checked(a, slot, live ^ 1, level);
+
+	if (!o)
+		return 0;
+	if (ft_rb_consume_set(a, slot, live ^ 1, level, final, dst, info))
+		return 1;
+	if (!final && ring_has_unread(a, o))
+		return 0;
+	return ft_rb_consume_set(a, slot, live, level, final, dst, info);
+}
+
 void ft_rb_peek_range(struct ft_rb_area *a, uint32_t slot, uint32_t level, uint64_t *first,
 		      uint64_t *last)
 {
-	struct ft_rb_ring *r = ring_checked(a, slot, level);
+	uint32_t live = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1;
+	struct ft_rb_ring *r = ring_checked(a, slot, live, level);
 	uint64_t wp, rnum;
 
 	*first = 1;
@@ -634,13 +728,21 @@ void ft_rb_peek_range(struct ft_rb_area *a, uint32_t slot, uint32_t level, uint6
 int ft_rb_peek(struct ft_rb_area *a, uint32_t slot, uint32_t level, uint64_t number, void *dst,
 	       struct ft_rb_pageinfo *info)
 {
+	uint32_t live = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1;
+
+	return ft_rb_peek_set(a, slot, live, level, number, dst, info);
+}
+
+int ft_rb_peek_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		   uint64_t number, void *dst, struct ft_rb_pageinfo *info)
+{
 	struct ft_rb_slot *s;
 	struct ft_rb_ring *r;
 	struct ft_page *pg, *out = dst;
 	uint32_t idx, size, seq, nev, cap = a->page_size - (uint32_t)sizeof(struct ft_page);
 	uint32_t *src, *to;
 
-	r = ring_checked(a, slot, level);
+	r = ring_checked(a, slot, set, level);
 	if (!r)
 		return 0;
 	s = ft_rb_slot_at(a, slot);
@@ -699,6 +801,28 @@ int ft_rb_slot_reap(struct ft_rb_area *a, uint32_t slot)
 		   : -1;
 }
 
+/*
+ * Fold a ring's counters into the area's retired totals and reset it
+ * (recorder only, the ring's writer gone or moved away; published by the
+ * caller's later release).
+ */
+static void fold_ring(struct ft_rb_area *a, struct ft_rb_ring *r)
+{
+	uint64_t wp = r->wpage;
+
+	a->retired_written += r->written + *ft_rb_nev_at(a, r->first_page, (uint32_t)(wp % r->npages));
+	a->retired_lost_new += r->lost_new;
+	a->retired_lost_old += r->lost_old;
+	a->retired_pages_old += r->pages_old;
+	r->wpage = 0;
+	r->rpage = 0;
+	r->lost_new = 0;
+	r->lost_old = 0;
+	r->pages_old = 0;
+	r->r_lost_seen = 0;
+	r->written = 0;
+}
+
 int ft_rb_slot_recycle(struct ft_rb_area *a, uint32_t slot)
 {
 	struct ft_rb_slot *s;
@@ -710,29 +834,12 @@ int ft_rb_slot_recycle(struct ft_rb_area *a, uint32_t slot)
 	s = ft_rb_slot_at(a, slot);
 	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FT_RB_EXITED)
 		return -1;
-	for (int l = 0, first = (int)(slot * a->pages_per_slot); l < FT_RB_LEVELS; l++) {
-		struct ft_rb_ring *r = &s->ring[l];
-		uint64_t wp = r->wpage;
-
-		/* a scribbled ring gets its place back (see ring_checked) */
-		r->first_page = (uint32_t)first;
-		r->npages = a->npages[l];
-		first += (int)a->npages[l];
-		/* fold the counters into the area's retired totals (recorder only) */
-		a->retired_written +=
-		    r->written + *ft_rb_nev_at(a, r->first_page, (uint32_t)(wp % r->npages));
-		a->retired_lost_new += r->lost_new;
-		a->retired_lost_old += r->lost_old;
-		a->retired_pages_old += r->pages_old;
-		r->wpage = 0;
-		r->rpage = 0;
-		r->lost_new = 0;
-		r->lost_old = 0;
-		r->pages_old = 0;
-		r->r_lost_seen = 0;
-		r->written = 0;
-	}
+	for (uint32_t set = 0; set < FT_RB_SETS; set++)
+		for (uint32_t l = 0; l < FT_RB_LEVELS; l++)
+			fold_ring(a, ring_checked(a, slot, set, l));
 	memset(ft_rb_nev_at(a, s->ring[0].first_page, 0), 0, (size_t)a->pages_per_slot * 4);
+	memset(s->entered, 0, sizeof(s->entered));
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELAXED);
 	base = (char *)ft_rb_page_at(a, s->ring[0].first_page, 0);
 	len = (size_t)a->pages_per_slot * a->page_size;
 	/*
@@ -760,9 +867,9 @@ void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot)
 	tot->lost_new = a->retired_lost_new;
 	tot->lost_old = a->retired_lost_old;
 	tot->pages_old = a->retired_pages_old;
-	for (uint32_t i = 0; i < a->nr_slots; i++) {
+	for (uint32_t i = 0; i < a->nr_slots * FT_RB_SETS; i++) {
 		for (uint32_t l = 0; l < FT_RB_LEVELS; l++) {
-			struct ft_rb_ring *r = ring_checked(a, i, l);
+			struct ft_rb_ring *r = ring_checked(a, i / FT_RB_SETS, i % FT_RB_SETS, l);
 			uint64_t wp;
 
 			if (!r)

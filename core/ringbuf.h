@@ -111,6 +111,33 @@
  * Buffer ids: the UDATA section id of a ring is ft_rb_buf_id(slot, level,
  * gen) = gen << 32 | slot << 2 | level, so each thread life has its own id.
  *
+ * Snapshot
+ * --------
+ *   Every slot has two ring sets (ring[] = set 0, sring[] = set 1).  The
+ *   live set is area.snap_gen & 1; the other is the spare.  A swap
+ *   (ft_rb_snapshot_swap: the snapshot trigger, `ftrail snapshot 1`) only
+ *   increments snap_gen: writers never block and never wait.  Each writer
+ *   level remembers the generation of the ring it writes (wlevel.gen) and,
+ *   at its next begin, moves to the live set's ring of the same level,
+ *   starting a fresh page there (ft_rb__switch_set).  The old set then
+ *   holds, per ring, what ftrace's buffer held at the swap: the last npages
+ *   pages, consumed or not.  The recorder waits until every old ring is
+ *   frozen (its writer left it, is not inside a write, or is gone: see
+ *   ft_rb__enter for the ordering), copies its pages into FT_SEC_SNAPSHOT,
+ *   drains what it had not consumed yet into UDATA as usual -- a snapshot
+ *   is a copy, the trace file keeps every event -- and resets the set,
+ *   which becomes the spare again (SAVING -> READY).  A swap asked while
+ *   a save is in progress is refused and counted (snap_skipped).
+ *
+ *     snap_gen  0          1 (swap)                    2 (swap)
+ *     set 0     live ----> old: frozen, saved, reset -> live ...
+ *     set 1     spare ---> live ---------------------> old ...
+ *
+ *   Memory: the spare set is address space in the same memfd; its pages
+ *   are allocated by the kernel only when written (after a swap) and given
+ *   back (MADV_REMOVE) when the snapshot is freed, so resident memory stays
+ *   bounded by 2 x nr_slots x slot size, and by 1 x without snapshots.
+ *
  * Concurrency rules in one place (each barrier is also commented in code):
  *   - ft_page.size:  writer release-stores after writing the record bytes;
  *                    readers acquire-load it before copying [0, size).
@@ -122,6 +149,12 @@
  *                    it before reusing a physical page.
  *   - slot.state:    CAS with acq_rel both ways; the recorder's release of
  *                    FREE publishes the reset rings to the next claimer.
+ *   - snap_gen:      swapper release-stores after claiming READY (which the
+ *                    recorder released after resetting the spare); writers
+ *                    acquire-load it at every begin, after storing busy.
+ *   - slot.busy /    writer: relaxed store at begin, release at end;
+ *     entered[][]:   release at a set switch.  The recorder acquires them
+ *                    after membarrier (ft_rb__enter explains the Dekker pair).
  *   - nesting:       ft_rb_thread.nest is thread-local; signal fences order
  *                    it against the ring accesses for a handler that runs
  *                    on the same thread.
@@ -138,8 +171,9 @@
 #include "record.h"
 
 #define FT_RB_MAGIC 0x42525446u /* "FTRB" */
-#define FT_RB_VERSION 1
+#define FT_RB_VERSION 2
 #define FT_RB_LEVELS 4
+#define FT_RB_SETS 2 /* live + spare ring set per slot (snapshot) */
 #define FT_RB_PAGE_MIN 1024u
 #define FT_RB_PAGE_MAX 65536u
 #define FT_RB_PAGE_DEFAULT 4096u
@@ -185,9 +219,22 @@ struct ft_rb_slot {
 	uint32_t gen;        /* recycles of this slot (recorder, before FREE) */
 	uint32_t pid;        /* claimer's tgid: relaxed store right after the claim, 0 until then */
 	uint32_t tid;        /* claimer's tid: same */
-	uint32_t pad[12];
-	struct ft_rb_ring ring[FT_RB_LEVELS];
+	uint64_t nest_lost;  /* atomic add (thread + handlers): events nested too deep, not
+			      * yet shown; the recorder takes them (exchange) into a page */
+	uint32_t busy;       /* W: writes in progress on this thread (its nesting depth):
+			      * relaxed store at begin, release store at end (Snapshot) */
+	uint32_t pad;
+	uint32_t entered[FT_RB_SETS][FT_RB_LEVELS]; /* W (release): the snap_gen with which
+			      * the writer of that level entered that set's ring */
+	struct ft_rb_ring ring[FT_RB_LEVELS];  /* set 0 */
+	struct ft_rb_ring sring[FT_RB_LEVELS]; /* set 1 */
 };
+
+static inline struct ft_rb_ring *ft_rb_slot_ring(struct ft_rb_slot *s, uint32_t set,
+						 uint32_t level)
+{
+	return set ? &s->sring[level] : &s->ring[level];
+}
 
 /* Header at offset 0 of the ring area. */
 struct ft_rb_area {
@@ -215,6 +262,36 @@ struct ft_rb_area {
 	uint64_t retired_lost_new;
 	uint64_t retired_lost_old;
 	uint64_t retired_pages_old;
+
+	/*
+	 * Snapshot (see "Snapshot" above).  snap_gen is loaded by every
+	 * writer at every begin: a line of its own, written once per swap.
+	 */
+	uint32_t snap_gen __attribute__((aligned(64))); /* swaps so far; live set = snap_gen & 1 */
+	uint32_t pad1[15];
+	uint32_t snap_state;     /* enum ft_rb_snap_state: CAS (any process) */
+	uint32_t snap_free_req;  /* 1: free once the snapshot being saved is saved */
+	uint32_t snap_clear_req; /* atomic add: clears asked (the recorder records them) */
+	uint32_t pad2;
+	uint64_t snap_ts;        /* clock of the last swap (stored before snap_gen) */
+	uint64_t snap_swaps;     /* atomic add: swaps done */
+	uint64_t snap_missed;    /* atomic add: swap asked while not allocated */
+	uint64_t snap_skipped;   /* atomic add: swap asked while the last one was being saved */
+};
+
+/*
+ * Snapshot states (area.snap_state):
+ *   FREE    no spare: a swap is a miss
+ *   READY   spare set reset and unused: a swap may flip
+ *   SWAPPING a swapper owns the flip (transient)
+ *   SAVING  flipped; the recorder freezes, saves and resets the old set,
+ *           then READY (or FREE when a free was asked meanwhile)
+ */
+enum ft_rb_snap_state {
+	FT_RB_SNAP_FREE = 0,
+	FT_RB_SNAP_READY = 1,
+	FT_RB_SNAP_SWAPPING = 2,
+	FT_RB_SNAP_SAVING = 3,
 };
 
 /* Writer-side per-level state, thread-local in the runtime. */
@@ -229,6 +306,8 @@ struct ft_rb_wlevel {
 	uint32_t count;       /* events committed in the page */
 	uint32_t depth;       /* function_graph depth (entry/exit helpers keep it) */
 	uint32_t level;
+	uint32_t gen;         /* area.snap_gen when `ring` was entered (set = gen & 1) */
+	uint32_t pad;
 };
 
 /*
@@ -338,6 +417,55 @@ unsigned int ft_rb_area_reap_pid(struct ft_rb_area *a, uint32_t pid);
 /* Slow paths behind the inline writers below (ringbuf.c). */
 int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now);
 void ft_rb__lost_nolevel(struct ft_rb_thread *t, uint32_t n);
+void ft_rb__switch_set(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint32_t gen);
+
+/*
+ * The writer's half of the snapshot protocol, shared by ft_rb_begin() and
+ * any hand-written fast path (runtime/hooks.c): with t->nest already
+ * incremented to depth, publish depth in slot.busy, THEN load snap_gen; a
+ * level whose ring belongs to an older generation moves to the live set
+ * before writing.
+ *
+ * Ordering (the swap is in ringbuf.c, ft_rb_snapshot_swap/_quiesce):
+ *   writer:   busy = depth (relaxed) ; gen = snap_gen (acquire) ; write ;
+ *             busy = depth - 1 (release)
+ *   swapper:  snap_gen++ (release) ; snap_state = SAVING (release)
+ *   recorder: acquire SAVING ; membarrier(GLOBAL) ; acquire busy
+ * The store->load pair on each side is the Dekker pattern; the writer has
+ * no fence (its fast path stays fence-free), the recorder's membarrier
+ * supplies it for every thread on the system (the asymmetric-fence idiom
+ * of liburcu): a writer that still loaded the old generation stored busy
+ * before that load, so the recorder sees busy >= level + 1 until that
+ * write ends (the release store of busy publishes its commits).  The
+ * compiler barriers keep the same order against a signal handler of this
+ * thread.  Returns 1 when the level had to switch sets (nothing for the
+ * caller to do: w is ready for a new page).
+ */
+static inline int ft_rb__enter(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint32_t depth)
+{
+	uint32_t g;
+
+	__atomic_store_n(&t->slot->busy, depth, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	/* acquire: pairs with the swapper's release of snap_gen (the reset spare rings) */
+	g = __atomic_load_n(&t->area->snap_gen, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(g != w->gen, 0)) {
+		ft_rb__switch_set(t, w, g);
+		return 1;
+	}
+	return 0;
+}
+
+/* The end of a write at nesting depth (t->nest already decremented to it). */
+static inline void ft_rb__leave(struct ft_rb_thread *t, uint32_t depth)
+{
+	struct ft_rb_slot *s = t->slot;
+
+	atomic_signal_fence(memory_order_seq_cst);
+	/* release: every commit of the write happens-before a recorder that acquires busy */
+	if (s)
+		__atomic_store_n(&s->busy, depth, __ATOMIC_RELEASE);
+}
 
 /*
  * Begin a write: returns the level to write at, or NULL when the event is
@@ -359,9 +487,11 @@ static inline struct ft_rb_wlevel *ft_rb_begin(struct ft_rb_thread *t)
 	 * A signal handler that runs from here on sees nest = n + 1 and
 	 * writes at the next level; the fence keeps the compiler from moving
 	 * our ring accesses above the increment (same thread: a signal fence
-	 * is enough).
+	 * is enough).  busy is stored after the increment: a handler between
+	 * the two stores its own depth and restores n + 1 on its way out.
 	 */
 	atomic_signal_fence(memory_order_seq_cst);
+	ft_rb__enter(t, &t->lv[n], n + 1);
 	return &t->lv[n];
 }
 
@@ -370,6 +500,8 @@ static inline void ft_rb_end(struct ft_rb_thread *t)
 	/* the ring accesses stay before the decrement, for a handler's sake */
 	atomic_signal_fence(memory_order_seq_cst);
 	t->nest--;
+	/* busy after the decrement: a handler in between leaves busy = nest itself */
+	ft_rb__leave(t, t->nest);
 }
 
 /*
@@ -630,6 +762,58 @@ void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot);
  */
 void ft_rb_wait(struct ft_rb_area *a, int timeout_ms);
 void ft_rb_wake(struct ft_rb_area *a);
+
+/* ---- snapshot (seed 001's spare buffer; see "Snapshot" above) ---- */
+
+/* FT_RB_SNAP_* of the area (acquire). */
+int ft_rb_snapshot_state(struct ft_rb_area *a);
+
+/*
+ * Allocate the spare set (FREE -> READY).  The spare rings live in the area
+ * from the start (address space only: shared-memory pages are allocated when
+ * first written), so allocation cannot fail: returns 0, also when already
+ * allocated.  Any process.
+ */
+int ft_rb_snapshot_alloc(struct ft_rb_area *a);
+
+/*
+ * Swap live and spare without stopping anyone: 0 swapped (now = the swap's
+ * clock, stored in snap_ts), -ENOENT no spare (counted in snap_missed),
+ * -EBUSY the previous snapshot is still being saved by the recorder
+ * (counted in snap_skipped).  Lock-free, no system call: callable from a
+ * traced thread (trigger) or a signal handler.  Any process.
+ */
+int ft_rb_snapshot_swap(struct ft_rb_area *a, uint64_t now);
+
+/*
+ * Free the spare: READY -> FREE (the recorder gives its pages back), or,
+ * while a snapshot is being saved, FREE once saved.  0.  Any process.
+ */
+int ft_rb_snapshot_free(struct ft_rb_area *a);
+
+/* Ask the recorder to clear the snapshot (an empty one replaces it).  Any process. */
+void ft_rb_snapshot_clear(struct ft_rb_area *a);
+
+/*
+ * Recorder side.  After observing SAVING (ft_rb_snapshot_state), call
+ * ft_rb_snapshot_quiesce() once: the system-wide memory barrier that makes
+ * slot.busy trustworthy (see ft_rb__enter).  Then, for each ring of the old
+ * set (set = (snap_gen & 1) ^ 1), ft_rb_ring_frozen() says when its writer
+ * can no longer write there; copy it (ft_rb_snap_range + ft_rb_peek_set),
+ * drain it (ft_rb_consume_set, final = 1), reset it (ft_rb_ring_reset), and
+ * when every ring is done call ft_rb_snapshot_saved().
+ */
+void ft_rb_snapshot_quiesce(void);
+int ft_rb_ring_frozen(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level);
+void ft_rb_snap_range(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		      uint64_t *first, uint64_t *last);
+int ft_rb_peek_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		   uint64_t number, void *dst, struct ft_rb_pageinfo *info);
+int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		      int final, void *dst, struct ft_rb_pageinfo *info);
+void ft_rb_ring_reset(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level);
+/* SAVING -> READY, or -> FREE (pages given back) when a free was asked. */
+void ft_rb_snapshot_saved(struct ft_rb_area *a);
 
 /*
  * Events per record walk, for readers: call fn for every record of a page

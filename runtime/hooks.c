@@ -301,7 +301,7 @@ static __attribute__((noinline)) void unwind_to_depth(struct rt_thread *t, uint3
  * Drop the frames at the top of the shadow stack whose slot lies below sp
  * (inclusive: at or below sp), which died without returning.
  */
-void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive)
+__attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive)
 {
 	uint32_t d = t->depth;
 
@@ -448,7 +448,7 @@ stack_only:
 }
 
 /* Close frame fr (just popped): its exit record and region counters. */
-static inline void finish_frame(struct rt_thread *t, struct rt_frame *fr)
+static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct rt_frame *fr)
 {
 	if (fr->flags & FR_RECORDED) {
 		uint64_t now = ft_rdtsc();
@@ -470,41 +470,17 @@ static inline void finish_frame(struct rt_thread *t, struct rt_frame *fr)
 }
 
 /*
- * One ENTRY (is_exit 0, word = ft_rec_entry(fid, 0)) or EXIT record on the
- * common path: level 0, not nested, the page has room and the delta fits.
- * The same stores as ft_rb_entry()/ft_rb_exit() in that case (ringbuf.h:
- * nest guard, record word, ft_rb_commit's relaxed nev + release size,
- * depth kept), without their generality; anything else goes to them.
+ * One ENTRY (is_exit 0, word = ft_rec_entry(fid, 0)) or EXIT record, through
+ * ringbuf.h's writers (which own the ring protocol: nesting, snapshot
+ * generation, page switch, delta encoding).
  */
 static inline __attribute__((always_inline)) void rec_word(struct rt_thread *t, uint32_t word,
 							   int is_exit, uint64_t now)
 {
-	struct ft_rb_thread *rb = &t->rb;
-	struct ft_rb_wlevel *w = &rb->lv[0];
-	uint64_t d = now - w->last_ts;
-
-	if (unlikely(rb->nest || !rb->slot || !w->page ||
-		     d > (is_exit ? FT_REC_XDELTA_MAX : FT_REC_EDELTA_MAX) ||
-		     w->off + 4 > rb->area->page_size - (uint32_t)sizeof(struct ft_page))) {
-		if (is_exit)
-			ft_rb_exit(rb, now);
-		else
-			ft_rb_entry(rb, ft_rec_fid(word), now);
-		return;
-	}
-	rb->nest = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* as ft_rb_begin() */
-	((uint32_t *)(w->page + 1))[w->off / 4] = word | ((uint32_t)d << 2);
-	w->last_ts = now;
-	ft_rb_commit(w, 1, 1);
-	if (is_exit) {
-		if (w->depth)
-			w->depth--;
-	} else {
-		w->depth++;
-	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST); /* as ft_rb_end() */
-	rb->nest = 0;
+	if (is_exit)
+		ft_rb_exit(&t->rb, now);
+	else
+		ft_rb_entry(&t->rb, ft_rec_fid(word), now);
 }
 
 /*
@@ -552,6 +528,15 @@ static inline int thread_ready(struct rt_thread *t)
 	if (likely(t->state == 1 && t->gen == rt.gen))
 		return 1;
 	return rt_thread_get() != NULL;
+}
+
+static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
+{
+	static const char msg[] = "ftrail: shadow stack lost its frame: aborting\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		abort();
+	abort();
 }
 
 /* Called by the entry trampolines with the hook's return address as key. */
@@ -602,12 +587,8 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(t->depth && t->frames[t->depth - 1].slot < slot))
 		rt_unwind_to(t, slot, 0);
-	if (unlikely(!t->depth || t->frames[t->depth - 1].slot != slot)) {
-		static const char msg[] = "ftrail: shadow stack lost its frame: aborting\n";
-
-		write(2, msg, sizeof(msg) - 1);
-		abort();
-	}
+	if (unlikely(!t->depth || t->frames[t->depth - 1].slot != slot))
+		lost_frame();
 	fr = t->frames[t->depth - 1];
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->depth--;

@@ -84,6 +84,16 @@ kept=$(sed -n 's/.*data-total="\([0-9]*\)".*/\1/p' m.svg)
 left=$(sed -n 's/.*(weight \([0-9]*\)).*/\1/p' err)
 [ $((kept + left)) -eq 220000 ] || fail "kept $kept + left out $left != 220000"
 
+# names with invalid UTF-8 and control characters still give documents that parse
+printf 'main;bad\xff\xfename;ctl\x01x 5\nmain;ok\xc3\xa9 3\n' >u.folded
+$FTRAIL flame --from-folded u.folded -o u.svg || fail "flame of odd names"
+python3 -c 'import xml.dom.minidom as m; m.parse("u.svg")' || fail "u.svg does not parse"
+for f in chrome speedscope; do
+	$FTRAIL export --format $f --from-folded u.folded -o u.$f.json || fail "export $f of odd names"
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' u.$f.json || fail "u.$f.json does not parse"
+done
+grep -q "$(printf 'ok\xc3\xa9')" u.svg || fail "valid UTF-8 was altered"
+
 # bad input: one line on stderr, non-zero exit
 printf 'main;a 1\nno count here\n' >bad.folded
 expect_fail "ftrail: bad.folded:2: not a folded-stack line*" $FTRAIL flame --from-folded bad.folded

@@ -9,10 +9,12 @@ need_cmd cc
 cc -O1 -g -pg -mfentry -pthread -o blocks "$TOP/tests/progs/offcpu_blocks.c" ||
 	fail "cannot build offcpu_blocks"
 
-$FTRAIL offcpu --record --threshold 50 -o off.dat -- ./blocks --long 200 --short 10 --count 5 \
+# the program runs for about a second; the recording must end with it
+timeout 120 $FTRAIL offcpu --record --threshold 50 -o off.dat -- ./blocks --long 200 --short 10 --count 5 \
 	>out 2>rec.err
 rc=$?
 grep -q 'not complete in this build' rec.err && skip "offcpu --record -- PROG needs the user-space recorder, not in this build"
+[ $rc -eq 124 ] && fail "offcpu --record did not end when the program did (killed after 120 s)"
 [ $rc -eq 0 ] || fail "offcpu --record exited $rc: $(cat rec.err)"
 cat rec.err
 grep '^truth ' out >truth

@@ -22,6 +22,8 @@
  *   --long MS        duration of the long blocks (default 200)
  *   --short MS       duration of the short blocks (default 10)
  *   --count N        number of short blocks per kind (default 5)
+ *   --linger MS      stay alive MS ms after printing (so that a tool that
+ *                    symbolises at exit, such as bpftrace, still finds us)
  * Build with -O0 -fno-omit-frame-pointer (and an instrumentation flag for
  * function_graph stacks).
  */
@@ -39,6 +41,7 @@
 
 static long long long_ms = 200, short_ms = 10;
 static int count = 5;
+static long long linger_ms;
 
 struct truth {
 	const char *kind, *len;
@@ -318,8 +321,11 @@ int main(int argc, char **argv)
 			short_ms = atoll(argv[++i]);
 		else if (!strcmp(argv[i], "--count") && i + 1 < argc)
 			count = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--linger") && i + 1 < argc)
+			linger_ms = atoll(argv[++i]);
 		else {
-			fprintf(stderr, "usage: %s [--go FILE] [--long MS] [--short MS] [--count N]\n",
+			fprintf(stderr,
+				"usage: %s [--go FILE] [--long MS] [--short MS] [--count N] [--linger MS]\n",
 				argv[0]);
 			return 2;
 		}
@@ -340,5 +346,8 @@ int main(int argc, char **argv)
 	for (int i = 0; i < atomic_load(&nr_truths); i++)
 		printf("truth %s %s %ld %lld\n", truths[i].kind, truths[i].len, truths[i].tid,
 		       truths[i].ns);
+	fflush(stdout);
+	if (linger_ms > 0)
+		ms_sleep(linger_ms);
 	return 0;
 }

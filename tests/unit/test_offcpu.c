@@ -377,6 +377,42 @@ static void test_not_counted(void **state)
 	ft_offcpu_free(oc);
 }
 
+/*
+ * A lost switch-in (two switch-outs in a row) with a wakeup in between: the
+ * interval ends at the wakeup, is counted once and marked estimated.
+ */
+static void test_lost_switch_in_wakeup(void **state)
+{
+	struct ft_offcpu *oc = ft_offcpu_new(50 * MS);
+	struct ft_offcpu_stats st;
+	const struct ft_offcpu_sample *s;
+
+	ft_offcpu_begin(oc, 0);
+	out(oc, 10 * MS, 22, S_STATE, KSTACK_A, 3, USTACK_A, 3);
+	ft_offcpu_wakeup(oc, 80 * MS, 22);                    /* runnable after 70 ms */
+	/* the switch-in from idle was not reported; the thread runs and blocks again */
+	out(oc, 81 * MS, 22, D_STATE, KSTACK_B, 2, NULL, 0);
+	ft_offcpu_wakeup(oc, 85 * MS, 22);
+	ft_offcpu_switch_in(oc, 86 * MS, 1, 22);              /* this one is seen */
+	ft_offcpu_end(oc, 100 * MS);
+	ft_offcpu_get_stats(oc, &st);
+	assert_int_equal(st.intervals, 2);
+	assert_int_equal(st.estimated, 1);
+	assert_int_equal(st.estimated_ns, 70 * MS);
+	assert_int_equal(st.unpaired, 0);
+	assert_int_equal(st.direct, 1);
+	assert_int_equal(st.direct_ns + st.aggregated_ns, 70 * MS + 5 * MS);
+	s = ft_offcpu_sample(oc, 0);
+	assert_int_equal(s->period, 70 * MS);
+	assert_int_equal(s->estimated, 1);
+	assert_int_equal(s->state, S_STATE);
+	assert_int_equal(s->ts_in, 80 * MS);
+	/* the second interval is whole: 81 -> 86 ms, 4 ms blocked */
+	assert_int_equal(st.aggregated_ns, 5 * MS);
+	assert_int_equal(rows_total(oc, NULL), 75 * MS);
+	ft_offcpu_free(oc);
+}
+
 static int only_tgid_100(uint32_t tid, uint32_t tgid, void *arg)
 {
 	(void)arg;
@@ -586,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_no_double_counting),
 		cmocka_unit_test(test_aggregation_keys),
 		cmocka_unit_test(test_not_counted),
+		cmocka_unit_test(test_lost_switch_in_wakeup),
 		cmocka_unit_test(test_filter_and_wakeup),
 		cmocka_unit_test(test_folded),
 		cmocka_unit_test(test_text_outputs),

@@ -1,0 +1,14 @@
+# description: handler on a sigaltstack calling traced functions, and leaving through siglongjmp
+# requires:
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/progs/rt_e2e.sh"
+for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions"; do
+	build alt gcc -O2 $flags "$P/altstack.c" || fail "build"
+	rec t.dat -- ./alt
+	grep -q '^5021$' rec.out || fail "$flags: program result $(cat rec.out)"
+	one='work() { h() { inh(); inh(); } }'
+	expect_shape "$flags" "$(shape t.dat)" \
+		"main() { $one $one deep() { h() { inh(); inh(); } } $one }"
+	grep -q 'h (unwound)' show.out || fail "$flags: siglongjmp not shown as unwound"
+done
+exit 0
