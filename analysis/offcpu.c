@@ -25,16 +25,16 @@
 #include "tracefile.h"
 
 struct thread {
-	uint32_t tid;      /* 0: free slot (tid 0, the idle task, is never stored) */
+	uint32_t tid; /* 0: free slot (tid 0, the idle task, is never stored) */
 	uint32_t tgid;
-	uint64_t ts_out;   /* when it went off-CPU (valid when off) */
-	uint64_t ts_wake;  /* first wakeup while off, 0 when none */
-	uint64_t last_ts;  /* latest event of this thread */
+	uint64_t ts_out;  /* when it went off-CPU (valid when off) */
+	uint64_t ts_wake; /* first wakeup while off, 0 when none */
+	uint64_t last_ts; /* latest event of this thread */
 	uint32_t state;
 	uint32_t kstack, ustack;
-	uint8_t off;       /* between a switch-out and its switch-in */
-	uint8_t seen;      /* any switch event seen */
-	uint8_t born;      /* created in the recording, not yet run */
+	uint8_t off;  /* between a switch-out and its switch-in */
+	uint8_t seen; /* any switch event seen */
+	uint8_t born; /* created in the recording, not yet run */
 	char comm[16];
 };
 
@@ -71,7 +71,7 @@ struct ft_offcpu {
 
 	uint32_t *stack_slots; /* id or 0 */
 	size_t stack_slots_cap;
-	struct stack *stacks;  /* stacks[id - 1] */
+	struct stack *stacks; /* stacks[id - 1] */
 	size_t stacks_nr, stacks_cap;
 
 	struct keyent *keys;
@@ -211,7 +211,8 @@ static size_t stack_slot(const struct ft_offcpu *oc, uint32_t *slots, size_t cap
 	while (slots[i]) {
 		const struct stack *s = &oc->stacks[slots[i] - 1];
 
-		if (s->hash == h && s->nr == nr && (!ips || !memcmp(s->ips, ips, nr * sizeof(*ips))))
+		if (s->hash == h && s->nr == nr &&
+		    (!ips || !memcmp(s->ips, ips, nr * sizeof(*ips))))
 			break;
 		i = (i + 1) & (cap - 1);
 	}
@@ -352,13 +353,13 @@ static struct keyent *key_get(struct ft_offcpu *oc, const struct key *k)
  * thread's off-CPU fields say state and stacks.  Returns 0 or -1 (ENOMEM;
  * nothing counted).
  */
-static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t from,
-			  uint64_t to, uint64_t wake, uint32_t state, uint32_t kstack,
-			  uint32_t ustack, uint8_t cut, uint8_t est)
+static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t from, uint64_t to,
+			  uint64_t wake, uint32_t state, uint32_t kstack, uint32_t ustack,
+			  uint8_t cut, uint8_t est)
 {
 	uint64_t period = to > from ? to - from : 0;
 	uint64_t blocked = wake >= from && wake <= to && wake ? wake - from : 0;
-	struct key k = { t->tgid, t->tid, kstack, ustack, state, cut };
+	struct key k = {t->tgid, t->tid, kstack, ustack, state, cut};
 	struct keyent *e = key_get(oc, &k);
 
 	if (!e)
@@ -809,7 +810,7 @@ static int fold_one(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu
 int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
 		   void *arg, uint64_t unit_ns)
 {
-	struct sbuf b = { 0 };
+	struct sbuf b = {0};
 	int rc = 0;
 
 	if (!unit_ns)
@@ -873,8 +874,8 @@ static void task_name(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid, c
 		snprintf(buf, len, "%s %u", comm ? comm : "<...>", tid);
 }
 
-int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
-			   ft_offcpu_sym_fn sym, void *arg)
+int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft_offcpu_sym_fn sym,
+			   void *arg)
 {
 	const struct ft_offcpu_stats *st = &oc->st;
 	uint64_t all = st->direct_ns + st->aggregated_ns;
@@ -883,7 +884,8 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
 	char a[64], b[64], c[64];
 
 	fmt_ms(a, sizeof(a), oc->thresh);
-	fprintf(out, "# ftrail offcpu: threshold %s ms (intervals at or above it are direct samples)\n",
+	fprintf(out,
+		"# ftrail offcpu: threshold %s ms (intervals at or above it are direct samples)\n",
 		oc->thresh == UINT64_MAX ? "inf" : a);
 	fmt_s(a, sizeof(a), all);
 	fmt_s(b, sizeof(b), st->direct_ns);
@@ -918,14 +920,18 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
 
 		fmt_ms(a, sizeof(a), r->key.total);
 		fmt_ms(b, sizeof(b), r->max);
-		fmt_ms(c, sizeof(c), r->key.blocked);
+		if (r->key.blocked)
+			fmt_ms(c, sizeof(c), r->key.blocked);
+		else
+			snprintf(c, sizeof(c), "-"); /* no wakeup seen */
 		task_name(oc, r->key.tid, r->key.tgid, task, sizeof(task));
 		fprintf(out, "  %12s %6.2f%% %6s %7" PRIu64 " %7" PRIu64 " %12s %12s  %s%s\n", a,
 			all ? 100.0 * (double)r->key.total / (double)all : 0.0,
 			ft_offcpu_state_str(r->key.state, st_s, sizeof(st_s)), r->key.count,
 			r->direct, b, c, task,
-			r->key.cut == FT_OFFCPU_CUT_START ? "  [cut at start]" :
-			r->key.cut == FT_OFFCPU_CUT_END	  ? "  [cut at end]" : "");
+			r->key.cut == FT_OFFCPU_CUT_START ? "  [cut at start]"
+			: r->key.cut == FT_OFFCPU_CUT_END ? "  [cut at end]"
+							  : "");
 		write_chain(oc, out, r->key.kstack, r->key.ustack, 0, sym, arg, "                ");
 		fputc('\n', out);
 	}
@@ -935,8 +941,7 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
 	return ferror(out) ? -1 : 0;
 }
 
-int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym,
-			    void *arg)
+int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym, void *arg)
 {
 	char a[64], st_s[32], task[96];
 
@@ -957,9 +962,9 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 			fprintf(out, "\t[switch-in lost: period ends at the wakeup]\n");
 		if (s->cut)
 			fprintf(out, "\t%s\n",
-				s->cut == FT_OFFCPU_CUT_START ?
-					"[cut at start: off-CPU since before the recording]" :
-					"[cut at end: still off-CPU when the recording ended]");
+				s->cut == FT_OFFCPU_CUT_START
+				    ? "[cut at start: off-CPU since before the recording]"
+				    : "[cut at end: still off-CPU when the recording ended]");
 		write_chain(oc, out, s->kstack, s->ustack, 1, sym, arg, "\t");
 		fputc('\n', out);
 	}
@@ -969,10 +974,10 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 /* --- user stacks from function_graph records ----------------------------- */
 
 struct ustack_thr {
-	uint32_t tid; /* 0: free */
-	uint32_t depth;    /* open calls, including those beyond the stored ones */
+	uint32_t tid;	/* 0: free */
+	uint32_t depth; /* open calls, including those beyond the stored ones */
 	uint32_t cap;
-	uint64_t *addrs;   /* root first, addrs[0..min(depth, MAX)) */
+	uint64_t *addrs; /* root first, addrs[0..min(depth, MAX)) */
 };
 
 struct ft_offcpu_ustack {
@@ -1125,18 +1130,6 @@ uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, u
 #ifndef FT_OFFCPU_ENGINE_ONLY /* the unit tests build the engine alone */
 /* --- reading a trace file ------------------------------------------------- */
 
-/*
- * INTEGRATION SCAFFOLD: analysis/kevents.c is being written concurrently;
- * weak references keep the tool linkable until it lands (open then says
- * kernel events cannot be read in this build).
- */
-#pragma weak ft_kevents_open
-#pragma weak ft_kevents_close
-#pragma weak ft_kevents_next
-#pragma weak ft_kevents_sym
-#pragma weak ft_kevents_error
-#pragma weak ft_kevents_sym_name
-
 /* tid -> tgid, and whether the thread is one of those analysed. */
 struct tident {
 	uint32_t tid; /* 0: free */
@@ -1153,7 +1146,7 @@ struct ft_offcpu_file {
 	struct ft_offcpu_ustack *us;
 	struct tident *ids;
 	size_t ids_cap, ids_nr;
-	int filter; /* 1: only threads marked in */
+	int filter;    /* 1: only threads marked in */
 	uint32_t root; /* pid whose forks are followed, 0 none */
 	struct ft_offcpu_file_stats st;
 };
@@ -1208,8 +1201,8 @@ static int file_accept(uint32_t tid, uint32_t tgid, void *arg)
 }
 
 /* TASKS: "<pid> <tid> <comm>" lines: tgids and names; marks pid's threads. */
-static int load_tasks_section(struct ft_offcpu_file *f, uint32_t only_pid, int mark_all,
-			      char *err, size_t errlen)
+static int load_tasks_section(struct ft_offcpu_file *f, uint32_t only_pid, int mark_all, char *err,
+			      size_t errlen)
 {
 	size_t len;
 	char *text = ft_reader_load_all(f->r, FT_SEC_TASKS, UINT64_MAX, &len, err, errlen);
@@ -1230,13 +1223,15 @@ static int load_tasks_section(struct ft_offcpu_file *f, uint32_t only_pid, int m
 			if (sscanf(line, "%u %u %n", &pid, &tid, &n) == 2 && tid) {
 				struct tident *id = tident_get(f, tid, 1);
 
-				if (!id || ft_offcpu_set_comm(f->oc, tid, pid, n ? line + n : NULL)) {
+				if (!id ||
+				    ft_offcpu_set_comm(f->oc, tid, pid, n ? line + n : NULL)) {
 					free(text);
 					snprintf(err, errlen, "out of memory");
 					return -1;
 				}
 				id->tgid = pid;
-				if (mark_all || (only_pid && (pid == only_pid || tid == only_pid))) {
+				if (mark_all ||
+				    (only_pid && (pid == only_pid || tid == only_pid))) {
 					id->in = 1;
 					marked++;
 				}
@@ -1271,9 +1266,9 @@ static int feed_user(struct ft_offcpu_file *f, struct ft_event *pend, int *have,
 		f->st.uevents++;
 		if (pend->level == 0) {
 			if (pend->type == FT_EV_ENTRY) {
-				uint64_t a = pend->fid == FT_FID_UNKNOWN ?
-						     0 :
-						     ft_trace_func_addr(f->t, pend->fid);
+				uint64_t a = pend->fid == FT_FID_UNKNOWN
+						 ? 0
+						 : ft_trace_func_addr(f->t, pend->fid);
 
 				if (ft_offcpu_ustack_entry(f->us, pend->tid, pend->depth, a)) {
 					snprintf(err, errlen, "out of memory");
@@ -1301,15 +1296,13 @@ static uint32_t tracing_frames(struct ft_offcpu_file *f, const uint64_t *ips, ui
 {
 	uint32_t i;
 
-	if (!ft_kevents_sym_name)
-		return 0;
 	for (i = 0; i < nr && i < 8; i++) {
 		uint64_t off;
 		const char *n = ft_kevents_sym_name(f->k, ips[i], &off);
 
-		if (!n || (strncmp(n, "trace_event_raw_event_", 22) && strncmp(n, "__traceiter_", 12) &&
-			   strncmp(n, "perf_trace_", 11) && strncmp(n, "__bpf_trace_", 12) &&
-			   strncmp(n, "trace_sched_", 12)))
+		if (!n || (strncmp(n, "trace_event_raw_event_", 22) &&
+			   strncmp(n, "__traceiter_", 12) && strncmp(n, "perf_trace_", 11) &&
+			   strncmp(n, "__bpf_trace_", 12) && strncmp(n, "trace_sched_", 12)))
 			break;
 	}
 	return i < nr ? i : 0;
@@ -1329,7 +1322,7 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 	char comm[32];
 
 	if (is_event(ev, "sched_switch")) {
-		struct ft_offcpu_out o = { 0 };
+		struct ft_offcpu_out o = {0};
 		uint64_t uips[FT_OFFCPU_USTACK_MAX];
 		struct tident *id;
 
@@ -1353,9 +1346,9 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 			o.knr -= skip;
 		}
 		if (a && file_accept(o.tid, o.tgid, f)) {
-			o.unr = f->t ? ft_offcpu_ustack_get(f->us, o.tid, uips,
-							    FT_OFFCPU_USTACK_MAX) :
-				       0;
+			o.unr = f->t
+				    ? ft_offcpu_ustack_get(f->us, o.tid, uips, FT_OFFCPU_USTACK_MAX)
+				    : 0;
 			if (o.unr) {
 				o.uips = uips;
 				f->st.ustack_graph++;
@@ -1369,8 +1362,8 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 			if (!o.knr)
 				f->st.kstack_none++;
 		}
-		if (ft_offcpu_switch_out(f->oc, &o) || ft_offcpu_switch_in(f->oc, ev->ts, ev->cpu,
-									  (uint32_t)c))
+		if (ft_offcpu_switch_out(f->oc, &o) ||
+		    ft_offcpu_switch_in(f->oc, ev->ts, ev->cpu, (uint32_t)c))
 			goto nomem;
 		/* an exited thread's tid may be reused by another process */
 		if (f->filter && id && (o.state & FT_OFFCPU_STATE_DEAD_MASK))
@@ -1468,10 +1461,6 @@ struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (!ft_kevents_open || !ft_kevents_error) {
-		snprintf(err, errlen, "reading kernel events is not complete in this build yet");
-		goto fail;
-	}
 	f->t = ft_trace_open(path, terr, sizeof(terr));
 	if (f->t) {
 		f->r = ft_trace_reader(f->t);
@@ -1550,7 +1539,7 @@ int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size
 {
 	struct ft_offcpu_file *f = arg;
 
-	if (kernel && f->k && ft_kevents_sym)
+	if (kernel && f->k)
 		return ft_kevents_sym(f->k, ip, with_offset, buf, len);
 	if (f->t) {
 		char *plus;

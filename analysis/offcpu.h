@@ -30,8 +30,9 @@
  *
  * Intervals cut by the recording are marked, never merged silently with
  * whole ones: a thread first seen switching IN was off-CPU since before the
- * recording began (cut at start: its stack and state are unknown, its period
- * is a lower bound); a thread still off-CPU when the recording ends was cut
+ * recording began, or was created in it when sched_wakeup_new was not
+ * recorded (cut at start: its stack and state are unknown, its period is a
+ * lower bound); a thread still off-CPU when the recording ends was cut
  * at end (stack and state known, period a lower bound).  Cut intervals go
  * through the same threshold rule and carry their cut flag in the aggregate
  * key and in the sample.  Threads that switched out dead (X, Z) are not
@@ -66,22 +67,22 @@
  * TASK_REPORT_MAX (0x100) added when the task was preempted (R+).
  */
 #define FT_OFFCPU_STATE_PREEMPT 0x100u
-#define FT_OFFCPU_STATE_DEAD_MASK 0x30u /* X (0x10), Z (0x20) */
+#define FT_OFFCPU_STATE_DEAD_MASK 0x30u	    /* X (0x10), Z (0x20) */
 #define FT_OFFCPU_STATE_UNKNOWN 0xffffffffu /* cut at start: never seen going off */
 
 enum ft_offcpu_cut {
 	FT_OFFCPU_WHOLE = 0,
 	FT_OFFCPU_CUT_START = 1, /* began before the recording: stack/state unknown */
-	FT_OFFCPU_CUT_END = 2,   /* still off-CPU when the recording ended */
+	FT_OFFCPU_CUT_END = 2,	 /* still off-CPU when the recording ended */
 };
 
 /* A switch-out, as sched_switch (plus its stack events) describes it. */
 struct ft_offcpu_out {
-	uint64_t ts;          /* ns */
+	uint64_t ts; /* ns */
 	int cpu;
-	uint32_t tid;         /* prev_pid */
-	uint32_t tgid;        /* 0 when unknown */
-	uint32_t state;       /* prev_state, see FT_OFFCPU_STATE_* */
+	uint32_t tid;	      /* prev_pid */
+	uint32_t tgid;	      /* 0 when unknown */
+	uint32_t state;	      /* prev_state, see FT_OFFCPU_STATE_* */
 	const char *comm;     /* prev_comm, or NULL */
 	const uint64_t *kips; /* kernel stack, leaf first, or NULL */
 	uint32_t knr;
@@ -92,14 +93,14 @@ struct ft_offcpu_out {
 /* One direct sample (period >= threshold). */
 struct ft_offcpu_sample {
 	uint64_t ts_out;  /* switch-out (for cut at start: the recording start) */
-	uint64_t ts_in;   /* switch-in (for cut at end: the recording end) */
+	uint64_t ts_in;	  /* switch-in (for cut at end: the recording end) */
 	uint64_t period;  /* ts_in - ts_out, ns */
 	uint64_t blocked; /* ts_out .. wakeup (0 when no wakeup was seen) */
 	uint32_t tid, tgid;
 	uint32_t state;
 	uint32_t kstack, ustack; /* interned ids, 0 = none */
-	uint8_t cut;      /* enum ft_offcpu_cut */
-	uint8_t estimated; /* switch-in lost: ts_in is the wakeup */
+	uint8_t cut;		 /* enum ft_offcpu_cut */
+	uint8_t estimated;	 /* switch-in lost: ts_in is the wakeup */
 };
 
 /* One aggregate (period < threshold), or a summary row of the report. */
@@ -108,23 +109,23 @@ struct ft_offcpu_agg {
 	uint32_t kstack, ustack;
 	uint32_t state;
 	uint8_t cut;
-	uint64_t total;   /* ns, summed periods of intervals below the threshold */
-	uint64_t count;   /* intervals below the threshold */
+	uint64_t total;	  /* ns, summed periods of intervals below the threshold */
+	uint64_t count;	  /* intervals below the threshold */
 	uint64_t blocked; /* of total: ns before the wakeup (where one was seen) */
 };
 
 struct ft_offcpu_stats {
 	uint64_t switch_out, switch_in, wakeups;
-	uint64_t intervals;        /* counted intervals (whole and cut) */
+	uint64_t intervals; /* counted intervals (whole and cut) */
 	uint64_t direct, direct_ns;
 	uint64_t aggregated, aggregated_ns;
 	uint64_t cut_start, cut_start_ns;
 	uint64_t cut_end, cut_end_ns;
-	uint64_t dead;             /* switched out dead: not off-CPU */
-	uint64_t new_task;         /* first waits of threads born in the recording */
-	uint64_t unordered;        /* events earlier than the thread's last one (ignored) */
-	uint64_t unpaired;         /* switch-out while off-CPU without a wakeup, or
-				    * switch-in while on it (lost events): dropped */
+	uint64_t dead;			  /* switched out dead: not off-CPU */
+	uint64_t new_task;		  /* first waits of threads born in the recording */
+	uint64_t unordered;		  /* events earlier than the thread's last one (ignored) */
+	uint64_t unpaired;		  /* switch-out while off-CPU without a wakeup, or
+					   * switch-in while on it (lost events): dropped */
 	uint64_t estimated, estimated_ns; /* intervals ended at the wakeup (see above) */
 	uint32_t threads, stacks;
 };
@@ -143,9 +144,8 @@ void ft_offcpu_free(struct ft_offcpu *oc);
  * Only threads accepted by the filter are analysed (e.g. the traced
  * program's); NULL (the default) accepts all but the idle task (tid 0).
  */
-void ft_offcpu_set_filter(struct ft_offcpu *oc, int (*accept)(uint32_t tid, uint32_t tgid,
-							       void *arg),
-			  void *arg);
+void ft_offcpu_set_filter(struct ft_offcpu *oc,
+			  int (*accept)(uint32_t tid, uint32_t tgid, void *arg), void *arg);
 
 /* The recording started at ts (ns).  Call before any event. */
 void ft_offcpu_begin(struct ft_offcpu *oc, uint64_t ts);
@@ -202,15 +202,14 @@ int ft_offcpu_foreach_agg(const struct ft_offcpu *oc,
  */
 struct ft_offcpu_row {
 	struct ft_offcpu_agg key; /* key fields; total/count/blocked: all intervals */
-	uint64_t direct;          /* of count: direct samples */
-	uint64_t direct_ns;       /* of total: in direct samples */
-	uint64_t max;             /* longest interval */
+	uint64_t direct;	  /* of count: direct samples */
+	uint64_t direct_ns;	  /* of total: in direct samples */
+	uint64_t max;		  /* longest interval */
 };
 struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr);
 
 /* An interned stack by id (1..): 0 and ips/nr, or -1 for 0/unknown ids. */
-int ft_offcpu_stack(const struct ft_offcpu *oc, uint32_t id, const uint64_t **ips,
-		    uint32_t *nr);
+int ft_offcpu_stack(const struct ft_offcpu *oc, uint32_t id, const uint64_t **ips, uint32_t *nr);
 
 /* The last name seen for tid, or NULL. */
 const char *ft_offcpu_comm(const struct ft_offcpu *oc, uint32_t tid);
@@ -247,16 +246,15 @@ int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_
  * off-CPU time with state, share, counts and their callchains.  Returns 0
  * or -1 on a write error.
  */
-int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top,
-			   ft_offcpu_sym_fn sym, void *arg);
+int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft_offcpu_sym_fn sym,
+			   void *arg);
 
 /*
  * The direct samples, one block each (perf script's shape): a header line
  * "comm tid/tgid [cpu] time: period ns state" then the callchain, leaf
  * first.  Returns 0 or -1 on a write error.
  */
-int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym,
-			    void *arg);
+int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym, void *arg);
 
 /* --- user call stacks rebuilt from function_graph records ----------------- */
 
@@ -313,15 +311,15 @@ uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, u
 struct ft_offcpu_file;
 
 struct ft_offcpu_file_stats {
-	uint64_t kevents;        /* kernel events read */
-	uint64_t kmissed;        /* of which the kernel reported lost (events) */
-	uint64_t uevents;        /* user records read */
-	uint64_t ustack_graph;   /* switch-outs with a function_graph user stack */
-	uint64_t ustack_kernel;  /* ... with the kernel's userstacktrace stack */
-	uint64_t ustack_none;    /* ... with no user stack */
-	uint64_t kstack_none;    /* ... with no kernel stack */
+	uint64_t kevents;	/* kernel events read */
+	uint64_t kmissed;	/* of which the kernel reported lost (events) */
+	uint64_t uevents;	/* user records read */
+	uint64_t ustack_graph;	/* switch-outs with a function_graph user stack */
+	uint64_t ustack_kernel; /* ... with the kernel's userstacktrace stack */
+	uint64_t ustack_none;	/* ... with no user stack */
+	uint64_t kstack_none;	/* ... with no kernel stack */
 	uint64_t begin_ts, end_ts;
-	int filtered;            /* a thread filter applied (see above) */
+	int filtered; /* a thread filter applied (see above) */
 };
 
 struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns, uint32_t pid,
@@ -331,8 +329,7 @@ struct ft_offcpu *ft_offcpu_file_engine(struct ft_offcpu_file *f);
 void ft_offcpu_file_get_stats(const struct ft_offcpu_file *f, struct ft_offcpu_file_stats *st);
 
 /* The ft_offcpu_sym_fn for this file's symbols (arg = the ft_offcpu_file). */
-int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t len,
-		       void *arg);
+int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t len, void *arg);
 
 /*
  * One call for `ftrail flame --offcpu`: the off-CPU folded stacks of a trace

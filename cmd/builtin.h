@@ -6,13 +6,9 @@
 #ifndef FTRAIL_BUILTIN_H
 #define FTRAIL_BUILTIN_H
 
-/*
- * Weak while the project grows so a command under construction does not
- * break the link; tests/e2e/t0001 fails if any listed command is missing.
- */
-#define FTRAIL_CMD(n, f, s)                                          \
-	int cmd_##n(int argc, char **argv) __attribute__((weak));    \
-	extern const char cmd_##n##_usage[] __attribute__((weak));
+#define FTRAIL_CMD(n, f, s)                  \
+	int cmd_##n(int argc, char **argv);  \
+	extern const char cmd_##n##_usage[];
 #include "commands.h"
 #undef FTRAIL_CMD
 

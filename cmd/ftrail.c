@@ -55,8 +55,7 @@ static void usage(FILE *f)
 		   "ftrace's design for any Linux program, with kernel events in the same trace.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (commands[i].fn)
-			fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "  %-10s %s\n", "help", "describe a command: ftrail help <command>");
 	fprintf(f, "  %-10s %s\n", "version", "print the version");
 	fprintf(f, "\nThe default trace file is ./ftrail.dat (-o for record, -i for readers).\n");
@@ -71,7 +70,7 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	c = find_cmd(argv[1]);
-	if (!c || !c->fn)
+	if (!c)
 		ft_die("no such command '%s' (try 'ftrail help')", argv[1]);
 	fputs(c->usage, stdout);
 	return 0;
@@ -92,7 +91,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	c = find_cmd(argv[1]);
-	if (!c || !c->fn)
+	if (!c)
 		ft_die("'%s' is not an ftrail command (try 'ftrail help')", argv[1]);
 	if (argc > 2 && ft_is_help(argv[2])) {
 		fputs(c->usage, stdout);

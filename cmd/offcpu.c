@@ -47,30 +47,30 @@
 #pragma weak ft_kcapture_abort
 
 const char cmd_offcpu_usage[] =
-	"usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
-	"       ftrail offcpu [-i FILE] [--threshold MS] [-p PID] [--folded] [--samples] [--top N]\n"
-	"\n"
-	"Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
-	"the intervals from being switched out to being switched back in, with the\n"
-	"state and the kernel and user stacks it was switched out with.  Intervals\n"
-	"of at least the threshold are direct samples (time, tid, period,\n"
-	"callchain); shorter ones are summed per (pid, tid, stack, state).  Intervals\n"
-	"cut by the start or end of the recording are marked as such.\n"
-	"\n"
-	"  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
-	"                    stacks and userstacktrace, plus function_graph for PROG\n"
-	"                    (exact user stacks when PROG is instrumented), then report\n"
-	"  -p PID            --record: follow this running process until Ctrl-C or its\n"
-	"                    exit; analysis: only this process and its children\n"
-	"  -o FILE           --record: output file (default ftrail.dat)\n"
-	"  -b KB             --record: kernel buffer size per CPU, KiB\n"
-	"  -i FILE           input trace file (default ftrail.dat)\n"
-	"  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
-	"  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
-	"  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
-	"                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
-	"  --samples         print the direct samples (perf script's shape)\n"
-	"  -q                --record: no recording summary\n";
+    "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
+    "       ftrail offcpu [-i FILE] [--threshold MS] [-p PID] [--folded] [--samples] [--top N]\n"
+    "\n"
+    "Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
+    "the intervals from being switched out to being switched back in, with the\n"
+    "state and the kernel and user stacks it was switched out with.  Intervals\n"
+    "of at least the threshold are direct samples (time, tid, period,\n"
+    "callchain); shorter ones are summed per (pid, tid, stack, state).  Intervals\n"
+    "cut by the start or end of the recording are marked as such.\n"
+    "\n"
+    "  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
+    "                    stacks and userstacktrace, plus function_graph for PROG\n"
+    "                    (exact user stacks when PROG is instrumented), then report\n"
+    "  -p PID            --record: follow this running process until Ctrl-C or its\n"
+    "                    exit; analysis: only this process and its children\n"
+    "  -o FILE           --record: output file (default ftrail.dat)\n"
+    "  -b KB             --record: kernel buffer size per CPU, KiB\n"
+    "  -i FILE           input trace file (default ftrail.dat)\n"
+    "  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
+    "  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
+    "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
+    "                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
+    "  --samples         print the direct samples (perf script's shape)\n"
+    "  -q                --record: no recording summary\n";
 
 enum {
 	OPT_RECORD = 256,
@@ -81,15 +81,15 @@ enum {
 };
 
 static const struct option long_options[] = {
-	{ "record", no_argument, NULL, OPT_RECORD },
-	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-	{ "top", required_argument, NULL, OPT_TOP },
-	{ "folded", no_argument, NULL, OPT_FOLDED },
-	{ "samples", no_argument, NULL, OPT_SAMPLES },
-	{ "input", required_argument, NULL, 'i' },
-	{ "output", required_argument, NULL, 'o' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"record", no_argument, NULL, OPT_RECORD},
+    {"threshold", required_argument, NULL, OPT_THRESHOLD},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"folded", no_argument, NULL, OPT_FOLDED},
+    {"samples", no_argument, NULL, OPT_SAMPLES},
+    {"input", required_argument, NULL, 'i'},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 struct offcpu_args {
@@ -155,7 +155,8 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 			break;
 		case 'b':
 			if (ft_parse_u64(optarg, 4, 4u << 20, &v))
-				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'", optarg);
+				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'",
+				       optarg);
 			a->buffer_kb = (unsigned int)v;
 			break;
 		case 'q':
@@ -235,7 +236,8 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 	char fn[64], line[4096], bid[128];
 	char *mods = NULL, *tasks = NULL;
 	size_t mods_len = 0, tasks_len = 0;
-	FILE *maps, *mf = open_memstream(&mods, &mods_len), *tf = open_memstream(&tasks, &tasks_len);
+	FILE *maps, *mf = open_memstream(&mods, &mods_len),
+		    *tf = open_memstream(&tasks, &tasks_len);
 	uint64_t idx = 0;
 	DIR *d;
 	struct dirent *de;
@@ -250,7 +252,8 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 		struct ft_symtab *st;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s %2047[^\n]", &start, &end, perms, &off,
-			   file) != 5 || perms[2] != 'x' || file[0] != '/')
+			   file) != 5 ||
+		    perms[2] != 'x' || file[0] != '/')
 			continue;
 		st = ft_symtab_from_elf(file, bid, sizeof(bid), NULL, 0);
 		fprintf(mf, "%d %llx %llx %llx %s %s\n", (int)pid, start, end, off,
@@ -303,8 +306,8 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 static void do_record(struct offcpu_args *a, int argc, char **argv)
 {
 	struct ft_record_opts o;
-	struct ft_urecord_result ures = { 0 };
-	struct ft_kcapture_stats kst = { 0 };
+	struct ft_urecord_result ures = {0};
+	struct ft_kcapture_stats kst = {0};
 	struct ft_urecord *u = NULL;
 	struct ft_kcapture *kc;
 	struct ft_writer *w;
@@ -351,7 +354,14 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 			ft_die("%s", err);
 		}
 	}
-	kc = ft_kcapture_start(&o, w, 0, err, sizeof(err));
+	/*
+	 * A program we start: the kernel follows it and its children
+	 * (set_event_pid + event-fork).  A running process (-p): its threads
+	 * that exist already are not in set_event_pid (it holds thread ids),
+	 * so the scheduler events of the whole system are recorded and the
+	 * analysis keeps the process's threads (META offcpu_pid, TASKS, forks).
+	 */
+	kc = ft_kcapture_start(&o, w, u ? pid : 0, err, sizeof(err));
 	if (!kc) {
 		if (u)
 			ft_urecord_destroy(u);

@@ -30,24 +30,6 @@
 #include "util.h"
 #include "version.h"
 
-/*
- * INTEGRATION SCAFFOLD (removed once recorder/ and kernel/ land): the engines
- * are being written concurrently; weak references keep the tool linkable.
- */
-#pragma weak ft_urecord_create
-#pragma weak ft_urecord_spawn
-#pragma weak ft_urecord_go
-#pragma weak ft_urecord_run
-#pragma weak ft_urecord_destroy
-#pragma weak ft_kcapture_available
-#pragma weak ft_kcapture_is_kernel_event
-#pragma weak ft_kcapture_start
-#pragma weak ft_kcapture_stop
-#pragma weak ft_kcapture_abort
-#pragma weak ft_writer_open
-#pragma weak ft_writer_add
-#pragma weak ft_writer_close
-
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"
 	"\n"
@@ -79,6 +61,7 @@ const char cmd_record_usage[] =
 	"                       userstacktrace, overwrite, print-parent, funcgraph-*...)\n"
 	"  -b KB                buffer size per buffer (per thread, per CPU), KiB\n"
 	"  --stackmap-bits N    stack map capacity 2^N stacks, N in [10,18], default 14\n"
+	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
 	"  -o FILE              output file (default ftrail.dat)\n"
 	"  -q                   no summary on stderr\n";
@@ -89,6 +72,7 @@ enum {
 	OPT_THRESH,
 	OPT_PID,
 	OPT_STACKMAP_BITS,
+	OPT_SNAPSHOT_ALLOC,
 };
 
 static const struct option long_options[] = {
@@ -97,6 +81,7 @@ static const struct option long_options[] = {
 	{ "tracing-thresh", required_argument, NULL, OPT_THRESH },
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "stackmap-bits", required_argument, NULL, OPT_STACKMAP_BITS },
+	{ "snapshot-alloc", no_argument, NULL, OPT_SNAPSHOT_ALLOC },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -194,6 +179,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			if (ft_parse_u64(optarg, 4, 4u << 20, &v))
 				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'", optarg);
 			o->buffer_kb = (unsigned int)v;
+			break;
+		case OPT_SNAPSHOT_ALLOC:
+			o->snapshot_alloc = 1;
 			break;
 		case OPT_STACKMAP_BITS:
 			if (ft_parse_u64(optarg, 0, 64, &v))
@@ -311,15 +299,11 @@ int cmd_record(int argc, char **argv)
 	pid_t pid = 0;
 
 	parse_args(argc, argv, &o);
-	if (!ft_kcapture_is_kernel_event || !ft_writer_open)
-		ft_die("record is not complete in this build yet");
 	for (size_t i = 0; i < o.nr_events; i++)
 		if (ft_kcapture_is_kernel_event(o.events[i].name))
 			want_kernel = 1;
 		else
 			want_user_events = 1;
-	if ((o.argv && !ft_urecord_create) || (want_kernel && !ft_kcapture_start))
-		ft_die("record is not complete in this build yet");
 	if (want_kernel && ft_kcapture_available(err, sizeof(err)))
 		ft_die("%s", err);
 	/* the runtime goes in for function tracers and for user events (u:...) */

@@ -974,3 +974,183 @@ int ft_rb_page_walk(const struct ft_page *pg, size_t len, ft_rb_rec_fn fn, void 
 	}
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* snapshot: the spare ring set (ringbuf.h, "Snapshot")                */
+
+int ft_rb_snapshot_state(struct ft_rb_area *a)
+{
+	return (int)__atomic_load_n(&a->snap_state, __ATOMIC_ACQUIRE);
+}
+
+int ft_rb_snapshot_alloc(struct ft_rb_area *a)
+{
+	uint32_t exp = FT_RB_SNAP_FREE;
+
+	__atomic_store_n(&a->snap_free_req, 0, __ATOMIC_RELAXED);
+	/*
+	 * The spare set is reset (area init, or the recorder's reset after a
+	 * save / a free): acq_rel publishes nothing new, it only orders this
+	 * claim with the recorder's release of FREE.  Already allocated: 0.
+	 */
+	__atomic_compare_exchange_n(&a->snap_state, &exp, FT_RB_SNAP_READY, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+int ft_rb_snapshot_swap(struct ft_rb_area *a, uint64_t now)
+{
+	uint32_t exp = FT_RB_SNAP_READY, g;
+
+	/*
+	 * acquire: pairs with the recorder's release of READY, after it reset
+	 * the spare set (the rings writers are about to enter).  One swapper
+	 * wins; the others see SWAPPING/SAVING and are refused.
+	 */
+	if (!__atomic_compare_exchange_n(&a->snap_state, &exp, FT_RB_SNAP_SWAPPING, 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		if (exp == FT_RB_SNAP_FREE) {
+			__atomic_fetch_add(&a->snap_missed, 1, __ATOMIC_RELAXED);
+			return -ENOENT;
+		}
+		__atomic_fetch_add(&a->snap_skipped, 1, __ATOMIC_RELAXED);
+		return -EBUSY;
+	}
+	__atomic_store_n(&a->snap_ts, now, __ATOMIC_RELAXED);
+	g = __atomic_load_n(&a->snap_gen, __ATOMIC_RELAXED);
+	/*
+	 * release: the reset spare (acquired above) and snap_ts are visible to
+	 * a writer that acquires the new generation.  From here on writers
+	 * move to the other set at their next begin; none waits.
+	 */
+	__atomic_store_n(&a->snap_gen, g + 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&a->snap_swaps, 1, __ATOMIC_RELAXED);
+	/* release: the recorder that acquires SAVING sees the new generation */
+	__atomic_store_n(&a->snap_state, FT_RB_SNAP_SAVING, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&a->waiting, __ATOMIC_RELAXED))
+		ft_rb_wake(a);
+	return 0;
+}
+
+int ft_rb_snapshot_free(struct ft_rb_area *a)
+{
+	uint32_t exp = FT_RB_SNAP_READY;
+
+	/* a save in progress finishes first, then ft_rb_snapshot_saved frees */
+	__atomic_store_n(&a->snap_free_req, 1, __ATOMIC_RELEASE);
+	__atomic_compare_exchange_n(&a->snap_state, &exp, FT_RB_SNAP_FREE, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+	return 0;
+}
+
+void ft_rb_snapshot_clear(struct ft_rb_area *a)
+{
+	__atomic_fetch_add(&a->snap_clear_req, 1, __ATOMIC_RELEASE);
+	if (__atomic_load_n(&a->waiting, __ATOMIC_RELAXED))
+		ft_rb_wake(a);
+}
+
+void ft_rb_snapshot_quiesce(void)
+{
+	static int cmd = -1;
+
+	/*
+	 * MEMBARRIER_CMD_GLOBAL: every running thread of every process passes
+	 * a full memory barrier before this returns -- the writers' half of
+	 * the Dekker pair in ft_rb__enter.  Where the kernel lacks it, wait:
+	 * a store buffer drains in far less than a millisecond (best effort,
+	 * documented).
+	 */
+	if (cmd < 0) {
+		long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0);
+
+		cmd = q > 0 && (q & MEMBARRIER_CMD_GLOBAL) ? MEMBARRIER_CMD_GLOBAL : 0;
+	}
+	if (!cmd || syscall(SYS_membarrier, cmd, 0)) {
+		struct timespec ts = {0, 2000000};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+int ft_rb_ring_frozen(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level)
+{
+	struct ft_rb_slot *s;
+	uint32_t g = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE), st;
+
+	if (slot >= a->nr_slots || level >= FT_RB_LEVELS || set >= FT_RB_SETS)
+		return 1;
+	if ((g & 1) == set)
+		return 0; /* the live set: never frozen */
+	s = ft_rb_slot_at(a, slot);
+	/* acquire: EXITED publishes the thread's last commits (detach's release) */
+	st = __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+	if (st != FT_RB_ACTIVE)
+		return 1;
+	/* acquire: pairs with the release in ft_rb__switch_set / attach */
+	if (__atomic_load_n(&s->entered[set ^ 1][level], __ATOMIC_ACQUIRE) == g)
+		return 1;
+	/*
+	 * acquire: pairs with the release of busy at the end of a write.  A
+	 * depth <= level means no write at this level is in progress, and
+	 * (after ft_rb_snapshot_quiesce) every later one loads the new
+	 * generation and goes to the live set.
+	 */
+	return __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE) <= level;
+}
+
+void ft_rb_snap_range(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
+		      uint64_t *first, uint64_t *last)
+{
+	struct ft_rb_ring *r = ring_checked(a, slot, set, level);
+	uint64_t wp;
+
+	*first = 1;
+	*last = 0;
+	if (!r)
+		return;
+	/* every page still in the ring, consumed or not: what the buffer held */
+	wp = __atomic_load_n(&r->wpage, __ATOMIC_ACQUIRE);
+	*first = wp + 1 >= r->npages ? wp + 1 - r->npages : 0;
+	*last = wp;
+}
+
+void ft_rb_ring_reset(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level)
+{
+	struct ft_rb_ring *r = ring_checked(a, slot, set, level);
+
+	if (!r)
+		return;
+	fold_ring(a, r);
+	memset(ft_rb_nev_at(a, r->first_page, 0), 0, (size_t)r->npages * 4);
+	/* the page headers a new writer or reader could mistake for data */
+	for (uint32_t i = 0; i < r->npages; i++)
+		memset(ft_rb_page_at(a, r->first_page, i), 0, sizeof(struct ft_page));
+}
+
+void ft_rb_snapshot_saved(struct ft_rb_area *a)
+{
+	uint32_t exp = FT_RB_SNAP_SAVING;
+	uint32_t to = __atomic_load_n(&a->snap_free_req, __ATOMIC_ACQUIRE) ? FT_RB_SNAP_FREE
+									 : FT_RB_SNAP_READY;
+
+	/*
+	 * release: the reset of the old set (now the spare) happens-before a
+	 * swapper's acquire of READY, hence before any writer enters it.
+	 */
+	__atomic_compare_exchange_n(&a->snap_state, &exp, to, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_ACQUIRE);
+}
+
+void ft_rb_spare_release(struct ft_rb_area *a)
+{
+	uint32_t spare = (__atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1) ^ 1;
+	uint32_t half = a->pages_per_slot / FT_RB_SETS;
+
+	for (uint32_t i = 0; i < a->nr_slots; i++) {
+		char *base = (char *)ft_rb_page_at(a, i * a->pages_per_slot + spare * half, 0);
+
+		/* reset rings read as zeros afterwards; private memory keeps its (reset) headers */
+		madvise(base, (size_t)half * a->page_size, MADV_REMOVE);
+	}
+}

@@ -816,6 +816,12 @@ void ft_rb_ring_reset(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 void ft_rb_snapshot_saved(struct ft_rb_area *a);
 
 /*
+ * Recorder, with the snapshot FREE and the spare set reset: give the spare
+ * set's shared-memory pages back to the system (MADV_REMOVE).
+ */
+void ft_rb_spare_release(struct ft_rb_area *a);
+
+/*
  * Events per record walk, for readers: call fn for every record of a page
  * copy (header validated: size within len, record lengths within size)
  * with its absolute time.  Returns 0, or -1 when the page is malformed.

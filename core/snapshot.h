@@ -38,6 +38,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/*
+ * In the trace file (tracefile.h FT_SEC_SNAPSHOT): each snapshot the
+ * recorder saves is a header section with this id -- text, "key=value"
+ * lines: snapshot=N, state=taken|cleared|freed, swap_ts (clock ticks),
+ * pages, events, buffers -- followed by one section per buffer id holding
+ * that buffer's pages as UDATA holds them.  A reader takes the sections
+ * between a header and the next one; `show --snapshot` shows the last.
+ */
+#define FT_SNAP_HDR_ID UINT64_MAX
+
 enum ft_snap_state {
 	FT_SNAP_UNALLOCATED = 0,
 	FT_SNAP_ALLOCATED = 1,

@@ -261,6 +261,10 @@ int ft_trigger_fire(struct ft_trigger *t, const void *rec, size_t len,
 		if (!ops->event_enabled(ctx, t))
 			return 0;
 		break;
+	case FT_TRIG_SNAPSHOT:
+		if (ops->snapshot_ready && !ops->snapshot_ready(ctx))
+			return 0;
+		break;
 	default:
 		break;
 	}

@@ -95,6 +95,12 @@ struct ft_trigger_ops {
 	void (*set_tracing)(void *ctx, int on);
 	void (*stacktrace)(void *ctx);
 	void (*snapshot)(void *ctx);
+	/*
+	 * Optional: 0 when a snapshot cannot be taken right now (the previous
+	 * one is still being saved); the trigger then keeps its count, as a
+	 * traceon keeps it while tracing is on.  NULL: always ready.
+	 */
+	int (*snapshot_ready)(void *ctx);
 	int (*event_enabled)(void *ctx, const struct ft_trigger *t);
 	void (*set_event)(void *ctx, const struct ft_trigger *t, int on);
 };

@@ -43,6 +43,7 @@ struct ft_record_opts {
 	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default 14 */
 	int all_cpus;              /* -a: system-wide kernel capture */
 	int quiet;                 /* -q */
+	int snapshot_alloc;        /* --snapshot-alloc: allocate the spare buffer at start */
 
 	char **argv;               /* the program after --, NULL-terminated, or NULL */
 };

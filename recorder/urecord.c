@@ -51,6 +51,7 @@
 #include "options.h"
 #include "ringbuf.h"
 #include "session.h"
+#include "snapshot.h"
 #include "stackmap.h"
 #include "symbols.h"
 #include "tracefile.h"
@@ -107,7 +108,19 @@ struct ft_urecord {
 	struct pend *pend;
 	size_t nr_pend, cap_pend, pend_bytes;
 	struct wqueue *q;
-	uint64_t *reported; /* per ring (slot * 4 + level): losses its pages reported */
+	uint64_t *reported; /* per ring (RIDX): losses its pages reported */
+	uint64_t *nest_carry; /* per slot: nested-too-deep losses taken, not yet in a page */
+	uint64_t noslot_shown; /* area.lost_noslot already shown (NOSLOT buffer) */
+
+	/* snapshot (ringbuf.h "Snapshot"; the SNAPSHOT sections: tracefile.h) */
+	int snap_saving;      /* quiesced, saving the old set */
+	uint8_t *snap_done;   /* per slot: bit l = level l of the old set saved */
+	struct pend *spend;   /* the snapshot's pages per buffer id */
+	size_t nr_spend, cap_spend;
+	uint64_t snap_pages, snap_events;
+	uint32_t snaps_saved; /* SNAPSHOT headers written */
+	uint32_t snap_clears_seen;
+	int snap_last_state;
 
 	char *warn; /* '\n'-separated lines not yet handed out */
 	size_t warn_len, warn_pos;
@@ -476,6 +489,67 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 
 /* ---- draining ---- */
 
+/* Index of ring (slot, set, level) in the per-ring arrays. */
+#define RIDX(s, set, l) (((size_t)(s) * FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
+
+/* Buffer id of the losses of threads that got no slot (no thread of its own). */
+#define NOSLOT_BUF ft_rb_buf_id((1u << 30) - 1, 0, 0)
+
+/* A page that holds nothing but a loss of n events (n may exceed a page's u32). */
+static int add_lost_page(struct ft_urecord *u, struct ft_writer *w, uint64_t buf_id,
+			 uint64_t n, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t level,
+			 uint32_t seq)
+{
+	struct ft_rb_pageinfo info = {0};
+	struct ft_page pg = {0};
+	int r = 0;
+
+	while (n && !r) {
+		pg.ts = ts;
+		pg.lost = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		pg.tid = tid;
+		pg.pid = pid;
+		pg.level = (uint16_t)level;
+		pg.seq = seq;
+		n -= pg.lost;
+		info.buf_id = buf_id;
+		info.len = sizeof(pg);
+		r = pend_add(u, w, &info, &pg);
+	}
+	return r;
+}
+
+/*
+ * Events dropped because handlers nested deeper than FT_RB_LEVELS: the
+ * writers count them in the slot (nest_lost, atomic); take them into the
+ * slot's carry, to be shown on the next level-0 page of that thread.
+ */
+static void take_nest_lost(struct ft_urecord *u, uint32_t s)
+{
+	struct ft_rb_slot *sl = ft_rb_slot_at(u->area, s);
+
+	if (__atomic_load_n(&sl->nest_lost, __ATOMIC_RELAXED))
+		u->nest_carry[s] += __atomic_exchange_n(&sl->nest_lost, 0, __ATOMIC_RELAXED);
+}
+
+/* Hand a consumed page (in u->page) to UDATA, with the nest carry on level 0. */
+static int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+		     uint32_t l, struct ft_rb_pageinfo *info)
+{
+	struct ft_page *pg = (struct ft_page *)u->page;
+
+	u->events += info->nev;
+	u->bytes += info->len - sizeof(struct ft_page);
+	u->pages++;
+	u->reported[RIDX(s, set, l)] += info->lost;
+	if (!l && u->nest_carry[s] && pg->lost + u->nest_carry[s] <= UINT32_MAX) {
+		pg->lost += (uint32_t)u->nest_carry[s];
+		info->lost = pg->lost;
+		u->nest_carry[s] = 0;
+	}
+	return pend_add(u, w, info, u->page);
+}
+
 /*
  * A ring's writer is gone: losses its pages never reported (events dropped
  * after its last page began, or overwritten after the last page we read)
@@ -483,40 +557,205 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
  * readers show them where they happened -- at the end -- not only in the
  * totals.  Its time is now: after everything the thread wrote.
  */
-static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t l,
-			    const struct ft_rb_slotinfo *si)
+static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			    uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts)
 {
-	struct ft_rb_ring *r = &ft_rb_slot_at(u->area, s)->ring[l];
+	struct ft_rb_ring *r = ft_rb_slot_ring(ft_rb_slot_at(u->area, s), set, l);
 	uint64_t total = __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED) +
 			 __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED);
-	uint64_t *rep = &u->reported[s * FT_RB_LEVELS + l];
-	struct ft_rb_pageinfo info = {0};
-	struct ft_page pg = {0};
+	uint64_t *rep = &u->reported[RIDX(s, set, l)];
+	uint64_t n = total > *rep ? total - *rep : 0;
 
-	if (total <= *rep)
+	if (!l) {
+		take_nest_lost(u, s);
+		n += u->nest_carry[s];
+		u->nest_carry[s] = 0;
+	}
+	if (total > *rep)
+		*rep = total;
+	return add_lost_page(u, w, ft_rb_buf_id(s, l, si->gen), n, ts, si->pid, si->tid, l,
+			     (uint32_t)__atomic_load_n(&r->wpage, __ATOMIC_RELAXED) + 1);
+}
+
+/* ---- snapshot ---- */
+
+/* Append a page copy to the snapshot's buffer id. */
+static int spend_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, const void *page)
+{
+	struct pend *p = NULL;
+
+	for (size_t i = 0; i < u->nr_spend; i++)
+		if (u->spend[i].id == info->buf_id)
+			p = &u->spend[i];
+	if (!p) {
+		if (u->nr_spend == u->cap_spend) {
+			size_t nc = u->cap_spend ? u->cap_spend * 2 : 16;
+			struct pend *np = realloc(u->spend, nc * sizeof(*np));
+
+			if (!np)
+				return -1;
+			u->spend = np;
+			u->cap_spend = nc;
+		}
+		p = &u->spend[u->nr_spend++];
+		memset(p, 0, sizeof(*p));
+		p->id = info->buf_id;
+	}
+	if (p->len + info->len > p->cap) {
+		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
+		char *nb;
+
+		while (nc < p->len + info->len)
+			nc *= 2;
+		nb = realloc(p->buf, nc);
+		if (!nb)
+			return -1;
+		p->buf = nb;
+		p->cap = nc;
+	}
+	memcpy(p->buf + p->len, page, info->len);
+	p->len += info->len;
+	return 0;
+}
+
+/*
+ * Write one snapshot: its header (FT_SNAP_HDR_ID, text) then its pages,
+ * one SNAPSHOT section per buffer id.  state: "taken", "cleared", "freed".
+ */
+static int snap_write(struct ft_urecord *u, struct ft_writer *w, const char *state)
+{
+	char hdr[512];
+	int n, r;
+
+	n = snprintf(hdr, sizeof(hdr),
+		     "snapshot=%u\nstate=%s\nswap_ts=%llu\npages=%llu\nevents=%llu\nbuffers=%zu\n",
+		     u->snaps_saved + 1, state,
+		     (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED),
+		     (unsigned long long)u->snap_pages, (unsigned long long)u->snap_events,
+		     u->nr_spend);
+	r = ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
+	for (size_t i = 0; i < u->nr_spend; i++) {
+		if (u->spend[i].len)
+			r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->spend[i].id, u->spend[i].buf,
+					   u->spend[i].len, 1);
+		free(u->spend[i].buf);
+	}
+	u->nr_spend = 0;
+	u->snap_pages = u->snap_events = 0;
+	u->snaps_saved++;
+	return r;
+}
+
+/*
+ * Save ring (s, old set, l), frozen: copy every page still in it into the
+ * snapshot, drain what was not consumed yet into UDATA (the trace keeps every
+ * event: the snapshot is a copy), show its tail losses, and reset it.
+ */
+static int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			  uint32_t l, const struct ft_rb_slotinfo *si)
+{
+	struct ft_rb_area *a = u->area;
+	struct ft_rb_pageinfo info;
+	uint64_t first, last;
+	int r = 0;
+
+	ft_rb_snap_range(a, s, set, l, &first, &last);
+	for (uint64_t p = first; p <= last && first <= last; p++) {
+		struct ft_page *pg = (struct ft_page *)u->page;
+
+		if (ft_rb_peek_set(a, s, set, l, p, u->page, &info) != 1)
+			continue;
+		if (!pg->size && !pg->lost)
+			continue; /* never started */
+		u->snap_pages++;
+		u->snap_events += info.nev;
+		r |= spend_add(u, &info, u->page);
+	}
+	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
+		r |= take_page(u, w, s, set, l, &info);
+	/* the swap's time: before anything the thread wrote in the live set */
+	r |= report_tail_loss(u, w, s, set, l, si, __atomic_load_n(&a->snap_ts, __ATOMIC_RELAXED));
+	ft_rb_ring_reset(a, s, set, l);
+	u->reported[RIDX(s, set, l)] = 0;
+	return r;
+}
+
+/*
+ * Snapshot requests, once per drain pass: a new swap (quiesce, then save
+ * ring by ring as they freeze), clears, frees.  Pages of the old set that
+ * are not frozen yet are drained as usual (complete pages only) by drain().
+ */
+static int snap_poll(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_rb_area *a = u->area;
+	int st = ft_rb_snapshot_state(a), r = 0;
+	uint32_t clears = __atomic_load_n(&a->snap_clear_req, __ATOMIC_ACQUIRE);
+
+	if (st == FT_RB_SNAP_SAVING && !u->snap_saving) {
+		ft_rb_snapshot_quiesce();
+		memset(u->snap_done, 0, a->nr_slots);
+		u->snap_saving = 1;
+	}
+	if (!u->snap_saving && clears != u->snap_clears_seen) {
+		u->snap_clears_seen = clears;
+		if (st != FT_RB_SNAP_FREE)
+			r |= snap_write(u, w, "cleared");
+	}
+	if (st == FT_RB_SNAP_FREE && u->snap_last_state != FT_RB_SNAP_FREE && !u->snap_saving) {
+		r |= snap_write(u, w, "freed");
+		ft_rb_spare_release(a);
+	}
+	if (!u->snap_saving)
+		u->snap_last_state = st;
+	return r;
+}
+
+/* After a pass over every slot: is the save complete?  Write it. */
+static int snap_finish(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_rb_area *a = u->area;
+	const uint8_t all = (1u << FT_RB_LEVELS) - 1;
+
+	if (!u->snap_saving)
 		return 0;
-	pg.ts = ft_rdtsc();
-	pg.lost = total - *rep > UINT32_MAX ? UINT32_MAX : (uint32_t)(total - *rep);
-	pg.tid = si->tid;
-	pg.pid = si->pid;
-	pg.level = (uint16_t)l;
-	pg.seq = (uint32_t)__atomic_load_n(&r->wpage, __ATOMIC_RELAXED) + 1;
-	*rep += pg.lost;
-	info.buf_id = ft_rb_buf_id(s, l, si->gen);
-	info.len = sizeof(pg);
-	return pend_add(u, w, &info, &pg);
+	for (uint32_t s = 0; s < a->nr_slots; s++)
+		if (u->snap_done[s] != all)
+			return 0;
+	u->snap_saving = 0;
+	ft_rb_snapshot_saved(a);
+	u->snap_last_state = ft_rb_snapshot_state(a);
+	return snap_write(u, w, "taken");
 }
 
 /*
  * One pass over every slot.  everything = 1 at the end (no writer left):
  * partial pages are taken too.  Returns 0, or -1 when writing failed.
  */
+/*
+ * Events of threads that found no slot: shown in a buffer of their own
+ * (NOSLOT_BUF, tid 0), at the time we noticed them.
+ */
+static int show_noslot(struct ft_urecord *u, struct ft_writer *w)
+{
+	uint64_t n = __atomic_load_n(&u->area->lost_noslot, __ATOMIC_RELAXED);
+	int r;
+
+	if (n <= u->noslot_shown)
+		return 0;
+	r = add_lost_page(u, w, NOSLOT_BUF, n - u->noslot_shown, ft_rdtsc(),
+			  u->pid > 0 ? (uint32_t)u->pid : 0, 0, 0, 0);
+	u->noslot_shown = n;
+	return r;
+}
+
 static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 {
 	struct ft_rb_area *a = u->area;
 	struct ft_rb_pageinfo info;
 	int check_dead = 0, r = 0;
 	uint64_t now = mono_ns();
+
+	r |= snap_poll(u, w);
 
 	if (now - u->last_dead_check > DEAD_CHECK_NS) {
 		check_dead = 1;
@@ -557,23 +796,58 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		    task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
 			si.state = FT_RB_EXITED;
 		final = everything || si.state == FT_RB_EXITED;
+		take_nest_lost(u, s);
 		for (uint32_t l = 0; l < FT_RB_LEVELS; l++) {
-			while (ft_rb_consume(a, s, l, final, u->page, &info) == 1) {
-				u->events += info.nev;
-				u->bytes += info.len - sizeof(struct ft_page);
-				u->pages++;
-				u->reported[s * FT_RB_LEVELS + l] += info.lost;
-				r |= pend_add(u, w, &info, u->page);
+			uint32_t live = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1;
+			int old_done = 1;
+
+			/*
+			 * The old set first (its pages are older).  While a
+			 * snapshot is being saved, a frozen old ring is saved
+			 * and reset; one not frozen yet gives its complete
+			 * pages only, and the live ring waits for it.
+			 */
+			if (u->snap_saving && !(u->snap_done[s] & (1u << l))) {
+				if (everything || ft_rb_ring_frozen(a, s, live ^ 1, l)) {
+					r |= snap_save_ring(u, w, s, live ^ 1, l, &si);
+					u->snap_done[s] |= (uint8_t)(1u << l);
+				} else {
+					old_done = 0;
+				}
 			}
-			if (final)
-				r |= report_tail_loss(u, w, s, l, &si);
+			while (ft_rb_consume_set(a, s, live ^ 1, l, old_done && final, u->page,
+						 &info) == 1)
+				r |= take_page(u, w, s, live ^ 1, l, &info);
+			if (!old_done)
+				continue;
+			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
+				r |= take_page(u, w, s, live, l, &info);
+			if (final) {
+				r |= report_tail_loss(u, w, s, live ^ 1, l, &si, ft_rdtsc());
+				r |= report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
+			}
 		}
-		if (si.state == FT_RB_EXITED && !everything) {
+		if (si.state == FT_RB_EXITED && !everything &&
+		    (!u->snap_saving || u->snap_done[s] == (1u << FT_RB_LEVELS) - 1)) {
 			r |= pend_flush_slot(u, w, s, si.gen);
 			ft_rb_slot_recycle(a, s);
-			memset(&u->reported[s * FT_RB_LEVELS], 0, FT_RB_LEVELS * sizeof(uint64_t));
+			memset(&u->reported[RIDX(s, 0, 0)], 0,
+			       FT_RB_SETS * FT_RB_LEVELS * sizeof(uint64_t));
+			u->nest_carry[s] = 0;
 		}
 	}
+	if (u->snap_saving) {
+		/* slots free now have nothing in either set (recycled or never used) */
+		for (uint32_t s = 0; s < a->nr_slots; s++) {
+			struct ft_rb_slotinfo si;
+
+			ft_rb_slot_info(a, s, &si);
+			if (si.state == FT_RB_FREE)
+				u->snap_done[s] = (1u << FT_RB_LEVELS) - 1;
+		}
+		r |= snap_finish(u, w);
+	}
+	r |= show_noslot(u, w);
 	if (u->pend_bytes > PENDING_MAX)
 		r |= pend_flush_all(u, w);
 	return r;
@@ -613,6 +887,18 @@ static int find_lib(char *out, size_t len, char *err, size_t errlen)
 		    self);
 		return -1;
 	}
+	return 0;
+}
+
+/* Does a function command or an event trigger take snapshots? */
+static int wants_snapshot(const struct ft_record_opts *o)
+{
+	for (size_t i = 0; i < o->filter.n; i++)
+		if (strstr(o->filter.v[i], ":snapshot"))
+			return 1;
+	for (size_t i = 0; i < o->nr_events; i++)
+		if (o->events[i].trigger && strstr(o->events[i].trigger, "snapshot"))
+			return 1;
 	return 0;
 }
 
@@ -683,8 +969,18 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 		goto fail;
 	}
 	u->area_copy = *u->area;
-	u->reported = calloc((size_t)u->area->nr_slots * FT_RB_LEVELS, sizeof(*u->reported));
-	if (!u->reported) {
+	/*
+	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
+	 * or when a snapshot trigger / function command is set, as ftrace
+	 * allocates it when such a trigger is registered.  It costs address
+	 * space only until a swap writes into it.
+	 */
+	if (o->snapshot_alloc || wants_snapshot(o))
+		ft_rb_snapshot_alloc(u->area);
+	u->reported = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->reported));
+	u->nest_carry = calloc(u->area->nr_slots, sizeof(*u->nest_carry));
+	u->snap_done = calloc(u->area->nr_slots, 1);
+	if (!u->reported || !u->nest_carry || !u->snap_done) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -1069,6 +1365,14 @@ static int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft
 			      WEXITSTATUS(u->main_status));
 	if (stopped)
 		n += snprintf(buf + n, sizeof(buf) - n, "program_stopped=1\n");
+	n += snprintf(buf + n, sizeof(buf) - n,
+		      "snapshot_state=%s\nsnapshot_swaps=%llu\nsnapshot_saved=%u\n"
+		      "snapshot_missed=%llu\nsnapshot_skipped=%llu\n",
+		      ft_rb_snapshot_state(u->area) == FT_RB_SNAP_FREE ? "freed" : "allocated",
+		      (unsigned long long)__atomic_load_n(&u->area->snap_swaps, __ATOMIC_RELAXED),
+		      u->snaps_saved,
+		      (unsigned long long)__atomic_load_n(&u->area->snap_missed, __ATOMIC_RELAXED),
+		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped, __ATOMIC_RELAXED));
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
 	return ft_writer_add(w, FT_SEC_META, 0, buf, (size_t)n, 0);
@@ -1173,6 +1477,9 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 
 	if (u->area) {
 		wr |= drain(u, w, 1);
+		/* a swap during that pass (a program still running after Ctrl-C): save it too */
+		if (ft_rb_snapshot_state(u->area) == FT_RB_SNAP_SAVING)
+			wr |= drain(u, w, 1);
 		wr |= pend_flush_all(u, w);
 		wr |= queue_stop(u); /* every UDATA chunk written */
 		pull_rt_msgs(u);
@@ -1247,6 +1554,11 @@ void ft_urecord_destroy(struct ft_urecord *u)
 		free(u->pend[i].buf);
 	free(u->pend);
 	free(u->reported);
+	free(u->nest_carry);
+	free(u->snap_done);
+	for (size_t i = 0; i < u->nr_spend; i++)
+		free(u->spend[i].buf);
+	free(u->spend);
 	free(u->tasks);
 	free(u->page);
 	free(u->warn);

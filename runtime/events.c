@@ -176,18 +176,47 @@ static void stacktrace(void *ctx)
 }
 
 /*
- * The snapshot trigger.  The ring buffer has no spare-buffer swap yet
- * (see doc/events.md): the hit is counted as missed and a marker says
- * where it happened, so `ftrail show` shows the moment.
+ * The snapshot trigger, and the snapshot function command (hooks.c):
+ * swap the live ring set with the spare (ringbuf.h, "Snapshot"); lock-free,
+ * no system call, safe in a signal handler -- the writers of every thread
+ * move to the other set at their next record, nobody waits.  Without a
+ * spare (freed with `ftrail snapshot 0`) the hit is counted and ftrace's
+ * "*** SNAPSHOT NOT ALLOCATED ***" is written where it fired; a hit while
+ * the recorder still saves the previous snapshot is counted (snapshot_skipped
+ * in META).
  */
+RT_HIDDEN void rt_snapshot(struct rt_thread *t);
+void rt_snapshot(struct rt_thread *t)
+{
+	if (!rt.area)
+		return;
+	if (ft_rb_snapshot_swap(rt.area, ft_rdtsc()) == -ENOENT) {
+		if (ev.area)
+			__atomic_add_fetch(&ev.area->snap_missed, 1, __ATOMIC_RELAXED);
+		if (t)
+			rt_emit_ext(t, FT_EXT_MARKER, "*** SNAPSHOT NOT ALLOCATED ***", 30);
+	}
+}
+
+/* 0 while the recorder still saves the previous snapshot (a swap would be refused). */
+RT_HIDDEN int rt_snapshot_ready(void);
+int rt_snapshot_ready(void)
+{
+	int st = rt.area ? ft_rb_snapshot_state(rt.area) : FT_RB_SNAP_FREE;
+
+	return st == FT_RB_SNAP_FREE || st == FT_RB_SNAP_READY;
+}
+
+static int snapshot_ready(void *ctx)
+{
+	(void)ctx;
+	return rt_snapshot_ready();
+}
+
 static void snapshot(void *ctx)
 {
-	struct rt_thread *t = rt_thread_get();
-
 	(void)ctx;
-	__atomic_add_fetch(&ev.area->snap_missed, 1, __ATOMIC_RELAXED);
-	if (t)
-		rt_emit_ext(t, FT_EXT_MARKER, "*** SNAPSHOT NOT ALLOCATED ***", 30);
+	rt_snapshot(rt_thread_get());
 }
 
 /*
@@ -266,6 +295,7 @@ static const struct ft_trigger_ops trig_ops = {
 	.set_tracing = set_tracing,
 	.stacktrace = stacktrace,
 	.snapshot = snapshot,
+	.snapshot_ready = snapshot_ready,
 	.event_enabled = event_enabled,
 	.set_event = set_event,
 };

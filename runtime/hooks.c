@@ -235,10 +235,14 @@ static int take_count(int32_t *c)
 /*
  * Function commands, as ftrace's probes: traceon/traceoff flip tracing_on
  * (the count is used only when the state really changes), stacktrace
- * records the stack when tracing is on, snapshot records a marker (the
- * snapshot buffer itself is issue 7's).  Returns 1 when a stacktrace is
+ * records the stack when tracing is on, snapshot swaps the ring buffer
+ * with its spare (events.c rt_snapshot; keeps its count while the previous
+ * snapshot is still being saved).  Returns 1 when a stacktrace is
  * wanted after the function's record.
  */
+RT_HIDDEN void rt_snapshot(struct rt_thread *t); /* events.c */
+RT_HIDDEN int rt_snapshot_ready(void);             /* events.c */
+
 static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_func *f)
 {
 	uint32_t on = __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
@@ -259,8 +263,9 @@ static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_fun
 	if ((f->cmd_mask & (1u << RT_CMD_STACKTRACE)) && on &&
 	    take_count(&f->cmd_count[RT_CMD_STACKTRACE]))
 		stack = 1;
-	if ((f->cmd_mask & (1u << RT_CMD_SNAPSHOT)) && take_count(&f->cmd_count[RT_CMD_SNAPSHOT]))
-		rt_emit_ext(t, FT_EXT_MARKER, "snapshot", 8);
+	if ((f->cmd_mask & (1u << RT_CMD_SNAPSHOT)) && rt_snapshot_ready() &&
+	    take_count(&f->cmd_count[RT_CMD_SNAPSHOT]))
+		rt_snapshot(t); /* events.c: swap to the spare ring set */
 	return stack;
 }
 

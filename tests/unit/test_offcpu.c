@@ -44,17 +44,25 @@ int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t w
 #define S_STATE 0x1u /* TASK_INTERRUPTIBLE as sched_switch reports it */
 #define D_STATE 0x2u
 
-static const uint64_t KSTACK_A[] = { 0xffffffff81000100ull, 0xffffffff81000200ull,
-				     0xffffffff81000300ull };
-static const uint64_t KSTACK_B[] = { 0xffffffff81000400ull, 0xffffffff81000200ull };
-static const uint64_t USTACK_A[] = { 0x401010, 0x401020, 0x401030 };
+static const uint64_t KSTACK_A[] = {0xffffffff81000100ull, 0xffffffff81000200ull,
+				    0xffffffff81000300ull};
+static const uint64_t KSTACK_B[] = {0xffffffff81000400ull, 0xffffffff81000200ull};
+static const uint64_t USTACK_A[] = {0x401010, 0x401020, 0x401030};
 
-static int out(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t state,
-	       const uint64_t *k, uint32_t knr, const uint64_t *u, uint32_t unr)
+static int out(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t state, const uint64_t *k,
+	       uint32_t knr, const uint64_t *u, uint32_t unr)
 {
 	struct ft_offcpu_out ev = {
-		.ts = ts, .cpu = 0, .tid = tid, .tgid = 100, .state = state, .comm = "prog",
-		.kips = k, .knr = knr, .uips = u, .unr = unr,
+	    .ts = ts,
+	    .cpu = 0,
+	    .tid = tid,
+	    .tgid = 100,
+	    .state = state,
+	    .comm = "prog",
+	    .kips = k,
+	    .knr = knr,
+	    .uips = u,
+	    .unr = unr,
 	};
 
 	return ft_offcpu_switch_out(oc, &ev);
@@ -91,7 +99,7 @@ static void test_threshold_boundary(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(100 * MS);
 	struct ft_offcpu_stats st;
-	uint64_t sums[2] = { 0 };
+	uint64_t sums[2] = {0};
 
 	assert_non_null(oc);
 	ft_offcpu_begin(oc, 0);
@@ -229,9 +237,9 @@ static void test_no_double_counting(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(5 * MS);
 	struct ft_offcpu_stats st;
-	uint64_t truth = 0, truth_direct = 0, n_direct = 0, n = 0, rows_n, sums[2] = { 0 };
-	uint64_t off_since[9] = { 0 }, ts = 1000;
-	int off[9] = { 0 }, seen[9] = { 0 };
+	uint64_t truth = 0, truth_direct = 0, n_direct = 0, n = 0, rows_n, sums[2] = {0};
+	uint64_t off_since[9] = {0}, ts = 1000;
+	int off[9] = {0}, seen[9] = {0};
 	unsigned int seed = 12345;
 	uint64_t ks[4][2];
 
@@ -389,11 +397,11 @@ static void test_lost_switch_in_wakeup(void **state)
 
 	ft_offcpu_begin(oc, 0);
 	out(oc, 10 * MS, 22, S_STATE, KSTACK_A, 3, USTACK_A, 3);
-	ft_offcpu_wakeup(oc, 80 * MS, 22);                    /* runnable after 70 ms */
+	ft_offcpu_wakeup(oc, 80 * MS, 22); /* runnable after 70 ms */
 	/* the switch-in from idle was not reported; the thread runs and blocks again */
 	out(oc, 81 * MS, 22, D_STATE, KSTACK_B, 2, NULL, 0);
 	ft_offcpu_wakeup(oc, 85 * MS, 22);
-	ft_offcpu_switch_in(oc, 86 * MS, 1, 22);              /* this one is seen */
+	ft_offcpu_switch_in(oc, 86 * MS, 1, 22); /* this one is seen */
 	ft_offcpu_end(oc, 100 * MS);
 	ft_offcpu_get_stats(oc, &st);
 	assert_int_equal(st.intervals, 2);
@@ -423,17 +431,17 @@ static int only_tgid_100(uint32_t tid, uint32_t tgid, void *arg)
 static void test_filter_and_wakeup(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(10 * MS);
-	struct ft_offcpu_out ev = { .ts = MS, .tid = 30, .tgid = 555, .state = S_STATE,
-				    .kips = KSTACK_A, .knr = 3 };
+	struct ft_offcpu_out ev = {
+	    .ts = MS, .tid = 30, .tgid = 555, .state = S_STATE, .kips = KSTACK_A, .knr = 3};
 	struct ft_offcpu_stats st;
 
 	ft_offcpu_set_filter(oc, only_tgid_100, NULL);
 	ft_offcpu_begin(oc, 0);
-	ft_offcpu_switch_out(oc, &ev);        /* other process: ignored */
+	ft_offcpu_switch_out(oc, &ev); /* other process: ignored */
 	ft_offcpu_switch_in(oc, 20 * MS, 0, 30);
 	out(oc, MS, 31, S_STATE, KSTACK_A, 3, NULL, 0);
 	ft_offcpu_wakeup(oc, 16 * MS, 31);
-	ft_offcpu_wakeup(oc, 17 * MS, 31);      /* only the first wakeup counts */
+	ft_offcpu_wakeup(oc, 17 * MS, 31); /* only the first wakeup counts */
 	ft_offcpu_switch_in(oc, 21 * MS, 0, 31);
 	ft_offcpu_end(oc, 30 * MS);
 	ft_offcpu_get_stats(oc, &st);
@@ -457,7 +465,7 @@ static int fake_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t 
 static void test_folded(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(3 * MS);
-	struct ft_folded f = { .n = 0 };
+	struct ft_folded f = {.n = 0};
 	int found = 0;
 
 	ft_offcpu_begin(oc, 0);
@@ -467,7 +475,7 @@ static void test_folded(void **state)
 	out(oc, 5 * MS, 40, S_STATE, KSTACK_A, 3, USTACK_A, 3);
 	ft_offcpu_switch_in(oc, 9 * MS, 0, 40); /* 4 ms, direct, same stack */
 	out(oc, 10 * MS, 40, S_STATE, KSTACK_B, 2, NULL, 0);
-	ft_offcpu_end(oc, 11 * MS);               /* 1 ms, cut at end, kernel only */
+	ft_offcpu_end(oc, 11 * MS); /* 1 ms, cut at end, kernel only */
 	assert_int_equal(ft_offcpu_fold(oc, &f, fake_sym, NULL, 1000), 0);
 	assert_int_equal(f.n, 3);
 	for (int i = 0; i < f.n; i++) {
@@ -537,10 +545,10 @@ static void test_ustack(void **state)
 
 	assert_non_null(us);
 	assert_int_equal(ft_offcpu_ustack_get(us, 1, ips, 8), 0);
-	ft_offcpu_ustack_entry(us, 1, 0, 0x100); /* main */
-	ft_offcpu_ustack_entry(us, 1, 1, 0x200); /* worker */
-	ft_offcpu_ustack_entry(us, 1, 2, 0x300); /* helper */
-	ft_offcpu_ustack_exit(us, 1, 2);         /* helper returns */
+	ft_offcpu_ustack_entry(us, 1, 0, 0x100);  /* main */
+	ft_offcpu_ustack_entry(us, 1, 1, 0x200);  /* worker */
+	ft_offcpu_ustack_entry(us, 1, 2, 0x300);  /* helper */
+	ft_offcpu_ustack_exit(us, 1, 2);	  /* helper returns */
 	ft_offcpu_ustack_entry(us, 1, -1, 0x400); /* block_here, pushed */
 	ft_offcpu_ustack_entry(us, 2, 0, 0x900);  /* another thread */
 	assert_int_equal(ft_offcpu_ustack_get(us, 1, ips, 8), 3);
@@ -607,8 +615,7 @@ static void test_growth(void **state)
 		assert_int_equal(ft_offcpu_stack(oc, id, &ips, &nr), 0);
 		assert_int_equal(nr, 2);
 	}
-	assert_int_equal(ft_offcpu_stack(oc, 3001, &(const uint64_t *){ NULL }, &(uint32_t){ 0 }),
-			 -1);
+	assert_int_equal(ft_offcpu_stack(oc, 3001, &(const uint64_t *){NULL}, &(uint32_t){0}), -1);
 	assert_string_equal(ft_offcpu_comm(oc, 77), "prog");
 	ft_offcpu_free(oc);
 }
@@ -616,19 +623,19 @@ static void test_growth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_threshold_boundary),
-		cmocka_unit_test(test_threshold_extremes),
-		cmocka_unit_test(test_cut_start_end),
-		cmocka_unit_test(test_no_double_counting),
-		cmocka_unit_test(test_aggregation_keys),
-		cmocka_unit_test(test_not_counted),
-		cmocka_unit_test(test_lost_switch_in_wakeup),
-		cmocka_unit_test(test_filter_and_wakeup),
-		cmocka_unit_test(test_folded),
-		cmocka_unit_test(test_text_outputs),
-		cmocka_unit_test(test_state_str),
-		cmocka_unit_test(test_ustack),
-		cmocka_unit_test(test_growth),
+	    cmocka_unit_test(test_threshold_boundary),
+	    cmocka_unit_test(test_threshold_extremes),
+	    cmocka_unit_test(test_cut_start_end),
+	    cmocka_unit_test(test_no_double_counting),
+	    cmocka_unit_test(test_aggregation_keys),
+	    cmocka_unit_test(test_not_counted),
+	    cmocka_unit_test(test_lost_switch_in_wakeup),
+	    cmocka_unit_test(test_filter_and_wakeup),
+	    cmocka_unit_test(test_folded),
+	    cmocka_unit_test(test_text_outputs),
+	    cmocka_unit_test(test_state_str),
+	    cmocka_unit_test(test_ustack),
+	    cmocka_unit_test(test_growth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
