@@ -33,6 +33,11 @@ struct ft_fmt {
 	struct buf_state *bufs; /* open addressing, cap power of 2 */
 	size_t nr_bufs, cap_bufs;
 	int64_t last_tid[64]; /* per level: thread last shown (context-switch lines) */
+	/* UFORMATS, loaded on the first user event; a malformed one stays empty
+	 * (its events then show as "user_event: id=N len=L").  Per formatter, not
+	 * cached by reader address: a later reader may reuse a freed one's. */
+	struct ft_uev_table uev;
+	int uev_loaded;
 };
 
 #define OPT(f, name) (((f)->opt & FT_OPT(name)) != 0)
@@ -130,6 +135,7 @@ void ft_fmt_free(struct ft_fmt *f)
 {
 	if (!f)
 		return;
+	ft_uev_table_free(&f->uev);
 	free(f->bufs);
 	free(f);
 }
@@ -330,9 +336,14 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 			fprintf(f->out, " %02x", (unsigned char)d[i]);
 		break;
 	case FT_EV_EVENT: { /* issue 7 (uev): "name: field=value ..." from UFORMATS */
-		char line[8192];
+		char line[8192], err[256];
 
-		fputs(ft_uev_render(ft_uev_table_cached(ft_trace_reader(f->t)), ev->event_id, d, n,
+		if (!f->uev_loaded) {
+			f->uev_loaded = 1;
+			if (ft_uev_table_load(&f->uev, ft_trace_reader(f->t), err, sizeof(err)))
+				ft_uev_table_free(&f->uev);
+		}
+		fputs(ft_uev_render(&f->uev, ev->event_id, d, n,
 				    line, sizeof(line)),
 		      f->out);
 		break;

@@ -9,10 +9,13 @@
  * decoded "head" record per CPU and hands out the oldest (k-way merge).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <event-parse.h>
 #include <trace-seq.h>
@@ -283,72 +286,204 @@ static const char *meta_get(void *arg, const char *key)
 	return ft_reader_meta(arg, key);
 }
 
-/* Parse the KFORMATS blobs into the tep handle. */
+/*
+ * The next KFORMATS blob at *q: its name (cut to 299 bytes) into name, a
+ * malloc'ed NUL-terminated copy of its data into *data (dl bytes).  Returns 1,
+ * 0 at the end, -1 (reason in err) when corrupt or out of memory.
+ */
+static int next_blob(unsigned char **q, unsigned char *end, char name[300], char **data,
+		     uint32_t *dl, char *err, size_t errlen)
+{
+	uint32_t nl;
+
+	if (*q >= end)
+		return 0;
+	if (end - *q < 4 || (nl = ft_le32_get(*q)) > (size_t)(end - *q) - 4 ||
+	    (size_t)(end - *q) - 4 - nl < 4) {
+		seterr(err, errlen, "corrupt kernel formats section");
+		return -1;
+	}
+	*dl = ft_le32_get(*q + 4 + nl);
+	if (*dl > (size_t)(end - *q) - 8 - nl) {
+		seterr(err, errlen, "corrupt kernel formats section");
+		return -1;
+	}
+	snprintf(name, 300, "%.*s", (int)(nl < 299 ? nl : 299), (const char *)*q + 4);
+	*data = malloc((size_t)*dl + 1);
+	if (!*data) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	memcpy(*data, *q + 8 + nl, *dl);
+	(*data)[*dl] = 0;
+	*q += 8 + nl + *dl;
+	return 1;
+}
+
+/* Hand one blob (header_page, an event format, saved_cmdlines) to libtraceevent. */
+static void tep_take(struct tep_handle *tep, char *name, char *data, uint32_t dl, int long_size)
+{
+	if (!strcmp(name, "header_page")) {
+		tep_parse_header_page(tep, data, dl, long_size);
+	} else if (!strncmp(name, "event:", 6)) {
+		char *slash = strchr(name + 6, '/');
+
+		if (slash) {
+			*slash = 0;
+			/* an unparsable format leaves its events raw */
+			tep_parse_event(tep, data, dl, name + 6);
+		}
+	} else if (!strcmp(name, "saved_cmdlines")) {
+		tep_parse_saved_cmdlines(tep, data);
+	}
+}
+
+static struct tep_handle *new_tep(void)
+{
+	struct tep_handle *tep = tep_alloc();
+
+	if (tep) {
+		tep_set_file_bigendian(tep, TEP_LITTLE_ENDIAN);
+		tep_set_local_bigendian(tep, TEP_LITTLE_ENDIAN);
+		tep_set_flag(tep, TEP_NSEC_OUTPUT);
+	}
+	return tep;
+}
+
+#define SANDBOX_SECONDS 10
+
+/*
+ * libtraceevent's parsers trust their input (1.7 dereferences NULL when a
+ * print fmt names a field its format lacks), and a trace file is not to be
+ * trusted.  So the blobs are first handed to libtraceevent in a short-lived
+ * child process, in the same order as the parent will, with a handle of its
+ * own.  Before each blob the child writes its index (u32) into a pipe; when
+ * the child dies (signal, non-zero exit, no end within SANDBOX_SECONDS) the
+ * blob it was on is marked in bad[] and a new child starts over without it,
+ * so every blob that kills libtraceevent is found (at most n + 1 children;
+ * one for a sane file).  The parent then leaves the bad blobs out: their
+ * events print raw.  Returns 0, or -1 with a reason in err (fork/pipe failed).
+ */
+static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *bad,
+			   uint32_t n, char *err, size_t errlen)
+{
+	for (uint32_t round = 0; round <= n; round++) {
+		uint32_t last = UINT32_MAX, idx, done = UINT32_MAX - 1;
+		int fds[2], status;
+		ssize_t got;
+		pid_t pid;
+
+		if (pipe(fds)) {
+			seterr(err, errlen, "checking the kernel formats: pipe: %s", strerror(errno));
+			return -1;
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid < 0) {
+			seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
+			close(fds[0]);
+			close(fds[1]);
+			return -1;
+		}
+		if (pid == 0) {
+			static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+			struct tep_handle *tep;
+			unsigned char *q = p;
+			char name[300], *data;
+			uint32_t dl;
+
+			for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+				signal(sigs[i], SIG_DFL);
+			close(fds[0]);
+			alarm(SANDBOX_SECONDS);
+			tep = new_tep();
+			if (!tep)
+				_exit(2);
+			tep_set_long_size(tep, long_size);
+			for (idx = 0; next_blob(&q, end, name, &data, &dl, NULL, 0) == 1; idx++) {
+				if (!bad[idx]) {
+					if (write(fds[1], &idx, sizeof(idx)) != sizeof(idx))
+						_exit(2);
+					tep_take(tep, name, data, dl, long_size);
+				}
+				free(data);
+			}
+			if (write(fds[1], &done, sizeof(done)) != sizeof(done))
+				_exit(2);
+			_exit(0);
+		}
+		close(fds[1]);
+		while ((got = read(fds[0], &idx, sizeof(idx))) == sizeof(idx) ||
+		       (got < 0 && errno == EINTR))
+			if (got > 0)
+				last = idx;
+		close(fds[0]);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		if (last == done && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+			return 0;
+		if (last >= n) {
+			seterr(err, errlen, "checking the kernel formats: the checker failed");
+			return -1;
+		}
+		bad[last] = 1;
+	}
+	seterr(err, errlen, "checking the kernel formats: the checker failed");
+	return -1;
+}
+
+/* Parse the KFORMATS blobs into the tep handle (see sandbox_formats()). */
 static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char *err,
 			size_t errlen)
 {
 	unsigned char *end = p + len;
 	int long_size = (int)sizeof(long);
+	uint32_t n = 0, idx = 0;
+	char *bad = NULL;
 
-	k->tep = tep_alloc();
+	k->tep = new_tep();
 	if (!k->tep) {
 		seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	tep_set_file_bigendian(k->tep, TEP_LITTLE_ENDIAN);
-	tep_set_local_bigendian(k->tep, TEP_LITTLE_ENDIAN);
-	tep_set_flag(k->tep, TEP_NSEC_OUTPUT);
 	/* two passes: sizes first (long_size before header_page) */
 	for (int pass = 0; pass < 2; pass++) {
 		unsigned char *q = p;
+		char name[300], *data;
+		uint32_t dl;
+		int ret;
 
-		while (q < end) {
-			uint32_t nl, dl;
-			char name[300], *data;
-
-			if (end - q < 4 || (nl = ft_le32_get(q)) > (size_t)(end - q) - 4 ||
-			    (size_t)(end - q) - 4 - nl < 4) {
-				seterr(err, errlen, "corrupt kernel formats section");
-				return -1;
-			}
-			dl = ft_le32_get(q + 4 + nl);
-			if (dl > (size_t)(end - q) - 8 - nl) {
-				seterr(err, errlen, "corrupt kernel formats section");
-				return -1;
-			}
-			snprintf(name, sizeof(name), "%.*s", (int)(nl < 299 ? nl : 299),
-				 (const char *)q + 4);
-			data = malloc((size_t)dl + 1);
-			if (!data) {
+		if (pass == 1) {
+			tep_set_long_size(k->tep, long_size);
+			bad = calloc(n + 1, 1);
+			if (!bad) {
 				seterr(err, errlen, "out of memory");
 				return -1;
 			}
-			memcpy(data, q + 8 + nl, dl);
-			data[dl] = 0;
-			q += 8 + nl + dl;
+			if (sandbox_formats(p, end, long_size, bad, n, err, errlen)) {
+				free(bad);
+				return -1;
+			}
+		}
+		while ((ret = next_blob(&q, end, name, &data, &dl, err, errlen)) == 1) {
 			if (pass == 0) {
 				if (!strcmp(name, "long_size"))
 					long_size = atoi(data) == 4 ? 4 : 8;
 				else if (!strcmp(name, "nr_cpus"))
 					k->nr_cpus = atoi(data);
-			} else if (!strcmp(name, "header_page")) {
-				tep_parse_header_page(k->tep, data, dl, long_size);
-			} else if (!strncmp(name, "event:", 6)) {
-				char *slash = strchr(name + 6, '/');
-
-				if (slash) {
-					*slash = 0;
-					/* an unparsable format leaves its events raw */
-					tep_parse_event(k->tep, data, dl, name + 6);
-				}
-			} else if (!strcmp(name, "saved_cmdlines")) {
-				tep_parse_saved_cmdlines(k->tep, data);
+				n++;
+			} else if (!bad[idx++]) {
+				tep_take(k->tep, name, data, dl, long_size);
 			}
 			free(data);
 		}
-		if (pass == 0)
-			tep_set_long_size(k->tep, long_size);
+		if (ret < 0) {
+			if (pass == 1)
+				free(bad);
+			return -1;
+		}
 	}
+	free(bad);
 	return 0;
 }
 
@@ -527,7 +662,8 @@ static int read_stack(struct ft_kevents *k, struct kcpu_stream *s, const unsigne
 static int fill_head(struct ft_kevents *k, int c)
 {
 	struct kcpu_stream *s = &k->cpus[c];
-	const unsigned char *end = s->buf + s->len;
+	/* a CPU without data has no buffer: no pointer arithmetic on NULL */
+	const unsigned char *end = s->buf ? s->buf + s->len : NULL;
 
 	while (!s->h.valid && !s->done) {
 		const unsigned char *p;

@@ -10,6 +10,11 @@
  *   keys     (tgid, tid, kstack, ustack, state, cut) -> sums and counts
  * plus one vector of direct samples.  Single-threaded: the caller feeds
  * events from one thread.
+ *
+ * The second half reads a trace file into the engine (ft_offcpu_file_*):
+ * kernel events from kevents.h merged in time with the user records of
+ * trace.h, whose function_graph entries/exits keep a shadow stack per thread
+ * (ft_offcpu_ustack) that gives each switch-out its exact user stack.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -524,6 +529,23 @@ int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
 	return 0;
 }
 
+int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
+{
+	struct thread *t;
+
+	if (oc->ended)
+		return 0;
+	t = thread_get(oc, tid, 0);
+	if (!t || !t->off || ts < t->ts_out || !accepted(oc, tid, t->tgid))
+		return 0;
+	if (close_interval(oc, t, t->ts_out, t->ts_wake ? t->ts_wake : ts, t->ts_wake, t->state,
+			   t->kstack, t->ustack, FT_OFFCPU_WHOLE, 1))
+		return -1;
+	t->off = 0;
+	t->last_ts = ts;
+	return 0;
+}
+
 int ft_offcpu_new_task(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t tgid)
 {
 	struct thread *t;
@@ -903,7 +925,7 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft
 	fmt_s(a, sizeof(a), st->estimated_ns);
 	fprintf(out,
 		"# switch-ins lost (some kernels drop switches from idle): %" PRIu64
-		" intervals ended at their wakeup (%s)\n",
+		" intervals ended at their wakeup or first own event (%s)\n",
 		st->estimated, a);
 	fprintf(out,
 		"# not counted: %" PRIu64 " exits, %" PRIu64 " first waits of new threads, %" PRIu64
@@ -959,7 +981,9 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 			fprintf(out, "\tblocked %" PRIu64 " ns, runnable %" PRIu64 " ns\n",
 				s->blocked, s->period - s->blocked);
 		if (s->estimated)
-			fprintf(out, "\t[switch-in lost: period ends at the wakeup]\n");
+			fprintf(
+			    out,
+			    "\t[switch-in lost: period ends at the wakeup or first own event]\n");
 		if (s->cut)
 			fprintf(out, "\t%s\n",
 				s->cut == FT_OFFCPU_CUT_START
@@ -1264,6 +1288,11 @@ static int feed_user(struct ft_offcpu_file *f, struct ft_event *pend, int *have,
 {
 	while (*have == 1 && pend->ts <= ts) {
 		f->st.uevents++;
+		/* the thread wrote this record: it was on a CPU */
+		if (ft_offcpu_running(f->oc, pend->ts, pend->tid)) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
 		if (pend->level == 0) {
 			if (pend->type == FT_EV_ENTRY) {
 				uint64_t a = pend->fid == FT_FID_UNKNOWN
@@ -1308,6 +1337,42 @@ static uint32_t tracing_frames(struct ft_offcpu_file *f, const uint64_t *ips, ui
 	return i < nr ? i : 0;
 }
 
+#define LEAF_MAX 16
+
+/*
+ * A function_graph stack (graph[0] is the deepest open traced call) ends
+ * where tracing ends: the untraced frames below it (libc's
+ * pthread_cond_wait, the system call wrapper...) are not in it.  The kernel's
+ * userstacktrace walk has them at its leaf end.  Returns how many leaf
+ * frames of the walk to put in front of the graph stack, copied to
+ * graph[-n..-1]: those before the first frame inside graph[0]'s function;
+ * when the walk never reaches that function (glibc has no frame pointers),
+ * only the walk's first address, the exact user instruction pointer, unless
+ * it is already inside graph[0]'s function.  The caller leaves LEAF_MAX
+ * free slots in front of graph.
+ */
+static uint32_t join_leaf(struct ft_offcpu_file *f, const struct ft_kevent *ev, uint64_t *graph)
+{
+	const struct ft_symbols *syms = ft_trace_symbols(f->t);
+	const char *path;
+	uint64_t start;
+	uint32_t i, n;
+
+	if (!ev->ustack_nr || !syms)
+		return 0;
+	for (i = 0; i < ev->ustack_nr && i < LEAF_MAX; i++) {
+		start = 0;
+		if (ft_symbols_find(syms, ev->ustack[i], &start, &path) && start == graph[0])
+			break;
+	}
+	if (i == 0)
+		return 0; /* the thread is in the traced function itself */
+	n = i < ev->ustack_nr && i < LEAF_MAX ? i : 1;
+	for (uint32_t j = 0; j < n; j++)
+		graph[(int)j - (int)n] = ev->ustack[j];
+	return n;
+}
+
 static int is_event(const struct ft_kevent *ev, const char *name)
 {
 	return ev->event && ev->event->name && !strcmp(ev->event->name, name) &&
@@ -1321,9 +1386,13 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 	unsigned long long a, b, c;
 	char comm[32];
 
+	/* the task that emitted an event (other than its switch-out) was running */
+	if (ev->pid > 0 && !is_event(ev, "sched_switch") &&
+	    ft_offcpu_running(f->oc, ev->ts, (uint32_t)ev->pid))
+		goto nomem;
 	if (is_event(ev, "sched_switch")) {
 		struct ft_offcpu_out o = {0};
-		uint64_t uips[FT_OFFCPU_USTACK_MAX];
+		uint64_t uips[LEAF_MAX + FT_OFFCPU_USTACK_MAX];
 		struct tident *id;
 
 		if (kfield(ev, "prev_pid", &a) || kfield(ev, "prev_state", &b) ||
@@ -1346,12 +1415,18 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 			o.knr -= skip;
 		}
 		if (a && file_accept(o.tid, o.tgid, f)) {
-			o.unr = f->t
-				    ? ft_offcpu_ustack_get(f->us, o.tid, uips, FT_OFFCPU_USTACK_MAX)
-				    : 0;
+			/* leave room in front for the walk's leaf frames */
+			o.unr = f->t ? ft_offcpu_ustack_get(f->us, o.tid, uips + LEAF_MAX,
+							    FT_OFFCPU_USTACK_MAX)
+				     : 0;
 			if (o.unr) {
-				o.uips = uips;
+				uint32_t n = join_leaf(f, ev, uips + LEAF_MAX);
+
+				o.uips = uips + LEAF_MAX - n;
+				o.unr += n;
 				f->st.ustack_graph++;
+				if (n)
+					f->st.ustack_joined++;
 			} else if (ev->ustack_nr) {
 				o.uips = ev->ustack;
 				o.unr = ev->ustack_nr;

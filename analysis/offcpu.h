@@ -24,9 +24,10 @@
  * off-CPU: some kernels do not report every switch away from the idle task)
  * ends the interval at the thread's wakeup when one was seen after its
  * switch-out -- the thread was runnable from then on, and a switch from an
- * idle CPU follows within microseconds -- and is counted as estimated
- * (stats.estimated, sample.estimated); without a wakeup the interval cannot
- * be bounded and is dropped (stats.unpaired).
+ * idle CPU follows within microseconds -- or else at the first event the
+ * thread emitted itself (ft_offcpu_running()), and is counted as estimated
+ * (stats.estimated, sample.estimated); with neither, the interval cannot be
+ * bounded and is dropped (stats.unpaired).
  *
  * Intervals cut by the recording are marked, never merged silently with
  * whole ones: a thread first seen switching IN was off-CPU since before the
@@ -159,6 +160,15 @@ void ft_offcpu_begin(struct ft_offcpu *oc, uint64_t ts);
 int ft_offcpu_switch_out(struct ft_offcpu *oc, const struct ft_offcpu_out *ev);
 int ft_offcpu_switch_in(struct ft_offcpu *oc, uint64_t ts, int cpu, uint32_t tid);
 int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid);
+
+/*
+ * tid was running at ts: an event it emitted itself (a user record, or a
+ * kernel event whose common_pid it is) other than its own switch-out.
+ * While the engine has it off-CPU, its switch-in was lost: the interval
+ * ends at its wakeup if one was seen, else at ts, and is counted as
+ * estimated.  Otherwise nothing happens.  0, or -1 (ENOMEM).
+ */
+int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid);
 
 /*
  * A thread was created at ts (sched_wakeup_new): its first switch-in ends a
@@ -315,6 +325,7 @@ struct ft_offcpu_file_stats {
 	uint64_t kmissed;	/* of which the kernel reported lost (events) */
 	uint64_t uevents;	/* user records read */
 	uint64_t ustack_graph;	/* switch-outs with a function_graph user stack */
+	uint64_t ustack_joined; /* ... of which with untraced leaf frames of the walk */
 	uint64_t ustack_kernel; /* ... with the kernel's userstacktrace stack */
 	uint64_t ustack_none;	/* ... with no user stack */
 	uint64_t kstack_none;	/* ... with no kernel stack */

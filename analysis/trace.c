@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "record.h"
+#include "snapshot.h"
 #include "stackmap.h"
 #include "tracefile.h"
 
@@ -126,6 +127,9 @@ struct ft_trace {
 	int root_stale; /* heap[0] was handed out and needs refill + sift */
 
 	uint64_t decoded, lost;
+	int snapshot;    /* --snapshot: a SNAPSHOT's buffers instead of UDATA */
+	int snap_which;  /* which one: N >= 1, or 0 for the last */
+	char *snap_hdr;  /* that snapshot's header text (NULL: none in the file) */
 	char failure[512];
 	int failed; /* ft_trace_next failed: it fails from then on (until rewind) */
 };
@@ -576,10 +580,42 @@ static int load_buffers(struct ft_trace *t, char *err, size_t errlen)
 		seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
+	size_t from = 0, to = n;
+	int nth = 0;
+
+	/* snapshot: the sections after the chosen snapshot header (snapshot.h) */
+	for (size_t i = 0; t->snapshot && i < n; i++) {
 		const struct ft_section *s = ft_reader_section(t->r, i);
 
-		if (s->type == FT_SEC_UDATA) {
+		if (s->type == FT_SEC_SNAPSHOT && s->id == FT_SNAP_HDR_ID) {
+			if (t->snap_which && nth == t->snap_which) {
+				to = i; /* the next header ends the chosen one */
+				break;
+			}
+			nth++;
+			if (t->snap_which && nth != t->snap_which)
+				continue;
+			size_t l;
+			char *h = ft_reader_load(t->r, s, &l, err, errlen), *z;
+
+			if (!h || !(z = realloc(h, l + 1))) {
+				free(h);
+				free(refs);
+				return -1;
+			}
+			z[l] = 0;
+			free(t->snap_hdr);
+			t->snap_hdr = z;
+			from = i + 1;
+		}
+	}
+	if (t->snapshot && !t->snap_hdr)
+		from = n; /* no snapshot was ever saved (or not that many) */
+	for (size_t i = from; i < to; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+
+		if (t->snapshot ? s->type == FT_SEC_SNAPSHOT && s->id != FT_SNAP_HDR_ID
+				: s->type == FT_SEC_UDATA) {
 			refs[nr].id = s->id;
 			refs[nr].idx = i;
 			nr++;
@@ -651,7 +687,36 @@ static void guess_tracer(struct ft_trace *t)
 			: "nop");
 }
 
+static struct ft_trace *open_trace(const char *path, int snapshot, char *err, size_t errlen);
+
 struct ft_trace *ft_trace_open(const char *path, char *err, size_t errlen)
+{
+	return open_trace(path, 0, err, errlen);
+}
+
+struct ft_trace *ft_trace_open_snapshot(const char *path, int which, char *err, size_t errlen)
+{
+	return open_trace(path, which < 0 ? 1 : which + 1, err, errlen);
+}
+
+const char *ft_trace_snapshot_info(struct ft_trace *t, const char *key, char *buf, size_t len)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = t->snap_hdr; p && *p;) {
+		const char *e = strchr(p, '\n');
+		size_t ll = e ? (size_t)(e - p) : strlen(p);
+
+		if (ll > kl && p[kl] == '=' && !strncmp(p, key, kl)) {
+			snprintf(buf, len, "%.*s", (int)(ll - kl - 1), p + kl + 1);
+			return buf;
+		}
+		p += ll + (e ? 1 : 0);
+	}
+	return NULL;
+}
+
+static struct ft_trace *open_trace(const char *path, int snapshot, char *err, size_t errlen)
 {
 	struct ft_trace *t = calloc(1, sizeof(*t));
 
@@ -661,6 +726,8 @@ struct ft_trace *ft_trace_open(const char *path, char *err, size_t errlen)
 		seterr(err, errlen, "out of memory");
 		return NULL;
 	}
+	t->snapshot = snapshot != 0;
+	t->snap_which = snapshot > 1 ? snapshot - 1 : 0;
 	t->r = ft_reader_open(path, err, errlen);
 	if (!t->r) {
 		free(t);
@@ -696,6 +763,7 @@ void ft_trace_close(struct ft_trace *t)
 	}
 	free(t->cursors);
 	free(t->sec_idx);
+	free(t->snap_hdr);
 	for (int m = 0; m < 2; m++) {
 		for (size_t i = 0; i < t->maps[m].nr; i++)
 			free(t->maps[m].e[i].ips);

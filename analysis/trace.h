@@ -132,6 +132,16 @@ struct ft_trace;
 struct ft_trace *ft_trace_open(const char *path, char *err, size_t errlen);
 void ft_trace_close(struct ft_trace *t);
 
+/*
+ * The same, reading a snapshot the file holds (FT_SEC_SNAPSHOT,
+ * core/snapshot.h) instead of the live trace (UDATA): which = N >= 1 the
+ * N-th saved, 0 (or < 0) the last; no buffer at all when there is none.  ft_trace_snapshot_info() gives a key of that snapshot's
+ * header ("state": taken|cleared|freed, "snapshot": its number, ...) into
+ * buf, or NULL (no snapshot, or no such key).
+ */
+struct ft_trace *ft_trace_open_snapshot(const char *path, int which, char *err, size_t errlen);
+const char *ft_trace_snapshot_info(struct ft_trace *t, const char *key, char *buf, size_t len);
+
 /* Warnings gathered while opening (cut-short file, missing clock...). */
 size_t ft_trace_nr_warnings(const struct ft_trace *t);
 const char *ft_trace_warning(const struct ft_trace *t, size_t i);

@@ -28,3 +28,4 @@ FTRAIL_CMD(offcpu,   0, "off-CPU time per stack, with direct samples over a thre
 FTRAIL_CMD(flame,    0, "flame graph (SVG/HTML) or folded stacks")
 FTRAIL_CMD(export,   0, "export to Chrome/Perfetto trace-event JSON or speedscope")
 FTRAIL_CMD(marker,   0, "write trace_marker text into a running trace from a shell")
+FTRAIL_CMD(snapshot, 0, "take, clear or free the snapshot of a running trace (ftrace's snapshot file)")

@@ -35,17 +35,6 @@
 #include "util.h"
 #include "version.h"
 
-/* INTEGRATION SCAFFOLD, as in cmd/record.c: engines land concurrently. */
-#pragma weak ft_urecord_create
-#pragma weak ft_urecord_spawn
-#pragma weak ft_urecord_go
-#pragma weak ft_urecord_run
-#pragma weak ft_urecord_destroy
-#pragma weak ft_kcapture_available
-#pragma weak ft_kcapture_start
-#pragma weak ft_kcapture_stop
-#pragma weak ft_kcapture_abort
-
 const char cmd_offcpu_usage[] =
     "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
     "       ftrail offcpu [-i FILE] [--threshold MS] [-p PID] [--folded] [--samples] [--top N]\n"
@@ -316,8 +305,6 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 	char err[512] = "", meta[64];
 	pid_t pid = (pid_t)a->pid;
 
-	if (!ft_kcapture_start || !ft_kcapture_available || (a->argv && !ft_urecord_create))
-		ft_die("offcpu --record is not complete in this build yet");
 	if (ft_kcapture_available(err, sizeof(err)))
 		ft_die("%s", err);
 	if (a->pid && kill(pid, 0) && errno == ESRCH)
@@ -425,12 +412,14 @@ static void write_source_line(struct ft_offcpu_file *f, FILE *out)
 	ft_offcpu_get_stats(ft_offcpu_file_engine(f), &st);
 	fprintf(out,
 		"# %llu kernel events (%llu lost), %llu user records; user stacks of %llu "
-		"switch-outs: %llu from function_graph records, %llu from userstacktrace, %llu "
-		"none; %llu without kernel stack\n",
+		"switch-outs: %llu from function_graph records (%llu with untraced leaf frames "
+		"from userstacktrace), %llu from userstacktrace, %llu none; %llu without kernel "
+		"stack\n",
 		(unsigned long long)fs.kevents, (unsigned long long)fs.kmissed,
 		(unsigned long long)fs.uevents, (unsigned long long)st.switch_out,
-		(unsigned long long)fs.ustack_graph, (unsigned long long)fs.ustack_kernel,
-		(unsigned long long)fs.ustack_none, (unsigned long long)fs.kstack_none);
+		(unsigned long long)fs.ustack_graph, (unsigned long long)fs.ustack_joined,
+		(unsigned long long)fs.ustack_kernel, (unsigned long long)fs.ustack_none,
+		(unsigned long long)fs.kstack_none);
 }
 
 int cmd_offcpu(int argc, char **argv)

@@ -16,7 +16,7 @@
 #include "util.h"
 
 const char cmd_show_usage[] =
-    "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks]\n"
+    "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
     "\n"
     "Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
     "'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
@@ -36,6 +36,9 @@ const char cmd_show_usage[] =
     "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
     "                     expand-stacks\n"
     "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
+    "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
+    "                     trace (ftrace's snapshot file): what the buffers held\n"
+    "                     when it was taken\n"
     "\n"
     "A file cut short (recorder killed) is read up to its last complete\n"
     "section, with a warning.  A corrupt file is an error.\n";
@@ -92,19 +95,48 @@ static uint64_t options_of(struct ft_trace *t)
 	return (ft_options_parse(rec) & DISPLAY_OPTS) | (def & ~DISPLAY_OPTS);
 }
 
+/*
+ * --snapshot with nothing to show (none taken, cleared, freed): ftrace's
+ * note on the snapshot's state and the commands, and 1; 0 when there is a
+ * snapshot to print.
+ */
+static int snapshot_note(struct ft_trace *t, uint64_t options)
+{
+	char st[32];
+	const char *state = ft_trace_snapshot_info(t, "state", st, sizeof(st));
+	const char *meta = ft_trace_meta(t, "snapshot_state");
+	int allocated;
+
+	(void)options;
+	if (state && !strcmp(state, "taken"))
+		return 0;
+	allocated = state ? strcmp(state, "freed") != 0 : meta && !strcmp(meta, "allocated");
+	printf("# tracer: %s\n#\n", ft_trace_tracer(t));
+	printf("# * Snapshot is %s *\n#\n", allocated ? "allocated" : "freed");
+	printf("# Snapshot commands (ftrail snapshot [-p PID] N, while the program is traced):\n"
+	       "# 0: free the snapshot buffer\n"
+	       "# 1: allocate it if needed, then take a snapshot (swap it with the live buffer)\n"
+	       "# 2 (any other number): empty the snapshot, keeping the buffer\n");
+	if (fflush(stdout) != 0 || ferror(stdout))
+		ft_die("writing the output: write error");
+	ft_trace_close(t);
+	return 1;
+}
+
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"input", required_argument, NULL, 'i'},
 	    {"expand-stacks", no_argument, NULL, 'E'},
+	    {"snapshot", optional_argument, NULL, 'S'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *input = "ftrail.dat";
 	struct ft_trace_source src;
 	struct ksrc ks = {0};
 	char *opts[64];
-	int nopts = 0, expand = 0, c;
-	uint64_t options, entries = 0, lost = 0;
+	int nopts = 0, expand = 0, snapshot = 0, c;
+	uint64_t options, entries = 0, lost = 0, nth = 0;
 	struct ft_event ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
@@ -125,6 +157,12 @@ int cmd_show(int argc, char **argv)
 		case 'E':
 			expand = 1;
 			break;
+		case 'S':
+			snapshot = 1;
+			if (optarg && (ft_parse_u64(optarg, 1, INT32_MAX, &nth)))
+				ft_die("show: --snapshot=N wants a snapshot number (1 is the first), not '%s'",
+				       optarg);
+			break;
 		default:
 			ft_bad_option("show", c, argv);
 		}
@@ -133,7 +171,8 @@ int cmd_show(int argc, char **argv)
 		ft_die("show: unexpected argument '%s' (the trace file is given with -i)",
 		       argv[optind]);
 
-	t = ft_trace_open(input, err, sizeof(err));
+	t = snapshot ? ft_trace_open_snapshot(input, (int)nth, err, sizeof(err))
+		     : ft_trace_open(input, err, sizeof(err));
 	if (!t)
 		ft_die("%s", err);
 	options = options_of(t);
@@ -146,7 +185,12 @@ int cmd_show(int argc, char **argv)
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
 		ft_warn("%s", ft_trace_warning(t, i));
 
-	{
+	if (snapshot && nth && !ft_trace_snapshot_info(t, "state", err, sizeof(err)))
+		ft_die("show: %s holds no snapshot %llu", input, (unsigned long long)nth);
+	if (snapshot && snapshot_note(t, options))
+		return 0;
+	if (!snapshot) {
+		/* kernel events are not in user snapshots */
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		if (!ks.k && err[0])
 			ft_die("%s: %s", input, err);
@@ -182,10 +226,11 @@ int cmd_show(int argc, char **argv)
 		ft_die("out of memory");
 	ft_fmt_set_irq_info(f, ks.k != NULL);
 	/* entries-written: what the runtime wrote, lost ones included */
-	w = ft_trace_meta(t, "user_lost");
+	/* (a snapshot's own counts are its pages': the totals are the live trace's) */
+	w = snapshot ? NULL : ft_trace_meta(t, "user_lost");
 	if (w && strtoull(w, NULL, 10) > lost)
 		lost = strtoull(w, NULL, 10);
-	w = ft_trace_meta(t, "written");
+	w = snapshot ? NULL : ft_trace_meta(t, "written");
 	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost);
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
 		if (ft_fmt_event(f, &ev) < 0)

@@ -490,7 +490,10 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	__atomic_store_n(&pg->size, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(nev, 0, __ATOMIC_RELAXED);
 	pg->ts = now;
-	pg->lost = w->pending_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)w->pending_lost;
+	/* relaxed atomic: ft_rb_ring_unread may look at it while we write (a hint there) */
+	__atomic_store_n(&pg->lost,
+			 w->pending_lost > UINT32_MAX ? UINT32_MAX : (uint32_t)w->pending_lost,
+			 __ATOMIC_RELAXED);
 	pg->tid = t->tid;
 	pg->pid = t->pid;
 	pg->level = (uint16_t)w->level;
@@ -681,7 +684,8 @@ static int ring_has_unread(struct ft_rb_area *a, struct ft_rb_ring *r)
 	if (rnum > wp)
 		return 0;
 	pg = ft_rb_page_at(a, r->first_page, (uint32_t)(wp % r->npages));
-	return __atomic_load_n(&pg->size, __ATOMIC_ACQUIRE) != 0 || pg->lost != 0;
+	return __atomic_load_n(&pg->size, __ATOMIC_ACQUIRE) != 0 ||
+	       __atomic_load_n(&pg->lost, __ATOMIC_RELAXED) != 0;
 }
 
 /*
@@ -704,6 +708,13 @@ int ft_rb_consume(struct ft_rb_area *a, uint32_t slot, uint32_t level, int final
 	if (!final && ring_has_unread(a, o))
 		return 0;
 	return ft_rb_consume_set(a, slot, live, level, final, dst, info);
+}
+
+int ft_rb_ring_unread(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level)
+{
+	struct ft_rb_ring *r = ring_checked(a, slot, set, level);
+
+	return r ? ring_has_unread(a, r) : 0;
 }
 
 void ft_rb_peek_range(struct ft_rb_area *a, uint32_t slot, uint32_t level, uint64_t *first,

@@ -67,7 +67,14 @@
  *   or a begin/reserve/commit counted with nevents) is either in a page the
  *   reader consumes or counted in exactly one of lost_new, lost_old,
  *   area.lost_nest, area.lost_noslot (tests/stress/ringbuf_stress.c checks
- *   attempted = read + lost with nested signals, in both modes).
+ *   attempted = read + lost with nested signals, in both modes).  And each
+ *   lost event is SHOWN once, where it happened: lost_new / lost_old in the
+ *   next page's ft_page.lost of the same ring (or a page of its own the
+ *   recorder adds when the ring ends: thread exit, swap), lost_nest also in
+ *   slot.nest_lost, which the recorder moves to the thread's next level-0
+ *   page, lost_noslot in a buffer of its own (recorder/urecord.c) -- so
+ *   the LOST lines of `ftrail show` add up to record's total
+ *   (tests/e2e/t0320).
  *
  *   Why not the kernel's reader-page swap: here each ring has a single
  *   writer and the reader is another process, so instead of swapping a
@@ -804,6 +811,13 @@ void ft_rb_snapshot_clear(struct ft_rb_area *a);
  * when every ring is done call ft_rb_snapshot_saved().
  */
 void ft_rb_snapshot_quiesce(void);
+/*
+ * Does ring (slot, set, level) still hold a page not consumed (complete, or
+ * partial with records)?  A reader that drains sets one by one must not
+ * take the live set's pages while the other set has some: right after a
+ * swap the other set's last page is older than anything in the live set.
+ */
+int ft_rb_ring_unread(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level);
 int ft_rb_ring_frozen(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level);
 void ft_rb_snap_range(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
 		      uint64_t *first, uint64_t *last);

@@ -59,6 +59,15 @@ static int parse_input(const char *in, uint64_t *v)
 	return *end ? -1 : 0;
 }
 
+/* The state: the buffers' own when they keep it (ops->get_state), else ours. */
+static int cur_state(struct ft_snapshot *s)
+{
+	if (s->ops->get_state)
+		return s->ops->get_state(s->ctx);
+	/* pairs with the release stores below */
+	return __atomic_load_n(&s->state, __ATOMIC_ACQUIRE);
+}
+
 static int do_alloc(struct ft_snapshot *s)
 {
 	int r = s->ops->alloc(s->ctx);
@@ -93,7 +102,7 @@ int ft_snapshot_write(struct ft_snapshot *s, const char *input, char *err, size_
 			 "snapshot: device or resource busy (a latency tracer uses the spare buffer)");
 		return -EBUSY;
 	}
-	action = ft_snapshot_action(__atomic_load_n(&s->state, __ATOMIC_ACQUIRE), v);
+	action = ft_snapshot_action(cur_state(s), v);
 	switch (action) {
 	case FT_SNAP_NOTHING:
 		break;
@@ -127,7 +136,7 @@ int ft_snapshot_prepare(struct ft_snapshot *s)
 {
 	if (s->busy)
 		return -EBUSY;
-	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == FT_SNAP_ALLOCATED)
+	if (cur_state(s) == FT_SNAP_ALLOCATED)
 		return 0;
 	return do_alloc(s);
 }
@@ -137,7 +146,7 @@ int ft_snapshot_take(struct ft_snapshot *s)
 	if (s->busy)
 		return -EBUSY;
 	/* pairs with the release store in do_alloc: the spare is there */
-	if (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != FT_SNAP_ALLOCATED) {
+	if (cur_state(s) != FT_SNAP_ALLOCATED) {
 		__atomic_add_fetch(&s->missed, 1, __ATOMIC_RELAXED);
 		return -ENOENT;
 	}

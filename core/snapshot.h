@@ -72,6 +72,12 @@ struct ft_snapshot_ops {
 	int (*swap)(void *ctx);
 	void (*clear)(void *ctx);
 	void (*free)(void *ctx);
+	/*
+	 * Optional: the state kept with the buffers (e.g. in shared memory,
+	 * when the control and the buffers live in different processes);
+	 * NULL: ft_snapshot.state is the truth.
+	 */
+	int (*get_state)(void *ctx);
 };
 
 struct ft_snapshot {

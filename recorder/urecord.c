@@ -23,6 +23,15 @@
  * 0600 and is close-on-exec everywhere except in the traced child.  Nothing
  * here needs privileges.
  *
+ * Snapshots (core/ringbuf.h "Snapshot"): when a swap is seen (area
+ * snap_state SAVING), one system-wide membarrier, then each ring of the old
+ * set, once frozen, is copied whole into the snapshot, drained into UDATA
+ * as usual and reset; the snapshot is written as a header and one
+ * FT_SEC_SNAPSHOT section per buffer (core/snapshot.h), and the spare is
+ * handed back.  Clears and frees write a header of their own.  Losses are
+ * shown where they happened, each once (take_page, report_tail_loss,
+ * show_noslot): the LOST lines of show add up to the total record prints.
+ *
  * Pages are batched per buffer id and written as compressed UDATA chunks
  * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
  * recycled, when everything pending exceeds PENDING_MAX, and at the end),
@@ -781,7 +790,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	}
 	for (uint32_t s = 0; s < a->nr_slots; s++) {
 		struct ft_rb_slotinfo si;
-		int final;
+		int final, skipped;
 
 		ft_rb_slot_info(a, s, &si);
 		if (si.state == FT_RB_FREE)
@@ -797,37 +806,45 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			si.state = FT_RB_EXITED;
 		final = everything || si.state == FT_RB_EXITED;
 		take_nest_lost(u, s);
+		skipped = 0;
 		for (uint32_t l = 0; l < FT_RB_LEVELS; l++) {
 			uint32_t live = __atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) & 1;
-			int old_done = 1;
 
 			/*
-			 * The old set first (its pages are older).  While a
-			 * snapshot is being saved, a frozen old ring is saved
-			 * and reset; one not frozen yet gives its complete
-			 * pages only, and the live ring waits for it.
+			 * Pages of one buffer go out in order: the old set's
+			 * before the live set's.  While a snapshot is being
+			 * saved (no other swap can happen then, so `live` is
+			 * exact), a frozen old ring is saved, drained and
+			 * reset; one not frozen yet gives its complete pages
+			 * and the live ring waits.  Otherwise the old set is
+			 * empty -- unless a swap happened since this pass
+			 * began: then this ring waits for the next pass, which
+			 * saves it.  (`live` read before that swap names the
+			 * set that is old now: draining it is right.)
 			 */
-			if (u->snap_saving && !(u->snap_done[s] & (1u << l))) {
-				if (everything || ft_rb_ring_frozen(a, s, live ^ 1, l)) {
-					r |= snap_save_ring(u, w, s, live ^ 1, l, &si);
-					u->snap_done[s] |= (uint8_t)(1u << l);
-				} else {
-					old_done = 0;
+			if (u->snap_saving) {
+				if (!(u->snap_done[s] & (1u << l))) {
+					if (everything || ft_rb_ring_frozen(a, s, live ^ 1, l)) {
+						r |= snap_save_ring(u, w, s, live ^ 1, l, &si);
+						u->snap_done[s] |= (uint8_t)(1u << l);
+					} else {
+						while (ft_rb_consume_set(a, s, live ^ 1, l, 0, u->page,
+									 &info) == 1)
+							r |= take_page(u, w, s, live ^ 1, l, &info);
+						skipped = 1;
+						continue;
+					}
 				}
-			}
-			while (ft_rb_consume_set(a, s, live ^ 1, l, old_done && final, u->page,
-						 &info) == 1)
-				r |= take_page(u, w, s, live ^ 1, l, &info);
-			if (!old_done)
+			} else if (ft_rb_ring_unread(a, s, live ^ 1, l)) {
+				skipped = 1;
 				continue;
+			}
 			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
 				r |= take_page(u, w, s, live, l, &info);
-			if (final) {
-				r |= report_tail_loss(u, w, s, live ^ 1, l, &si, ft_rdtsc());
+			if (final)
 				r |= report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
-			}
 		}
-		if (si.state == FT_RB_EXITED && !everything &&
+		if (si.state == FT_RB_EXITED && !everything && !skipped &&
 		    (!u->snap_saving || u->snap_done[s] == (1u << FT_RB_LEVELS) - 1)) {
 			r |= pend_flush_slot(u, w, s, si.gen);
 			ft_rb_slot_recycle(a, s);

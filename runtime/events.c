@@ -335,6 +335,14 @@ static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
 	t = rt_thread_get();
 	if (!t || !t->rb.area || !t->rb.slot) {
 		__atomic_add_fetch(&ev.area->lost, 1, __ATOMIC_RELAXED);
+		/*
+		 * A thread with no ring (exiting: a signal handler that runs
+		 * after its detach; or no slot): counted with the ring's
+		 * no-slot losses too, so record's total and show's LOST lines
+		 * include it (the recorder shows them: urecord.c show_noslot).
+		 */
+		if (rt.area)
+			__atomic_add_fetch(&rt.area->lost_noslot, 1, __ATOMIC_RELAXED);
 		return;
 	}
 	if (ft_rb_ext(&t->rb, type, rec, len, ft_rdtsc(), 1, 1))

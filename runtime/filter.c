@@ -204,7 +204,7 @@ void rt_func_eval(struct rt_func *f)
 void rt_filters_apply_all(int warn_now)
 {
 	uint32_t selected = 0, patched = 0;
-	int pos = 0;
+	int pos = 0, mem;
 
 	rt.epoch++;
 	for (int l = 0; l < FT_SL_NR; l++)
@@ -220,10 +220,17 @@ void rt_filters_apply_all(int warn_now)
 	 * yet: the line may name a library loaded later (dlopen, :mod:).
 	 */
 	filter_active = pos;
+	/*
+	 * Patching writes module text: inside the module memory guard (which
+	 * may retire modules a dlclose took away, so it comes first).  When
+	 * a dlclose is in flight, the flags are computed now and the patching
+	 * is redone by that dlclose's wrapper (module.c).
+	 */
+	mem = rt_modmem_enter();
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0)
+		if (m->loaded <= 0 || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs; i++) {
 			in_set(FT_SL_FILTER, &m->funcs[i]);
@@ -247,7 +254,7 @@ void rt_filters_apply_all(int warn_now)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0)
+		if (m->loaded <= 0 || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs; i++) {
 			struct rt_func *f = &m->funcs[i];
@@ -257,12 +264,14 @@ void rt_filters_apply_all(int warn_now)
 			want = rt.tracer != FT_TRACER_NOP && (f->flags & RF_HOOK);
 			if (f->flags & RF_TRACE)
 				selected++;
-			if (f->site_kind && want != f->patched)
+			if (mem && f->site_kind && want != f->patched)
 				rt_patch_site(f, want);
 			if (f->patched)
 				patched++;
 		}
 	}
+	if (mem)
+		rt_modmem_exit();
 	rt.have_graph_roots = 0;
 	for (int i = 0; i < nr_rules[FT_SL_GRAPH]; i++)
 		if (!rules[FT_SL_GRAPH][i].neg)

@@ -27,6 +27,24 @@
  * like uftrace's guard around mcount_entry.  A handler that interrupts
  * ordinary code traces normally; its records go where ringbuf.h puts them.
  */
+/*
+ * This file is compiled without vector or x87 registers (GCC): the fast
+ * paths (ft_rt_entry_fast, ft_rt_exit_fast) are called by the trampolines
+ * with only the general-purpose argument / return registers saved, so they
+ * must leave xmm0-7 (arguments) and xmm0-1 (return values) alone; they call
+ * nothing.  Everything else here may call code of other files, which may
+ * use those registers: the trampolines save them before any slow path.
+ * Another compiler (no pragma), or a sanitizer build (its instrumentation
+ * calls out), makes tramp.S save them on the fast path too (see there).
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC target("general-regs-only")
+/* the fast paths are leaves: a frame pointer would only cost a register */
+#define RT_FAST_FN __attribute__((visibility("hidden"), optimize("omit-frame-pointer")))
+#else
+#define RT_FAST_FN __attribute__((visibility("hidden")))
+#endif
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +53,65 @@
 #include "clock.h"
 #include "options.h"
 #include "rt.h"
+#include "ringbuf_fast.h"
+#include "arch/x86_64/offsets.h"
+
+#include <stddef.h>
+
+/* tramp.S's fast paths use these offsets: offsets.h must match the structures */
+#define RT_OFF(c, type, field) \
+	_Static_assert(c == offsetof(type, field), "update runtime/arch/x86_64/offsets.h: " #c)
+RT_OFF(FT_OFF_T_HOT, struct rt_thread, hot);
+RT_OFF(FT_OFF_T_BUSY, struct rt_thread, busy);
+RT_OFF(FT_OFF_T_STATE, struct rt_thread, state);
+RT_OFF(FT_OFF_T_DEPTH, struct rt_thread, depth);
+RT_OFF(FT_OFF_T_NOTRACE, struct rt_thread, notrace);
+RT_OFF(FT_OFF_T_REC_DEPTH, struct rt_thread, rec_depth);
+RT_OFF(FT_OFF_T_FRAMES, struct rt_thread, frames);
+RT_OFF(FT_OFF_RB_AREA, struct rt_thread, rb.area);
+RT_OFF(FT_OFF_RB_SLOT, struct rt_thread, rb.slot);
+RT_OFF(FT_OFF_RB_NEST, struct rt_thread, rb.nest);
+RT_OFF(FT_OFF_W_PAGE, struct rt_thread, rb.lv[0].page);
+RT_OFF(FT_OFF_W_NEV, struct rt_thread, rb.lv[0].nev);
+RT_OFF(FT_OFF_W_LAST_TS, struct rt_thread, rb.lv[0].last_ts);
+RT_OFF(FT_OFF_W_OFF, struct rt_thread, rb.lv[0].off);
+RT_OFF(FT_OFF_W_COUNT, struct rt_thread, rb.lv[0].count);
+RT_OFF(FT_OFF_W_DEPTH, struct rt_thread, rb.lv[0].depth);
+RT_OFF(FT_OFF_W_GEN, struct rt_thread, rb.lv[0].gen);
+RT_OFF(FT_OFF_RT_CTL, struct rt_state, ctl);
+RT_OFF(FT_OFF_RT_EPOCH, struct rt_state, epoch);
+RT_OFF(FT_OFF_RT_HKEYS, struct rt_state, hkeys);
+RT_OFF(FT_OFF_RT_HVALS, struct rt_state, hvals);
+RT_OFF(FT_OFF_RT_HMASK, struct rt_state, hmask);
+RT_OFF(FT_OFF_CTL_GEN, struct ft_session_ctl, gen);
+RT_OFF(FT_OFF_CTL_TRACING_ON, struct ft_session_ctl, tracing_on);
+RT_OFF(FT_OFF_F_EPOCH, struct rt_func, epoch);
+RT_OFF(FT_OFF_F_FLAGS, struct rt_func, flags);
+RT_OFF(FT_OFF_F_FID, struct rt_func, fid);
+RT_OFF(FT_OFF_FR_FUNC, struct rt_frame, func);
+RT_OFF(FT_OFF_FR_RET, struct rt_frame, ret);
+RT_OFF(FT_OFF_FR_SLOT, struct rt_frame, slot);
+RT_OFF(FT_OFF_FR_FID, struct rt_frame, fid);
+RT_OFF(FT_OFF_FR_FLAGS, struct rt_frame, flags);
+RT_OFF(FT_OFF_SLOT_BUSY, struct ft_rb_slot, busy);
+RT_OFF(FT_OFF_AREA_PAGE_SIZE, struct ft_rb_area, page_size);
+RT_OFF(FT_OFF_AREA_SNAP_GEN, struct ft_rb_area, snap_gen);
+RT_OFF(FT_OFF_PAGE_SIZE, struct ft_page, size);
+_Static_assert(FT_SIZEOF_FRAME == sizeof(struct rt_frame), "offsets.h: FT_SIZEOF_FRAME");
+_Static_assert(FT_SIZEOF_PAGE == sizeof(struct ft_page), "offsets.h: FT_SIZEOF_PAGE");
+_Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
+		       FT_C_RF_TRACE == RF_TRACE && FT_C_FR_RECORDED == FR_RECORDED &&
+		       FT_C_FID_MAX == FT_REC_FID_MAX && FT_C_EDELTA_MAX == FT_REC_EDELTA_MAX &&
+		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
+		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1,
+	       "offsets.h: constants");
+/* the fields tramp.S stores 32-bit values in */
+_Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&
+		       sizeof(((struct rt_thread *)0)->rb.lv[0].count) == 4 &&
+		       sizeof(((struct rt_thread *)0)->rb.lv[0].depth) == 4 &&
+		       sizeof(((struct rt_thread *)0)->rb.nest) == 4 &&
+		       sizeof(((struct ft_rb_slot *)0)->busy) == 4,
+	       "offsets.h: field sizes");
 
 static struct rt_func nofunc; /* negative cache entry: flags 0 */
 
@@ -68,28 +145,39 @@ void rt_hash_init(uint32_t nr)
  * CAS, the value published with a release store; a lookup that sees the
  * key before the value takes the slow path.  Inserts are serialised by
  * rt.lock.  Never more than 3/4 full (then slow lookups continue to work).
+ * The first tombstone of the chain (rt_hash_forget) is reused, so a
+ * library closed and opened again in a loop keeps its keys near their
+ * home slot instead of pushing them past the lookup's probe limit; a
+ * lookup passing a reused tombstone sees another key and goes on, as it
+ * did past the tombstone.
  */
 static void hash_insert(uint64_t key, struct rt_func *f)
 {
-	uint32_t i;
+	uint32_t i, tomb = UINT32_MAX;
 
-	if (!rt.hmask || rt.hused * 4 > rt.hmask * 3)
+	if (!rt.hmask)
 		return;
 	i = hash_key(key) & rt.hmask;
-	for (;;) {
+	for (;;) { /* ends: at most 3/4 of the slots are ever non-empty */
 		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
 
 		if (k == key)
 			return;
-		if (!k) {
-			__atomic_store_n(&rt.hkeys[i], key, __ATOMIC_RELAXED);
-			/* release: pairs with the lookup's acquire of the value */
-			__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELEASE);
-			rt.hused++;
-			return;
-		}
+		if (k == 1 && tomb == UINT32_MAX)
+			tomb = i;
+		if (!k)
+			break;
 		i = (i + 1) & rt.hmask;
 	}
+	if (tomb != UINT32_MAX)
+		i = tomb;
+	else if (rt.hused * 4 > rt.hmask * 3)
+		return;
+	else
+		rt.hused++;
+	__atomic_store_n(&rt.hkeys[i], key, __ATOMIC_RELAXED);
+	/* release: pairs with the lookup's acquire of the value */
+	__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELEASE);
 }
 
 /*
@@ -133,27 +221,32 @@ static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key,
 	return f;
 }
 
-static inline struct rt_func *lookup(uint64_t key, int cyg)
+/* The function of key from the hash, or NULL (not there yet): no lock, no call. */
+static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_t key)
 {
-	uint32_t i = hash_key(key) & rt.hmask;
+	uint32_t mask = rt.hmask, i = hash_key(key) & mask;
 
-	if (likely(rt.hmask)) {
+	if (likely(mask)) {
 		for (int n = 0; n < 16; n++) {
 			uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_RELAXED);
 
 			if (k == key) {
-				struct rt_func *f = __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
-
-				if (likely(f))
-					return f;
-				break;
+				/* acquire: pairs with hash_insert's release of the value */
+				return __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
 			}
 			if (!k)
 				break;
-			i = (i + 1) & rt.hmask;
+			i = (i + 1) & mask;
 		}
 	}
-	return lookup_slow(key, cyg);
+	return NULL;
+}
+
+static inline struct rt_func *lookup(uint64_t key, int cyg)
+{
+	struct rt_func *f = lookup_fast(key);
+
+	return likely(f) ? f : lookup_slow(key, cyg);
 }
 
 /* Flags of f for the current epoch, or 0 when they cannot be computed now. */
@@ -422,7 +515,7 @@ push:
 		if (rt.thresh) {
 			frflags |= FR_THRESH;
 		} else {
-			ft_rb_entry(&t->rb, fid, now);
+			ft_rb_fast_entry(&t->rb, fid, now);
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
 			if (stack)
@@ -460,7 +553,7 @@ static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct r
 
 		t->rec_depth--;
 		if (!(fr->flags & FR_THRESH)) {
-			ft_rb_exit(&t->rb, now);
+			ft_rb_fast_exit(&t->rb, now);
 		} else if (now - fr->ts >= rt.thresh) {
 			/* tracing_thresh: the call is written at its exit, entry
 			 * time first (time steps back: FT_EXT_TIME) */
@@ -475,50 +568,84 @@ static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct r
 }
 
 /*
- * One ENTRY (is_exit 0, word = ft_rec_entry(fid, 0)) or EXIT record, through
- * ringbuf.h's writers (which own the ring protocol: nesting, snapshot
- * generation, page switch, delta encoding).
+ * The fast path's gate, per thread: t->hot = ctl gen + 1 while the thread
+ * is ready (pid filter passed, ring attached, not exiting) under a control
+ * generation whose settings allow the fast path (rt.fast: function_graph
+ * with nothing but filters), 0 otherwise.  A hook compares it with the
+ * session's gen + 1: one TLS load and one shared load instead of the
+ * state, generation and tracer checks.  Recomputed at the end of every slow
+ * entry; any control change moves ctl gen, which closes the gate for every
+ * thread until its next slow entry.  rt.gen is acquired first: it is
+ * released by sync_locked() after rt.fast, so the fast flag read after it
+ * is at least as new as the generation stored (a later change moves ctl
+ * gen past it anyway).
  */
-static inline __attribute__((always_inline)) void rec_word(struct rt_thread *t, uint32_t word,
-							   int is_exit, uint64_t now)
+static inline void rt_hot_update(struct rt_thread *t)
 {
-	if (is_exit)
-		ft_rb_exit(&t->rb, now);
-	else
-		ft_rb_entry(&t->rb, ft_rec_fid(word), now);
+	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
+
+	t->hot = (rt.fast && t->state == 1 && t->gen == g && t->rb.slot && t->frames) ? g + 1 : 0;
 }
 
 /*
- * The fast path of function_graph (rt.fast: no thresh, depth limit, graph
- * regions or stack traces): a traced function with its fid, tracing on,
- * no dead frame to close.  Returns 0 to take the general path.
+ * The fast path may run: the thread's gate is open for the session's
+ * current generation, and no hook of this thread is active.  A closed gate
+ * (0) also stands for "no session yet": rt.ctl is only read behind an open
+ * one.
+ */
+static inline __attribute__((always_inline)) int hot_ok(struct rt_thread *t)
+{
+	uint32_t h = t->hot;
+
+	/* acquire: as the slow path's read of ctl gen (the control block's seqlock) */
+	return likely(h) && likely(!t->busy) &&
+	       likely(h == __atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) + 1);
+}
+
+/*
+ * The common case of function_graph's entry, shared by every hook: f is
+ * traced with its fid, nothing but filters is set (rt.fast, checked by the
+ * caller through t->hot), tracing on, no graph_notrace region open, no dead
+ * frame to close (the top frame's slot is above ours), room on the shadow
+ * stack and in the ring page.  Runs with t->busy held.  Returns 1 when done;
+ * 0 when the general path must handle the call -- nothing changed then (the
+ * frame above the top may have been filled: it is free space).  Calls
+ * nothing (see the top of the file).
+ *
+ * The frame is filled first, the ENTRY record written, then the frame made
+ * visible (depth) and the slot hijacked: a signal handler that runs before
+ * the depth store sees the shadow stack without it (and, busy being set,
+ * records nothing of its own anyway).
  */
 static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 							    struct rt_func *f, uint64_t *slot,
 							    uint64_t ret, int cyg)
 {
+	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED);
 	struct rt_frame *fr;
-	uint32_t d = t->depth, fid = f->fid;
-	uint64_t now;
 
-	if (!rt.fast || __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) != rt.epoch ||
-	    f->flags != RF_TRACE || fid == RT_NOFID || t->notrace || d >= RT_MAX_FRAMES ||
-	    (d && (cyg ? t->frames[d - 1].slot <= (uint64_t)slot :
-			 t->frames[d - 1].slot <= (uint64_t)slot)) ||
-	    !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+	/* frames[-1] is a sentinel whose slot is above every stack (init.c) */
+	if (f->flags != RF_TRACE)
 		return 0;
-	now = ft_rdtsc();
-	if (likely(fid <= FT_REC_FID_MAX))
-		rec_word(t, ft_rec_entry(fid, 0), 0, now);
-	else
-		ft_rb_entry(&t->rb, fid, now);
+	if (fid > FT_REC_FID_MAX)
+		return 0;
+	if (t->notrace)
+		return 0;
+	if (unlikely(d >= RT_MAX_FRAMES))
+		return 0;
+	if (t->frames[d - 1].slot <= (uint64_t)slot)
+		return 0;
+	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+		return 0;
 	fr = &t->frames[d];
 	fr->func = f;
 	fr->ret = ret;
 	fr->slot = (uint64_t)slot;
-	fr->ts = now;
 	fr->fid = fid;
-	fr->flags = cyg ? FR_RECORDED | FR_CYG : FR_RECORDED;
+	fr->flags = cyg ? FR_RECORDED | FR_CYG : FR_RECORDED; /* ts: for FR_THRESH only */
+	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_entry(fid, 0), ft_rdtsc(), FT_REC_EDELTA_MAX,
+				     1)))
+		return 0;
 	t->rec_depth++;
 	/* the frame is complete before it becomes visible (signal handlers) */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -526,6 +653,36 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
 	return 1;
+}
+
+/*
+ * Pop the innermost frame when it is a plain recorded one owned by slot
+ * (cyg: whose function is fn) and write its EXIT: function_graph's common
+ * exit.  Runs with t->busy held; calls nothing.  Returns the frame's real
+ * return address, or 0 when the general path must handle the exit --
+ * nothing changed then.
+ */
+static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread *t,
+								uint64_t slot, uint64_t fn,
+								int cyg)
+{
+	uint32_t d = t->depth;
+	struct rt_frame *fr = &t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (init.c) */
+	uint64_t ret;
+
+	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn :
+		  fr->flags != FR_RECORDED || fr->slot != slot)
+		return 0;
+	if (unlikely(t->state != 1))
+		return 0;
+	ret = fr->ret;
+	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), ft_rdtsc(), FT_REC_XDELTA_MAX, -1)))
+		return 0;
+	/* the record first, then the pop: a handler in between sees the frame, busy */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->depth = d - 1;
+	t->rec_depth--;
+	return ret;
 }
 
 static inline int thread_ready(struct rt_thread *t)
@@ -544,7 +701,43 @@ static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
 	abort();
 }
 
-/* Called by the entry trampolines with the hook's return address as key. */
+/*
+ * The entry trampolines' fast path (tramp.S), called with only the
+ * general-purpose argument registers saved: calls nothing and uses no
+ * vector register (see the top of the file).  key is the hook's return
+ * address (inside the function), slot the function's return-address slot.
+ * Returns 1 when the call is fully handled (traced through fast_entry, or a
+ * function that is not hooked, or no session), 0 when the trampoline must
+ * call ft_rt_entry -- nothing changed then.
+ */
+int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
+RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
+{
+	struct rt_thread *t = &rt_self;
+	struct rt_func *f;
+	int done;
+
+	if (unlikely(!hot_ok(t)))
+		return !rt.sess; /* no session: nothing to do; else the general path */
+	f = lookup_fast(key);
+	/* acquire: pairs with rt_func_eval's release of the epoch (flags computed) */
+	if (unlikely(!f) || __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) != rt.epoch)
+		return f == &nofunc; /* not a function we know: nothing to do */
+	if (!(f->flags & RF_HOOK))
+		return 1;
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	done = fast_entry(t, f, slot, *slot, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return done;
+}
+
+/*
+ * The entry trampolines' general path (after ft_rt_entry_fast said 0):
+ * every hook kind, every tracer and option.  kind: 0 mcount, 1 fentry, 2
+ * patched site (unused).
+ */
 void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
 								 uint32_t kind)
@@ -566,19 +759,43 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 		rt_sync_ctl();
 	if (thread_ready(t)) {
 		f = lookup(key, 0);
-		if (f && !fast_entry(t, f, slot, *slot, 0))
+		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
+			   fast_entry(t, f, slot, *slot, 0)))
 			do_entry(t, f, slot, *slot, 0);
 	}
+	rt_hot_update(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
 
 /*
- * Called by ft_rt_return with sp = the stack pointer after the hijacked
- * function's ret.  Returns the real return address.  Never fails: when no
- * shadow frame owns the slot the shadow stack was corrupted (e.g. by stack
- * switching we do not know of) and there is nowhere to return: abort with a
- * message.
+ * ft_rt_return's fast path, called with only rax and rdx saved (no vector
+ * register used, nothing called): sp is the stack pointer after the
+ * hijacked function's ret.  Returns the real return address, or 0 when
+ * ft_rt_exit must handle this exit -- nothing changed then.
+ */
+uint64_t ft_rt_exit_fast(uint64_t sp);
+RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
+{
+	struct rt_thread *t = &rt_self;
+	uint64_t ret;
+
+	if (unlikely(t->busy))
+		return 0;
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ret = fast_exit(t, sp - 8, 0, 0);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return ret;
+}
+
+/*
+ * Called by ft_rt_return (when ft_rt_exit_fast said 0) with sp = the stack
+ * pointer after the hijacked function's ret.  Returns the real return
+ * address.  Never fails: when no shadow frame owns the slot the shadow
+ * stack was corrupted (e.g. by stack switching we do not know of) and there
+ * is nowhere to return: abort with a message.
  */
 uint64_t ft_rt_exit(uint64_t sp);
 __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
@@ -599,7 +816,7 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	t->depth--;
 	if (likely(fr.flags == FR_RECORDED && t->state == 1)) {
 		t->rec_depth--;
-		rec_word(t, ft_rec_exit(0), 1, ft_rdtsc());
+		ft_rb_fast_exit(&t->rb, ft_rdtsc());
 	} else if (t->state == 1) {
 		finish_frame(t, &fr);
 	}
@@ -613,6 +830,20 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 void __cyg_profile_func_enter(void *fn, void *call_site);
 void __cyg_profile_func_exit(void *fn, void *call_site);
 
+/*
+ * The instrumented function's return-address slot: the first word above
+ * our frame that holds call_site (its return address), found within a few
+ * words; else its stack pointer at the call.  Deeper calls have lower
+ * slots; the same function, or one inlined in it, the same.
+ */
+static inline __attribute__((always_inline)) uint64_t *cyg_slot(uint64_t *sp, void *call_site)
+{
+	for (int i = 0; i < 32; i++)
+		if (sp[i] == (uint64_t)call_site)
+			return sp + i;
+	return sp;
+}
+
 __attribute__((visibility("default"), no_instrument_function, flatten)) void
 __cyg_profile_func_enter(void *fn, void *call_site)
 {
@@ -621,6 +852,26 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 
 	if (unlikely(!rt.sess))
 		return;
+	if (likely(hot_ok(t))) {
+		/* the fast path (see ft_rt_entry_fast) */
+		f = lookup_fast((uint64_t)fn);
+		if (likely(f) && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch) {
+			int done = 1;
+
+			if (f->flags & RF_HOOK) {
+				t->busy = 1;
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				done = fast_entry(t, f,
+						  cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
+							   call_site),
+						  (uint64_t)call_site, 1);
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				t->busy = 0;
+			}
+			if (done)
+				return;
+		}
+	}
 	if (unlikely(t->busy)) {
 		if (t->rb.area)
 			ft_rb__lost_nolevel(&t->rb, 1);
@@ -631,26 +882,15 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
 		rt_sync_ctl();
 	if (thread_ready(t)) {
+		uint64_t *sp = cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
+					call_site);
+
 		f = lookup((uint64_t)fn, 1);
-		/*
-		 * The instrumented function's return-address slot: the first
-		 * word above our frame that holds call_site (its return
-		 * address), found within a few words; else its stack pointer
-		 * at the call.  Deeper calls have lower slots; the same
-		 * function, or one inlined in it, the same.
-		 */
-		uint64_t *sp = (uint64_t *)((char *)__builtin_frame_address(0) + 16);
-
-		for (int i = 0; i < 32; i++) {
-			if (sp[i] == (uint64_t)call_site) {
-				sp += i;
-				break;
-			}
-		}
-
-		if (f && !fast_entry(t, f, sp, (uint64_t)call_site, 1))
+		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
+			   fast_entry(t, f, sp, (uint64_t)call_site, 1)))
 			do_entry(t, f, sp, (uint64_t)call_site, 1);
 	}
+	rt_hot_update(t);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->busy = 0;
 }
@@ -667,17 +907,19 @@ __cyg_profile_func_exit(void *fn, void *call_site)
 		return;
 	t->busy = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* fast path: the innermost frame is fn's, recorded */
+	if (likely(fast_exit(t, 0, (uint64_t)fn, 1)))
+		goto out;
 	f = lookup((uint64_t)fn, 1);
 	if (!f)
 		goto out;
 	i = (int)t->depth - 1;
 	if (likely(t->frames[i].func == f && t->frames[i].flags == (FR_RECORDED | FR_CYG))) {
-		/* fast path: the innermost frame is fn's, recorded */
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->depth = (uint32_t)i;
 		t->rec_depth--;
 		if (t->state == 1)
-			rec_word(t, ft_rec_exit(0), 1, ft_rdtsc());
+			ft_rb_fast_exit(&t->rb, ft_rdtsc());
 		goto out;
 	}
 	if (!(func_flags(f) & RF_HOOK))

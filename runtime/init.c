@@ -121,8 +121,20 @@ struct rt_thread *rt_thread_get(void)
 		return NULL;
 	if (t->state == 0) {
 		t->tid = my_tid();
-		if (!t->frames)
-			t->frames = mmap_anon(RT_MAX_FRAMES * sizeof(struct rt_frame));
+		if (!t->frames) {
+			/*
+			 * One frame more, below frames[0]: a sentinel whose slot
+			 * is above every stack and whose flags are 0, so the
+			 * hooks' fast paths compare with frames[depth - 1]
+			 * without testing depth first (hooks.c).
+			 */
+			struct rt_frame *base = mmap_anon(RT_FRAMES_BYTES);
+
+			if (base) {
+				base[0].slot = UINT64_MAX;
+				t->frames = base + 1;
+			}
+		}
 		if (!t->frames) {
 			t->state = 3;
 			return NULL;
@@ -166,11 +178,13 @@ static void thread_dtor(void *arg)
 		rt_unwind_to(t, UINT64_MAX, 1);
 		t->busy = 0;
 	}
+	t->hot = 0; /* no fast path from here on (hooks.c) */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->rb.area)
 		ft_rb_thread_detach(&t->rb);
 	t->state = 3;
 	if (t->frames && !t->depth) {
-		munmap(t->frames, RT_MAX_FRAMES * sizeof(struct rt_frame));
+		munmap(t->frames - 1, RT_FRAMES_BYTES);
 		t->frames = NULL;
 	}
 }
@@ -219,6 +233,7 @@ static void atfork_child(void)
 	if (!rt.sess)
 		return;
 	pthread_mutex_init(&rt.lock, NULL);
+	rt_modules_atfork_child();
 	t->busy--;
 	rt.pid = getpid();
 	/* the modules are the parent's, mapped at the same addresses */
@@ -226,7 +241,7 @@ static void atfork_child(void)
 		struct ft_session_module *src, *dst;
 		uint32_t idx;
 
-		if (rt.mods[i].shm_idx < 0)
+		if (rt.mods[i].shm_idx < 0 || rt.mods[i].gone)
 			continue;
 		idx = __atomic_fetch_add(&rt.ctl->next_module, 1, __ATOMIC_RELAXED);
 		if (idx >= rt.sess->max_modules)
@@ -498,85 +513,39 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	return real(exc);
 }
 
-/* ---- dlopen ---- */
-
-static void load_new_modules(void)
-{
-	for (int i = 0; i < rt.nr_mods; i++) {
-		struct rt_module *m = &rt.mods[i];
-
-		if (!m->loaded && rt_module_wants_load(m))
-			rt_module_load(m);
-	}
-}
+/* ---- dlopen / dlclose (the work is module.c's) ---- */
 
 __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 {
 	static void *(*real)(const char *, int);
-	struct rt_thread *t = &rt_self;
 	void *h;
 
 	if (!real)
 		real = REAL(dlopen);
 	h = real(file, mode);
-	if (h && rt.sess && !t->busy) {
-		t->busy = 1;
-		pthread_mutex_lock(&rt.lock);
-		rt_modules_scan(1);
-		load_new_modules();
-		rt_filters_apply_all(0);
-		pthread_mutex_unlock(&rt.lock);
-		t->busy = 0;
-	}
+	if (h)
+		rt_modules_after_dlopen();
 	if (h && rt_events_rescan)
 		rt_events_rescan(); /* the library's user events (issue 7) */
 	return h;
 }
 
-/* dl_iterate_phdr callback: stop (1) when the object is m (same bias and start). */
-static int still_there_cb(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct rt_module *m = arg;
-	uint64_t lo = UINT64_MAX;
-
-	(void)size;
-	if (info->dlpi_addr != m->bias)
-		return 0;
-	for (int i = 0; i < info->dlpi_phnum; i++)
-		if (info->dlpi_phdr[i].p_type == PT_LOAD &&
-		    info->dlpi_addr + info->dlpi_phdr[i].p_vaddr < lo)
-			lo = info->dlpi_addr + info->dlpi_phdr[i].p_vaddr;
-	return lo == m->start;
-}
-
 /*
- * After dlclose: objects that went away are forgotten (their address range
- * may be reused by the next dlopen), and their addresses leave the lookup
- * hash (tombstoned).  Their session entries stay: they describe the past.
+ * dlclose: the control path is kept out of module text while the loader
+ * unmaps it; afterwards the objects that went away are retired (their
+ * address range may be reused by the next dlopen, which then gets a new
+ * module).  Their session entries stay: they describe the past.
  */
 __attribute__((visibility("default"))) int dlclose(void *handle)
 {
 	static int (*real)(void *);
-	struct rt_thread *t = &rt_self;
 	int r;
 
 	if (!real)
 		real = REAL(dlclose);
+	rt_modules_dlclose_begin();
 	r = real(handle);
-	if (r || !rt.sess || t->busy)
-		return r;
-	t->busy = 1;
-	pthread_mutex_lock(&rt.lock);
-	for (int i = 0; i < rt.nr_mods; i++) {
-		struct rt_module *m = &rt.mods[i];
-
-		if (!m->start || dl_iterate_phdr(still_there_cb, m))
-			continue;
-		rt_hash_forget(m->start, m->end);
-		m->start = m->end = 0;
-	}
-	pthread_mutex_unlock(&rt.lock);
-	t->busy = 0;
+	rt_modules_dlclose_end();
 	return r;
 }
 
@@ -647,7 +616,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
 	rt.gen = UINT32_MAX;
 	rt_modules_scan(0);
-	load_new_modules();
+	rt_modules_load_new();
 	for (int i = 0; i < rt.nr_mods; i++)
 		nfuncs += rt.mods[i].nr_funcs;
 	rt_hash_init(nfuncs);

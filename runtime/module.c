@@ -16,6 +16,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,17 +26,75 @@
 
 #include "rt.h"
 
+/*
+ * Objects come and go (dlopen/dlclose), and the next one may be mapped
+ * exactly where a closed one was.  A module is identified by its lowest
+ * address, its load bias AND the loader's name for it (dl_key); one that a
+ * scan no longer finds is retired (rt_module_retire): its addresses leave
+ * the lookup hash, its stub page is unmapped, it is never matched, filtered
+ * or patched again, and whatever is loaded there next is a new module with
+ * a new session index (so the reader, which resolves a fid through the
+ * module index of its FUNCS entry, names it right).  A retired module's
+ * funcs and file mapping are kept (a racing hook may still hold one of its
+ * rt_func pointers) until its slot is needed again.
+ *
+ * Module memory guard.  The control path reads (site tables, nop bytes)
+ * and writes (patching) the text of loaded objects; dlclose() unmaps it,
+ * possibly in another thread at the same moment.  The two are kept apart
+ * by two counters, without a lock a hook could wait on (dlclose runs the
+ * library's destructors, which are traced):
+ *   dlclose:   unmapping++; wait until !touching; real dlclose;
+ *              unmap_gen++; unmapping--
+ *   control:   touching = 1; if (unmapping) { touching = 0; defer }
+ *              else { if (unmap_gen moved) rescan (retire the vanished);
+ *                     touch; touching = 0 }
+ * All four accesses are seq_cst, so of "unmapping++ then read touching" and
+ * "touching = 1 then read unmapping" at least one sees the other: either
+ * dlclose waits for the toucher, or the toucher defers.  A toucher that
+ * misses unmapping entirely started after unmapping-- and so sees the new
+ * unmap_gen, and rescans before touching anything.  Deferred work is redone
+ * by the dlclose wrapper once the unmapping is over
+ * (rt_modules_dlclose_end).  The control path runs under rt.lock, so the
+ * guard's own state (depth, deferred, synced_gen) is plain.  dlclose()s the
+ * program makes without our wrapper (glibc's internal ones) are not
+ * fenced; the rescan in the next guard, the dlopen wrapper and the site
+ * check in rt_patch_site (it never writes over bytes it does not expect)
+ * limit the damage to lost events.
+ */
+static int touching;        /* the lock holder is inside the guard */
+static int unmapping;       /* dlclose()s in flight */
+static uint32_t unmap_gen;  /* dlclose()s finished */
+static uint32_t synced_gen; /* unmap_gen the module list was last checked at */
+static int guard_depth;     /* nesting of rt_modmem_enter (lock holder only) */
+static int deferred;        /* module-memory work skipped during a dlclose */
+static uint32_t scan_gen;   /* bumps per rt_modules_scan */
+static uint64_t self_base;  /* libftrail.so's lowest address (dladdr, first scan) */
+
 /* dl_iterate_phdr callback state */
 struct scan_ctx {
 	int is_dlopen;
+	int main_seen;
 };
+
+/* FNV-1a of the loader's name for an object ("" for the main program). */
+static uint64_t name_key(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; s && *s; s++)
+		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+	return h;
+}
 
 static void mod_name_from_path(char *dst, size_t len, const char *path)
 {
 	const char *b = strrchr(path, '/');
+	const char *src = b ? b + 1 : path;
+	size_t n = strnlen(src, len - 1);
 	char *dot;
 
-	snprintf(dst, len, "%s", b ? b + 1 : path);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
 	/* :mod: names: "libfoo.so.1" -> "libfoo", "prog" -> "prog" */
 	dot = strstr(dst, ".so");
 	if (dot)
@@ -71,39 +130,148 @@ static uint32_t find_build_id(struct dl_phdr_info *info, uint8_t *out, size_t ca
 	return 0;
 }
 
-/* Publish one module in the session table (see session.h ordering). */
-static int publish_module(struct rt_module *m, struct dl_phdr_info *info, uint64_t offset,
-			  int flags)
+/*
+ * Publish one module in the session table (see session.h ordering) and
+ * return its index, or -1 (no session, or the table is full: said once in
+ * a session message; its functions then get no fid, their calls are
+ * counted as dropped rather than given a wrong name).  A load identical
+ * to one already published by this process image -- same file, build id,
+ * place and offset, i.e. the same library dlopen()ed again where it was
+ * before -- gets that entry back: the names it resolves to are the same,
+ * and a program that opens and closes a plugin in a loop does not fill the
+ * table.  Any other object, even at a closed one's addresses, gets a new
+ * index.
+ */
+static int publish_module(const struct rt_module *m, struct dl_phdr_info *info,
+			  uint64_t offset, int flags)
 {
-	struct ft_session_module *sm;
-	uint32_t idx;
+	static int full_said;
+	struct ft_session_module *sm, *all;
+	uint8_t bid[sizeof(sm->build_id)];
+	uint32_t idx, bid_len, n;
 
 	if (!rt.sess)
 		return -1;
+	all = ft_session_modules(rt.sess);
+	bid_len = info ? find_build_id(info, bid, sizeof(bid)) : 0;
+	n = __atomic_load_n(&rt.ctl->next_module, __ATOMIC_RELAXED);
+	if (n > rt.sess->max_modules)
+		n = rt.sess->max_modules;
+	for (idx = 0; idx < n; idx++) {
+		sm = &all[idx];
+		/* acquire: pairs with the release of VALID below */
+		if (!(__atomic_load_n(&sm->flags, __ATOMIC_ACQUIRE) & FT_SMOD_VALID) ||
+		    sm->pid != (uint32_t)rt.pid || sm->space != rt.space || sm->start != m->start ||
+		    sm->end != m->end || sm->offset != offset || sm->bias != m->bias ||
+		    sm->build_id_len != bid_len || memcmp(sm->build_id, bid, bid_len) ||
+		    strncmp(sm->path, m->path, sizeof(sm->path)))
+			continue;
+		return (int)idx;
+	}
 	idx = __atomic_fetch_add(&rt.ctl->next_module, 1, __ATOMIC_RELAXED);
-	if (idx >= rt.sess->max_modules)
+	if (idx >= rt.sess->max_modules) {
+		if (!full_said++) {
+			char line[FT_SESSION_PATH_MAX + 96];
+
+			snprintf(line, sizeof(line),
+				 "module table full (%u objects): calls into %.400s and later "
+				 "objects are counted as dropped",
+				 rt.sess->max_modules, m->path);
+			ft_session_msg(rt.sess, line);
+		}
 		return -1;
-	sm = &ft_session_modules(rt.sess)[idx];
+	}
+	sm = &all[idx];
 	sm->start = m->start;
 	sm->end = m->end;
 	sm->offset = offset;
 	sm->bias = m->bias;
 	sm->pid = (uint32_t)rt.pid;
 	sm->space = rt.space;
-	sm->build_id_len = info ? find_build_id(info, sm->build_id, sizeof(sm->build_id)) : 0;
+	sm->build_id_len = bid_len;
+	memcpy(sm->build_id, bid, bid_len);
 	snprintf(sm->path, sizeof(sm->path), "%s", m->path);
 	/* release: the fields above are visible to whoever sees VALID */
 	__atomic_store_n(&sm->flags, (uint32_t)flags | FT_SMOD_VALID, __ATOMIC_RELEASE);
 	return (int)idx;
 }
 
+/*
+ * A slot for a new module: the next free one, else (table full) the oldest
+ * retired one, whose memory is released first.  NULL when none.
+ */
+static struct rt_module *alloc_slot(void)
+{
+	struct rt_module *m;
+
+	if (rt.nr_mods < RT_MAX_MODS)
+		return &rt.mods[rt.nr_mods]; /* counted by the caller once filled */
+	for (int i = 1; i < RT_MAX_MODS; i++) {
+		m = &rt.mods[i];
+		if (!m->gone)
+			continue;
+		if (m->funcs)
+			munmap(m->funcs, m->funcs_len);
+		if (m->map)
+			munmap(m->map, m->map_len);
+		return m;
+	}
+	return NULL;
+}
+
+/*
+ * An object dlclose() took away: forget its addresses (lookup hash, stub)
+ * and never touch it again.  Its session entry stays: it describes the
+ * past.  Caller holds rt.lock.
+ */
+static void rt_module_retire(struct rt_module *m)
+{
+	if (m->gone)
+		return;
+	rt_hash_forget(m->start, m->end);
+	rt_patch_forget((int)(m - rt.mods));
+	m->gone = 1;
+	m->sites_pending = 0;
+	m->start = m->end = 0;
+}
+
+/*
+ * A retired module whose very file is mapped again at the same place
+ * (publish_module gave back its session index): it is live again with its
+ * symbols and fids (fid -> address and module index are the same, so the
+ * names are too, and a plugin opened in a loop does not use up fids).  The
+ * new mapping holds the nops as compiled: nothing is patched, the sites
+ * are read again (rt_modules_load_new), the flags recomputed.  Caller
+ * holds rt.lock.
+ */
+static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
+{
+	for (uint32_t i = 0; i < m->nr_funcs; i++) {
+		struct rt_func *f = &m->funcs[i];
+
+		f->site = 0;
+		f->site_kind = 0;
+		f->site_len = 0;
+		f->patched = 0;
+		f->epoch = UINT32_MAX;
+	}
+	m->nr_sites = 0;
+	m->sites_pending = m->loaded > 0;
+	m->seen = (int)scan_gen;
+	m->end = hi;
+	m->start = lo;
+	/* release: the reset above before the module is found again */
+	__atomic_store_n(&m->gone, 0, __ATOMIC_RELEASE);
+}
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan_ctx *sc = arg;
-	uint64_t lo = UINT64_MAX, hi = 0, off = 0;
+	uint64_t lo = UINT64_MAX, hi = 0, off = 0, key;
+	static struct rt_module tmp; /* rt.lock */
 	struct rt_module *m;
-	Dl_info self;
-	int flags = 0;
+	char path[FT_SESSION_PATH_MAX];
+	int flags = 0, idx;
 
 	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
@@ -120,51 +288,197 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (lo == UINT64_MAX)
 		return 0;
-	for (int i = 0; i < rt.nr_mods; i++)
-		if (rt.mods[i].start == lo && rt.mods[i].bias == info->dlpi_addr)
-			return 0; /* known */
-	if (rt.nr_mods >= RT_MAX_MODS)
-		return 0;
-	m = &rt.mods[rt.nr_mods];
-	memset(m, 0, sizeof(*m));
 	if (!info->dlpi_name || !info->dlpi_name[0]) {
-		ssize_t n;
+		/* the first object is the main program; later nameless ones
+		 * are the vdso on some systems: skipped */
+		if (sc->main_seen++)
+			return 0;
+	} else if (strstr(info->dlpi_name, "linux-vdso") ||
+		   strstr(info->dlpi_name, "linux-gate")) {
+		return 0;
+	}
+	key = name_key(info->dlpi_name);
+	for (int i = 0; i < rt.nr_mods; i++) {
+		m = &rt.mods[i];
+		if (!m->gone && m->start == lo && m->bias == info->dlpi_addr && m->dl_key == key) {
+			m->seen = (int)scan_gen; /* known */
+			return 0;
+		}
+	}
+	if (!info->dlpi_name || !info->dlpi_name[0]) {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
 
-		if (rt.nr_mods != 0)
-			return 0; /* the vdso has no name on some systems: skip */
-		n = readlink("/proc/self/exe", m->path, sizeof(m->path) - 1);
 		if (n <= 0)
 			return 0;
-		m->path[n] = '\0';
+		path[n] = '\0';
 		flags |= FT_SMOD_MAIN;
-	} else {
-		if (strstr(info->dlpi_name, "linux-vdso") || strstr(info->dlpi_name, "linux-gate"))
-			return 0;
-		if (!realpath(info->dlpi_name, m->path))
-			snprintf(m->path, sizeof(m->path), "%s", info->dlpi_name);
+	} else if (!realpath(info->dlpi_name, path)) {
+		snprintf(path, sizeof(path), "%s", info->dlpi_name);
 	}
 	if (sc->is_dlopen)
 		flags |= FT_SMOD_DLOPEN;
+	memcpy(tmp.path, path, sizeof(tmp.path));
+	tmp.start = lo;
+	tmp.end = hi;
+	tmp.bias = info->dlpi_addr;
+	idx = publish_module(&tmp, info, off, flags);
+	/* the same library back where it was: its old module comes back */
+	for (int i = 0; idx >= 0 && i < rt.nr_mods; i++) {
+		m = &rt.mods[i];
+		if (m->gone && m->shm_idx == idx && m->bias == tmp.bias && m->dl_key == key) {
+			revive(m, lo, hi);
+			return 0;
+		}
+	}
+	m = alloc_slot();
+	if (!m)
+		return 0;
+	memset(m, 0, sizeof(*m));
+	memcpy(m->path, path, sizeof(m->path));
 	mod_name_from_path(m->name, sizeof(m->name), m->path);
 	m->start = lo;
 	m->end = hi;
 	m->bias = info->dlpi_addr;
-	if (dladdr((void *)ft_rt_return, &self) && (uint64_t)self.dli_fbase == lo)
-		m->is_self = 1;
-	m->shm_idx = publish_module(m, info, off, flags);
-	rt.nr_mods++;
+	m->dl_key = key;
+	m->seen = (int)scan_gen;
+	m->is_self = self_base && lo == self_base;
+	m->shm_idx = idx;
+	if (m == &rt.mods[rt.nr_mods])
+		/* release: the slot is filled before lock-free readers
+		 * (rt_module_of from the hooks) may look at it */
+		__atomic_store_n(&rt.nr_mods, rt.nr_mods + 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /*
- * Register every object not yet known (at init, and again after dlopen).
- * Caller holds rt.lock.
+ * Bring the module list up to date with the loader's: register every
+ * object not yet known (at init, and again after dlopen), retire the ones
+ * that went away (dlclose).  Caller holds rt.lock.  The first call (from
+ * the constructor, single-threaded) also finds libftrail.so itself --
+ * dladdr takes the loader's lock, so it is never called later, when
+ * another thread may hold that lock and wait for rt.lock.
  */
 void rt_modules_scan(int is_dlopen)
 {
-	struct scan_ctx sc = { is_dlopen };
+	struct scan_ctx sc = { is_dlopen, 0 };
+	Dl_info self;
 
+	if (!self_base && dladdr((void *)ft_rt_return, &self))
+		self_base = (uint64_t)self.dli_fbase;
+	scan_gen++;
 	dl_iterate_phdr(scan_cb, &sc);
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct rt_module *m = &rt.mods[i];
+
+		if (!m->gone && m->seen != (int)scan_gen)
+			rt_module_retire(m);
+	}
+}
+
+/*
+ * Enter the module memory guard (see the top of this file).  Returns 1:
+ * the caller may read and write the text of every module that is not
+ * gone -- it must check m->gone AFTER this call, which may retire modules
+ * -- and must call rt_modmem_exit(); or 0: a dlclose is in flight, the work
+ * is to be skipped (it is redone when the dlclose ends).  Caller holds
+ * rt.lock.
+ */
+int rt_modmem_enter(void)
+{
+	uint32_t g;
+
+	if (guard_depth) {
+		guard_depth++;
+		return 1;
+	}
+	__atomic_store_n(&touching, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&unmapping, __ATOMIC_SEQ_CST)) {
+		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
+		deferred = 1;
+		return 0;
+	}
+	guard_depth = 1;
+	g = __atomic_load_n(&unmap_gen, __ATOMIC_SEQ_CST);
+	if (g != synced_gen) {
+		synced_gen = g;
+		rt_modules_scan(1);
+	}
+	return 1;
+}
+
+void rt_modmem_exit(void)
+{
+	if (--guard_depth == 0)
+		/* release (seq_cst): our reads and writes of module text are
+		 * done before a waiting dlclose may unmap it */
+		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
+}
+
+/* dlclose wrapper, before the real dlclose: fence off the control path. */
+void rt_modules_dlclose_begin(void)
+{
+	__atomic_add_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
+	while (__atomic_load_n(&touching, __ATOMIC_SEQ_CST))
+		sched_yield();
+}
+
+/*
+ * dlclose wrapper, after the real dlclose: let the control path back in,
+ * then (when the calling thread may take rt.lock) retire what went away
+ * and redo the work skipped meanwhile.
+ */
+void rt_modules_dlclose_end(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	/* unmap_gen moves before unmapping drops: see the top of this file */
+	__atomic_add_fetch(&unmap_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
+	if (!rt.sess || t->busy)
+		return;
+	t->busy = 1;
+	pthread_mutex_lock(&rt.lock);
+	if (rt_modmem_enter()) { /* rescans: the closed objects are retired */
+		if (deferred) {
+			deferred = 0;
+			rt_modules_load_new();
+			rt_filters_apply_all(0);
+		}
+		rt_modmem_exit();
+	}
+	pthread_mutex_unlock(&rt.lock);
+	t->busy = 0;
+}
+
+/*
+ * dlopen wrapper, after the real dlopen: register the new objects, read
+ * their symbols and sites, apply the filters (patching).  When a dlclose
+ * runs meanwhile in another thread, the memory work is left to it.
+ */
+void rt_modules_after_dlopen(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!rt.sess || t->busy)
+		return;
+	t->busy = 1;
+	pthread_mutex_lock(&rt.lock);
+	rt_modules_scan(1);
+	if (rt_modmem_enter()) {
+		rt_modules_load_new();
+		rt_filters_apply_all(0);
+		rt_modmem_exit();
+	}
+	pthread_mutex_unlock(&rt.lock);
+	t->busy = 0;
+}
+
+/* fork child: only the forking thread exists; no dlclose, no toucher. */
+void rt_modules_atfork_child(void)
+{
+	touching = 0;
+	unmapping = 0;
+	guard_depth = 0;
 }
 
 /* ---- ELF reading ---- */
@@ -278,6 +592,59 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 }
 
 /*
+ * Read m's patch sites (__mcount_loc, __patchable_function_entries) from
+ * its memory, where the loader relocated them, and the nop bytes at each.
+ * Inside the module memory guard; when a dlclose is in flight the sites
+ * stay pending (rt_modules_load_new reads them later).  The section headers
+ * come from m's file mapping, checked by rt_module_load.  Caller holds
+ * rt.lock.
+ */
+/* A loaded (SHF_ALLOC) section that lies inside m's mapped range. */
+static int in_module(const struct rt_module *m, const ElfW(Shdr) *sec)
+{
+	uint64_t a = sec->sh_addr + m->bias;
+
+	return (sec->sh_flags & SHF_ALLOC) && sec->sh_addr && a >= m->start && a <= m->end &&
+	       sec->sh_size <= m->end - a;
+}
+
+static void load_sites(struct rt_module *m)
+{
+	const ElfW(Ehdr) *eh = m->map;
+	const ElfW(Shdr) *sh, *sec;
+	const char *shstr;
+	size_t shstr_len;
+
+	if (!rt_modmem_enter()) {
+		m->sites_pending = 1;
+		return;
+	}
+	m->sites_pending = 0;
+	if (m->gone) { /* the guard's rescan found it closed */
+		rt_modmem_exit();
+		return;
+	}
+	sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
+	shstr = (const char *)m->map + sh[eh->e_shstrndx].sh_offset;
+	shstr_len = sh[eh->e_shstrndx].sh_size;
+	sec = find_section(eh, sh, shstr, shstr_len, "__mcount_loc");
+	if (sec && in_module(m, sec)) {
+		read_sites(m, sec->sh_addr + m->bias, sec->sh_size, 0);
+		if (m->nr_sites && rt.ctl)
+			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_NOP_SITES, __ATOMIC_RELAXED);
+	}
+	sec = find_section(eh, sh, shstr, shstr_len, "__patchable_function_entries");
+	if (sec && in_module(m, sec)) {
+		uint32_t before = m->nr_sites;
+
+		read_sites(m, sec->sh_addr + m->bias, sec->sh_size, 1);
+		if (m->nr_sites > before && rt.ctl)
+			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
+	}
+	rt_modmem_exit();
+}
+
+/*
  * Map m's file and read its function symbols (.symtab, else .dynsym) and
  * patch sites.  Returns 0, or -1 (file unreadable or not ELF64; the module
  * is then never traced).  Caller holds rt.lock.
@@ -285,9 +652,8 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 int rt_module_load(struct rt_module *m)
 {
 	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh, *symsec = NULL, *strsec, *sec;
-	const char *shstr;
-	size_t shstr_len, nsyms, n = 0;
+	const ElfW(Shdr) *sh, *symsec = NULL, *strsec;
+	size_t nsyms, n = 0;
 	struct stat st;
 	int fd;
 
@@ -317,8 +683,6 @@ int rt_module_load(struct rt_module *m)
 	sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
 	if (sh[eh->e_shstrndx].sh_offset + sh[eh->e_shstrndx].sh_size > m->map_len)
 		return -1;
-	shstr = (const char *)m->map + sh[eh->e_shstrndx].sh_offset;
-	shstr_len = sh[eh->e_shstrndx].sh_size;
 	for (int i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_type == SHT_SYMTAB)
 			symsec = &sh[i];
@@ -333,8 +697,9 @@ int rt_module_load(struct rt_module *m)
 	if (strsec->sh_offset + strsec->sh_size > m->map_len)
 		return -1;
 	nsyms = symsec->sh_size / sizeof(ElfW(Sym));
-	m->funcs = mmap(NULL, (nsyms + 1) * sizeof(struct rt_func), PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m->funcs_len = (nsyms + 1) * sizeof(struct rt_func);
+	m->funcs = mmap(NULL, m->funcs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
 	if (m->funcs == MAP_FAILED) {
 		m->funcs = NULL;
 		return -1;
@@ -380,21 +745,9 @@ int rt_module_load(struct rt_module *m)
 		m->funcs[i].flags = 0;
 	m->nr_funcs = (uint32_t)w;
 
-	sec = find_section(eh, sh, shstr, shstr_len, "__mcount_loc");
-	if (sec && (sec->sh_flags & SHF_ALLOC) && sec->sh_addr) {
-		read_sites(m, sec->sh_addr + m->bias, sec->sh_size, 0);
-		if (m->nr_sites && rt.ctl)
-			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_NOP_SITES, __ATOMIC_RELAXED);
-	}
-	sec = find_section(eh, sh, shstr, shstr_len, "__patchable_function_entries");
-	if (sec && (sec->sh_flags & SHF_ALLOC) && sec->sh_addr) {
-		uint32_t before = m->nr_sites;
-
-		read_sites(m, sec->sh_addr + m->bias, sec->sh_size, 1);
-		if (m->nr_sites > before && rt.ctl)
-			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
-	}
-	m->loaded = 1;
+	/* release: funcs and nr_funcs before loaded (rt_addr_fid reads it lock-free) */
+	__atomic_store_n(&m->loaded, 1, __ATOMIC_RELEASE);
+	load_sites(m);
 	return 0;
 }
 
@@ -493,9 +846,28 @@ struct rt_func *rt_func_of(uint64_t addr)
 		rt_modules_scan(1); /* a dlopen we have not seen yet */
 		m = rt_module_of(addr);
 	}
-	if (!m || m->is_self || rt_module_load(m))
+	/* gone: loading it found it closed (see load_sites) */
+	if (!m || m->is_self || rt_module_load(m) || m->gone)
 		return NULL;
 	return func_in(m, addr);
+}
+
+/*
+ * Read the symbols and sites of the objects that import a hook (and the
+ * sites left pending during a dlclose).  Caller holds rt.lock.
+ */
+void rt_modules_load_new(void)
+{
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct rt_module *m = &rt.mods[i];
+
+		if (m->gone)
+			continue;
+		if (!m->loaded && rt_module_wants_load(m))
+			rt_module_load(m);
+		else if (m->loaded > 0 && m->sites_pending)
+			load_sites(m);
+	}
 }
 
 /*
@@ -511,6 +883,11 @@ uint32_t rt_func_fid(struct rt_func *f)
 
 	if (likely(fid != RT_NOFID))
 		return fid;
+	if (rt.mods[f->mod].shm_idx < 0) {
+		/* its module is not in the session table: no name to give */
+		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);
+		return RT_NOFID;
+	}
 	fid = __atomic_fetch_add(&rt.ctl->next_fid, 1, __ATOMIC_RELAXED);
 	if (fid >= rt.sess->max_funcs) {
 		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);

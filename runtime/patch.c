@@ -141,6 +141,15 @@ static uint64_t get_stub(struct rt_module *m)
 	return 0;
 }
 
+/* Module mod_idx was dlclose()d: its stub page goes too. Caller holds rt.lock. */
+void rt_patch_forget(int mod_idx)
+{
+	if (mod_idx < 0 || mod_idx >= RT_MAX_MODS || !stubs[mod_idx])
+		return;
+	munmap((void *)stubs[mod_idx], 4096);
+	stubs[mod_idx] = 0;
+}
+
 static int make_writable(uint64_t addr, int on)
 {
 	uint64_t a = addr & ~0xfffull;
@@ -150,42 +159,64 @@ static int make_writable(uint64_t addr, int on)
 			on ? PROT_READ | PROT_WRITE | PROT_EXEC : PROT_READ | PROT_EXEC);
 }
 
+/* The 5 bytes of f's site as compiled. */
+static void site_nop(const struct rt_func *f, uint8_t b[5])
+{
+	if (f->site_kind == 1) {
+		memcpy(b, "\x0f\x1f\x44\x00", 4);
+		b[4] = f->site_b4; /* clang's variant differs in byte 4 */
+	} else {
+		memset(b, 0x90, 5);
+	}
+}
+
+/* The 5 bytes of f's site calling stub. 0, or -1 when the stub is out of reach. */
+static int site_call(const struct rt_func *f, uint64_t stub, uint8_t b[5])
+{
+	int64_t rel = (int64_t)stub - (int64_t)(f->site + 5);
+	int32_t r32 = (int32_t)rel;
+
+	if (!stub || rel != r32)
+		return -1;
+	b[0] = 0xe8;
+	memcpy(b + 1, &r32, 4);
+	return 0;
+}
+
 /*
  * Turn f's site into "call stub" (on) or back into its nop (off).  Returns
- * 0, or -1 (no stub reachable, mprotect refused, or the site's bytes are not
- * what we expect: then it is left alone).  Caller holds rt.lock.
+ * 0, or -1 (no stub reachable, mprotect refused, the module is gone, or the
+ * site holds neither the nop nor our call: then it is left alone for good
+ * -- whatever is there now is not ours to overwrite).  Caller holds
+ * rt.lock and is inside the module memory guard (rt_modmem_enter).
  */
 int rt_patch_site(struct rt_func *f, int on)
 {
 	struct rt_module *m = &rt.mods[f->mod];
-	uint8_t want[5], cur[5];
-	uint64_t p = f->site, stub;
+	int idx = (int)(m - rt.mods);
+	uint8_t want[5], from[5], cur[5];
+	uint64_t p = f->site;
 
-	if (!f->site_kind)
+	if (!f->site_kind || m->gone || p < m->start || p + 5 > m->end)
 		return -1;
 	if (on) {
-		int64_t rel;
-
-		stub = get_stub(m);
-		if (!stub)
+		if (site_call(f, get_stub(m), want))
 			return -1;
-		rel = (int64_t)stub - (int64_t)(p + 5);
-		if (rel != (int32_t)rel)
-			return -1;
-		want[0] = 0xe8;
-		int32_t r32 = (int32_t)rel;
-
-		memcpy(want + 1, &r32, 4);
-	} else if (f->site_kind == 1) {
-		memcpy(want, "\x0f\x1f\x44\x00", 4);
-		want[4] = f->site_b4; /* clang's variant differs in byte 4 */
+		site_nop(f, from);
 	} else {
-		memset(want, 0x90, 5);
+		site_nop(f, want);
+		if (site_call(f, stubs[idx], from))
+			memcpy(from, want, 5); /* no stub: the site cannot be ours */
 	}
 	memcpy(cur, (void *)p, 5);
 	if (!memcmp(cur, want, 5)) {
 		f->patched = (uint8_t)on;
 		return 0;
+	}
+	if (memcmp(cur, from, 5)) {
+		f->site_kind = 0; /* not the code we classified: never again */
+		f->patched = 0;
+		return -1;
 	}
 	if (make_writable(p, 1))
 		return -1;

@@ -89,9 +89,14 @@ struct rt_module {
 	int is_self;          /* libftrail.so itself: never traced */
 	void *map;            /* the file, mapped read-only */
 	size_t map_len;
+	size_t funcs_len;     /* bytes mapped at funcs */
 	struct rt_func *funcs; /* sorted by addr */
 	uint32_t nr_funcs;
 	uint32_t nr_sites;
+	uint64_t dl_key;      /* hash of the loader's name for it: identity with start, bias */
+	int gone;             /* dlclose()d: never matched, filtered or patched again */
+	int sites_pending;    /* symbols read, patch sites not yet (module memory was busy) */
+	int seen;             /* scan generation it was last found in */
 };
 
 #define RT_MAX_MODS 512
@@ -117,25 +122,44 @@ struct rt_frame {
 };
 
 #define RT_MAX_FRAMES 16384
+/* a thread's shadow stack: RT_MAX_FRAMES frames after a sentinel (init.c) */
+#define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
+/*
+ * A thread's runtime state (TLS, initial-exec).  The fast paths of
+ * arch/x86_64/tramp.S read and write fields of it, of rb, of rt_state and
+ * of the structures below at fixed offsets: arch/x86_64/offsets.h lists
+ * them and hooks.c checks every one at compile time.  The fields they use
+ * come first here, so that changes elsewhere leave them in place.
+ */
 struct rt_thread {
-	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
 	int state;               /* 0 fresh, 1 ready, 2 filtered out (pid filter), 3 dead */
 	int busy;                /* recursion guard (hooks calling hooks) */
-	uint32_t tid;
-	uint32_t gen;            /* control generation the pid filter was evaluated at */
+	uint32_t hot;            /* ctl gen + 1 when the hooks' fast path may run for this
+				  * thread (hooks.c: rt_hot_update), 0 otherwise */
 	uint32_t depth;          /* shadow frames in use */
-	uint32_t roots;          /* open set_graph_function frames */
 	uint32_t notrace;        /* open set_graph_notrace frames */
 	uint32_t rec_depth;      /* open recorded frames (max_graph_depth) */
+	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use; frames[-1] is a
+				  * sentinel (slot UINT64_MAX, flags 0: init.c) */
+	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
+	uint32_t tid;
+	uint32_t gen;            /* control generation the pid filter was evaluated at */
+	uint32_t roots;          /* open set_graph_function frames */
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
-	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use */
 };
 
 /* Process-wide runtime state. */
 struct rt_state {
 	struct ft_session_hdr *sess; /* NULL: not recording, every hook returns */
 	struct ft_session_ctl *ctl;
+	/* address -> function hash (see hooks.c); with ctl and epoch, read by tramp.S */
+	uint64_t *hkeys;
+	struct rt_func **hvals;
+	uint32_t hmask;
+	uint32_t hused;
+	uint32_t epoch;          /* bumps on every filter change */
+	uint32_t pad_hot;
 	struct ft_session_func *ftab;
 	struct ft_rb_area *area;
 	struct ft_stackmap smap;
@@ -153,17 +177,10 @@ struct rt_state {
 	uint32_t stack_depth;
 	int have_graph_roots;
 	int fast;                /* function_graph with nothing but filters: hooks.c's fast path */
-	uint32_t epoch;          /* bumps on every filter change */
 
 	struct rt_module mods[RT_MAX_MODS];
 	int nr_mods;
 	pthread_mutex_t lock;    /* control path: modules, filters, patching */
-
-	/* address -> function hash (see hooks.c) */
-	uint64_t *hkeys;
-	struct rt_func **hvals;
-	uint32_t hmask;
-	uint32_t hused;
 };
 
 extern struct rt_state rt RT_HIDDEN;
@@ -177,6 +194,13 @@ RT_HIDDEN void rt_sync_ctl(void);
 
 /* module.c */
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
+RT_HIDDEN void rt_modules_load_new(void);
+RT_HIDDEN int rt_modmem_enter(void);
+RT_HIDDEN void rt_modmem_exit(void);
+RT_HIDDEN void rt_modules_after_dlopen(void);
+RT_HIDDEN void rt_modules_dlclose_begin(void);
+RT_HIDDEN void rt_modules_dlclose_end(void);
+RT_HIDDEN void rt_modules_atfork_child(void);
 RT_HIDDEN int rt_module_load(struct rt_module *m);
 RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
 RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
@@ -192,6 +216,7 @@ RT_HIDDEN void rt_filters_apply_all(int warn_now);
 /* patch.c */
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
 RT_HIDDEN void rt_patch_init(void);
+RT_HIDDEN void rt_patch_forget(int mod_idx);
 
 /* hooks.c */
 RT_HIDDEN void rt_hash_init(uint32_t nr);

@@ -4,6 +4,8 @@
 #
 #   tests/run.sh              everything
 #   tests/run.sh e2e [PAT]    only end-to-end cases (matching PAT)
+#   tests/run.sh e2e-asan [PAT]  the cases marked "# asan: yes" with the
+#                             ASan+UBSan tool (leaks and sanitizer reports fail)
 #   tests/run.sh unit|stress|asan|tsan|fuzz
 #
 # End-to-end cases are tests/e2e/tNNNN-name.sh (ftracetest's habit): header
@@ -58,19 +60,37 @@ stress() { # builddir
 	done
 }
 
-e2e() { # builddir
-	local b=$1 t name log dir rc
+e2e() { # builddir [asan]
+	local b=$1 mode=${2:-} t name log dir rc lib san
 	for t in tests/e2e/t*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
 		[ -n "$PAT" ] && [[ $name != *$PAT* ]] && continue
+		# the ASan pass: only cases that say "# asan: yes" (they use the tool
+		# as a reader; programs they trace get the plain runtime, since an
+		# ASan runtime cannot be preloaded into an uninstrumented program)
+		[ "$mode" = asan ] && ! grep -q '^# asan: yes' "$t" && continue
 		log="$LOG/e2e-$(basename "$b")-$name.log"
 		dir=$(mktemp -d /tmp/ftrail-e2e.XXXXXX)
-		(cd "$dir" && TOP="$TOP" BUILD="$TOP/$b" FTRAIL="$TOP/$b/ftrail" \
-			FTRAIL_LIB="$TOP/$b/libftrail.so" timeout 600 bash "$TOP/$t") >"$log" 2>&1
+		lib="$TOP/$b/libftrail.so"
+		san=
+		if [ "$mode" = asan ]; then
+			lib="$TOP/build/libftrail.so"
+			san=$(mktemp -d /tmp/ftrail-asan.XXXXXX)
+		fi
+		(cd "$dir" && env TOP="$TOP" BUILD="$TOP/$b" FTRAIL="$TOP/$b/ftrail" FTRAIL_LIB="$lib" \
+			${san:+ASAN_OPTIONS=log_path=$san/asan:detect_leaks=1} \
+			${san:+UBSAN_OPTIONS=log_path=$san/ubsan:print_stacktrace=1} \
+			${san:+LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp} \
+			timeout 600 bash "$TOP/$t") >"$log" 2>&1
 		rc=$?
+		# a sanitizer report (error or leak) fails the case whatever it printed
+		if [ -n "$san" ] && [ -n "$(ls -A "$san")" ]; then
+			{ echo "sanitizer reports:"; cat "$san"/*; } >>"$log"
+			rc=1
+		fi
 		result "e2e $(basename "$b")/$name" $rc "$log"
-		rm -rf "$dir"
+		rm -rf "$dir" ${san:+"$san"}
 	done
 }
 
@@ -85,17 +105,18 @@ fuzz() {
 case $WHAT in
 all)
 	build "" && { unit build; stress build; e2e build; }
-	build asan && { unit build-asan; stress build-asan; }
+	build asan && { unit build-asan; stress build-asan; e2e build-asan asan; }
 	build tsan && stress build-tsan
 	fuzz
 	;;
 unit) build "" && unit build ;;
 stress) build "" && stress build ;;
 e2e) build "" && e2e build ;;
-asan) build asan && { unit build-asan; stress build-asan; } ;;
+asan) build "" && build asan && { unit build-asan; stress build-asan; e2e build-asan asan; } ;;
+e2e-asan) build "" && build asan && e2e build-asan asan ;;
 tsan) build tsan && stress build-tsan ;;
 fuzz) fuzz ;;
-*) echo "usage: tests/run.sh [all|unit|stress|e2e [PAT]|asan|tsan|fuzz]" >&2; exit 2 ;;
+*) echo "usage: tests/run.sh [all|unit|stress|e2e [PAT]|e2e-asan [PAT]|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"

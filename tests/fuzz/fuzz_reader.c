@@ -1,11 +1,36 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * libFuzzer target for the trace-file reader: the input is a trace file.
- * It goes through everything a reader does with a file: the index
- * (ft_reader_open), loading and inflating every section, the tables
- * (META, MODULES, FUNCS, SYMTAB, KALLSYMS, STACKMAP, TASKS), decoding every
- * UDATA buffer in time order, and formatting each event as `ftrail show`
- * does, in both the function and function_graph layouts.
+ * libFuzzer target for every reader of trace files: the input is a trace
+ * file (or, for the stack map reader, a raw FSMB blob).  One input goes, in
+ * process, through everything the readers and analyses do with a file:
+ *
+ *   core/tracefile.c   the index (ft_reader_open), loading and inflating
+ *                      every section, META lookups
+ *   section parsers    FSMB (ft_fsmb_parse, on every STACKMAP section and on
+ *                      the raw input, as `ftrail stackmap dump` reads one),
+ *                      SYMTAB (ft_symtab_decode), KALLSYMS (ft_kallsyms_parse),
+ *                      UFORMATS (ft_uev_table_parse)
+ *   analysis/trace.c   tables, every UDATA buffer decoded in time order with
+ *                      the kernel events merged in (as `show` does), symbol
+ *                      resolution of functions, parents and stack addresses,
+ *                      stacks by id; the SNAPSHOT sections the same way
+ *   analysis/ftrace_fmt.c + core/uevent.c   every event formatted as `show`
+ *                      does, in the function and function_graph layouts and
+ *                      with every display option, user events rendered from
+ *                      UFORMATS
+ *   analysis/kevents.c KFORMATS / KDATA / KALLSYMS / kernel STACKMAP through
+ *                      libtraceevent: every event printed, every field read
+ *                      as a number and as text (what `latency` does with
+ *                      --key/--label), stack symbols (what `stacks` does)
+ *   analysis/export_trace.c + export_chrome.c + export_speedscope.c
+ *                      `export` in both formats
+ *   analysis/folded.c + flamegraph.c   `flame` (function_graph self time and
+ *                      stacks folded, then drawn as an SVG)
+ *   analysis/offcpu.c  `offcpu`: report, samples, folded stacks
+ *
+ * Everything is written to /dev/null.  The command-line parts of `report`,
+ * `stacks` and `latency` (small aggregations in cmd/) are fuzzed out of
+ * process by tests/e2e/t0720-readers-mutated.sh.
  *
  * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -16,46 +41,391 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <event-parse.h>
+
+#include "export_chrome.h"
+#include "export_speedscope.h"
+#include "export_trace.h"
+#include "flamegraph.h"
+#include "folded.h"
 #include "ftrace_fmt.h"
+#include "kevents.h"
+#include "offcpu.h"
 #include "options.h"
+#include "stackmap.h"
+#include "symbols.h"
 #include "trace.h"
 #include "tracefile.h"
+#include "uevent.h"
+
+/* Enough events per pass to reach every decoder, few enough to stay fast. */
+#define MAX_EVENTS 20000
 
 static FILE *sink;
 
+static int count_stack(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	uint64_t *sum = arg;
+
+	for (uint32_t i = 0; i < nr; i++)
+		*sum += ips[i] ^ id ^ ref;
+	return 0;
+}
+
+/* The index, every section, and the parsers of the self-contained tables. */
 static void walk_sections(const char *path)
 {
 	char err[512];
 	struct ft_reader *r = ft_reader_open(path, err, sizeof(err));
+	uint64_t sum = 0;
 
 	if (!r)
 		return;
 	for (size_t i = 0; i < ft_reader_nr_sections(r); i++) {
+		const struct ft_section *s = ft_reader_section(r, i);
+		struct ft_uev_table ut = { 0 };
+		struct ft_symtab *st;
 		size_t len;
-		void *p = ft_reader_load(r, ft_reader_section(r, i), &len, err, sizeof(err));
+		void *p = ft_reader_load(r, s, &len, err, sizeof(err));
 
+		if (!p)
+			continue;
+		switch (s->type) {
+		case FT_SEC_STACKMAP:
+			(void)ft_fsmb_parse(p, len, count_stack, &sum, err, sizeof(err));
+			break;
+		case FT_SEC_SYMTAB:
+			st = ft_symtab_decode(p, len, err, sizeof(err));
+			if (st) {
+				(void)ft_symtab_lookup(st, sum);
+				ft_symtab_free(st);
+			}
+			break;
+		case FT_SEC_KALLSYMS:
+			st = ft_kallsyms_parse(p, len, err, sizeof(err));
+			if (st) {
+				(void)ft_symtab_lookup(st, 0xffffffff81000000ull);
+				ft_symtab_free(st);
+			}
+			break;
+		case FT_SEC_UFORMATS:
+			if (!ft_uev_table_parse(&ut, p, len, err, sizeof(err)))
+				ft_uev_table_free(&ut);
+			break;
+		}
 		free(p);
 	}
 	(void)ft_reader_meta(r, "tracer");
 	ft_reader_close(r);
 }
 
-static void walk_events(const char *path, uint64_t options)
+/* The kernel events as `show` merges them into the user stream. */
+struct ksrc {
+	struct ft_kevents *k;
+	struct ft_kevent cur;
+	uint64_t options;
+};
+
+static int ksrc_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
 {
-	char err[512];
-	struct ft_trace *t = ft_trace_open(path, err, sizeof(err));
-	struct ft_event ev;
+	struct ksrc *ks = arg;
+	int ret = ft_kevents_next(ks->k, &ks->cur);
+
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
+		return -1;
+	}
+	if (ret == 0)
+		return 0;
+	ev->ts = ks->cur.ts;
+	ev->cpu = ks->cur.cpu;
+	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
+	ev->comm = ks->cur.comm;
+	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
+	ev->priv = &ks->cur;
+	return 1;
+}
+
+static void ksrc_print(void *arg, const struct ft_event *ev, FILE *f)
+{
+	struct ksrc *ks = arg;
+
+	ft_kevents_print(ks->k, ev->priv, ks->options, f);
+}
+
+/* Names of everything an event refers to, as report/stacks/flame ask. */
+static void resolve_event(struct ft_trace *t, const struct ft_uev_table *ut,
+			  const struct ft_event *ev)
+{
+	char buf[512];
+	const uint64_t *ips;
+	uint32_t nr;
+
+	switch (ev->type) {
+	case FT_EV_ENTRY:
+	case FT_EV_EXIT:
+		ft_trace_func_name(t, ev->fid, 1, buf, sizeof(buf));
+		(void)ft_trace_func_addr(t, ev->fid);
+		break;
+	case FT_EV_FUNC:
+		ft_trace_func_name(t, ev->fid, 0, buf, sizeof(buf));
+		if (ev->parent_fid != FT_FID_UNKNOWN)
+			ft_trace_func_name(t, ev->parent_fid, 1, buf, sizeof(buf));
+		else
+			ft_trace_addr_name_pid(t, ev->pid, ev->parent_addr, 1, buf, sizeof(buf));
+		break;
+	case FT_EV_STACK:
+		for (uint32_t i = 0; i < ev->nr_ips; i++) {
+			ft_trace_addr_name(t, ev->ips[i], 1, buf, sizeof(buf));
+			ft_trace_addr_name_pid(t, ev->pid, ev->ips[i], 0, buf, sizeof(buf));
+		}
+		if (ev->stack_id >= 0 && ev->stack_id <= UINT32_MAX)
+			(void)ft_trace_stack(t, 0, (uint32_t)ev->stack_id, &ips, &nr);
+		break;
+	case FT_EV_EVENT:
+		ft_uev_render(ut, ev->event_id, ev->data, ev->len, buf, sizeof(buf));
+		break;
+	default:
+		break;
+	}
+	(void)ft_trace_comm(t, ev->tid);
+}
+
+/* `show` (and report/stacks' reading of user records). */
+static void walk_events(const char *path, uint64_t options, int snapshot)
+{
+	char err[512], buf[64];
+	struct ft_trace *t = snapshot ? ft_trace_open_snapshot(path, 0, err, sizeof(err))
+				      : ft_trace_open(path, err, sizeof(err));
+	struct ft_trace_source src;
+	struct ksrc ks = { 0 };
+	struct ft_uev_table ut = { 0 };
+	struct ft_event ev, next;
 	struct ft_fmt *f;
-	int n = 0;
+	int n = 0, ret;
 
 	if (!t)
 		return;
+	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
+		(void)ft_trace_warning(t, i);
+	(void)ft_trace_tracer(t);
+	(void)ft_trace_snapshot_info(t, "state", buf, sizeof(buf));
+	if (ft_uev_table_load(&ut, ft_trace_reader(t), err, sizeof(err)))
+		ft_uev_table_free(&ut);
+	if (!snapshot) {
+		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
+		ks.options = options;
+		if (ks.k) {
+			src = (struct ft_trace_source){ "kernel", ksrc_next, ksrc_print, &ks };
+			if (ft_trace_add_source(t, &src) < 0) {
+				ft_kevents_close(ks.k);
+				ks.k = NULL;
+			}
+		}
+	}
 	f = ft_fmt_new(t, options, sink);
-	ft_fmt_header(f, 1, 2);
-	while (ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n++ < 100000)
-		ft_fmt_event(f, &ev);
+	if (f) {
+		ft_fmt_set_irq_info(f, ks.k != NULL);
+		ft_fmt_header(f, 1, 2);
+	}
+	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n++ < MAX_EVENTS) {
+		if (f)
+			ft_fmt_event(f, &ev);
+		if (n < 2000) {
+			resolve_event(t, &ut, &ev);
+			if (ev.buffer != UINT64_MAX)
+				(void)ft_trace_peek_buffer(t, &ev, &next);
+		}
+	}
+	(void)ft_trace_nr_decoded(t);
+	(void)ft_trace_nr_lost(t);
 	ft_fmt_free(f);
+	/* a second pass after a rewind, as show does for its header counts */
+	if (ret == 0 && !ft_trace_rewind(t, err, sizeof(err)))
+		for (n = 0; ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n < MAX_EVENTS; n++)
+			;
+	ft_uev_table_free(&ut);
 	ft_trace_close(t);
+	ft_kevents_close(ks.k);
+}
+
+static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg)
+{
+	struct ft_kevents *k = arg;
+	char buf[256];
+
+	for (uint32_t i = 0; i < nr && i < 64; i++)
+		ft_kevents_sym(k, ips[i], 1, buf, sizeof(buf));
+	return id > 100000;
+}
+
+/* Every field of a kernel event, as a number and as text. */
+static void kevent_fields(struct ft_kevents *k, const struct ft_kevent *ev)
+{
+	static const char *const pseudo[] = { "cpu", "pid", "common_pid", "prev_pid", "nosuch" };
+	struct tep_format_field **lists[2];
+	unsigned long long v;
+	char buf[256];
+
+	for (size_t i = 0; i < sizeof(pseudo) / sizeof(pseudo[0]); i++) {
+		(void)ft_kevents_field_num(k, ev, pseudo[i], &v);
+		(void)ft_kevents_field_str(k, ev, pseudo[i], buf, sizeof(buf));
+	}
+	if (!ev->event)
+		return;
+	lists[0] = tep_event_common_fields(ev->event);
+	lists[1] = tep_event_fields(ev->event);
+	for (int l = 0; l < 2; l++) {
+		for (int i = 0; lists[l] && lists[l][i]; i++) {
+			(void)ft_kevents_field_num(k, ev, lists[l][i]->name, &v);
+			(void)ft_kevents_field_str(k, ev, lists[l][i]->name, buf, sizeof(buf));
+			/* a short buffer: truncation paths */
+			(void)ft_kevents_field_str(k, ev, lists[l][i]->name, buf, 3);
+		}
+		free(lists[l]);
+	}
+}
+
+/* The kernel side alone: `show` of a kernel trace, `latency`, `stacks`. */
+static void walk_kevents(const char *path)
+{
+	static const uint64_t optsets[] = {
+		0, FT_OPT(EXPAND_STACKS) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR),
+		FT_OPT(RAW) | FT_OPT(HEX) | FT_OPT(LATENCY_FORMAT),
+	};
+	char err[512], buf[256];
+	struct ft_reader *r = ft_reader_open(path, err, sizeof(err));
+	struct ft_kevents *k;
+	struct ft_kevent ev;
+	uint64_t ts, off;
+	int n = 0;
+
+	if (!r)
+		return;
+	k = ft_kevents_open(r, err, sizeof(err));
+	if (!k) {
+		ft_reader_close(r);
+		return;
+	}
+	(void)ft_kevents_nr_cpus(k);
+	(void)ft_kevents_tep(k);
+	(void)ft_kevents_find_event(k, "sched:sched_switch");
+	(void)ft_kevents_find_event(k, "bogus");
+	(void)ft_kevents_for_each_stack(k, stack_cb, k);
+	for (size_t pass = 0; pass < sizeof(optsets) / sizeof(optsets[0]); pass++) {
+		ft_kevents_rewind(k);
+		for (n = 0; n < MAX_EVENTS && ft_kevents_peek_ts(k, &ts) == 1; n++) {
+			if (ft_kevents_next(k, &ev) != 1)
+				break;
+			ft_kevents_print(k, &ev, optsets[pass], sink);
+			if (pass || ev.kind != FT_KEV_EVENT || n > 2000)
+				continue;
+			kevent_fields(k, &ev);
+			for (uint32_t i = 0; i < ev.kstack_nr; i++)
+				(void)ft_kevents_sym_name(k, ev.kstack[i], &off);
+			for (uint32_t i = 0; i < ev.ustack_nr; i++)
+				(void)ft_kevents_sym_fn(ev.ustack[i], buf, sizeof(buf), k);
+		}
+	}
+	(void)ft_kevents_error(k);
+	ft_kevents_close(k);
+	ft_reader_close(r);
+}
+
+/* `export` (both formats) and `flame`'s function_graph folding, one pass. */
+struct xsink {
+	struct ft_chrome *c;
+	struct ft_speedscope *s;
+	struct ft_graphfold *g;
+	uint64_t last;
+};
+
+static int xevent(const struct ft_xevent *ev, void *arg)
+{
+	struct xsink *x = arg;
+
+	if (x->c && ft_chrome_event(x->c, ev))
+		return 1;
+	if (x->s && ft_speedscope_event(x->s, ev))
+		return 1;
+	x->last = ev->ts;
+	if (x->g && ev->type == FT_XEV_ENTRY)
+		return ft_graphfold_entry(x->g, ev->tid, NULL, ev->name, ev->ts) != 0;
+	if (x->g && ev->type == FT_XEV_EXIT)
+		return ft_graphfold_exit(x->g, ev->tid, ev->ts) != 0;
+	return 0;
+}
+
+static void draw(struct ft_folded *fo)
+{
+	struct ft_flame_opts o = { .title = "fuzz", .unit = "ns", .html = 1 };
+	char err[256];
+
+	if (ft_folded_count(fo)) {
+		ft_flame_write(fo, sink, &o, NULL, err, sizeof(err));
+		ft_folded_write(fo, sink);
+	}
+}
+
+static void walk_export(const char *path, int complete)
+{
+	struct ft_chrome_opts co = { .complete = complete, .source = path };
+	struct ft_xtrace_stats st;
+	struct xsink x = { 0 };
+	struct ft_folded *fo;
+	char err[512];
+	struct ft_xtrace *xt = ft_xtrace_open(path, 1, err, sizeof(err));
+
+	if (!xt)
+		return;
+	for (size_t i = 0; i < ft_xtrace_nr_warnings(xt); i++)
+		(void)ft_xtrace_warning(xt, i);
+	fo = ft_folded_new(1u << 20);
+	x.c = ft_chrome_open(sink, &co);
+	x.s = complete ? ft_speedscope_open(sink, path, NULL) : NULL;
+	x.g = fo ? ft_graphfold_new(fo) : NULL;
+	(void)ft_xtrace_run(xt, xevent, &x, NULL, err, sizeof(err));
+	ft_xtrace_get_stats(xt, &st);
+	if (x.c)
+		ft_chrome_close(x.c, NULL);
+	if (x.s)
+		ft_speedscope_close(x.s, NULL);
+	if (x.g) {
+		ft_graphfold_finish(x.g, x.last);
+		ft_graphfold_free(x.g);
+	}
+	if (fo)
+		draw(fo);
+	ft_folded_free(fo);
+	ft_xtrace_close(xt);
+}
+
+/* `offcpu` (report, samples, folded) and `flame --offcpu`. */
+static void walk_offcpu(const char *path, uint64_t thresh)
+{
+	struct ft_offcpu_file_stats st;
+	struct ft_offcpu_file *f;
+	struct ft_folded *fo;
+	char err[512];
+
+	f = ft_offcpu_file_open(path, thresh, 0, err, sizeof(err));
+	if (!f)
+		return;
+	ft_offcpu_file_get_stats(f, &st);
+	ft_offcpu_write_report(ft_offcpu_file_engine(f), sink, 0, ft_offcpu_file_sym, f);
+	ft_offcpu_write_samples(ft_offcpu_file_engine(f), sink, ft_offcpu_file_sym, f);
+	fo = ft_folded_new(1u << 20);
+	if (fo) {
+		ft_offcpu_fold(ft_offcpu_file_engine(f), fo, ft_offcpu_file_sym, f, 1000);
+		draw(fo);
+		ft_folded_free(fo);
+	}
+	ft_offcpu_file_close(f);
+	fo = ft_folded_new(1u << 20);
+	if (fo) {
+		(void)ft_offcpu_fold_file(path, thresh, 0, fo, 1, err, sizeof(err));
+		ft_folded_free(fo);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -63,7 +433,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
 	static int fd = -1;
-	uint64_t all = ft_options_default();
+	uint64_t all = ft_options_default(), sum = 0;
+	char err[256];
 
 	if (fd < 0) {
 		fd = memfd_create("ftrail-fuzz", 0);
@@ -74,8 +445,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
+	/* `ftrail stackmap dump FILE`: the input as a bare FSMB blob */
+	(void)ft_fsmb_parse(data, size, count_stack, &sum, err, sizeof(err));
+	if (size < 8 || memcmp(data, FT_FILE_MAGIC, 8))
+		return 0;
 	walk_sections(path);
-	walk_events(path, all);
+	walk_events(path, all, 0);
+	walk_kevents(path);
+	walk_export(path, 0);
+	walk_export(path, 1);
+	walk_offcpu(path, 1000000);
+	walk_offcpu(path, 1);
+	walk_events(path, all, 1);
 	/* every display option once more: other code paths of the formatter */
 	ft_options_apply(&all, "latency-format");
 	ft_options_apply(&all, "sym-offset");
@@ -83,7 +464,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ft_options_apply(&all, "funcgraph-proc");
 	ft_options_apply(&all, "funcgraph-abstime");
 	ft_options_apply(&all, "funcgraph-tail");
+	ft_options_apply(&all, "funcgraph-cpu");
 	ft_options_apply(&all, "expand-stacks");
-	walk_events(path, all);
+	walk_events(path, all, 0);
+	ft_options_apply(&all, "raw");
+	ft_options_apply(&all, "hex");
+	ft_options_apply(&all, "nofuncgraph-duration");
+	walk_events(path, all, 0);
 	return 0;
 }

@@ -421,6 +421,40 @@ static void test_lost_switch_in_wakeup(void **state)
 	ft_offcpu_free(oc);
 }
 
+/*
+ * A lost switch-in without a wakeup: the thread's own next event (a user
+ * record, a kernel event it emitted) ends the interval, once.
+ */
+static void test_lost_switch_in_running(void **state)
+{
+	struct ft_offcpu *oc = ft_offcpu_new(50 * MS);
+	struct ft_offcpu_stats st;
+
+	ft_offcpu_begin(oc, 0);
+	out(oc, 10 * MS, 23, S_STATE, KSTACK_A, 3, USTACK_A, 3);
+	assert_int_equal(ft_offcpu_running(oc, 5 * MS, 23), 0);	 /* before: ignored */
+	assert_int_equal(ft_offcpu_running(oc, 70 * MS, 23), 0); /* it ran: 60 ms */
+	assert_int_equal(ft_offcpu_running(oc, 71 * MS, 23), 0); /* on CPU: nothing */
+	out(oc, 75 * MS, 23, S_STATE, KSTACK_A, 3, USTACK_A, 3);
+	/* a wakeup seen before the evidence wins: the interval ends there */
+	ft_offcpu_wakeup(oc, 78 * MS, 23);
+	ft_offcpu_running(oc, 79 * MS, 23);
+	ft_offcpu_switch_in(oc, 80 * MS, 0, 23); /* a switch-in while on: unpaired */
+	ft_offcpu_running(oc, 81 * MS, 99);	 /* unknown thread: nothing */
+	ft_offcpu_end(oc, 100 * MS);
+	ft_offcpu_get_stats(oc, &st);
+	assert_int_equal(st.intervals, 2);
+	assert_int_equal(st.estimated, 2);
+	assert_int_equal(st.estimated_ns, 60 * MS + 3 * MS);
+	assert_int_equal(st.direct, 1);
+	assert_int_equal(ft_offcpu_sample(oc, 0)->period, 60 * MS);
+	assert_int_equal(ft_offcpu_sample(oc, 0)->estimated, 1);
+	assert_int_equal(st.aggregated_ns, 3 * MS);
+	assert_int_equal(st.unpaired, 1);
+	assert_int_equal(rows_total(oc, NULL), 63 * MS);
+	ft_offcpu_free(oc);
+}
+
 static int only_tgid_100(uint32_t tid, uint32_t tgid, void *arg)
 {
 	(void)arg;
@@ -630,6 +664,7 @@ int main(void)
 	    cmocka_unit_test(test_aggregation_keys),
 	    cmocka_unit_test(test_not_counted),
 	    cmocka_unit_test(test_lost_switch_in_wakeup),
+	    cmocka_unit_test(test_lost_switch_in_running),
 	    cmocka_unit_test(test_filter_and_wakeup),
 	    cmocka_unit_test(test_folded),
 	    cmocka_unit_test(test_text_outputs),

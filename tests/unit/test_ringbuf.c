@@ -481,6 +481,214 @@ static void test_count_lost(void **state)
 	freearea(f);
 }
 
+
+/* Ticks of FT_EXT_MARKER records "%u" in a page copy: first and last, count. */
+struct ticks {
+	uint32_t first, last, n;
+};
+
+static int tick_cb(const uint32_t *rec, uint32_t nw, uint64_t ts, void *arg)
+{
+	struct ticks *tk = arg;
+	uint32_t v;
+
+	(void)ts;
+	if (ft_rec_kind(rec[0]) != FT_REC_EXT || ft_ext_type(rec[0]) != FT_EXT_MARKER || nw < 2)
+		return 0;
+	memcpy(&v, &rec[1], 4);
+	if (!tk->n++)
+		tk->first = v;
+	tk->last = v;
+	return 0;
+}
+
+static void put(struct fixture *f, uint32_t v, uint64_t now)
+{
+	assert_int_equal(ft_rb_ext(&f->t, FT_EXT_MARKER, &v, 4, now, 1, 1), 0);
+}
+
+/* Copy (snap_range + peek_set) every page of ring (0, set, 0) into tk. */
+static void snap_ticks(struct fixture *f, uint32_t set, struct ticks *tk)
+{
+	struct ft_rb_pageinfo info;
+	uint64_t first, last;
+
+	memset(tk, 0, sizeof(*tk));
+	ft_rb_snap_range(f->a, 0, set, 0, &first, &last);
+	for (uint64_t p = first; first <= last && p <= last; p++) {
+		assert_int_equal(ft_rb_peek_set(f->a, 0, set, 0, p, f->page, &info), 1);
+		assert_int_equal(ft_rb_page_walk((void *)f->page, info.len, tick_cb, tk), 0);
+	}
+}
+
+/*
+ * The swap: writers move to the spare set at their next write; the old set
+ * holds what the buffer held (consumed pages too); the table's refusals.
+ */
+static void test_snapshot_swap(void **state)
+{
+	struct fixture *f = mkarea(1024, 8, 2, 0);
+	struct ft_rb_pageinfo info;
+	struct ticks tk, all = {0};
+	uint32_t v = 0;
+
+	(void)state;
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	/* not allocated: a miss, counted */
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_FREE);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 1), -ENOENT);
+	assert_int_equal(f->a->snap_missed, 1);
+	for (; v < 300; v++)
+		put(f, v, 100 + v);
+	/* the recorder consumed some pages: they stay in the snapshot */
+	assert_int_equal(ft_rb_consume(f->a, 0, 0, 0, f->page, &info), 1);
+	assert_int_equal(ft_rb_page_walk((void *)f->page, info.len, tick_cb, &all), 0);
+	assert_int_equal(ft_rb_snapshot_alloc(f->a), 0);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_READY);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 5000), 0);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_SAVING);
+	assert_int_equal(f->a->snap_gen, 1);
+	/* a second swap before the save: refused, counted */
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 5001), -EBUSY);
+	assert_int_equal(f->a->snap_skipped, 1);
+	/* idle writer, not inside a write: every old ring is frozen at once */
+	for (uint32_t l = 0; l < FT_RB_LEVELS; l++)
+		assert_true(ft_rb_ring_frozen(f->a, 0, 0, l));
+	assert_false(ft_rb_ring_frozen(f->a, 0, 1, 0)); /* the live set never is */
+	/* the writer goes on: into set 1 */
+	for (; v < 320; v++)
+		put(f, v, 100 + v);
+	assert_ptr_equal(f->t.lv[0].ring, &ft_rb_slot_at(f->a, 0)->sring[0]);
+	assert_int_equal(ft_rb_slot_at(f->a, 0)->entered[1][0], 1);
+	/* the old set: the last 8 pages, ending with tick 299 */
+	snap_ticks(f, 0, &tk);
+	assert_int_equal(tk.last, 299);
+	assert_int_equal(tk.n, tk.last - tk.first + 1);
+	assert_true(tk.n > 100);
+	/* consume: the old set's pages first (oldest), then the live set's */
+	while (ft_rb_consume(f->a, 0, 0, 1, f->page, &info) == 1)
+		assert_int_equal(ft_rb_page_walk((void *)f->page, info.len, tick_cb, &all), 0);
+	assert_int_equal(all.first, 0);
+	assert_int_equal(all.last, 319);
+	assert_int_equal(all.n, 320); /* every tick once: the snapshot is a copy */
+	/* save done: reset the old set, READY again; it becomes live at the next swap */
+	for (uint32_t l = 0; l < FT_RB_LEVELS; l++)
+		ft_rb_ring_reset(f->a, 0, 0, l);
+	ft_rb_snapshot_saved(f->a);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_READY);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 6000), 0);
+	for (; v < 330; v++)
+		put(f, v, 100 + v);
+	assert_ptr_equal(f->t.lv[0].ring, &ft_rb_slot_at(f->a, 0)->ring[0]);
+	snap_ticks(f, 1, &tk);
+	assert_int_equal(tk.first, 300);
+	assert_int_equal(tk.last, 319);
+	snap_ticks(f, 0, &tk);
+	assert_int_equal(tk.first, 320);
+	assert_int_equal(tk.last, 329);
+	/* free while saving: FREE once saved, and a swap is a miss again */
+	assert_int_equal(ft_rb_snapshot_free(f->a), 0);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_SAVING);
+	ft_rb_snapshot_saved(f->a);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_FREE);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 7000), -ENOENT);
+	/* alloc again: READY */
+	assert_int_equal(ft_rb_snapshot_alloc(f->a), 0);
+	assert_int_equal(ft_rb_snapshot_state(f->a), FT_RB_SNAP_READY);
+	ft_rb_thread_detach(&f->t);
+	freearea(f);
+}
+
+/*
+ * A swap in the middle of a write, and a signal handler nested in it: the
+ * interrupted write finishes in the old set, the handler's goes to the new
+ * one; the old level-0 ring is frozen only once the write ended.
+ */
+static void test_snapshot_mid_write(void **state)
+{
+	struct fixture *f = mkarea(1024, 8, 2, 0);
+	struct ft_rb_wlevel *w0, *w1;
+	struct ft_rb_slot *s;
+	struct ticks tk;
+	uint32_t *p, d, v;
+
+	(void)state;
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	s = ft_rb_slot_at(f->a, 0);
+	put(f, 1, 10);
+	assert_int_equal(ft_rb_snapshot_alloc(f->a), 0);
+	/* thread context: begin and reserve, then the swap lands */
+	w0 = ft_rb_begin(&f->t);
+	assert_non_null(w0);
+	assert_int_equal(s->busy, 1);
+	p = ft_rb_reserve(&f->t, w0, 20, 2, 0, &d);
+	assert_non_null(p);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 15), 0);
+	assert_false(ft_rb_ring_frozen(f->a, 0, 0, 0)); /* a write is in progress there */
+	assert_true(ft_rb_ring_frozen(f->a, 0, 0, 1));  /* nothing deeper is */
+	/* a handler interrupts: level 1, moves to the new set */
+	w1 = ft_rb_begin(&f->t);
+	assert_ptr_equal(w1, &f->t.lv[1]);
+	assert_int_equal(s->busy, 2);
+	assert_ptr_equal(w1->ring, &s->sring[1]);
+	v = 3;
+	{
+		uint32_t *q = ft_rb_reserve(&f->t, w1, 25, 2, 0, &d);
+
+		assert_non_null(q);
+		q[0] = ft_rec_ext(FT_EXT_MARKER, 1, 0);
+		q[1] = v;
+		ft_rb_commit(w1, 2, 1);
+	}
+	ft_rb_end(&f->t);
+	assert_int_equal(s->busy, 1);
+	assert_false(ft_rb_ring_frozen(f->a, 0, 0, 0));
+	/* the interrupted write completes in the old set */
+	v = 2;
+	p[0] = ft_rec_ext(FT_EXT_MARKER, 1, 0);
+	p[1] = v;
+	ft_rb_commit(w0, 2, 1);
+	ft_rb_end(&f->t);
+	assert_int_equal(s->busy, 0);
+	assert_true(ft_rb_ring_frozen(f->a, 0, 0, 0));
+	snap_ticks(f, 0, &tk);
+	assert_int_equal(tk.n, 2);
+	assert_int_equal(tk.first, 1);
+	assert_int_equal(tk.last, 2);
+	/* the next thread-context write goes to the new set too */
+	put(f, 4, 30);
+	assert_ptr_equal(f->t.lv[0].ring, &s->sring[0]);
+	assert_int_equal(s->entered[1][0], 1);
+	ft_rb_thread_detach(&f->t);
+	freearea(f);
+}
+
+/* Area totals count both sets; a reset ring's counts are kept (retired). */
+static void test_snapshot_totals(void **state)
+{
+	struct fixture *f = mkarea(1024, 2, 1, 0);
+	struct ft_rb_totals tot;
+	uint32_t v;
+
+	(void)state;
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	for (v = 0; v < 1000; v++)
+		ft_rb_ext(&f->t, FT_EXT_MARKER, &v, 4, v, 1, 1); /* 2 pages: most are lost */
+	ft_rb_snapshot_alloc(f->a);
+	assert_int_equal(ft_rb_snapshot_swap(f->a, 2000), 0);
+	for (; v < 1100; v++)
+		ft_rb_ext(&f->t, FT_EXT_MARKER, &v, 4, v, 1, 1);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.written + tot.lost, 1100);
+	for (uint32_t l = 0; l < FT_RB_LEVELS; l++)
+		ft_rb_ring_reset(f->a, 0, 0, l);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.written + tot.lost, 1100);
+	assert_true(tot.lost > 0);
+	ft_rb_thread_detach(&f->t);
+	freearea(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +697,8 @@ int main(void)
 	    cmocka_unit_test(test_overwrite),	 cmocka_unit_test(test_levels),
 	    cmocka_unit_test(test_slots),	 cmocka_unit_test(test_peek),
 	    cmocka_unit_test(test_ext_limits),	 cmocka_unit_test(test_count_lost),
+	    cmocka_unit_test(test_snapshot_swap), cmocka_unit_test(test_snapshot_mid_write),
+	    cmocka_unit_test(test_snapshot_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

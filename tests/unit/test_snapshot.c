@@ -18,6 +18,9 @@
 
 #include <cmocka.h>
 
+#include <sys/mman.h>
+
+#include "ringbuf.h"
 #include "snapshot.h"
 
 struct bufs {
@@ -262,6 +265,55 @@ static void test_trigger_path(void **state)
 	assert_string_equal(ft_snapshot_state_name(s.state), "allocated");
 }
 
+
+/* The table over the ring buffer's spare set, state kept in the shared area. */
+static int a_alloc(void *c) { return ft_rb_snapshot_alloc(c); }
+static int a_swap(void *c) { return ft_rb_snapshot_swap(c, 1); }
+static void a_clear(void *c) { ft_rb_snapshot_clear(c); }
+static void a_free(void *c) { ft_rb_snapshot_free(c); }
+static int a_state(void *c)
+{
+	return ft_rb_snapshot_state(c) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED : FT_SNAP_ALLOCATED;
+}
+static const struct ft_snapshot_ops area_ops = { a_alloc, a_swap, a_clear, a_free, a_state };
+
+static void test_shared_state(void **state)
+{
+	struct ft_rb_params p;
+	struct ft_snapshot one, two; /* two control processes, one traced area */
+	struct ft_rb_area *a;
+	size_t len;
+	void *mem;
+
+	(void)state;
+	ft_rb_params_default(&p, 8, 0);
+	p.nr_slots = 2;
+	len = ft_rb_area_size(&p);
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	a = ft_rb_area_init(mem, len, &p);
+	assert_non_null(a);
+	ft_snapshot_init(&one, &area_ops, a);
+	ft_snapshot_init(&two, &area_ops, a);
+	assert_int_equal(wr(&two, "2"), FT_SNAP_NOTHING);
+	assert_int_equal(wr(&one, "1"), FT_SNAP_ALLOC_SWAP);
+	assert_int_equal(a->snap_gen, 1);
+	/* the other instance sees the area's state: allocated */
+	assert_int_equal(wr(&two, "2"), FT_SNAP_CLEAR);
+	assert_int_equal(a->snap_clear_req, 1);
+	/* a swap while the recorder saves the last one: EBUSY, state unchanged */
+	assert_int_equal(wr(&two, "1"), -EBUSY);
+	ft_rb_snapshot_saved(a);
+	assert_int_equal(wr(&two, "1"), FT_SNAP_SWAP);
+	assert_int_equal(a->snap_gen, 2);
+	assert_int_equal(wr(&one, "0"), FT_SNAP_FREE);
+	ft_rb_snapshot_saved(a); /* the free takes effect once saved */
+	assert_int_equal(ft_rb_snapshot_state(a), FT_RB_SNAP_FREE);
+	assert_int_equal(wr(&two, "0"), FT_SNAP_NOTHING);
+	assert_int_equal(ft_snapshot_take(&two), -ENOENT);
+	munmap(mem, len);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +327,7 @@ int main(void)
 		cmocka_unit_test(test_bad_input_and_busy),
 		cmocka_unit_test(test_alloc_failure),
 		cmocka_unit_test(test_trigger_path),
+		cmocka_unit_test(test_shared_state),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

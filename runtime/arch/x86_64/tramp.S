@@ -17,10 +17,53 @@
  * the stack to 16 bytes before calling C.  The return trampoline preserves
  * the return registers rax, rdx, xmm0, xmm1 (x87 st0 is not touched by the
  * C code, which does no long double arithmetic).
+ *
+ * Two steps each (hooks.c): first the fast path (ft_rt_entry_fast,
+ * ft_rt_exit_fast), compiled without vector registers and calling nothing,
+ * so only the general-purpose registers are saved around it; when it says
+ * it cannot handle the call (it then changed nothing), the vector
+ * registers are saved too and the general path (ft_rt_entry, ft_rt_exit)
+ * runs.  Where hooks.c cannot be built without vector registers (not GCC),
+ * or under a sanitizer (its instrumentation calls into its runtime), the
+ * vector registers are saved before the fast path as well (FT_SAVE_ALL).
+ *
+ * In front of all that, for the hooks of hijacking binaries (fentry, patched
+ * sites, mcount) and for ft_rt_return, an assembly fast path (ENTRY_FAST,
+ * ft_rt_return) does function_graph's common case itself, with no call and
+ * only the registers it uses saved: the same checks and stores as hooks.c's
+ * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
+ * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,
+ * room, delta, word, count, size, nesting back, frame made visible).  At
+ * the first doubt it puts everything back and jumps to the C trampoline
+ * (ENTRY_HOOK), which starts over.  Offsets come from offsets.h, checked
+ * against the structures by hooks.c.  x86-64 is TSO: a plain store is a
+ * release store and a plain load an acquire load, and stores are seen by
+ * a signal handler of this thread in program order.
+ *
+ * ft_rt_return ends with an indirect jump to the real return address, not
+ * a ret: the hijacked function's ret already consumed the return-stack
+ * buffer's entry for this call (and mispredicted: it came here), so a jmp
+ * keeps the predictor's stack in step with the real call stack and the
+ * callers' own returns predict; a ret here would pop the entry of the
+ * caller's caller, and every return above would mispredict in turn.
  */
-	.text
+#if !defined(__GNUC__) || defined(__clang__) || defined(__SANITIZE_ADDRESS__) || \
+	defined(__SANITIZE_THREAD__)
+#define FT_SAVE_ALL 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define FT_SAVE_ALL 1
+#endif
+#endif
 
-.macro SAVE_ARGS
+#include "offsets.h"
+
+	.text
+	.hidden	rt
+	.hidden	ft_rt_return
+
+/* frame: 0-63 GPR arguments, 64-191 xmm0-7, 192 the caller's rsp (r11 at entry) */
+.macro SAVE_GPR
 	mov	%rsp, %r11
 	and	$-16, %rsp
 	sub	$208, %rsp
@@ -33,6 +76,9 @@
 	mov	%r9, 40(%rsp)
 	mov	%rax, 48(%rsp)
 	mov	%r10, 56(%rsp)
+.endm
+
+.macro SAVE_XMM
 	movaps	%xmm0, 64(%rsp)
 	movaps	%xmm1, 80(%rsp)
 	movaps	%xmm2, 96(%rsp)
@@ -43,15 +89,7 @@
 	movaps	%xmm7, 176(%rsp)
 .endm
 
-.macro RESTORE_ARGS
-	mov	0(%rsp), %rdi
-	mov	8(%rsp), %rsi
-	mov	16(%rsp), %rdx
-	mov	24(%rsp), %rcx
-	mov	32(%rsp), %r8
-	mov	40(%rsp), %r9
-	mov	48(%rsp), %rax
-	mov	56(%rsp), %r10
+.macro RESTORE_XMM
 	movaps	64(%rsp), %xmm0
 	movaps	80(%rsp), %xmm1
 	movaps	96(%rsp), %xmm2
@@ -60,10 +98,220 @@
 	movaps	144(%rsp), %xmm5
 	movaps	160(%rsp), %xmm6
 	movaps	176(%rsp), %xmm7
+.endm
+
+.macro RESTORE_GPR
+	mov	0(%rsp), %rdi
+	mov	8(%rsp), %rsi
+	mov	16(%rsp), %rdx
+	mov	24(%rsp), %rcx
+	mov	32(%rsp), %r8
+	mov	40(%rsp), %r9
+	mov	48(%rsp), %rax
+	mov	56(%rsp), %r10
 	mov	192(%rsp), %rsp
 .endm
 
-/* void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind) in hooks.c */
+/*
+ * An entry hook.  r11 = the rsp at entry ((%r11) = the hook's return
+ * address, the key); slot = where the function's return address is, in
+ * terms of r11 or rbp; kind = ft_rt_entry's third argument.
+ *   int ft_rt_entry_fast(uint64_t key, uint64_t *slot)      fast path
+ *   void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind)
+ */
+.macro ENTRY_HOOK slot, kind
+	SAVE_GPR
+#ifdef FT_SAVE_ALL
+	SAVE_XMM
+#endif
+	mov	(%r11), %rdi
+	lea	\slot, %rsi
+	call	ft_rt_entry_fast
+	test	%eax, %eax
+	jnz	1f
+	mov	192(%rsp), %r11
+	mov	(%r11), %rdi
+	lea	\slot, %rsi
+	mov	$\kind, %edx
+#ifndef FT_SAVE_ALL
+	SAVE_XMM
+#endif
+	call	ft_rt_entry
+#ifndef FT_SAVE_ALL
+	RESTORE_XMM
+#endif
+1:
+#ifdef FT_SAVE_ALL
+	RESTORE_XMM
+#endif
+	RESTORE_GPR
+	ret
+.endm
+
+
+/*
+ * The assembly fast path of an entry hook (see the top).  At entry
+ * (%rsp) = the hook's return address (the key), slot = where the function's
+ * return address is once rax rcx rdx rsi rdi r8 r9 are pushed (56 bytes
+ * down); full = the C trampoline to jump to, with the stack as at entry,
+ * when this path cannot finish.  Register use: rsi the TLS offset of
+ * rt_self, rdi f then the frame, r8 ctl then the slot, r9 the ring slot then
+ * the page, r11 scratch.
+ */
+.macro ENTRY_FAST slot, full
+	push	%rax
+	push	%rcx
+	push	%rdx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	push	%r9
+	mov	rt_self@gottpoff(%rip), %rsi
+	/* hooks.c hot_ok(): gate open for the session's gen, no hook active */
+	mov	%fs:FT_OFF_T_HOT(%rsi), %eax
+	test	%eax, %eax
+	jz	90f
+	cmpl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+	jne	90f
+	mov	rt+FT_OFF_RT_CTL(%rip), %r8
+	mov	FT_OFF_CTL_GEN(%r8), %ecx
+	inc	%ecx
+	cmp	%ecx, %eax
+	jne	90f
+	/* hooks.c lookup_fast(): hash_key(), linear probing, 16 probes at most */
+	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
+	test	%ecx, %ecx
+	jz	90f
+	mov	56(%rsp), %rdi
+	mov	%rdi, %rax
+	shr	$29, %rax
+	xor	%rdi, %rax
+	movabs	$0xbf58476d1ce4e5b9, %rdx
+	imul	%rdx, %rax
+	shr	$32, %rax
+	and	%ecx, %eax
+	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
+	mov	$16, %r9d
+1:	mov	(%rdx,%rax,8), %r11
+	cmp	%r11, %rdi
+	je	2f
+	test	%r11, %r11
+	jz	90f
+	inc	%eax
+	and	%ecx, %eax
+	dec	%r9d
+	jnz	1b
+	jmp	90f
+2:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
+	mov	(%rdx,%rax,8), %rdi		/* f */
+	test	%rdi, %rdi
+	jz	90f
+	/* f's flags valid for this epoch; not hooked: nothing to do */
+	mov	FT_OFF_F_EPOCH(%rdi), %eax
+	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
+	jne	90f
+	movzwl	FT_OFF_F_FLAGS(%rdi), %eax
+	test	$FT_C_RF_HOOK, %eax
+	jz	80f
+	/* hooks.c fast_entry(): the checks */
+	cmp	$FT_C_RF_TRACE, %eax
+	jne	90f
+	mov	FT_OFF_F_FID(%rdi), %ecx
+	cmp	$FT_C_FID_MAX, %ecx
+	ja	90f
+	cmpl	$0, %fs:FT_OFF_T_NOTRACE(%rsi)
+	jne	90f
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(%r8)
+	je	90f
+	mov	%fs:FT_OFF_T_DEPTH(%rsi), %eax
+	cmp	$FT_C_RT_MAX_FRAMES, %eax
+	jae	90f
+	lea	\slot, %r8
+	imul	$FT_SIZEOF_FRAME, %rax, %rax
+	add	%fs:FT_OFF_T_FRAMES(%rsi), %rax	/* &frames[d]; frames[-1]: the sentinel */
+	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), %r8
+	jae	90f				/* a dead frame (or a tail call) to close */
+	cmpl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	jne	90f				/* a write in progress: the general writer */
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %r9
+	test	%r9, %r9
+	jz	90f
+	/* busy: a signal handler's hooks leave the shadow stack alone from here */
+	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
+	/* the frame, invisible until depth moves */
+	mov	%rdi, FT_OFF_FR_FUNC(%rax)
+	mov	(%r8), %rdx
+	mov	%rdx, FT_OFF_FR_RET(%rax)
+	mov	%r8, FT_OFF_FR_SLOT(%rax)
+	mov	%ecx, FT_OFF_FR_FID(%rax)
+	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
+	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
+	/* ringbuf_fast.h ft_rb_fast_word(): nest, slot busy, then snap_gen */
+	movl	$1, %fs:FT_OFF_RB_NEST(%rsi)
+	movl	$1, FT_OFF_SLOT_BUSY(%r9)
+	rdtsc
+	shl	$32, %rdx
+	or	%rax, %rdx			/* now */
+	mov	%fs:FT_OFF_RB_AREA(%rsi), %rax
+	mov	FT_OFF_AREA_SNAP_GEN(%rax), %r11d
+	cmp	%fs:FT_OFF_W_GEN(%rsi), %r11d
+	jne	85f
+	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
+	sub	$FT_SIZEOF_PAGE + 4, %eax	/* the last offset a word fits at */
+	mov	%fs:FT_OFF_W_OFF(%rsi), %r11d
+	cmp	%eax, %r11d
+	ja	85f
+	mov	%fs:FT_OFF_W_PAGE(%rsi), %r9
+	test	%r9, %r9
+	jz	85f
+	mov	%rdx, %rax
+	sub	%fs:FT_OFF_W_LAST_TS(%rsi), %rax
+	cmp	$FT_C_EDELTA_MAX, %rax
+	ja	85f
+	shl	$2, %eax
+	or	%eax, %ecx
+	mov	%ecx, FT_SIZEOF_PAGE(%r9,%r11)	/* the word */
+	mov	%rdx, %fs:FT_OFF_W_LAST_TS(%rsi)
+	add	$4, %r11d
+	mov	%r11d, %fs:FT_OFF_W_OFF(%rsi)
+	mov	%fs:FT_OFF_W_COUNT(%rsi), %eax
+	inc	%eax
+	mov	%eax, %fs:FT_OFF_W_COUNT(%rsi)
+	mov	%fs:FT_OFF_W_NEV(%rsi), %rdx
+	mov	%eax, (%rdx)			/* nev */
+	mov	%r11d, FT_OFF_PAGE_SIZE(%r9)	/* release: the committed size */
+	incl	%fs:FT_OFF_W_DEPTH(%rsi)
+	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)	/* release: the write is over */
+	/* the frame becomes visible, then the slot is hijacked */
+	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
+	incl	%fs:FT_OFF_T_DEPTH(%rsi)
+	lea	ft_rt_return(%rip), %rax
+	mov	%rax, (%r8)
+	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+80:	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	pop	%rax
+	ret
+85:	/* undo: nothing was written */
+	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+90:	pop	%r9
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rdx
+	pop	%rcx
+	pop	%rax
+	jmp	\full
+.endm
 
 	.globl	__fentry__
 	.type	__fentry__, @function
@@ -72,66 +320,179 @@
 	.type	ft_rt_fentry, @function
 __fentry__:
 ft_rt_fentry:
-	SAVE_ARGS
-	mov	(%r11), %rdi
-	lea	8(%r11), %rsi
-	mov	$1, %edx
-	call	ft_rt_entry
-	RESTORE_ARGS
-	ret
+	ENTRY_FAST 64(%rsp), fentry_c
 	.size	__fentry__, .-__fentry__
+
+	.type	fentry_c, @function
+fentry_c:
+	ENTRY_HOOK 8(%r11), 1
+	.size	fentry_c, .-fentry_c
 
 	.globl	ft_rt_patched
 	.hidden	ft_rt_patched
 	.type	ft_rt_patched, @function
 ft_rt_patched:
-	SAVE_ARGS
-	mov	(%r11), %rdi
-	lea	8(%r11), %rsi
-	mov	$2, %edx
-	call	ft_rt_entry
-	RESTORE_ARGS
-	ret
+	ENTRY_FAST 64(%rsp), patched_c
 	.size	ft_rt_patched, .-ft_rt_patched
 
+	.type	patched_c, @function
+patched_c:
+	ENTRY_HOOK 8(%r11), 2
+	.size	patched_c, .-patched_c
+
+	/* -pg keeps the frame pointer: the return-address slot is 8(%rbp) */
 	.globl	mcount
 	.type	mcount, @function
 	.globl	_mcount
 	.type	_mcount, @function
 mcount:
 _mcount:
-	SAVE_ARGS
-	mov	(%r11), %rdi
-	lea	8(%rbp), %rsi
-	mov	$0, %edx
-	call	ft_rt_entry
-	RESTORE_ARGS
-	ret
+	ENTRY_FAST 8(%rbp), mcount_c
 	.size	mcount, .-mcount
 
-/* uint64_t ft_rt_exit(uint64_t sp) in hooks.c: sp = stack pointer after the original ret */
+	.type	mcount_c, @function
+mcount_c:
+	ENTRY_HOOK 8(%rbp), 0
+	.size	mcount_c, .-mcount_c
+
+/*
+ * Where a hijacked function returns to.  rbp+8 = the stack pointer after
+ * its ret (the push of rbp reuses the dead return-address slot).
+ *   uint64_t ft_rt_exit_fast(uint64_t sp)   real return address, or 0
+ *   uint64_t ft_rt_exit(uint64_t sp)        real return address
+ */
 	.globl	ft_rt_return
-	.hidden	ft_rt_return
 	.type	ft_rt_return, @function
 ft_rt_return:
-	sub	$8, %rsp		/* the dead slot S: will hold the real return address */
+	/*
+	 * The assembly fast path (hooks.c fast_exit() + ft_rb_fast_word()):
+	 * the top frame is a plain recorded one owned by the slot just below
+	 * our stack pointer; write its EXIT, pop it, jump to its caller.
+	 * Register use: rsi the TLS offset of rt_self, rdi the frame, r8 the
+	 * ring slot then the page, r11 the real return address.
+	 */
+	push	%rax
+	push	%rdx
+	push	%rcx
+	push	%rsi
+	push	%rdi
+	push	%r8
+	mov	rt_self@gottpoff(%rip), %rsi
+	cmpl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+	jne	90f
+	cmpl	$1, %fs:FT_OFF_T_STATE(%rsi)
+	jne	90f
+	mov	%fs:FT_OFF_T_DEPTH(%rsi), %eax
+	imul	$FT_SIZEOF_FRAME, %rax, %rdi
+	add	%fs:FT_OFF_T_FRAMES(%rsi), %rdi
+	sub	$FT_SIZEOF_FRAME, %rdi		/* &frames[d - 1]; at d = 0 the sentinel */
+	lea	40(%rsp), %r8			/* the slot: our stack pointer at entry - 8 */
+	cmp	FT_OFF_FR_SLOT(%rdi), %r8
+	jne	90f
+	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
+	jne	90f
+	cmpl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	jne	90f
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %r8
+	test	%r8, %r8
+	jz	90f
+	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
+	movl	$1, %fs:FT_OFF_RB_NEST(%rsi)
+	movl	$1, FT_OFF_SLOT_BUSY(%r8)
+	rdtsc
+	shl	$32, %rdx
+	or	%rax, %rdx			/* now */
+	mov	%fs:FT_OFF_RB_AREA(%rsi), %rax
+	mov	FT_OFF_AREA_SNAP_GEN(%rax), %ecx
+	cmp	%fs:FT_OFF_W_GEN(%rsi), %ecx
+	jne	85f
+	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
+	sub	$FT_SIZEOF_PAGE + 4, %eax
+	mov	%fs:FT_OFF_W_OFF(%rsi), %ecx
+	cmp	%eax, %ecx
+	ja	85f
+	mov	%fs:FT_OFF_W_PAGE(%rsi), %r8
+	test	%r8, %r8
+	jz	85f
+	mov	%rdx, %rax
+	sub	%fs:FT_OFF_W_LAST_TS(%rsi), %rax
+	cmp	$FT_C_XDELTA_MAX, %rax
+	ja	85f
+	lea	1(,%rax,4), %eax		/* ft_rec_exit(delta) */
+	mov	%eax, FT_SIZEOF_PAGE(%r8,%rcx)
+	mov	%rdx, %fs:FT_OFF_W_LAST_TS(%rsi)
+	add	$4, %ecx
+	mov	%ecx, %fs:FT_OFF_W_OFF(%rsi)
+	mov	%fs:FT_OFF_W_COUNT(%rsi), %eax
+	inc	%eax
+	mov	%eax, %fs:FT_OFF_W_COUNT(%rsi)
+	mov	%fs:FT_OFF_W_NEV(%rsi), %rdx
+	mov	%eax, (%rdx)
+	mov	%ecx, FT_OFF_PAGE_SIZE(%r8)	/* release: the committed size */
+	mov	%fs:FT_OFF_W_DEPTH(%rsi), %eax
+	cmp	$1, %eax
+	adc	$-1, %eax			/* depth - 1, never below 0 */
+	mov	%eax, %fs:FT_OFF_W_DEPTH(%rsi)
+	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+	/* the record first, then the pop */
+	mov	FT_OFF_FR_RET(%rdi), %r11
+	decl	%fs:FT_OFF_T_DEPTH(%rsi)
+	decl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
+	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rcx
+	pop	%rdx
+	pop	%rax
+	jmp	*%r11
+85:	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
+	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+90:	pop	%r8
+	pop	%rdi
+	pop	%rsi
+	pop	%rcx
+	pop	%rdx
+	pop	%rax
+	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
 	mov	%rsp, %rbp
 	and	$-16, %rsp
-	sub	$64, %rsp
+	sub	$48, %rsp
 	mov	%rax, 0(%rsp)
 	mov	%rdx, 8(%rsp)
+#ifdef FT_SAVE_ALL
 	movaps	%xmm0, 16(%rsp)
 	movaps	%xmm1, 32(%rsp)
-	lea	16(%rbp), %rdi
+#endif
+	lea	8(%rbp), %rdi
+	call	ft_rt_exit_fast
+	test	%rax, %rax
+	jnz	1f
+	lea	8(%rbp), %rdi
+#ifndef FT_SAVE_ALL
+	movaps	%xmm0, 16(%rsp)
+	movaps	%xmm1, 32(%rsp)
+#endif
 	call	ft_rt_exit
-	mov	%rax, 8(%rbp)
-	mov	0(%rsp), %rax
-	mov	8(%rsp), %rdx
+#ifndef FT_SAVE_ALL
 	movaps	16(%rsp), %xmm0
 	movaps	32(%rsp), %xmm1
+#endif
+1:
+#ifdef FT_SAVE_ALL
+	movaps	16(%rsp), %xmm0
+	movaps	32(%rsp), %xmm1
+#endif
+	mov	%rax, %r11
+	mov	0(%rsp), %rax
+	mov	8(%rsp), %rdx
 	leave
-	ret
+	jmp	*%r11
 	.size	ft_rt_return, .-ft_rt_return
 
 	.section .note.GNU-stack,"",@progbits

@@ -1,0 +1,130 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The writer's fast path for one-word function_graph records (ENTRY, EXIT),
+ * built on ringbuf.h's structures and protocol, for the runtime's hooks.
+ *
+ * ft_rb_entry() / ft_rb_exit() (ringbuf.h) handle every case: no slot,
+ * nesting too deep, a snapshot generation change, the first page, a page
+ * switch, a delta too large for the record (FT_EXT_TIME first), a long fid.
+ * ft_rb_fast_word() handles only the common one -- the current page has
+ * room, the delta fits, the level's ring is the live set's -- and says so
+ * BEFORE it changes anything the record depends on; otherwise it undoes its
+ * nesting step and returns -1, and the caller makes the general call,
+ * which then does everything from the start.  Nothing is written twice and
+ * nothing is lost: the fast path either commits the record exactly as the
+ * general path would (same word, same delta chain, same counters), or
+ * leaves no trace but a begin/end pair.
+ *
+ * Per record: one TLS-relative load of the nesting level, the nesting
+ * increment, the snapshot protocol's busy store and snap_gen load
+ * (ringbuf.h, ft_rb__enter: the writer side stays fence-free), one store of
+ * the word, the page's event count (relaxed) and committed size (release),
+ * the nesting decrement and busy's release store.  No call, no loop.
+ *
+ * Signal safety is ringbuf.h's nesting rule, unchanged: t->nest is raised
+ * before any ring access (a handler that interrupts us from then on writes
+ * at the next level, through its own ft_rb_wlevel, or is counted lost) and
+ * lowered after the last one; signal fences keep the compiler from moving
+ * ring accesses across either.  The cached cursor IS the level's wlevel
+ * (page, off, last_ts): it belongs to exactly one level, so a handler that
+ * writes at the next level never touches it.
+ */
+#ifndef FTRAIL_RINGBUF_FAST_H
+#define FTRAIL_RINGBUF_FAST_H
+
+#include "ringbuf.h"
+
+/*
+ * Commit one record word at level 0 (thread context, no write in progress
+ * on this thread): word | delta << 2, delta = now - the level's previous
+ * record time, which must be <= dmax (FT_REC_EDELTA_MAX for an ENTRY word
+ * built with delta 0, FT_REC_XDELTA_MAX for an EXIT).  ddepth: +1 for an
+ * entry, -1 for an exit (the level's function_graph depth, kept as
+ * ft_rb_entry/ft_rb_exit keep it: an exit never takes it below 0).
+ * Returns 0 when committed, -1 when the caller must use the general writer
+ * (nothing was written and no counter moved): a write in progress that we
+ * interrupt (a signal handler's hook: the general writer goes one level
+ * up), no slot, no page yet or no room in it, a delta too large, or a
+ * snapshot swap to follow.  Level 0 only, so that every access is at a
+ * fixed offset of the thread's TLS block.  Async-signal-safe.
+ */
+static inline __attribute__((always_inline)) int
+ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dmax, int ddepth)
+{
+	struct ft_rb_wlevel *w = &t->lv[0];
+	struct ft_rb_slot *s = t->slot;
+	struct ft_rb_area *a;
+	struct ft_page *pg;
+	uint32_t off, cnt;
+	uint64_t d;
+
+	if (__builtin_expect(t->nest != 0 || !s, 0))
+		return -1;
+	a = t->area;
+	/* begin: ft_rb_begin's order (nest, then busy, then snap_gen) */
+	t->nest = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	/* relaxed: ft_rb__enter's store; the recorder's membarrier orders it */
+	__atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
+	atomic_signal_fence(memory_order_seq_cst);
+	pg = w->page;
+	off = w->off;
+	d = now - w->last_ts;
+	/* acquire: pairs with the swapper's release of snap_gen (ft_rb__enter) */
+	if (__builtin_expect(__atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) != w->gen, 0) ||
+	    __builtin_expect(!pg, 0) || __builtin_expect(d > dmax, 0) ||
+	    __builtin_expect(off + 4 > a->page_size - (uint32_t)sizeof(struct ft_page), 0)) {
+		/* not the common case: undo the begin (ft_rb_end's order), nothing written */
+		atomic_signal_fence(memory_order_seq_cst);
+		t->nest = 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE); /* ft_rb__leave */
+		return -1;
+	}
+	/* ft_rb_reserve + ft_rb_commit, one word */
+	((uint32_t *)(pg + 1))[off / 4] = word | (uint32_t)d << 2;
+	w->last_ts = now;
+	w->off = off + 4;
+	cnt = w->count + 1;
+	w->count = cnt;
+	__atomic_store_n(w->nev, cnt, __ATOMIC_RELAXED); /* ordered by the release below */
+	/* release: a reader that acquires size sees the word (ringbuf.h, ft_page.size) */
+	__atomic_store_n(&pg->size, off + 4, __ATOMIC_RELEASE);
+	if (ddepth > 0)
+		w->depth++;
+	else
+		w->depth -= w->depth != 0;
+	/* end: the ring accesses stay before the decrement, for a handler's sake */
+	atomic_signal_fence(memory_order_seq_cst);
+	t->nest = 0;
+	atomic_signal_fence(memory_order_seq_cst);
+	/*
+	 * release (ft_rb__leave): every commit happens-before the recorder's
+	 * acquire of busy.  s, not t->slot reloaded: only this thread's exit
+	 * (never a handler that returns to us) detaches the slot.
+	 */
+	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* function_graph entry of fid (<= FT_REC_FID_MAX) at now: fast, else ft_rb_entry. */
+static inline __attribute__((always_inline)) int ft_rb_fast_entry(struct ft_rb_thread *t,
+								  uint32_t fid, uint64_t now)
+{
+	if (__builtin_expect(fid <= FT_REC_FID_MAX, 1) &&
+	    __builtin_expect(!ft_rb_fast_word(t, ft_rec_entry(fid, 0), now, FT_REC_EDELTA_MAX, 1),
+			     1))
+		return 0;
+	return ft_rb_entry(t, fid, now);
+}
+
+/* function_graph exit at now: fast, else ft_rb_exit. */
+static inline __attribute__((always_inline)) int ft_rb_fast_exit(struct ft_rb_thread *t,
+								 uint64_t now)
+{
+	if (__builtin_expect(!ft_rb_fast_word(t, ft_rec_exit(0), now, FT_REC_XDELTA_MAX, -1), 1))
+		return 0;
+	return ft_rb_exit(t, now);
+}
+
+#endif

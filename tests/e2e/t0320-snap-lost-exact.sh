@@ -1,0 +1,41 @@
+# description: lost accounting is exact: the LOST lines of show add up to what record reports, under heavy loss, threads + a tracing signal handler, both modes, with snapshots swapping meanwhile, and threads without a slot
+# requires: cc
+. "$TOP/tests/e2e/t0399-rec.inc"
+need_runtime
+cc -O2 -pthread -I"$TOP/include" -o ev_threads "$TOP/tests/progs/ev_threads.c" || fail "build"
+sum_lost() { grep -o 'LOST [0-9]* EVENTS' "$1" | awk '{ s += $2 } END { print s + 0 }'; }
+meta() { strings "$1" | sed -n "s/^$2=//p" | tail -1; }
+for b in 4 16; do
+	for mode in "" "-O overwrite"; do
+		for snap in "" "-e u:thr:sig -R snapshot"; do
+			what="-b $b $mode $snap"
+			# shellcheck disable=SC2086
+			$FTRAIL record -p nop -b $b $mode -e u:thr $snap -o l.dat -- ./ev_threads 100000 \
+				>prog.out 2>err || fail "record $what: $(cat err)"
+			set -- $(counts err)
+			[ $# = 3 ] || fail "no summary ($what): $(cat err)"
+			[ "$2" -gt 10000 ] || fail "only $2 lost with $what: the test proves nothing"
+			$FTRAIL show -i l.dat >out || fail "show ($what)"
+			[ "$(sum_lost out)" = "$2" ] ||
+				fail "$what: LOST lines add up to $(sum_lost out), record said $2 lost"
+			[ "$(meta l.dat user_lost)" = "$2" ] || fail "$what: META user_lost $(meta l.dat user_lost) != $2"
+			# every event the program emitted is either shown or counted lost
+			read -r evs sigs < <(sed 's/ev=\([0-9]*\) sig=\([0-9]*\)/\1 \2/' prog.out)
+			shown=$(grep -c -E ' (ev|sig): | tracing_mark_write: sig ' out)
+			[ $((shown + $2)) = $((evs + 2 * sigs)) ] ||
+				fail "$what: shown $shown + lost $2 != emitted $((evs + 2 * sigs))"
+			if [ -n "$snap" ]; then
+				[ "$(meta l.dat snapshot_swaps)" -ge 1 ] || fail "$what: no snapshot taken"
+			fi
+		done
+	done
+done
+# threads that find no slot: their losses have a LOST line too
+mk_selfw
+$FTRAIL record -b 300000 -o k.dat -- ./selfw 20000 threads 40 2>err || fail "record (no slot): $(cat err)"
+set -- $(counts err)
+[ $# = 3 ] || fail "no summary (no slot): $(cat err)"
+[ "$2" -gt 0 ] || fail "no thread went without a slot: the test proves nothing ($(cat err))"
+$FTRAIL show -i k.dat >out || fail "show (no slot)"
+[ "$(sum_lost out)" = "$2" ] || fail "no slot: LOST lines add up to $(sum_lost out), record said $2"
+exit 0
