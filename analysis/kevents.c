@@ -26,6 +26,7 @@
 #include "options.h"
 #include "stackmap.h"
 #include "tracefile.h"
+#include "util.h"
 
 #define MAX_CPUS 8192
 #define MAX_STACK_IDS (1u << 20)
@@ -90,19 +91,6 @@ struct ft_kevents {
 	char errbuf[256];
 	int failed;
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* ------------------------------------------------------------ kallsyms */
 
@@ -262,14 +250,14 @@ static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
 
 	if (!bin) {
 		if (e[0]) {
-			seterr(err, errlen, "kernel stack map: %s", e);
+			ft_seterr(err, errlen, "kernel stack map: %s", e);
 			return -1;
 		}
 		return 0;
 	}
 	if (ft_fsmb_parse(bin, len, stack_cb, k, e, sizeof(e))) {
 		free(bin);
-		seterr(err, errlen, "kernel stack map: %s", e);
+		ft_seterr(err, errlen, "kernel stack map: %s", e);
 		return -1;
 	}
 	free(bin);
@@ -300,18 +288,18 @@ static int next_blob(unsigned char **q, unsigned char *end, char name[300], char
 		return 0;
 	if (end - *q < 4 || (nl = ft_le32_get(*q)) > (size_t)(end - *q) - 4 ||
 	    (size_t)(end - *q) - 4 - nl < 4) {
-		seterr(err, errlen, "corrupt kernel formats section");
+		ft_seterr(err, errlen, "corrupt kernel formats section");
 		return -1;
 	}
 	*dl = ft_le32_get(*q + 4 + nl);
 	if (*dl > (size_t)(end - *q) - 8 - nl) {
-		seterr(err, errlen, "corrupt kernel formats section");
+		ft_seterr(err, errlen, "corrupt kernel formats section");
 		return -1;
 	}
 	snprintf(name, 300, "%.*s", (int)(nl < 299 ? nl : 299), (const char *)*q + 4);
 	*data = malloc((size_t)*dl + 1);
 	if (!*data) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	memcpy(*data, *q + 8 + nl, *dl);
@@ -374,13 +362,13 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 		pid_t pid;
 
 		if (pipe(fds)) {
-			seterr(err, errlen, "checking the kernel formats: pipe: %s", strerror(errno));
+			ft_seterr(err, errlen, "checking the kernel formats: pipe: %s", strerror(errno));
 			return -1;
 		}
 		fflush(NULL);
 		pid = fork();
 		if (pid < 0) {
-			seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
+			ft_seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
 			close(fds[0]);
 			close(fds[1]);
 			return -1;
@@ -423,12 +411,12 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 		if (last == done && WIFEXITED(status) && WEXITSTATUS(status) == 0)
 			return 0;
 		if (last >= n) {
-			seterr(err, errlen, "checking the kernel formats: the checker failed");
+			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
 			return -1;
 		}
 		bad[last] = 1;
 	}
-	seterr(err, errlen, "checking the kernel formats: the checker failed");
+	ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
 	return -1;
 }
 
@@ -443,7 +431,7 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 
 	k->tep = new_tep();
 	if (!k->tep) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	/* two passes: sizes first (long_size before header_page) */
@@ -457,7 +445,7 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 			tep_set_long_size(k->tep, long_size);
 			bad = calloc(n + 1, 1);
 			if (!bad) {
-				seterr(err, errlen, "out of memory");
+				ft_seterr(err, errlen, "out of memory");
 				return -1;
 			}
 			if (sandbox_formats(p, end, long_size, bad, n, err, errlen)) {
@@ -500,13 +488,13 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 	fm = ft_reader_load_all(r, FT_SEC_KFORMATS, 0, &len, e, sizeof(e));
 	if (!fm) {
 		if (e[0])
-			seterr(err, errlen, "kernel formats: %s", e);
+			ft_seterr(err, errlen, "kernel formats: %s", e);
 		return NULL;
 	}
 	k = calloc(1, sizeof(*k));
 	if (!k) {
 		free(fm);
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	k->r = r;
@@ -531,7 +519,7 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 		k->nr_cpus = max_id + 1;
 	k->cpus = calloc((size_t)(k->nr_cpus ? k->nr_cpus : 1), sizeof(*k->cpus));
 	if (!k->cpus) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		ft_kevents_close(k);
 		return NULL;
 	}
@@ -540,7 +528,7 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 		k->cpus[c].buf = ft_reader_load_all(r, FT_SEC_KDATA, (uint64_t)c, &k->cpus[c].len,
 						    e, sizeof(e));
 		if (!k->cpus[c].buf && e[0]) {
-			seterr(err, errlen, "kernel events of CPU %d: %s", c, e);
+			ft_seterr(err, errlen, "kernel events of CPU %d: %s", c, e);
 			ft_kevents_close(k);
 			return NULL;
 		}

@@ -26,6 +26,7 @@
 #include "snapshot.h"
 #include "stackmap.h"
 #include "tracefile.h"
+#include "util.h"
 
 #define MAX_FRAMES (1u << 20) /* bound on tracked function_graph depth */
 
@@ -133,20 +134,6 @@ struct ft_trace {
 	char failure[512];
 	int failed; /* ft_trace_next failed: it fails from then on (until rewind) */
 };
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static void add_warning(struct ft_trace *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -337,14 +324,14 @@ static int load_funcs(struct ft_trace *t, char *err, size_t errlen)
 	if (!p)
 		return err[0] ? -1 : 0;
 	if (len < 4 || (n = rd32(p)) > (len - 4) / 16 || len != 4 + (size_t)n * 16) {
-		seterr(err, errlen, "corrupt FUNCS section (%zu bytes)", len);
+		ft_seterr(err, errlen, "corrupt FUNCS section (%zu bytes)", len);
 		free(p);
 		return -1;
 	}
 	t->funcs = calloc(n ? n : 1, sizeof(*t->funcs));
 	if (!t->funcs) {
 		free(p);
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	for (uint32_t i = 0; i < n; i++) {
@@ -379,7 +366,7 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 		if (sscanf(p, "%u %llx %llx %llx %127s %n", &pid, &start, &mend, &off, bid, &n) !=
 			5 ||
 		    n <= 0 || mend < start || off > start) {
-			seterr(err, errlen, "corrupt MODULES line %zu", idx + 1);
+			ft_seterr(err, errlen, "corrupt MODULES line %zu", idx + 1);
 			free(text);
 			return -1;
 		}
@@ -392,7 +379,7 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 				char e2[256];
 
 				snprintf(e2, sizeof(e2), "module %zu (%s): %s", idx, path, err);
-				seterr(err, errlen, "%s", e2);
+				ft_seterr(err, errlen, "%s", e2);
 				free(text);
 				return -1;
 			}
@@ -411,7 +398,7 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 		}
 		if (ft_symbols_add_module_pid(t->syms, pid, start, mend, start - off, path, st) <
 		    0) {
-			seterr(err, errlen, "out of memory");
+			ft_seterr(err, errlen, "out of memory");
 			free(text);
 			return -1;
 		}
@@ -441,7 +428,7 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 		return -1;
 	t->syms = ft_symbols_new();
 	if (!t->syms) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	if (load_modules(t, err, errlen) < 0)
@@ -476,7 +463,7 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 			continue;
 		}
 		if (ft_fsmb_parse(p, len, stack_cb, &t->maps[m], perr, sizeof(perr)) < 0) {
-			seterr(err, errlen, "corrupt %s STACKMAP section: %s",
+			ft_seterr(err, errlen, "corrupt %s STACKMAP section: %s",
 			       m ? "kernel" : "user", perr);
 			free(p);
 			return -1;
@@ -525,7 +512,7 @@ static int fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t err
 		return 0;
 	nb = malloc(have ? have : 1);
 	if (!nb) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	if (have)
@@ -551,7 +538,7 @@ static int fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t err
 		if (!n) {
 			free(chunk);
 			free(nb);
-			seterr(err, errlen, "out of memory");
+			ft_seterr(err, errlen, "out of memory");
 			return -1;
 		}
 		nb = n;
@@ -577,7 +564,7 @@ static int load_buffers(struct ft_trace *t, char *err, size_t errlen)
 	t->sec_idx = idx;
 	if (!refs || !idx) {
 		free(refs);
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	size_t from = 0, to = n;
@@ -635,7 +622,7 @@ static int load_buffers(struct ft_trace *t, char *err, size_t errlen)
 
 			if (!c) {
 				free(refs);
-				seterr(err, errlen, "out of memory");
+				ft_seterr(err, errlen, "out of memory");
 				return -1;
 			}
 			t->cursors = c;
@@ -723,7 +710,7 @@ static struct ft_trace *open_trace(const char *path, int snapshot, char *err, si
 	if (err && errlen)
 		err[0] = 0;
 	if (!t) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	t->snapshot = snapshot != 0;
@@ -741,7 +728,7 @@ static struct ft_trace *open_trace(const char *path, int snapshot, char *err, si
 		/* the file layer's messages already name the file */
 		if (err && strncmp(err, path, strlen(path))) {
 			snprintf(e2, sizeof(e2), "%s: %s", path, err);
-			seterr(err, errlen, "%s", e2);
+			ft_seterr(err, errlen, "%s", e2);
 		}
 		ft_trace_close(t);
 		return NULL;
@@ -957,7 +944,7 @@ static int resync_depth(struct cursor *c)
 
 #define CORRUPT(fmt, ...)                                                                          \
 	do {                                                                                       \
-		seterr(err, errlen, "buffer %llu, page %llu (offset %zu): " fmt,                   \
+		ft_seterr(err, errlen, "buffer %llu, page %llu (offset %zu): " fmt,                   \
 		       (unsigned long long)c->id, (unsigned long long)c->seq, c->rec,              \
 		       ##__VA_ARGS__);                                                             \
 		return -1;                                                                         \
@@ -1238,7 +1225,7 @@ static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen
 	int ret;
 
 	if (s->failed) {
-		seterr(err, errlen, "%s", t->failure);
+		ft_seterr(err, errlen, "%s", t->failure);
 		return -1;
 	}
 	if (s->ended)
@@ -1293,7 +1280,7 @@ static int start(struct ft_trace *t, char *err, size_t errlen)
 	t->streams = calloc(n ? n : 1, sizeof(*t->streams));
 	t->heap = calloc(n ? n : 1, sizeof(*t->heap));
 	if (!t->streams || !t->heap) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
 	t->nr_streams = n;
@@ -1356,7 +1343,7 @@ int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t err
 	if (err && errlen)
 		err[0] = 0;
 	if (t->failed) {
-		seterr(err, errlen, "%s", t->failure);
+		ft_seterr(err, errlen, "%s", t->failure);
 		return -1;
 	}
 	if (!t->started && start(t, err, errlen) < 0)

@@ -4,6 +4,7 @@
  * codec.  See symbols.h for the module-relative offset convention.
  */
 #include "symbols.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,20 +16,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 void ft_symtab_free(struct ft_symtab *st)
 {
@@ -175,7 +162,7 @@ static Elf *elf_open_path(const char *path, int *fdp, char *err, size_t errlen)
 	int fd;
 
 	if (elf_version(EV_CURRENT) == EV_NONE) {
-		seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
+		ft_seterr(err, errlen, "libelf: %s", elf_errmsg(-1));
 		return NULL;
 	}
 	/*
@@ -184,17 +171,17 @@ static Elf *elf_open_path(const char *path, int *fdp, char *err, size_t errlen)
 	 */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ft_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		ft_seterr(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return NULL;
 	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
-		seterr(err, errlen, "%s: not an ELF file", path);
+		ft_seterr(err, errlen, "%s: not an ELF file", path);
 		if (e)
 			elf_end(e);
 		close(fd);
@@ -287,7 +274,7 @@ struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bi
 		}
 	}
 	if (b_init(&b) < 0) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		goto out;
 	}
 	if (symtab)
@@ -295,7 +282,7 @@ struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bi
 	if (!ret && (!symtab || !b.st->nr) && dynsym)
 		ret = read_syms(e, dynsym, &sh_dynsym, vbase, &b);
 	if (ret < 0) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		b_abort(&b);
 		b.st = NULL;
 		goto out;
@@ -356,12 +343,12 @@ struct ft_symtab *ft_symtab_decode(const void *buf, size_t len, char *err, size_
 	size_t n, strl;
 
 	if (len < 4) {
-		seterr(err, errlen, "SYMTAB payload too short (%zu bytes)", len);
+		ft_seterr(err, errlen, "SYMTAB payload too short (%zu bytes)", len);
 		return NULL;
 	}
 	n = get32(p);
 	if (n > (len - 4) / SYMREC) {
-		seterr(err, errlen, "SYMTAB claims %zu symbols in %zu bytes", n, len);
+		ft_seterr(err, errlen, "SYMTAB claims %zu symbols in %zu bytes", n, len);
 		return NULL;
 	}
 	strl = len - 4 - n * SYMREC;
@@ -380,7 +367,7 @@ struct ft_symtab *ft_symtab_decode(const void *buf, size_t len, char *err, size_
 		uint32_t noff = get32(r + 12);
 
 		if (noff >= strl || !memchr(st->strings + noff, 0, strl - noff)) {
-			seterr(err, errlen, "SYMTAB symbol %zu has a bad name offset %u", i, noff);
+			ft_seterr(err, errlen, "SYMTAB symbol %zu has a bad name offset %u", i, noff);
 			ft_symtab_free(st);
 			return NULL;
 		}
@@ -392,7 +379,7 @@ struct ft_symtab *ft_symtab_decode(const void *buf, size_t len, char *err, size_
 	symtab_sort(st);
 	return st;
 oom:
-	seterr(err, errlen, "out of memory decoding SYMTAB");
+	ft_seterr(err, errlen, "out of memory decoding SYMTAB");
 	ft_symtab_free(st);
 	return NULL;
 }
@@ -403,7 +390,7 @@ struct ft_symtab *ft_kallsyms_parse(const char *text, size_t len, char *err, siz
 	struct builder b;
 
 	if (b_init(&b) < 0) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	while (p < end) {
@@ -419,7 +406,7 @@ struct ft_symtab *ft_kallsyms_parse(const char *text, size_t len, char *err, siz
 			if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && addr &&
 			    (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
 				if (b_add(&b, addr, 0, name, strlen(name)) < 0) {
-					seterr(err, errlen, "out of memory");
+					ft_seterr(err, errlen, "out of memory");
 					b_abort(&b);
 					return NULL;
 				}

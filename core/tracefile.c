@@ -18,6 +18,7 @@
  * the data does not back.
  */
 #include "tracefile.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -237,20 +238,6 @@ struct ft_reader {
 	size_t nr_kv;
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static int read_at(int fd, void *buf, size_t len, uint64_t off)
 {
 	char *p = buf;
@@ -295,34 +282,34 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ft_seterr(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		seterr(err, errlen, "%s: not a regular file", path);
+		ft_seterr(err, errlen, "%s: not a regular file", path);
 		close(fd);
 		return NULL;
 	}
 	if ((uint64_t)st.st_size < FILE_HDR_SIZE || read_at(fd, hdr, sizeof(hdr), 0) < 0) {
-		seterr(err, errlen, "%s: truncated file header (%lld bytes)", path,
+		ft_seterr(err, errlen, "%s: truncated file header (%lld bytes)", path,
 		       (long long)st.st_size);
 		close(fd);
 		return NULL;
 	}
 	if (memcmp(hdr, FT_FILE_MAGIC, 8)) {
-		seterr(err, errlen, "%s: not an ftrail trace file (bad magic)", path);
+		ft_seterr(err, errlen, "%s: not an ftrail trace file (bad magic)", path);
 		close(fd);
 		return NULL;
 	}
 	if (get32(hdr + 8) != FT_FILE_VERSION) {
-		seterr(err, errlen, "%s: unsupported trace file version %u (this ftrail reads %u)",
+		ft_seterr(err, errlen, "%s: unsupported trace file version %u (this ftrail reads %u)",
 		       path, get32(hdr + 8), FT_FILE_VERSION);
 		close(fd);
 		return NULL;
 	}
 	hsize = get32(hdr + 12);
 	if (hsize < FILE_HDR_SIZE || hsize > (uint64_t)st.st_size || hsize > 4096) {
-		seterr(err, errlen, "%s: bad file header size %u", path, hsize);
+		ft_seterr(err, errlen, "%s: bad file header size %u", path, hsize);
 		close(fd);
 		return NULL;
 	}
@@ -330,7 +317,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	if (!r || !(r->path = strdup(path))) {
 		free(r);
 		close(fd);
-		seterr(err, errlen, "%s: out of memory", path);
+		ft_seterr(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
 	r->fd = fd;
@@ -345,7 +332,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			break;
 		}
 		if (read_at(fd, sh, sizeof(sh), off) < 0) {
-			seterr(err, errlen, "%s: read error at offset %llu: %s", path,
+			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
 			       (unsigned long long)off, strerror(errno));
 			goto fail;
 		}
@@ -356,18 +343,18 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		s.raw_size = get64(sh + 24);
 		s.offset = off + sizeof(sh);
 		if (s.type >= FT_SEC_MAX) {
-			seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
+			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
 			       s.type, (unsigned long long)off);
 			goto fail;
 		}
 		if (s.flags & ~FT_SF_ZSTD) {
-			seterr(err, errlen, "%s: %s section at offset %llu has unknown flags 0x%x",
+			ft_seterr(err, errlen, "%s: %s section at offset %llu has unknown flags 0x%x",
 			       path, sec_name(s.type), (unsigned long long)off, s.flags);
 			goto fail;
 		}
 		if (s.raw_size > FT_SECTION_MAX_RAW ||
 		    (!(s.flags & FT_SF_ZSTD) && s.raw_size != s.disk_size)) {
-			seterr(err, errlen,
+			ft_seterr(err, errlen,
 			       "%s: %s section at offset %llu has bad sizes (%llu/%llu)", path,
 			       sec_name(s.type), (unsigned long long)off,
 			       (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
@@ -379,7 +366,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		}
 		if (s.type == FT_SEC_END) {
 			if (s.disk_size || s.offset != r->file_size) {
-				seterr(err, errlen, "%s: data after the END section (offset %llu)",
+				ft_seterr(err, errlen, "%s: data after the END section (offset %llu)",
 				       path, (unsigned long long)s.offset);
 				goto fail;
 			}
@@ -391,7 +378,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			struct ft_section *n = realloc(r->secs, ncap * sizeof(*n));
 
 			if (!n) {
-				seterr(err, errlen, "%s: out of memory", path);
+				ft_seterr(err, errlen, "%s: out of memory", path);
 				goto fail;
 			}
 			r->secs = n;
@@ -460,7 +447,7 @@ static void *inflate(struct ft_reader *r, const struct ft_section *s, const void
 
 		have = ob.pos;
 		if (ZSTD_isError(ret)) {
-			seterr(err, errlen, "%s: corrupt compressed %s section at offset %llu: %s",
+			ft_seterr(err, errlen, "%s: corrupt compressed %s section at offset %llu: %s",
 			       r->path, sec_name(s->type), (unsigned long long)s->offset,
 			       ZSTD_getErrorName(ret));
 			goto fail;
@@ -472,7 +459,7 @@ static void *inflate(struct ft_reader *r, const struct ft_section *s, const void
 			unsigned char *n;
 
 			if (cap >= s->raw_size) {
-				seterr(
+				ft_seterr(
 				    err, errlen,
 				    "%s: compressed %s section at offset %llu inflates beyond its "
 				    "declared %llu bytes",
@@ -487,13 +474,13 @@ static void *inflate(struct ft_reader *r, const struct ft_section *s, const void
 			out = n;
 			cap = ncap;
 		} else if (ib.pos == ib.size && ret != 0) {
-			seterr(err, errlen, "%s: compressed %s section at offset %llu is cut short",
+			ft_seterr(err, errlen, "%s: compressed %s section at offset %llu is cut short",
 			       r->path, sec_name(s->type), (unsigned long long)s->offset);
 			goto fail;
 		}
 	}
 	if (have != s->raw_size) {
-		seterr(err, errlen,
+		ft_seterr(err, errlen,
 		       "%s: compressed %s section at offset %llu holds %zu bytes, header says %llu",
 		       r->path, sec_name(s->type), (unsigned long long)s->offset, have,
 		       (unsigned long long)s->raw_size);
@@ -502,7 +489,7 @@ static void *inflate(struct ft_reader *r, const struct ft_section *s, const void
 	ZSTD_freeDStream(ds);
 	return out;
 oom:
-	seterr(err, errlen, "%s: out of memory inflating %s section", r->path, sec_name(s->type));
+	ft_seterr(err, errlen, "%s: out of memory inflating %s section", r->path, sec_name(s->type));
 fail:
 	free(out);
 	if (ds)
@@ -521,17 +508,17 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
 	/* The index was validated at open; recheck in case s is not ours. */
 	if (s->disk_size > r->file_size || s->offset > r->file_size - s->disk_size ||
 	    s->raw_size > FT_SECTION_MAX_RAW) {
-		seterr(err, errlen, "%s: section out of bounds", r->path);
+		ft_seterr(err, errlen, "%s: section out of bounds", r->path);
 		return NULL;
 	}
 	disk = malloc(s->disk_size ? s->disk_size : 1);
 	if (!disk) {
-		seterr(err, errlen, "%s: out of memory loading %s section", r->path,
+		ft_seterr(err, errlen, "%s: out of memory loading %s section", r->path,
 		       sec_name(s->type));
 		return NULL;
 	}
 	if (s->disk_size && read_at(r->fd, disk, s->disk_size, s->offset) < 0) {
-		seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
+		ft_seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
 		       (unsigned long long)s->offset, strerror(errno));
 		free(disk);
 		return NULL;
@@ -571,7 +558,7 @@ void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t
 			return NULL;
 		}
 		if (have + l > FT_SECTION_MAX_RAW) {
-			seterr(err, errlen, "%s: %s sections exceed %llu bytes", r->path,
+			ft_seterr(err, errlen, "%s: %s sections exceed %llu bytes", r->path,
 			       sec_name(type), (unsigned long long)FT_SECTION_MAX_RAW);
 			free(p);
 			free(all);
@@ -579,7 +566,7 @@ void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t
 		}
 		n = realloc(all, have + l + 1);
 		if (!n) {
-			seterr(err, errlen, "%s: out of memory", r->path);
+			ft_seterr(err, errlen, "%s: out of memory", r->path);
 			free(p);
 			free(all);
 			return NULL;

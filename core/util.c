@@ -8,6 +8,17 @@
 #include <string.h>
 #include <time.h>
 
+void ft_seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
 void ft_die(const char *fmt, ...)
 {
 	va_list ap;

@@ -18,6 +18,12 @@
 #define FT_MIN(a, b) ((a) < (b) ? (a) : (b))
 #define FT_MAX(a, b) ((a) > (b) ? (a) : (b))
 
+/*
+ * Format a one-line error into err[errlen] for the caller to print; a NULL
+ * err or zero errlen is ignored.  The library half of the error layering.
+ */
+void ft_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Print "ftrail: <msg>" on stderr and exit(1).  Tool only. */
 noreturn void ft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print "ftrail: warning: <msg>" on stderr.  Tool only. */

@@ -67,6 +67,7 @@
 #include "options.h"
 #include "stackmap.h"
 #include "tracefile.h"
+#include "util.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define CHUNK_BYTES (1u << 20)
@@ -143,19 +144,6 @@ struct ft_kcapture {
 	int subset_syms; /* store only the kallsyms lines the trace needs */
 };
 
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static void addrset_add(struct addrset *a, uint64_t v)
 {
 	size_t j;
@@ -204,20 +192,20 @@ int ft_kcapture_available(char *err, size_t errlen)
 	if (!tracefs_mounted() && geteuid() == 0)
 		mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL);
 	if (geteuid() != 0) {
-		seterr(err, errlen,
+		ft_seterr(err, errlen,
 		       "kernel events need root: run 'sudo ftrail record ...' (tracefs at %s)",
 		       TRACEFS_DIR);
 		return -1;
 	}
 	if (!tracefs_mounted()) {
-		seterr(err, errlen,
+		ft_seterr(err, errlen,
 		       "tracefs is not mounted at %s and mounting it failed: "
 		       "mount -t tracefs nodev %s (kernel needs CONFIG_FTRACE)",
 		       TRACEFS_DIR, TRACEFS_DIR);
 		return -1;
 	}
 	if (access(TRACEFS_DIR "/instances", W_OK)) {
-		seterr(err, errlen, "cannot create tracefs instances in %s/instances: %s",
+		ft_seterr(err, errlen, "cannot create tracefs instances in %s/instances: %s",
 		       TRACEFS_DIR, strerror(errno));
 		return -1;
 	}
@@ -279,13 +267,13 @@ static int enable_one(struct ft_kcapture *kc, const char *sys, const char *ev,
 	if (filter) {
 		snprintf(file, sizeof(file), "events/%s/%s/filter", sys, ev);
 		if (inst_write(kc, file, filter)) {
-			seterr(err, errlen, "invalid filter '%s' for %s:%s", filter, sys, ev);
+			ft_seterr(err, errlen, "invalid filter '%s' for %s:%s", filter, sys, ev);
 			return -1;
 		}
 	}
 	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
 	if (inst_write(kc, file, "1")) {
-		seterr(err, errlen, "cannot enable kernel event %s:%s: %s", sys, ev,
+		ft_seterr(err, errlen, "cannot enable kernel event %s:%s: %s", sys, ev,
 		       strerror(errno));
 		return -1;
 	}
@@ -321,14 +309,14 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
 		ev = "*";
 	}
 	if (!*sys || !*ev) {
-		seterr(err, errlen, "bad event name '%s' (want SYS:EVENT, SYS or all)", sel->name);
+		ft_seterr(err, errlen, "bad event name '%s' (want SYS:EVENT, SYS or all)", sel->name);
 		free(name);
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/events", kc->dir);
 	ds = opendir(path);
 	if (!ds) {
-		seterr(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		ft_seterr(err, errlen, "cannot read %s: %s", path, strerror(errno));
 		free(name);
 		return -1;
 	}
@@ -370,7 +358,7 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
 	}
 	closedir(ds);
 	if (!rc && !matched) {
-		seterr(err, errlen, "no kernel event matches '%s' (see %s/available_events)",
+		ft_seterr(err, errlen, "no kernel event matches '%s' (see %s/available_events)",
 		       sel->name, TRACEFS_DIR);
 		rc = -1;
 	}
@@ -841,7 +829,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		return NULL;
 	kc = calloc(1, sizeof(*kc));
 	if (!kc) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
 	kc->w = w;
@@ -851,13 +839,13 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	snprintf(kc->dir, sizeof(kc->dir), "%s/instances/%s", TRACEFS_DIR, kc->name);
 	snprintf(kc->path_on, sizeof(kc->path_on), "%s/tracing_on", kc->dir);
 	if (dir_exists(kc->dir)) {
-		seterr(err, errlen, "tracefs instance %s already exists", kc->dir);
+		ft_seterr(err, errlen, "tracefs instance %s already exists", kc->dir);
 		free(kc);
 		return NULL;
 	}
 	kc->inst = tracefs_instance_create(kc->name);
 	if (!kc->inst || !dir_exists(kc->dir)) {
-		seterr(err, errlen, "cannot create tracefs instance %s: %s", kc->dir,
+		ft_seterr(err, errlen, "cannot create tracefs instance %s: %s", kc->dir,
 		       strerror(errno));
 		if (kc->inst)
 			tracefs_instance_free(kc->inst);
@@ -878,7 +866,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	if (opts->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%u", opts->buffer_kb);
 		if (inst_write(kc, "buffer_size_kb", buf)) {
-			seterr(err, errlen, "cannot set buffer_size_kb to %u: %s", opts->buffer_kb,
+			ft_seterr(err, errlen, "cannot set buffer_size_kb to %u: %s", opts->buffer_kb,
 			       strerror(errno));
 			goto fail;
 		}
@@ -888,19 +876,19 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	inst_write(kc, "options/overwrite", "1");
 	inst_write(kc, "options/record-cmd", "1");
 	if ((opts->options & FT_OPT(STACKTRACE)) && inst_write(kc, "options/stacktrace", "1")) {
-		seterr(err, errlen, "cannot enable option stacktrace: %s", strerror(errno));
+		ft_seterr(err, errlen, "cannot enable option stacktrace: %s", strerror(errno));
 		goto fail;
 	}
 	if ((opts->options & FT_OPT(USERSTACKTRACE)) &&
 	    inst_write(kc, "options/userstacktrace", "1")) {
-		seterr(err, errlen, "cannot enable option userstacktrace: %s", strerror(errno));
+		ft_seterr(err, errlen, "cannot enable option userstacktrace: %s", strerror(errno));
 		goto fail;
 	}
 	if (pid > 0) {
 		snprintf(buf, sizeof(buf), "%d", (int)pid);
 		inst_write(kc, "options/event-fork", "1");
 		if (inst_write(kc, "set_event_pid", buf)) {
-			seterr(err, errlen, "cannot limit kernel events to pid %d: %s", (int)pid,
+			ft_seterr(err, errlen, "cannot limit kernel events to pid %d: %s", (int)pid,
 			       strerror(errno));
 			goto fail;
 		}
@@ -924,7 +912,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	kc->nr_cpus = ncpu > 0 ? (int)ncpu : 1;
 	kc->cpus = calloc((size_t)kc->nr_cpus, sizeof(*kc->cpus));
 	if (!kc->cpus) {
-		seterr(err, errlen, "out of memory");
+		ft_seterr(err, errlen, "out of memory");
 		goto fail;
 	}
 	for (int i = 0; i < kc->nr_cpus; i++)
@@ -948,7 +936,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		if (c->fd < 0) {
 			if (errno == ENOENT) /* a possible CPU the kernel has no buffer for */
 				continue;
-			seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
+			ft_seterr(err, errlen, "cannot open %s: %s", path, strerror(errno));
 			goto fail;
 		}
 		c->page_size = subbuf_size;
@@ -956,7 +944,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 		c->page = malloc((size_t)c->page_size);
 		if (!c->tcpu || !c->kbuf || !c->page) {
-			seterr(err, errlen, "cannot set up the reader of CPU %d", i);
+			ft_seterr(err, errlen, "cannot set up the reader of CPU %d", i);
 			goto fail;
 		}
 	}
@@ -966,7 +954,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		if (!c->tcpu)
 			continue;
 		if (pthread_create(&c->thr, NULL, reader_main, c)) {
-			seterr(err, errlen, "cannot start reader thread: %s", strerror(errno));
+			ft_seterr(err, errlen, "cannot start reader thread: %s", strerror(errno));
 			atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 			for (int j = 0; j < i; j++)
 				if (kc->cpus[j].started)
@@ -976,7 +964,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		c->started = 1;
 	}
 	if (inst_write(kc, "tracing_on", "1")) {
-		seterr(err, errlen, "cannot turn tracing on in %s: %s", kc->dir, strerror(errno));
+		ft_seterr(err, errlen, "cannot turn tracing on in %s: %s", kc->dir, strerror(errno));
 		atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 		for (int j = 0; j < kc->nr_cpus; j++)
 			if (kc->cpus[j].started)
@@ -986,7 +974,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	return kc;
 
 fail_errno_clock:
-	seterr(err, errlen, "cannot set trace_clock of %s: %s", kc->dir, strerror(errno));
+	ft_seterr(err, errlen, "cannot set trace_clock of %s: %s", kc->dir, strerror(errno));
 fail:
 	inst_write(kc, "tracing_on", "0");
 	destroy(kc);
@@ -1240,10 +1228,10 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		blob_add_file(&b, kc->inst, name, file);
 	}
 	if (b.oom) {
-		seterr(err, errlen, "out of memory writing kernel formats");
+		ft_seterr(err, errlen, "out of memory writing kernel formats");
 		rc = -1;
 	} else if (ft_writer_add(kc->w, FT_SEC_KFORMATS, 0, b.p, b.len, 1)) {
-		seterr(err, errlen, "cannot write kernel formats: %s", strerror(errno));
+		ft_seterr(err, errlen, "cannot write kernel formats: %s", strerror(errno));
 		rc = -1;
 	}
 	free(b.p);
@@ -1254,7 +1242,7 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		if (kc->subset_syms)
 			len = kallsyms_subset(kc, ks, len);
 		if (ft_writer_add(kc->w, FT_SEC_KALLSYMS, 0, ks, len, 1) && !rc) {
-			seterr(err, errlen, "cannot write kallsyms: %s", strerror(errno));
+			ft_seterr(err, errlen, "cannot write kallsyms: %s", strerror(errno));
 			rc = -1;
 		}
 		free(ks);
@@ -1267,7 +1255,7 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		/* counters FSMB has no room for: read by `ftrail stackmap stat` */
 		if (n > 0 && n < (int)sizeof(meta) &&
 		    ft_writer_add(kc->w, FT_SEC_META, 0, meta, n, 0) && !rc) {
-			seterr(err, errlen, "cannot write the kernel stack map counters: %s",
+			ft_seterr(err, errlen, "cannot write the kernel stack map counters: %s",
 			       strerror(errno));
 			rc = -1;
 		}
@@ -1275,13 +1263,13 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		if (bin) {
 			if (ft_writer_add(kc->w, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, bin, len, 1) &&
 			    !rc) {
-				seterr(err, errlen, "cannot write the kernel stack map: %s",
+				ft_seterr(err, errlen, "cannot write the kernel stack map: %s",
 				       strerror(errno));
 				rc = -1;
 			}
 			free(bin);
 		} else if (!rc) {
-			seterr(err, errlen, "cannot export the kernel stack map");
+			ft_seterr(err, errlen, "cannot export the kernel stack map");
 			rc = -1;
 		}
 	}
@@ -1330,7 +1318,7 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 			chunk_flush(c);
 		}
 		if (c->err && !rc) {
-			seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
+			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
 			       strerror(c->err));
 			rc = -1;
 		}
@@ -1358,7 +1346,7 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 		}
 	}
 	if (tracefs_instance_destroy(kc->inst) && dir_exists(kc->dir) && !rc) {
-		seterr(err, errlen, "cannot remove tracefs instance %s: %s", kc->dir,
+		ft_seterr(err, errlen, "cannot remove tracefs instance %s: %s", kc->dir,
 		       strerror(errno));
 		rc = -1;
 	}
