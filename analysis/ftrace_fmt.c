@@ -1,19 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrace's text formats (see ftrace_fmt.h for what the columns mean in
- * user space).  Column layouts follow the kernel's trace_output.c and
- * trace_functions_graph.c so existing scripts that parse the trace file
- * parse ftrail's output too.
+ * user space).  Column layouts follow the kernel's trace_output.c
+ * (trace_print_context, trace_print_lat_context, print_raw_fmt,
+ * print_hex_fmt) and trace_functions_graph.c (print_graph_prologue,
+ * print_graph_comment, verif_pid) so scripts that parse the kernel's trace
+ * file parse ftrail's output too.
  */
 #include "ftrace_fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include <event-parse.h>
+
+#include "kevents.h"
 #include "options.h"
 #include "uevent.h"
 
 #define MAX_INDENT 512 /* levels; deeper calls print at this indentation */
+#define MAX_KCPUS 8192 /* kernel CPUs tracked for the graph's context-switch lines */
 
 struct buf_state {
 	uint64_t id;
@@ -33,11 +39,35 @@ struct ft_fmt {
 	struct buf_state *bufs; /* open addressing, cap power of 2 */
 	size_t nr_bufs, cap_bufs;
 	int64_t last_tid[64]; /* per level: thread last shown (context-switch lines) */
+	/* kernel events (ft_fmt_set_kevents) */
+	struct ft_kevents *kev;
+	const struct ft_trace_source *ksrc;
+	int64_t *klast; /* per kernel CPU: pid last shown in the graph, -1: none */
+	size_t nr_klast;
+	/* ft_fmt_scan(): latency-format delay marks, one per entry in stream order */
+	char *marks;
+	size_t nr_marks, cap_marks, pos;
+	uint64_t scan_ts;
+	int scanned, marks_failed;
+	/* the latency header's task: the first user event's process */
+	int have_task;
+	char task_comm[32];
+	uint32_t task_pid;
 	/* UFORMATS, loaded on the first user event; a malformed one stays empty
 	 * (its events then show as "user_event: id=N len=L").  Per formatter, not
 	 * cached by reader address: a later reader may reuse a freed one's. */
 	struct ft_uev_table uev;
 	int uev_loaded;
+};
+
+/* What the kernel prints before an event's text (see print_ctx()). */
+struct ctx {
+	const char *comm;
+	uint32_t pid;
+	int cpu;
+	const char *flags; /* the five irq-info columns */
+	uint64_t ts;
+	char mark; /* latency-format delay mark */
 };
 
 #define OPT(f, name) (((f)->opt & FT_OPT(name)) != 0)
@@ -118,6 +148,8 @@ static struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
 {
 	struct ft_fmt *f = calloc(1, sizeof(*f));
+	const char *v;
+	int n;
 
 	if (!f)
 		return NULL;
@@ -125,7 +157,12 @@ struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
 	f->opt = options;
 	f->out = out;
 	f->graph = !strcmp(ft_trace_tracer(t), "function_graph");
+	/* print_graph_cpu(): as wide as the highest CPU number */
+	v = ft_trace_meta(t, "nr_cpus");
+	n = v ? atoi(v) : 1;
 	f->cpu_width = 1;
+	for (n = n > 1 ? n - 1 : 0; n >= 10; n /= 10)
+		f->cpu_width++;
 	for (size_t i = 0; i < sizeof(f->last_tid) / sizeof(f->last_tid[0]); i++)
 		f->last_tid[i] = -1;
 	return f;
@@ -137,7 +174,92 @@ void ft_fmt_free(struct ft_fmt *f)
 		return;
 	ft_uev_table_free(&f->uev);
 	free(f->bufs);
+	free(f->klast);
+	free(f->marks);
 	free(f);
+}
+
+void ft_fmt_set_irq_info(struct ft_fmt *f, int on)
+{
+	f->irq_info = on;
+}
+
+void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src)
+{
+	f->kev = k;
+	f->ksrc = src;
+}
+
+/* The kernel event behind a source event, or NULL when it is not one. */
+static const struct ft_kevent *kevent_of(const struct ft_fmt *f, const struct ft_event *ev)
+{
+	if (ev->type != FT_EV_SOURCE || !f->kev || !ev->src || ev->src != f->ksrc || !ev->priv)
+		return NULL;
+	return ev->priv;
+}
+
+/* Lost-event notes are not entries: they take no delay mark. */
+static int is_lost(const struct ft_fmt *f, const struct ft_event *ev)
+{
+	const struct ft_kevent *ke = kevent_of(f, ev);
+
+	return ev->type == FT_EV_LOST || (ke && ke->kind == FT_KEV_MISSED);
+}
+
+void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
+{
+	if (is_lost(f, ev))
+		return;
+	if (!f->scanned) {
+		f->scanned = 1;
+		f->have_first = 1;
+		f->first_ts = ev->ts;
+	}
+	if (!f->have_task && ev->type != FT_EV_SOURCE) {
+		f->have_task = 1;
+		f->task_pid = ev->pid;
+		snprintf(f->task_comm, sizeof(f->task_comm), "%.16s", ft_trace_comm(f->t, ev->pid));
+	}
+	if (f->marks_failed)
+		return;
+	if (f->nr_marks == f->cap_marks) {
+		size_t nc = f->cap_marks ? f->cap_marks * 2 : 4096;
+		char *n = realloc(f->marks, nc);
+
+		if (!n) {
+			f->marks_failed = 1; /* no marks then: ' ' everywhere */
+			return;
+		}
+		f->marks = n;
+		f->cap_marks = nc;
+	}
+	/* the previous entry's delay is the time to this one, in whole usecs */
+	if (f->nr_marks)
+		f->marks[f->nr_marks - 1] =
+		    ft_fmt_mark(ev->ts > f->scan_ts ? (ev->ts - f->scan_ts) / 1000 * 1000 : 0);
+	f->marks[f->nr_marks++] = ' ';
+	f->scan_ts = ev->ts;
+}
+
+/*
+ * The delay mark of the entry being printed (called once per entry, lost
+ * notes excepted, in stream order).  Without a scan: the time to the next
+ * record of the same user buffer.
+ */
+static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
+{
+	struct ft_event next;
+
+	if (f->scanned) {
+		if (f->marks_failed || f->pos >= f->nr_marks)
+			return ' ';
+		return f->marks[f->pos++];
+	}
+	if (!OPT(f, LATENCY_FORMAT) || ev->type == FT_EV_SOURCE)
+		return ' ';
+	if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.ts > ev->ts)
+		return ft_fmt_mark((next.ts - ev->ts) / 1000 * 1000);
+	return ' ';
 }
 
 static int nr_cpus(struct ft_fmt *f)
@@ -148,6 +270,7 @@ static int nr_cpus(struct ft_fmt *f)
 	return n > 0 ? n : 1;
 }
 
+/* print_trace_header(): the latency-format header block. */
 static void lat_trace_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 {
 	const char *kr = ft_trace_meta(f->t, "kernel");
@@ -159,8 +282,8 @@ static void lat_trace_header(struct ft_fmt *f, uint64_t entries, uint64_t writte
 		"# latency: 0 us, #%llu/%llu, CPU#0 | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
 		(unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
 	fprintf(f->out, "#    -----------------\n");
-	fprintf(f->out, "#    | task: %s (uid:%d nice:0 policy:0 rt_prio:0)\n",
-		ft_trace_meta(f->t, "cmdline") ? ft_trace_meta(f->t, "cmdline") : "-", 0);
+	fprintf(f->out, "#    | task: %.16s-%u (uid:0 nice:0 policy:0 rt_prio:0)\n",
+		f->have_task ? f->task_comm : "", f->have_task ? f->task_pid : 0);
 	fprintf(f->out, "#    -----------------\n");
 	fprintf(f->out, "#\n");
 }
@@ -225,13 +348,14 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 	if (lat) {
 		lat_trace_header(f, entries, written);
 		fputs("#                    _------=> CPU#            \n"
-		      "#                   / _-----=> irqs-off        \n"
+		      "#                   / _-----=> irqs-off/BH-disabled\n"
 		      "#                  | / _----=> need-resched    \n"
 		      "#                  || / _---=> hardirq/softirq \n"
 		      "#                  ||| / _--=> preempt-depth   \n"
-		      "#                  |||| /     delay           \n"
-		      "#  cmd     pid     ||||| time  |   caller     \n"
-		      "#     \\   /        |||||  \\    |    /       \n",
+		      "#                  |||| / _-=> migrate-disable \n"
+		      "#                  ||||| /     delay           \n"
+		      "#  cmd     pid     |||||| time  |   caller     \n"
+		      "#     \\   /        ||||||  \\    |    /       \n",
 		      f->out);
 		return;
 	}
@@ -254,48 +378,57 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 	      f->out);
 }
 
-void ft_fmt_set_irq_info(struct ft_fmt *f, int on)
-{
-	f->irq_info = on;
-}
-
 static const char *comm_of(struct ft_fmt *f, const struct ft_event *ev)
 {
 	return ft_trace_comm(f->t, ev->tid);
 }
 
-static void lat_flags(struct ft_fmt *f, const struct ft_event *ev)
-{
-	fprintf(f->out, "..%c.", ev->level ? 'h' : '.');
-}
-
-/* "  comm-tid  [lvl] sec.usec: " or, with latency-format, its columns. */
-static void context(struct ft_fmt *f, const struct ft_event *ev)
+/*
+ * The columns before an event's text, as the kernel prints them:
+ * print_hex_fmt() (hex), print_raw_fmt() (raw), trace_print_lat_context()
+ * (latency-format) or trace_print_context() -- "comm-pid [cpu] flags
+ * sec.usec: ", the flags only with irq-info.
+ */
+static void print_ctx(struct ft_fmt *f, const struct ctx *c)
 {
 	if (!f->have_first) {
 		f->have_first = 1;
-		f->first_ts = ev->ts;
+		f->first_ts = c->ts;
 	}
-	if (OPT(f, LATENCY_FORMAT)) {
-		struct ft_event next;
-		uint64_t rel = 0;
-
-		if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.ts > ev->ts)
-			rel = next.ts - ev->ts;
-		fprintf(f->out, "%8.8s-%-7u %3d", comm_of(f, ev), ev->tid, ev->level);
-		lat_flags(f, ev);
-		fprintf(
-		    f->out, " %4lluus%c: ",
-		    (unsigned long long)((ev->ts - (ev->ts >= f->first_ts ? f->first_ts : ev->ts)) /
-					 1000),
-		    ft_fmt_mark(rel / 1000 * 1000));
+	if (OPT(f, HEX)) {
+		fprintf(f->out, "%08x %08x %016llx ", c->pid, (unsigned int)c->cpu,
+			(unsigned long long)c->ts);
 		return;
 	}
-	fprintf(f->out, "%16s-%-7u [%03d] ", comm_of(f, ev), ev->tid, ev->level);
-	if (f->irq_info)
-		fprintf(f->out, "..%c.. ", ev->level ? 'h' : '.');
-	fprintf(f->out, "%5llu.%06llu: ", (unsigned long long)(ev->ts / 1000000000ull),
-		(unsigned long long)(ev->ts % 1000000000ull / 1000));
+	if (OPT(f, RAW)) {
+		fprintf(f->out, "%u %d %llu ", c->pid, c->cpu, (unsigned long long)c->ts);
+		return;
+	}
+	if (OPT(f, LATENCY_FORMAT)) {
+		uint64_t rel = c->ts >= f->first_ts ? c->ts - f->first_ts : 0;
+
+		fprintf(f->out, "%8.8s-%-7u %3d%s %4lluus%c: ", c->comm, c->pid, c->cpu, c->flags,
+			(unsigned long long)(rel / 1000), c->mark);
+		return;
+	}
+	fprintf(f->out, "%16s-%-7u [%03d] %s %5llu.%06llu: ", c->comm, c->pid, c->cpu,
+		f->irq_info ? c->flags : "", (unsigned long long)(c->ts / 1000000000ull),
+		(unsigned long long)(c->ts % 1000000000ull / 1000));
+}
+
+/* A user event's context: thread, nesting level as CPU, 'h' for a signal handler. */
+static struct ctx user_ctx(struct ft_fmt *f, const struct ft_event *ev, char mark)
+{
+	struct ctx c = {
+	    .comm = comm_of(f, ev),
+	    .pid = ev->tid,
+	    .cpu = ev->level,
+	    .flags = ev->level ? "..h.." : ".....",
+	    .ts = ev->ts,
+	    .mark = mark,
+	};
+
+	return c;
 }
 
 static void print_sym_fid(struct ft_fmt *f, uint32_t fid)
@@ -305,6 +438,14 @@ static void print_sym_fid(struct ft_fmt *f, uint32_t fid)
 	fputs(ft_trace_func_name(f->t, fid, OPT(f, SYM_OFFSET), buf, sizeof(buf)), f->out);
 	if (OPT(f, SYM_ADDR))
 		fprintf(f->out, " <%016llx>", (unsigned long long)ft_trace_func_addr(f->t, fid));
+}
+
+/* function_graph names: "%ps", the sym-* options do not apply */
+static void print_graph_fid(struct ft_fmt *f, uint32_t fid)
+{
+	char buf[512];
+
+	fputs(ft_trace_func_name(f->t, fid, 0, buf, sizeof(buf)), f->out);
 }
 
 static void print_sym_addr(struct ft_fmt *f, uint32_t pid, uint64_t addr)
@@ -317,6 +458,29 @@ static void print_sym_addr(struct ft_fmt *f, uint32_t pid, uint64_t addr)
 		fprintf(f->out, " <%016llx>", (unsigned long long)addr);
 }
 
+/* A stack address with raw/hex: the number alone. */
+static int print_num_addr(struct ft_fmt *f, uint64_t addr)
+{
+	if (OPT(f, HEX))
+		fprintf(f->out, "%016llx", (unsigned long long)addr);
+	else if (OPT(f, RAW))
+		fprintf(f->out, "%llx", (unsigned long long)addr);
+	else
+		return 0;
+	return 1;
+}
+
+/* Marker text without its trailing newlines/NULs. */
+static size_t marker_len(const struct ft_event *ev)
+{
+	const char *d = ev->data;
+	size_t n = strnlen(d, ev->len);
+
+	while (n && (d[n - 1] == '\n' || d[n - 1] == 0))
+		n--;
+	return n;
+}
+
 /* Text of a non-function event (no newline). */
 static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 {
@@ -325,10 +489,14 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 
 	switch (ev->type) {
 	case FT_EV_MARKER:
-		n = strnlen(d, n);
-		while (n && (d[n - 1] == '\n' || d[n - 1] == 0))
-			n--;
-		fprintf(f->out, "tracing_mark_write: %.*s", (int)n, d);
+		n = marker_len(ev);
+		if (OPT(f, HEX))
+			/* trace_print_raw()'s "# ip text"; user markers have no ip */
+			fprintf(f->out, "# %016x %.*s", 0, (int)n, d);
+		else if (OPT(f, RAW))
+			fprintf(f->out, "# %x %.*s", 0, (int)n, d);
+		else
+			fprintf(f->out, "tracing_mark_write: %.*s", (int)n, d);
 		break;
 	case FT_EV_BINMARKER:
 		fputs("raw_data:", f->out);
@@ -343,9 +511,7 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 			if (ft_uev_table_load(&f->uev, ft_trace_reader(f->t), err, sizeof(err)))
 				ft_uev_table_free(&f->uev);
 		}
-		fputs(ft_uev_render(&f->uev, ev->event_id, d, n,
-				    line, sizeof(line)),
-		      f->out);
+		fputs(ft_uev_render(&f->uev, ev->event_id, d, n, line, sizeof(line)), f->out);
 		break;
 	}
 	case FT_EV_COMM:
@@ -376,6 +542,7 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 	}
 }
 
+/* "<stack_id N>" or "<stack trace>" and its " => " lines, all newline-ended. */
 static void print_stack_lines(struct ft_fmt *f, const struct ft_event *ev)
 {
 	if (ev->stack_id >= 0 && !OPT(f, EXPAND_STACKS)) {
@@ -390,22 +557,54 @@ static void print_stack_lines(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	for (uint32_t i = 0; i < ev->nr_ips; i++) {
 		fputs(" => ", f->out);
-		print_sym_addr(f, ev->pid, ev->ips[i]);
+		if (!print_num_addr(f, ev->ips[i]))
+			print_sym_addr(f, ev->pid, ev->ips[i]);
 		fputc('\n', f->out);
 	}
 }
 
-static int function_event(struct ft_fmt *f, const struct ft_event *ev)
+static void print_lost(struct ft_fmt *f, int cpu, uint64_t n)
 {
+	if (n)
+		fprintf(f->out, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)n);
+	else
+		fprintf(f->out, "CPU:%d [LOST EVENTS]\n", cpu);
+}
+
+/* The function tracer's line for a user event (also the graph's stack lines). */
+static void function_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
+{
+	struct ctx c;
+
 	if (ev->type == FT_EV_LOST) {
-		fprintf(f->out, "CPU:%d [LOST %llu EVENTS]\n", ev->level,
-			(unsigned long long)ev->count);
-		return 0;
+		print_lost(f, ev->level, ev->count);
+		return;
 	}
-	context(f, ev);
+	c = user_ctx(f, ev, mark);
+	print_ctx(f, &c);
 	switch (ev->type) {
 	case FT_EV_FUNC:
 	case FT_EV_ENTRY:
+	case FT_EV_EXIT:
+		if (OPT(f, RAW) || OPT(f, HEX)) {
+			/* trace_fn_raw() / trace_fn_hex(): ip and parent ip */
+			uint64_t ip = ft_trace_func_addr(f->t, ev->fid), pip = 0;
+
+			if (ev->type == FT_EV_FUNC)
+				pip = ev->parent_addr ? ev->parent_addr
+				      : ev->parent_fid != FT_FID_UNKNOWN
+					  ? ft_trace_func_addr(f->t, ev->parent_fid)
+					  : 0;
+			if (OPT(f, HEX))
+				fprintf(f->out, "%016llx %016llx \n", (unsigned long long)ip,
+					(unsigned long long)pip);
+			else
+				fprintf(f->out, "%llx %llx\n", (unsigned long long)ip,
+					(unsigned long long)pip);
+			break;
+		}
+		if (ev->type == FT_EV_EXIT)
+			fputs("return from ", f->out);
 		print_sym_fid(f, ev->fid);
 		if (OPT(f, PRINT_PARENT) && ev->type == FT_EV_FUNC) {
 			if (ev->parent_fid != FT_FID_UNKNOWN) {
@@ -418,11 +617,6 @@ static int function_event(struct ft_fmt *f, const struct ft_event *ev)
 		}
 		fputc('\n', f->out);
 		break;
-	case FT_EV_EXIT:
-		fputs("return from ", f->out);
-		print_sym_fid(f, ev->fid);
-		fputc('\n', f->out);
-		break;
 	case FT_EV_STACK:
 		print_stack_lines(f, ev);
 		break;
@@ -431,7 +625,6 @@ static int function_event(struct ft_fmt *f, const struct ft_event *ev)
 		fputc('\n', f->out);
 		break;
 	}
-	return 0;
 }
 
 /* " %*d) " then the proc column, centered in 14 like print_graph_proc(). */
@@ -440,7 +633,7 @@ static void graph_proc(struct ft_fmt *f, const char *comm, uint32_t tid)
 	char c[8], pid[12];
 	int len, spaces = 0;
 
-	snprintf(c, sizeof(c), "%s", comm);
+	snprintf(c, sizeof(c), "%s", comm ? comm : "<...>");
 	snprintf(pid, sizeof(pid), "%u", tid);
 	len = (int)(strlen(c) + strlen(pid) + 1);
 	if (len < 14)
@@ -448,38 +641,49 @@ static void graph_proc(struct ft_fmt *f, const char *comm, uint32_t tid)
 	fprintf(f->out, "%*s%s-%s%*s", spaces / 2, "", c, pid, spaces - spaces / 2, "");
 }
 
+/* verif_pid(): the context-switch block when another task shows on a CPU. */
+static void switch_block(struct ft_fmt *f, int cpu, const char *prev_comm, uint32_t prev,
+			 const char *comm, uint32_t pid)
+{
+	fputs(" ------------------------------------------\n", f->out);
+	fprintf(f->out, " %*d) ", f->cpu_width, cpu);
+	graph_proc(f, prev_comm, prev);
+	fputs(" => ", f->out);
+	graph_proc(f, comm, pid);
+	fputs("\n ------------------------------------------\n\n", f->out);
+}
+
+/* print_graph_prologue()'s columns: abstime, cpu, proc, latency flags. */
+static void graph_columns(struct ft_fmt *f, const struct ctx *c)
+{
+	if (!f->have_first) {
+		f->have_first = 1;
+		f->first_ts = c->ts;
+	}
+	if (OPT(f, FUNCGRAPH_ABSTIME))
+		fprintf(f->out, "%5llu.%06llu |  ", (unsigned long long)(c->ts / 1000000000ull),
+			(unsigned long long)(c->ts % 1000000000ull / 1000));
+	if (OPT(f, FUNCGRAPH_CPU))
+		fprintf(f->out, " %*d) ", f->cpu_width, c->cpu);
+	if (OPT(f, FUNCGRAPH_PROC)) {
+		graph_proc(f, c->comm, c->pid);
+		fputs(" | ", f->out);
+	}
+	if (OPT(f, LATENCY_FORMAT))
+		fprintf(f->out, " %s | ", c->flags);
+}
+
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
 	int lvl = ev->level < 64 ? ev->level : 63;
+	struct ctx c = user_ctx(f, ev, ' ');
 
-	if (!f->have_first) {
-		f->have_first = 1;
-		f->first_ts = ev->ts;
-	}
 	/* the kernel's context-switch block, per "CPU" (level) */
-	if (f->last_tid[lvl] >= 0 && f->last_tid[lvl] != (int64_t)ev->tid) {
-		fputs(" ------------------------------------------\n", f->out);
-		fprintf(f->out, " %*d) ", f->cpu_width, ev->level);
-		graph_proc(f, ft_trace_comm(f->t, (uint32_t)f->last_tid[lvl]),
-			   (uint32_t)f->last_tid[lvl]);
-		fputs(" => ", f->out);
-		graph_proc(f, comm_of(f, ev), ev->tid);
-		fputs("\n ------------------------------------------\n\n", f->out);
-	}
+	if (f->last_tid[lvl] >= 0 && f->last_tid[lvl] != (int64_t)ev->tid)
+		switch_block(f, ev->level, ft_trace_comm(f->t, (uint32_t)f->last_tid[lvl]),
+			     (uint32_t)f->last_tid[lvl], c.comm, ev->tid);
 	f->last_tid[lvl] = ev->tid;
-	if (OPT(f, FUNCGRAPH_ABSTIME))
-		fprintf(f->out, "%5llu.%06llu |  ", (unsigned long long)(ev->ts / 1000000000ull),
-			(unsigned long long)(ev->ts % 1000000000ull / 1000));
-	if (OPT(f, FUNCGRAPH_CPU))
-		fprintf(f->out, " %*d) ", f->cpu_width, ev->level);
-	if (OPT(f, FUNCGRAPH_PROC)) {
-		graph_proc(f, comm_of(f, ev), ev->tid);
-		fputs(" | ", f->out);
-	}
-	if (OPT(f, LATENCY_FORMAT)) {
-		lat_flags(f, ev);
-		fputc(' ', f->out);
-	}
+	graph_columns(f, &c);
 }
 
 enum { FILL_NONE, FILL_FULL };
@@ -512,16 +716,25 @@ static void indent(struct ft_fmt *f, int depth)
 	fprintf(f->out, "%*s", depth * 2, "");
 }
 
-static int graph_event(struct ft_fmt *f, const struct ft_event *ev)
+/*
+ * print_graph_comment()'s indentation: open is the number of frames open
+ * in the thread.  The kernel indents (depth + 1) levels where depth is the
+ * innermost open frame's (0 for the outermost), and not at all at depth 0.
+ */
+static void comment_indent(struct ft_fmt *f, int open)
+{
+	indent(f, open >= 2 ? open : 0);
+}
+
+static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 {
 	struct buf_state *b;
 	struct ft_event next;
 
 	switch (ev->type) {
 	case FT_EV_LOST:
-		fprintf(f->out, "CPU:%d [LOST %llu EVENTS]\n", ev->level,
-			(unsigned long long)ev->count);
-		return 0;
+		print_lost(f, ev->level, ev->count);
+		return;
 	case FT_EV_ENTRY:
 		b = buf_get(f, ev->buffer);
 		graph_prologue(f, ev);
@@ -529,91 +742,240 @@ static int graph_event(struct ft_fmt *f, const struct ft_event *ev)
 		    next.has_entry && !next.unwound && next.depth == ev->depth) {
 			graph_duration(f, next.duration, FILL_NONE);
 			indent(f, ev->depth);
-			print_sym_fid(f, ev->fid);
+			print_graph_fid(f, ev->fid);
 			fputs("();\n", f->out);
 			if (b)
 				b->skip_exit = 1;
-			return 0;
+			return;
 		}
 		graph_duration(f, 0, FILL_FULL);
 		indent(f, ev->depth);
-		print_sym_fid(f, ev->fid);
+		print_graph_fid(f, ev->fid);
 		fputs("() {\n", f->out);
-		return 0;
+		return;
 	case FT_EV_EXIT:
 		b = buf_get(f, ev->buffer);
 		if (b && b->skip_exit) {
 			b->skip_exit = 0;
-			return 0;
+			return;
 		}
 		graph_prologue(f, ev);
 		graph_duration(f, ev->duration, ev->has_entry ? FILL_NONE : FILL_FULL);
 		indent(f, ev->depth);
 		if (ev->unwound) {
 			fputs("} /* ", f->out);
-			print_sym_fid(f, ev->fid);
+			print_graph_fid(f, ev->fid);
 			fputs(" (unwound) */\n", f->out);
 		} else if (OPT(f, FUNCGRAPH_TAIL) || !ev->has_entry) {
 			fputs("} /* ", f->out);
-			print_sym_fid(f, ev->fid);
+			print_graph_fid(f, ev->fid);
 			fputs(" */\n", f->out);
 		} else {
 			fputs("}\n", f->out);
 		}
-		return 0;
+		return;
 	case FT_EV_FUNC:
-		graph_prologue(f, ev);
-		graph_duration(f, 0, FILL_FULL);
-		indent(f, ev->depth);
-		print_sym_fid(f, ev->fid);
-		fputs("();\n", f->out);
-		return 0;
+		/* TRACE_FN in the graph: the function tracer's own line */
+		function_event(f, ev, mark);
+		return;
 	case FT_EV_STACK:
-		graph_prologue(f, ev);
-		graph_duration(f, 0, FILL_FULL);
-		indent(f, ev->depth);
-		fputs("/* ", f->out);
 		if (ev->stack_id >= 0 && !OPT(f, EXPAND_STACKS)) {
-			fprintf(f->out, "<stack_id %lld> */\n", (long long)ev->stack_id);
-			return 0;
+			/* a stack-map id entry is a comment, like any other event */
+			graph_prologue(f, ev);
+			graph_duration(f, 0, FILL_FULL);
+			comment_indent(f, ev->depth);
+			fprintf(f->out, "/* <stack_id %lld> */\n", (long long)ev->stack_id);
+			return;
 		}
-		fputs("<stack trace> */\n", f->out);
-		for (uint32_t i = 0; i < ev->nr_ips; i++) {
-			fputs(" => ", f->out);
-			print_sym_addr(f, ev->pid, ev->ips[i]);
-			fputc('\n', f->out);
-		}
-		return 0;
+		/* TRACE_STACK is not a graph comment: the trace file's own line */
+		function_event(f, ev, mark);
+		return;
 	default:
 		/* markers and task events: a comment at the current depth */
 		graph_prologue(f, ev);
 		graph_duration(f, 0, FILL_FULL);
-		indent(f, ev->depth);
+		comment_indent(f, ev->depth);
 		fputs("/* ", f->out);
 		if (ev->type == FT_EV_MARKER) {
 			/* trace_marker text alone, as the kernel prints trace_printk */
-			const char *d = ev->data;
-			size_t n = strnlen(d, ev->len);
-
-			while (n && d[n - 1] == '\n')
-				n--;
-			fprintf(f->out, "%.*s", (int)n, d);
+			fprintf(f->out, "%.*s", (int)marker_len(ev), (const char *)ev->data);
 		} else {
 			event_text(f, ev);
 		}
 		fputs(" */\n", f->out);
-		return 0;
+		return;
+	}
+}
+
+/* ---------------------------------------------------------- kernel events */
+
+static int64_t *klast_slot(struct ft_fmt *f, int cpu)
+{
+	if (cpu < 0 || cpu >= MAX_KCPUS)
+		return NULL;
+	if ((size_t)cpu >= f->nr_klast) {
+		size_t n = (size_t)cpu + 1 > 64 ? (size_t)cpu + 1 : 64;
+		int64_t *k = realloc(f->klast, n * sizeof(*k));
+
+		if (!k)
+			return NULL;
+		for (size_t i = f->nr_klast; i < n; i++)
+			k[i] = -1;
+		f->klast = k;
+		f->nr_klast = n;
+	}
+	return &f->klast[cpu];
+}
+
+static void kgraph_prologue(struct ft_fmt *f, const struct ctx *c)
+{
+	int64_t *last = klast_slot(f, c->cpu);
+
+	if (last && *last >= 0 && *last != (int64_t)c->pid)
+		switch_block(f, c->cpu,
+			     tep_data_comm_from_pid(ft_kevents_tep(f->kev), (int)*last),
+			     (uint32_t)*last, c->comm, c->pid);
+	if (last)
+		*last = c->pid;
+	graph_columns(f, c);
+}
+
+/* Whether a kernel event's stack prints as "<[user_]stack_id N>". */
+static int kstack_as_id(struct ft_fmt *f, int id)
+{
+	return id >= 0 && ft_kevents_used_stackmap(f->kev) && !OPT(f, EXPAND_STACKS);
+}
+
+/*
+ * A kernel event's kernel (user = 0) or user stack: trace_stack_print()'s
+ * "<stack trace>" and " => sym" lines, trace_user_stack_print()'s
+ * "<user stack trace>" and " =>  <addr>" lines, or the stack map's id.
+ * Every line ends with a newline.
+ */
+static void kstack_lines(struct ft_fmt *f, const struct ft_kevent *ke, int user)
+{
+	int id = user ? ke->ustack_id : ke->kstack_id;
+	const uint64_t *ips = user ? ke->ustack : ke->kstack;
+	uint32_t nr = user ? ke->ustack_nr : ke->kstack_nr;
+	char sym[512];
+
+	if (kstack_as_id(f, id)) {
+		fprintf(f->out, "<%sstack_id %d>\n", user ? "user_" : "", id);
+		return;
+	}
+	fprintf(f->out, "<%sstack trace>\n", user ? "user " : "");
+	for (uint32_t i = 0; i < nr; i++) {
+		fputs(" => ", f->out);
+		if (print_num_addr(f, ips[i])) {
+			fputc('\n', f->out);
+			continue;
+		}
+		if (user) {
+			/* seq_print_user_ip() without sym-userobj */
+			fprintf(f->out, " <%016llx>\n", (unsigned long long)ips[i]);
+			continue;
+		}
+		ft_kevents_sym(f->kev, ips[i], OPT(f, SYM_OFFSET), sym, sizeof(sym));
+		fputs(sym, f->out);
+		if (OPT(f, SYM_ADDR))
+			fprintf(f->out, " <%016llx>", (unsigned long long)ips[i]);
+		fputc('\n', f->out);
+	}
+}
+
+static int has_kstack(const struct ft_kevent *ke, int user)
+{
+	return user ? ke->ustack_id >= 0 || ke->ustack_nr : ke->kstack_id >= 0 || ke->kstack_nr;
+}
+
+/*
+ * A kernel event.  Function layout: its line, then each stack as a line
+ * of its own (the kernel's stack entries), the delay mark on the last.
+ * function_graph: the event as a comment on its CPU; a full kernel stack
+ * as the trace file's own line (print_graph_function_flags() leaves
+ * TRACE_STACK to it), a stack id or a user stack as a comment.
+ */
+static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const struct ft_event *ev,
+			 char mark)
+{
+	char flags[16];
+	int nk = has_kstack(ke, 0), nu = has_kstack(ke, 1);
+	struct ctx c;
+
+	if (ke->kind == FT_KEV_MISSED) {
+		print_lost(f, ke->cpu, ke->missed);
+		return;
+	}
+	ft_kevents_lat_flags(f->kev, ke, flags, sizeof(flags));
+	c = (struct ctx){
+	    .comm = ke->comm ? ke->comm : "<...>",
+	    .pid = (uint32_t)ke->pid,
+	    .cpu = ke->cpu,
+	    .flags = flags,
+	    .ts = ev->ts,
+	    .mark = nk || nu ? ' ' : mark,
+	};
+	if (!f->graph) {
+		print_ctx(f, &c);
+		ft_kevents_print_info(f->kev, ke, f->opt, f->out);
+		fputc('\n', f->out);
+		for (int user = 0; user < 2; user++) {
+			if (!(user ? nu : nk))
+				continue;
+			c.mark = user || !nu ? mark : ' ';
+			print_ctx(f, &c);
+			kstack_lines(f, ke, user);
+		}
+		return;
+	}
+	kgraph_prologue(f, &c);
+	graph_duration(f, 0, FILL_FULL);
+	fputs("/* ", f->out);
+	/* the graph's comments print the event's own text: no raw/hex there */
+	ft_kevents_print_info(f->kev, ke, f->opt & ~(FT_OPT(RAW) | FT_OPT(HEX)), f->out);
+	fputs(" */\n", f->out);
+	if (nk) {
+		c.mark = !nu ? mark : ' ';
+		if (kstack_as_id(f, ke->kstack_id)) {
+			kgraph_prologue(f, &c);
+			graph_duration(f, 0, FILL_FULL);
+			fprintf(f->out, "/* <stack_id %d> */\n", ke->kstack_id);
+		} else {
+			print_ctx(f, &c);
+			kstack_lines(f, ke, 0);
+		}
+	}
+	if (nu) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *real = f->out, *m;
+
+		kgraph_prologue(f, &c);
+		graph_duration(f, 0, FILL_FULL);
+		/* the comment: the lines less the last newline, then the closing mark */
+		m = open_memstream(&buf, &len);
+		if (!m) {
+			fputs("/* <user stack trace> */\n", f->out);
+			return;
+		}
+		f->out = m;
+		kstack_lines(f, ke, 1);
+		f->out = real;
+		fclose(m);
+		while (len && buf[len - 1] == '\n')
+			len--;
+		fprintf(f->out, "/* %.*s */\n", (int)len, buf);
+		free(buf);
 	}
 }
 
 /*
- * A source (kernel) event inside the function_graph layout: like the
- * kernel, as a comment in the FUNCTION CALLS column, on its own CPU.  The
- * source renders a full trace line; its text after the timestamp becomes
- * the comment and any further lines (stacks) follow unchanged.  Falls back
- * to the full line when the rendering has no "sec.usec: " part.
+ * Another source's event (not the kernel's): its print() renders a full
+ * trace line.  In the function_graph layout its text after the timestamp
+ * becomes a comment and any further lines follow unchanged; a rendering
+ * without a "sec.usec: " part prints as it is.  Always newline-ended.
  */
-static void graph_source(struct ft_fmt *f, const struct ft_event *ev)
+static void source_event(struct ft_fmt *f, const struct ft_event *ev)
 {
 	char *buf = NULL, *p, *nl, *text = NULL;
 	size_t len = 0;
@@ -623,57 +985,64 @@ static void graph_source(struct ft_fmt *f, const struct ft_event *ev)
 		return;
 	ev->src->print(ev->src->arg, ev, m);
 	fclose(m);
+	if (!buf)
+		return;
 	nl = memchr(buf, '\n', len);
-	if (nl)
-		*nl = 0;
-	/* the timestamp: digits '.' six digits ':' ' ' */
-	for (p = buf; (p = strchr(p, '.')); p++) {
-		size_t d = strspn(p + 1, "0123456789");
+	if (f->graph) {
+		if (nl)
+			*nl = 0;
+		/* the timestamp: digits '.' six digits ':' ' ' */
+		for (p = buf; (p = strchr(p, '.')); p++) {
+			size_t d = strspn(p + 1, "0123456789");
 
-		if (d == 6 && p > buf && p[-1] >= '0' && p[-1] <= '9' && p[7] == ':' &&
-		    p[8] == ' ') {
-			text = p + 9;
-			break;
+			if (d == 6 && p > buf && p[-1] >= '0' && p[-1] <= '9' && p[7] == ':' &&
+			    p[8] == ' ') {
+				text = p + 9;
+				break;
+			}
 		}
-	}
-	if (!text) {
 		if (nl)
 			*nl = '\n';
+	}
+	if (text) {
+		struct ctx c = {
+		    .comm = ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid),
+		    .pid = ev->tid,
+		    .cpu = ev->cpu,
+		    .flags = ".....",
+		    .ts = ev->ts,
+		};
+
+		const char *rest = nl ? nl + 1 : buf + len;
+		size_t rest_len = (size_t)(buf + len - rest);
+
+		graph_columns(f, &c);
+		graph_duration(f, 0, FILL_FULL);
+		fprintf(f->out, "/* %.*s */\n", (int)(nl ? (size_t)(nl - text) : strlen(text)), text);
+		fwrite(rest, 1, rest_len, f->out);
+		if (rest_len && rest[rest_len - 1] != '\n')
+			fputc('\n', f->out);
+	} else {
 		fwrite(buf, 1, len, f->out);
-		free(buf);
-		return;
+		if (len && buf[len - 1] != '\n')
+			fputc('\n', f->out);
 	}
-	if (OPT(f, FUNCGRAPH_ABSTIME))
-		fprintf(f->out, "%5llu.%06llu |  ", (unsigned long long)(ev->ts / 1000000000ull),
-			(unsigned long long)(ev->ts % 1000000000ull / 1000));
-	if (OPT(f, FUNCGRAPH_CPU))
-		fprintf(f->out, " %*d) ", f->cpu_width, ev->cpu);
-	if (OPT(f, FUNCGRAPH_PROC)) {
-		graph_proc(f, ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid), ev->tid);
-		fputs(" | ", f->out);
-	}
-	if (OPT(f, LATENCY_FORMAT))
-		fputs(".... ", f->out);
-	graph_duration(f, 0, FILL_FULL);
-	fprintf(f->out, "/* %s */\n", text);
-	if (nl && (size_t)(nl + 1 - buf) < len)
-		fwrite(nl + 1, 1, len - (size_t)(nl + 1 - buf), f->out);
 	free(buf);
 }
 
 int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)
 {
-	if (ev->type == FT_EV_SOURCE) {
-		if (!ev->src || !ev->src->print)
-			return 0;
-		if (f->graph)
-			graph_source(f, ev);
-		else
-			ev->src->print(ev->src->arg, ev, f->out);
-	} else if (f->graph) {
-		graph_event(f, ev);
-	} else {
-		function_event(f, ev);
-	}
+	const struct ft_kevent *ke = kevent_of(f, ev);
+	char mark = is_lost(f, ev) ? ' ' : take_mark(f, ev);
+
+	if (ke)
+		kernel_event(f, ke, ev, mark);
+	else if (ev->type == FT_EV_SOURCE) {
+		if (ev->src && ev->src->print)
+			source_event(f, ev);
+	} else if (f->graph)
+		graph_event(f, ev, mark);
+	else
+		function_event(f, ev, mark);
 	return ferror(f->out) ? -1 : 0;
 }

@@ -10,19 +10,36 @@
  *     thread's own context, N for the N-th nested signal handler.  Kernel
  *     events merged into the stream print their real CPU.
  *   - TASK-PID shows the thread name and thread id, as the kernel does.
- *   - The irq-info flags are not printed (user space has none); with
- *     latency-format they print as "...." with 'h' in the hardirq column for
- *     events of a signal handler (level > 0).
+ *   - The irq-info flags are not printed (user space has none) unless
+ *     kernel events are merged in; then, and with latency-format, user
+ *     events show "....." there, with 'h' in the hardirq column for events
+ *     of a signal handler (level > 0).
  *   - function_graph prints the kernel's context-switch block when the
  *     thread shown at one level changes, leaf calls as "func();", durations
  *     with the kernel's markers (+ > 10us, ! > 100us, # > 1ms, * > 10ms,
  *     @ > 100ms, $ > 1s), a closing brace with the function's name in a C
  *     comment with funcgraph-tail or when the entry is not in the trace,
  *     and frames left by longjmp/throw with "(unwound)" after that name.
+ *     Other events are C comments ("/\* text *\/"), indented as
+ *     print_graph_comment() does (not at all inside the outermost frame).
  *   - Lost events print where they happened: "CPU:N [LOST n EVENTS]".
  *   - Stacks print as "<stack trace>" then " => sym" lines (innermost
  *     first), or as "<stack_id N>" when the recording used the stack map,
- *     unless option expand-stacks is set.
+ *     unless option expand-stacks is set.  In function_graph, as in the
+ *     kernel, a full stack is the trace file's own line (not a comment)
+ *     and a stack id is a "/\* <stack_id N> *\/" comment.
+ *   - Kernel events (ft_fmt_set_kevents()) print with their own comm, pid,
+ *     CPU and irq-info flags; in function_graph as comments on their CPU,
+ *     with the context-switch block per CPU; user stacks of kernel events
+ *     (userstacktrace) as "<user stack trace>" and " =>  <addr>" lines.
+ *   - raw and hex (trace_options raw / hex) change the function layout's
+ *     lines as print_raw_fmt() / print_hex_fmt() do: "tid cpu ts_ns "
+ *     (hex: zero-padded hex) then, for function events, "ip parent_ip";
+ *     markers "# 0 text"; kernel events "name: fields" with raw values
+ *     (hex: numbers in hex); stack addresses as numbers.  Where the kernel
+ *     itself prints only "type: N" (stacks, events) ftrail prints those
+ *     numbers instead.  The function_graph layout ignores raw and hex, as
+ *     the kernel's does, except on its full-stack lines.
  */
 #ifndef FTRAIL_FTRACE_FMT_H
 #define FTRAIL_FTRACE_FMT_H
@@ -47,6 +64,24 @@ void ft_fmt_free(struct ft_fmt *f);
  * handler).  Call before ft_fmt_header().
  */
 void ft_fmt_set_irq_info(struct ft_fmt *f, int on);
+
+/*
+ * Kernel events: source events from src (show.c's kernel source, whose
+ * ft_event.priv is the struct ft_kevent of analysis/kevents.h) are laid
+ * out here, in every mode, rather than through src->print().
+ */
+struct ft_kevents;
+void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src);
+
+/*
+ * Optional first pass: call for every event of the stream, in order,
+ * before ft_fmt_header().  It gives latency-format's delay column the
+ * time to the next entry of the whole stream (as the kernel's
+ * trace_print_lat_context() does; without it, the next record of the same
+ * buffer), its time origin, and its header's "task: comm-pid" (the first
+ * user event's process).  Out of memory: delays print as ' '.
+ */
+void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev);
 
 /* The header block: "# tracer: ...", entries line, column headers. */
 void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written);

@@ -923,7 +923,8 @@ static void print_stack(struct ft_kevents *k, const struct ft_kevent *ev, struct
 	trace_seq_printf(s, "<%sstack trace>\n", user ? "user " : "");
 	for (uint32_t i = 0; i < nr; i++) {
 		if (user) {
-			trace_seq_printf(s, " => <%016llx>\n", (unsigned long long)ips[i]);
+			/* the kernel's seq_print_user_ip() without sym-userobj: " <addr>" */
+			trace_seq_printf(s, " =>  <%016llx>\n", (unsigned long long)ips[i]);
 			continue;
 		}
 		ft_kevents_sym(k, ips[i], !!(options & FT_OPT(SYM_OFFSET)), sym, sizeof(sym));
@@ -968,6 +969,99 @@ int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t 
 	}
 	trace_seq_terminate(&s);
 	rc = fputs(s.buffer, out) < 0 ? -1 : 0;
+	trace_seq_destroy(&s);
+	return rc;
+}
+
+int ft_kevents_used_stackmap(const struct ft_kevents *k)
+{
+	return k->used_stackmap;
+}
+
+void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len)
+{
+	struct trace_seq s;
+
+	if (!len)
+		return;
+	if (ev->kind != FT_KEV_EVENT || !ev->record) {
+		snprintf(buf, len, ".....");
+		return;
+	}
+	trace_seq_init(&s);
+	tep_print_event(k->tep, &s, ev->record, "%s", TEP_PRINT_LATENCY);
+	trace_seq_terminate(&s);
+	snprintf(buf, len, "%s", s.buffer ? s.buffer : ".....");
+	trace_seq_destroy(&s);
+}
+
+/*
+ * "name=value" for each field of the event (common_* fields left out),
+ * numbers in hexadecimal zero-padded to the field's size as the kernel's
+ * hex option prints them (trace_seq_putmem_hex), strings as they are.
+ * Fields that do not fit in the record print as "name=?".
+ */
+static void print_hex_fields(const struct ft_kevent *ev, struct trace_seq *s)
+{
+	struct tep_format_field **fields = tep_event_fields(ev->event);
+	const struct tep_record *r = ev->record;
+
+	for (int i = 0; fields && fields[i]; i++) {
+		struct tep_format_field *f = fields[i];
+		unsigned long long v;
+
+		trace_seq_printf(s, "%s%s=", i ? " " : "", f->name);
+		if (f->offset < 0 || f->size < 0 || f->offset + f->size > r->size) {
+			trace_seq_puts(s, "?");
+		} else if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
+				       TEP_FIELD_IS_ARRAY)) {
+			tep_print_field_content(s, r->data, r->size, f);
+		} else if (f->size <= 8 && !tep_read_number_field(f, r->data, &v)) {
+			trace_seq_printf(s, "%0*llx", f->size * 2, v);
+		} else {
+			trace_seq_puts(s, "?");
+		}
+	}
+	free(fields);
+}
+
+int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
+			  FILE *out)
+{
+	struct trace_seq s;
+	const char *p;
+	size_t n;
+	int rc;
+
+	trace_seq_init(&s);
+	if (ev->kind != FT_KEV_EVENT || !ev->record) {
+		trace_seq_puts(&s, "[LOST EVENTS]");
+	} else if (!ev->event) {
+		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]",
+				 ev->record->size >= 2 ? *(const uint16_t *)ev->record->data : -1,
+				 ev->record->size);
+	} else if (options & FT_OPT(HEX)) {
+		trace_seq_printf(&s, "%s: ", ev->event->name);
+		print_hex_fields(ev, &s);
+	} else if (options & FT_OPT(RAW)) {
+		struct trace_seq f;
+
+		/* tep's raw field list starts with a space: drop it */
+		trace_seq_init(&f);
+		tep_print_event(k->tep, &f, ev->record, "%s", TEP_PRINT_INFO_RAW);
+		trace_seq_terminate(&f);
+		p = f.buffer ? f.buffer : "";
+		trace_seq_printf(&s, "%s: %s", ev->event->name, p + strspn(p, " "));
+		trace_seq_destroy(&f);
+	} else {
+		tep_print_event(k->tep, &s, ev->record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
+	}
+	trace_seq_terminate(&s);
+	p = s.buffer ? s.buffer : "";
+	n = strlen(p);
+	while (n && p[n - 1] == '\n')
+		n--; /* the kernel strips the print format's newline */
+	rc = fwrite(p, 1, n, out) == n ? 0 : -1;
 	trace_seq_destroy(&s);
 	return rc;
 }

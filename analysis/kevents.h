@@ -110,6 +110,22 @@ int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t 
 		     FILE *out);
 
 /*
+ * The pieces ftrace_fmt.c lays out itself (function, function_graph,
+ * latency, raw and hex layouts):
+ *   ft_kevents_print_info(): the event's text after the context columns,
+ *     without newline: "name: fields" from the print format; with
+ *     FT_OPT(RAW) the fields' raw values (tep's INFO_RAW); with FT_OPT(HEX)
+ *     numbers in hex, zero-padded to the field's size.  0 or -1 (write error).
+ *   ft_kevents_lat_flags(): the irq-info columns ("d..2.") into buf.
+ *   ft_kevents_used_stackmap(): 1 when kstack_id/ustack_id print as
+ *     "<stack_id N>" (the recording used the stack map), 0 to expand them.
+ */
+int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
+			  FILE *out);
+void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len);
+int ft_kevents_used_stackmap(const struct ft_kevents *k);
+
+/*
  * Kernel symbol of addr from the file's KALLSYMS: writes "name+0xoff/0xsize"
  * (with_offset) or "name" into buf.  Returns 0, or -1 (buf holds "0x<addr>").
  * Also the ft_sym_resolve_fn of core/stackmap.h (arg = k, with offset).

@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,8 +152,44 @@ struct job {
 	int mode; /* HIT16, HIT1K: hits on a hot set; INSERT: first inserts */
 	uint32_t depth;
 	int tid;
+	int cpu;          /* CPU to pin to, -1: not pinned */
 	double ns_per_call;
+	double t0, t1;    /* the timed loop, CLOCK_MONOTONIC (overlap of the threads) */
 };
+
+/*
+ * 2-thread runs: each thread pinned to a CPU of its own (the first ones the
+ * process may use), both started by a barrier, both hitting the same hot
+ * stacks, so the lock-free map and the mutex map are compared under real
+ * contention.  The share of the runs during which the threads ran at the
+ * same time is measured (wall-clock intervals of the timed loops) and
+ * printed: on a loaded machine they may not overlap much, and then the
+ * 2-thread rows say little about contention.
+ */
+static int cpus[MAXT];
+static int ncpus;
+static double overlap_sum;
+static int overlap_n;
+
+static void pick_cpus(void)
+{
+	cpu_set_t set;
+
+	ncpus = 0;
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return;
+	for (int c = 0; c < CPU_SETSIZE && ncpus < MAXT; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[ncpus++] = c;
+}
+
+static double mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
 
 static void gen_hot(uint32_t depth, uint64_t seed)
 {
@@ -180,7 +217,15 @@ static void *run_job(void *arg)
 		idx[i] = (uint32_t)(xorshift(&r) % nhot);
 	memcpy(buf, hot[j->tid], sizeof(buf));
 	memset(ring, 0, sizeof(ring));
+	if (j->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(j->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	}
 	pthread_barrier_wait(&barrier);
+	j->t0 = mono_ns();
 	t0 = now_ns();
 	for (long i = 0; i < n; i++) {
 		const uint64_t *ips;
@@ -213,6 +258,7 @@ static void *run_job(void *arg)
 		acc += (uint64_t)id;
 	}
 	t1 = now_ns();
+	j->t1 = mono_ns();
 	sink += acc + ring[pos / 2];
 	j->ns_per_call = (t1 - t0) / (double)n;
 	return NULL;
@@ -237,7 +283,8 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 		}
 	pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (struct job){peer, mode, depth, t, 0};
+		jobs[t] = (struct job){peer, mode, depth, t, nthreads > 1 && ncpus >= nthreads ? cpus[t] : -1,
+				       0, 0, 0};
 		pthread_create(&th[t], NULL, run_job, &jobs[t]);
 	}
 	for (int t = 0; t < nthreads; t++) {
@@ -245,6 +292,19 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 		sum += jobs[t].ns_per_call;
 	}
 	pthread_barrier_destroy(&barrier);
+	if (nthreads > 1) {
+		/* the share of the longest loop during which all threads ran */
+		double lo = jobs[0].t0, hi = jobs[0].t1, span = 0;
+
+		for (int t = 0; t < nthreads; t++) {
+			lo = jobs[t].t0 > lo ? jobs[t].t0 : lo;
+			hi = jobs[t].t1 < hi ? jobs[t].t1 : hi;
+			if (jobs[t].t1 - jobs[t].t0 > span)
+				span = jobs[t].t1 - jobs[t].t0;
+		}
+		overlap_sum += span > 0 && hi > lo ? (hi - lo) / span : 0;
+		overlap_n++;
+	}
 	if (peer == FT) {
 		struct ft_stackmap_stat st;
 
@@ -354,6 +414,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	pick_cpus();
 	hot = aligned_alloc(64, sizeof(*hot) * HOT);
 	ftlen = ft_stackmap_mem_size(INS_BITS);
 	ftmem = aligned_alloc(64, ftlen);
@@ -401,6 +462,13 @@ int main(int argc, char **argv)
 			       r[HIT16][MUTEX] / r[HIT16][FT], r[HIT1K][MUTEX] / r[HIT1K][FT],
 			       r[INSERT][MUTEX] / r[INSERT][FT], r[HIT16][COPY] / r[HIT16][FT]);
 		}
+	if (ncpus >= 2)
+		printf("\n2-thread runs: threads pinned to CPUs %d and %d, started by a barrier, "
+		       "same hot stacks; they overlapped %.0f%% of their loops on average\n",
+		       cpus[0], cpus[1], overlap_n ? 100 * overlap_sum / overlap_n : 0.0);
+	else
+		printf("\n2-thread runs: only %d CPU available, threads not pinned (no real "
+		       "contention)\n", ncpus);
 	printf("\ntarget: hit at depth 16 <= 15 ns and >= 5x cheaper than the mutex map\n");
 	for (int t = 0; t < MAXT; t++)
 		printf("  %d thread%s: hit16 %.2f ns (mutex/ftrail %.2fx), hit1k %.2f ns "

@@ -205,14 +205,31 @@ int cmd_show(int argc, char **argv)
 		}
 	}
 
+	f = ft_fmt_new(t, options, stdout);
+	if (!f)
+		ft_die("out of memory");
+	ft_fmt_set_irq_info(f, ks.k != NULL);
+	if (ks.k)
+		ft_fmt_set_kevents(f, ks.k, &src);
 	/*
-	 * First pass: count what the header announces.  The function_graph
-	 * header has no counts unless latency-format asks for them.
+	 * First pass: count what the header announces, and with
+	 * latency-format let the formatter see the whole stream (the delay
+	 * column is the time to the next entry).  The function_graph header
+	 * has no counts unless latency-format asks for them.
 	 */
 	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
-		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
-			if (ev.type != FT_EV_LOST)
+		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
+			if (ev.type == FT_EV_SOURCE && ks.k && ev.priv == &ks.cur) {
+				/* the kernel's stacks are entries of their own */
+				if (ks.cur.kind == FT_KEV_EVENT)
+					entries += 1 + (ks.cur.kstack_id >= 0 || ks.cur.kstack_nr) +
+						   (ks.cur.ustack_id >= 0 || ks.cur.ustack_nr);
+			} else if (ev.type != FT_EV_LOST) {
 				entries++;
+			}
+			if (options & FT_OPT(LATENCY_FORMAT))
+				ft_fmt_scan(f, &ev);
+		}
 		if (ret < 0)
 			ft_die("%s: %s", input, err);
 		lost = ft_trace_nr_lost(t);
@@ -221,10 +238,6 @@ int cmd_show(int argc, char **argv)
 		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
 			ft_die("%s: %s", input, err);
 	}
-	f = ft_fmt_new(t, options, stdout);
-	if (!f)
-		ft_die("out of memory");
-	ft_fmt_set_irq_info(f, ks.k != NULL);
 	/* entries-written: what the runtime wrote, lost ones included */
 	/* (a snapshot's own counts are its pages': the totals are the live trace's) */
 	w = snapshot ? NULL : ft_trace_meta(t, "user_lost");

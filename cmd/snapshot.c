@@ -33,24 +33,24 @@
 #include "util.h"
 
 const char cmd_snapshot_usage[] =
-	"usage: ftrail snapshot [-p PID] [N]\n"
-	"\n"
-	"ftrace's snapshot control for a program that `ftrail record` traces now\n"
-	"(echo N > snapshot).  With the snapshot buffer not allocated: 1 allocates\n"
-	"it and takes a snapshot, 0 and other numbers do nothing.  Allocated: 0\n"
-	"frees it, 1 takes a snapshot (swaps it with the live buffer, without\n"
-	"stopping tracing), other numbers clear it.  The recorder keeps every\n"
-	"snapshot in the trace file; `ftrail show --snapshot` prints the last.\n"
-	"Without N, print the state.  Snapshots are also taken by the snapshot\n"
-	"trigger (-R snapshot[:COUNT]) and function command (-l FUNC:snapshot);\n"
-	"`ftrail record --snapshot-alloc` allocates the buffer at start.\n"
-	"\n"
-	"  -p PID     the traced process (any process of the traced session);\n"
-	"             without it, the one traced program running is used\n";
+    "usage: ftrail snapshot [-p PID] [N]\n"
+    "\n"
+    "ftrace's snapshot control for a program that `ftrail record` traces now\n"
+    "(echo N > snapshot).  With the snapshot buffer not allocated: 1 allocates\n"
+    "it and takes a snapshot, 0 and other numbers do nothing.  Allocated: 0\n"
+    "frees it, 1 takes a snapshot (swaps it with the live buffer, without\n"
+    "stopping tracing), other numbers clear it.  The recorder keeps every\n"
+    "snapshot in the trace file; `ftrail show --snapshot` prints the last.\n"
+    "Without N, print the state.  Snapshots are also taken by the snapshot\n"
+    "trigger (-R snapshot[:COUNT]) and function command (-l FUNC:snapshot);\n"
+    "`ftrail record --snapshot-alloc` allocates the buffer at start.\n"
+    "\n"
+    "  -p PID     the traced process (any process of the traced session);\n"
+    "             without it, the one traced program running is used\n";
 
 static const struct option long_options[] = {
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
 };
 
 /* The session fd number in PID's environment, or -1. */
@@ -96,7 +96,7 @@ static int find_session(struct stat *out)
 	struct stat st;
 	struct dirent *de;
 	int fd = -1, nr = 0;
-	pid_t self = getpid(), pids[2] = { 0, 0 };
+	pid_t self = getpid(), pids[2] = {0, 0};
 	DIR *d = opendir("/proc");
 
 	if (!d)
@@ -126,9 +126,11 @@ static int find_session(struct stat *out)
 	}
 	closedir(d);
 	if (!nr)
-		ft_die("snapshot: no program is being traced by ftrail record now (or not as this user)");
+		ft_die("snapshot: no program is being traced by ftrail record now (or not as this "
+		       "user)");
 	if (nr > 1)
-		ft_die("snapshot: %d traced sessions are running (pids %d, %d...): choose one with -p PID",
+		ft_die("snapshot: %d traced sessions are running (pids %d, %d...): choose one with "
+		       "-p PID",
 		       nr, (int)pids[0], (int)pids[1]);
 	return fd;
 }
@@ -146,7 +148,7 @@ static int op_alloc(void *ctx)
  */
 static int op_swap(void *ctx)
 {
-	struct timespec ts = { 0, 2000000 };
+	struct timespec ts = {0, 2000000};
 	int r;
 
 	for (int i = 0; i < 2500; i++) {
@@ -171,15 +173,15 @@ static void op_free(void *ctx)
 static int op_state(void *ctx)
 {
 	return ft_rb_snapshot_state(ctx) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED
-							     : FT_SNAP_ALLOCATED;
+							    : FT_SNAP_ALLOCATED;
 }
 
 static const struct ft_snapshot_ops area_ops = {
-	.alloc = op_alloc,
-	.swap = op_swap,
-	.clear = op_clear,
-	.free = op_free,
-	.get_state = op_state,
+    .alloc = op_alloc,
+    .swap = op_swap,
+    .clear = op_clear,
+    .free = op_free,
+    .get_state = op_state,
 };
 
 int cmd_snapshot(int argc, char **argv)

@@ -41,10 +41,11 @@
 /*
  * In the trace file (tracefile.h FT_SEC_SNAPSHOT): each snapshot the
  * recorder saves is a header section with this id -- text, "key=value"
- * lines: snapshot=N, state=taken|cleared|freed, swap_ts (clock ticks),
- * pages, events, buffers -- followed by one section per buffer id holding
- * that buffer's pages as UDATA holds them.  A reader takes the sections
- * between a header and the next one; `show --snapshot` shows the last.
+ * lines: snapshot=N, state=taken|cleared|freed, swap_ts (clock ticks) --
+ * followed by sections whose id is a buffer id, holding that buffer's
+ * pages as UDATA holds them (chunks of one id concatenate).  A reader takes
+ * the sections between a header and the next one; `show --snapshot` shows
+ * the last.  META totals: snapshot_saved, snapshot_pages, snapshot_events.
  */
 #define FT_SNAP_HDR_ID UINT64_MAX
 

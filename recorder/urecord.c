@@ -124,10 +124,10 @@ struct ft_urecord {
 	/* snapshot (ringbuf.h "Snapshot"; the SNAPSHOT sections: tracefile.h) */
 	int snap_saving;      /* quiesced, saving the old set */
 	uint8_t *snap_done;   /* per slot: bit l = level l of the old set saved */
-	struct pend *spend;   /* the snapshot's pages per buffer id */
-	size_t nr_spend, cap_spend;
-	uint64_t snap_pages, snap_events;
+	struct pend sbuf;     /* the copy of the ring being saved */
+	uint64_t snap_pages, snap_events; /* in every snapshot taken */
 	uint32_t snaps_saved; /* SNAPSHOT headers written */
+	uint32_t snaps_taken; /* snapshots completely saved */
 	uint32_t snap_clears_seen;
 	int snap_last_state;
 
@@ -588,28 +588,11 @@ static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t 
 
 /* ---- snapshot ---- */
 
-/* Append a page copy to the snapshot's buffer id. */
-static int spend_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, const void *page)
+/* Append a page copy to the snapshot buffer being copied (u->sbuf). */
+static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, const void *page)
 {
-	struct pend *p = NULL;
+	struct pend *p = &u->sbuf;
 
-	for (size_t i = 0; i < u->nr_spend; i++)
-		if (u->spend[i].id == info->buf_id)
-			p = &u->spend[i];
-	if (!p) {
-		if (u->nr_spend == u->cap_spend) {
-			size_t nc = u->cap_spend ? u->cap_spend * 2 : 16;
-			struct pend *np = realloc(u->spend, nc * sizeof(*np));
-
-			if (!np)
-				return -1;
-			u->spend = np;
-			u->cap_spend = nc;
-		}
-		p = &u->spend[u->nr_spend++];
-		memset(p, 0, sizeof(*p));
-		p->id = info->buf_id;
-	}
 	if (p->len + info->len > p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
 		char *nb;
@@ -622,37 +605,25 @@ static int spend_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, co
 		p->buf = nb;
 		p->cap = nc;
 	}
+	p->id = info->buf_id;
 	memcpy(p->buf + p->len, page, info->len);
 	p->len += info->len;
 	return 0;
 }
 
 /*
- * Write one snapshot: its header (FT_SNAP_HDR_ID, text) then its pages,
- * one SNAPSHOT section per buffer id.  state: "taken", "cleared", "freed".
+ * A snapshot header (FT_SNAP_HDR_ID, text, core/snapshot.h): written when a
+ * save starts (its rings' sections follow, one ring at a time, so the
+ * recorder holds one ring's copy at most), or alone for "cleared"/"freed".
  */
-static int snap_write(struct ft_urecord *u, struct ft_writer *w, const char *state)
+static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
 {
-	char hdr[512];
-	int n, r;
+	char hdr[256];
+	int n;
 
-	n = snprintf(hdr, sizeof(hdr),
-		     "snapshot=%u\nstate=%s\nswap_ts=%llu\npages=%llu\nevents=%llu\nbuffers=%zu\n",
-		     u->snaps_saved + 1, state,
-		     (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED),
-		     (unsigned long long)u->snap_pages, (unsigned long long)u->snap_events,
-		     u->nr_spend);
-	r = ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
-	for (size_t i = 0; i < u->nr_spend; i++) {
-		if (u->spend[i].len)
-			r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->spend[i].id, u->spend[i].buf,
-					   u->spend[i].len, 1);
-		free(u->spend[i].buf);
-	}
-	u->nr_spend = 0;
-	u->snap_pages = u->snap_events = 0;
-	u->snaps_saved++;
-	return r;
+	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
+		     state, (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
+	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
 }
 
 /*
@@ -678,8 +649,11 @@ static int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s,
 			continue; /* never started */
 		u->snap_pages++;
 		u->snap_events += info.nev;
-		r |= spend_add(u, &info, u->page);
+		r |= sbuf_add(u, &info, u->page);
 	}
+	if (u->sbuf.len)
+		r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->sbuf.id, u->sbuf.buf, u->sbuf.len, 1);
+	u->sbuf.len = 0;
 	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
 		r |= take_page(u, w, s, set, l, &info);
 	/* the swap's time: before anything the thread wrote in the live set */
@@ -704,14 +678,15 @@ static int snap_poll(struct ft_urecord *u, struct ft_writer *w)
 		ft_rb_snapshot_quiesce();
 		memset(u->snap_done, 0, a->nr_slots);
 		u->snap_saving = 1;
+		r |= snap_header(u, w, "taken");
 	}
 	if (!u->snap_saving && clears != u->snap_clears_seen) {
 		u->snap_clears_seen = clears;
 		if (st != FT_RB_SNAP_FREE)
-			r |= snap_write(u, w, "cleared");
+			r |= snap_header(u, w, "cleared");
 	}
 	if (st == FT_RB_SNAP_FREE && u->snap_last_state != FT_RB_SNAP_FREE && !u->snap_saving) {
-		r |= snap_write(u, w, "freed");
+		r |= snap_header(u, w, "freed");
 		ft_rb_spare_release(a);
 	}
 	if (!u->snap_saving)
@@ -731,9 +706,10 @@ static int snap_finish(struct ft_urecord *u, struct ft_writer *w)
 		if (u->snap_done[s] != all)
 			return 0;
 	u->snap_saving = 0;
+	u->snaps_taken++;
 	ft_rb_snapshot_saved(a);
 	u->snap_last_state = ft_rb_snapshot_state(a);
-	return snap_write(u, w, "taken");
+	return 0;
 }
 
 /*
@@ -1384,10 +1360,12 @@ static int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft
 		n += snprintf(buf + n, sizeof(buf) - n, "program_stopped=1\n");
 	n += snprintf(buf + n, sizeof(buf) - n,
 		      "snapshot_state=%s\nsnapshot_swaps=%llu\nsnapshot_saved=%u\n"
+		      "snapshot_pages=%llu\nsnapshot_events=%llu\n"
 		      "snapshot_missed=%llu\nsnapshot_skipped=%llu\n",
 		      ft_rb_snapshot_state(u->area) == FT_RB_SNAP_FREE ? "freed" : "allocated",
 		      (unsigned long long)__atomic_load_n(&u->area->snap_swaps, __ATOMIC_RELAXED),
-		      u->snaps_saved,
+		      u->snaps_taken, (unsigned long long)u->snap_pages,
+		      (unsigned long long)u->snap_events,
 		      (unsigned long long)__atomic_load_n(&u->area->snap_missed, __ATOMIC_RELAXED),
 		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped, __ATOMIC_RELAXED));
 	if (n >= (int)sizeof(buf))
@@ -1573,9 +1551,7 @@ void ft_urecord_destroy(struct ft_urecord *u)
 	free(u->reported);
 	free(u->nest_carry);
 	free(u->snap_done);
-	for (size_t i = 0; i < u->nr_spend; i++)
-		free(u->spend[i].buf);
-	free(u->spend);
+	free(u->sbuf.buf);
 	free(u->tasks);
 	free(u->page);
 	free(u->warn);

@@ -224,7 +224,7 @@ void rt_filters_apply_all(int warn_now)
 	 * Patching writes module text: inside the module memory guard (which
 	 * may retire modules a dlclose took away, so it comes first).  When
 	 * a dlclose is in flight, the flags are computed now and the patching
-	 * is redone by that dlclose's wrapper (module.c).
+	 * of dlopen()ed objects is redone by a dlclose wrapper (module.c).
 	 */
 	mem = rt_modmem_enter();
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
@@ -264,14 +264,13 @@ void rt_filters_apply_all(int warn_now)
 			want = rt.tracer != FT_TRACER_NOP && (f->flags & RF_HOOK);
 			if (f->flags & RF_TRACE)
 				selected++;
-			if (mem && f->site_kind && want != f->patched)
+			if (f->site_kind && want != f->patched && rt_modmem_may(m, mem))
 				rt_patch_site(f, want);
 			if (f->patched)
 				patched++;
 		}
 	}
-	if (mem)
-		rt_modmem_exit();
+	rt_modmem_exit();
 	rt.have_graph_roots = 0;
 	for (int i = 0; i < nr_rules[FT_SL_GRAPH]; i++)
 		if (!rules[FT_SL_GRAPH][i].neg)

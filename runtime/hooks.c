@@ -85,6 +85,7 @@ RT_OFF(FT_OFF_RT_HVALS, struct rt_state, hvals);
 RT_OFF(FT_OFF_RT_HMASK, struct rt_state, hmask);
 RT_OFF(FT_OFF_CTL_GEN, struct ft_session_ctl, gen);
 RT_OFF(FT_OFF_CTL_TRACING_ON, struct ft_session_ctl, tracing_on);
+RT_OFF(FT_OFF_F_ADDR, struct rt_func, addr);
 RT_OFF(FT_OFF_F_EPOCH, struct rt_func, epoch);
 RT_OFF(FT_OFF_F_FLAGS, struct rt_func, flags);
 RT_OFF(FT_OFF_F_FID, struct rt_func, fid);
@@ -101,6 +102,7 @@ _Static_assert(FT_SIZEOF_FRAME == sizeof(struct rt_frame), "offsets.h: FT_SIZEOF
 _Static_assert(FT_SIZEOF_PAGE == sizeof(struct ft_page), "offsets.h: FT_SIZEOF_PAGE");
 _Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
 		       FT_C_RF_TRACE == RF_TRACE && FT_C_FR_RECORDED == FR_RECORDED &&
+		       FT_C_FR_RECORDED_CYG == (FR_RECORDED | FR_CYG) &&
 		       FT_C_FID_MAX == FT_REC_FID_MAX && FT_C_EDELTA_MAX == FT_REC_EDELTA_MAX &&
 		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
 		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1,
@@ -633,7 +635,7 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 		return 0;
 	if (unlikely(d >= RT_MAX_FRAMES))
 		return 0;
-	if (t->frames[d - 1].slot <= (uint64_t)slot)
+	if (t->frames[(int32_t)d - 1].slot <= (uint64_t)slot)
 		return 0;
 	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
 		return 0;
@@ -827,8 +829,13 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 
 /* ---- -finstrument-functions ---- */
 
-void __cyg_profile_func_enter(void *fn, void *call_site);
-void __cyg_profile_func_exit(void *fn, void *call_site);
+/*
+ * The hooks themselves, __cyg_profile_func_enter / _exit, are in
+ * arch/x86_64/tramp.S: an assembly fast path that jumps here, arguments and
+ * stack untouched, for everything else.
+ */
+void ft_rt_cyg_enter(void *fn, void *call_site);
+void ft_rt_cyg_exit(void *fn, void *call_site);
 
 /*
  * The instrumented function's return-address slot: the first word above
@@ -844,8 +851,8 @@ static inline __attribute__((always_inline)) uint64_t *cyg_slot(uint64_t *sp, vo
 	return sp;
 }
 
-__attribute__((visibility("default"), no_instrument_function, flatten)) void
-__cyg_profile_func_enter(void *fn, void *call_site)
+__attribute__((visibility("hidden"), no_instrument_function, flatten)) void
+ft_rt_cyg_enter(void *fn, void *call_site)
 {
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;
@@ -895,8 +902,8 @@ __cyg_profile_func_enter(void *fn, void *call_site)
 	t->busy = 0;
 }
 
-__attribute__((visibility("default"), no_instrument_function, flatten)) void
-__cyg_profile_func_exit(void *fn, void *call_site)
+__attribute__((visibility("hidden"), no_instrument_function, flatten)) void
+ft_rt_cyg_exit(void *fn, void *call_site)
 {
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;

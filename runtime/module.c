@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <link.h>
 #include <sched.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,17 +46,20 @@
  * library's destructors, which are traced):
  *   dlclose:   unmapping++; wait until !touching; real dlclose;
  *              unmap_gen++; unmapping--
- *   control:   touching = 1; if (unmapping) { touching = 0; defer }
+ *   control:   touching = 1; if (unmapping) { touching = 0; pinned only }
  *              else { if (unmap_gen moved) rescan (retire the vanished);
  *                     touch; touching = 0 }
  * All four accesses are seq_cst, so of "unmapping++ then read touching" and
  * "touching = 1 then read unmapping" at least one sees the other: either
- * dlclose waits for the toucher, or the toucher defers.  A toucher that
- * misses unmapping entirely started after unmapping-- and so sees the new
- * unmap_gen, and rescans before touching anything.  Deferred work is redone
- * by the dlclose wrapper once the unmapping is over
- * (rt_modules_dlclose_end).  The control path runs under rt.lock, so the
- * guard's own state (depth, deferred, synced_gen) is plain.  dlclose()s the
+ * dlclose waits for the toucher, or the toucher keeps to the objects that
+ * came with the program (pinned: the loader never unmaps them) and defers
+ * the rest.  A toucher that misses unmapping entirely started after
+ * unmapping-- and so sees the new unmap_gen, and rescans before touching
+ * anything.  Deferred work is redone by a dlclose wrapper once no unmapping
+ * is in flight (rt_modules_dlclose_end); under constant dlopen/dlclose in
+ * several threads, patching the dlopen()ed objects may so lag behind a
+ * filter change.  The control path runs under rt.lock, so the guard's own
+ * state (depth, all, deferred, synced_gen) is plain.  dlclose()s the
  * program makes without our wrapper (glibc's internal ones) are not
  * fenced; the rescan in the next guard, the dlopen wrapper and the site
  * check in rt_patch_site (it never writes over bytes it does not expect)
@@ -66,14 +70,18 @@ static int unmapping;       /* dlclose()s in flight */
 static uint32_t unmap_gen;  /* dlclose()s finished */
 static uint32_t synced_gen; /* unmap_gen the module list was last checked at */
 static int guard_depth;     /* nesting of rt_modmem_enter (lock holder only) */
+static int guard_all;       /* the outermost enter may touch every module */
 static int deferred;        /* module-memory work skipped during a dlclose */
 static uint32_t scan_gen;   /* bumps per rt_modules_scan */
 static uint64_t self_base;  /* libftrail.so's lowest address (dladdr, first scan) */
+
+static unsigned long long last_subs; /* the loader's unload count at the last scan */
 
 /* dl_iterate_phdr callback state */
 struct scan_ctx {
 	int is_dlopen;
 	int main_seen;
+	unsigned long long subs; /* the loader's unload count now */
 };
 
 /* FNV-1a of the loader's name for an object ("" for the main program). */
@@ -264,6 +272,45 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 	__atomic_store_n(&m->gone, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * m's object was found where m is, under the same name, but something was
+ * unloaded since the last scan without our dlclose wrapper noticing (a
+ * glibc-internal dlclose, or a close and a reopen in other threads between
+ * two scans): is the object there now another one?  1 when its build id
+ * differs from m's (a rebuilt file): a new module then.  Otherwise it is
+ * the same file, perhaps mapped afresh: if a site m believes patched holds
+ * the compiled nop, it was, and nothing of it is patched any more (the
+ * next rt_filters_apply_all patches it again).  Runs in the dl_iterate_phdr
+ * callback, where the object cannot be unmapped.  Caller holds rt.lock.
+ */
+static int reloaded(struct rt_module *m, struct dl_phdr_info *info)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	uint8_t bid[32];
+	uint32_t n = find_build_id(info, bid, sizeof(bid));
+
+	if (m->shm_idx >= 0) {
+		struct ft_session_module *sm = &ft_session_modules(rt.sess)[m->shm_idx];
+
+		if (sm->build_id_len != n || memcmp(sm->build_id, bid, n))
+			return 1;
+	}
+	for (uint32_t i = 0; i < m->nr_funcs; i++) {
+		struct rt_func *f = &m->funcs[i];
+		const uint8_t *b = (const uint8_t *)f->site;
+
+		if (!f->patched)
+			continue;
+		if ((f->site_kind == 1 && !memcmp(b, nop5, 4)) ||
+		    (f->site_kind == 2 && b[0] == 0x90)) {
+			for (uint32_t k = 0; k < m->nr_funcs; k++)
+				m->funcs[k].patched = 0;
+		}
+		break;
+	}
+	return 0;
+}
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct scan_ctx *sc = arg;
@@ -273,7 +320,6 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	char path[FT_SESSION_PATH_MAX];
 	int flags = 0, idx;
 
-	(void)size;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
@@ -298,12 +344,17 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	}
 	key = name_key(info->dlpi_name);
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		sc->subs = info->dlpi_subs;
 	for (int i = 0; i < rt.nr_mods; i++) {
 		m = &rt.mods[i];
-		if (!m->gone && m->start == lo && m->bias == info->dlpi_addr && m->dl_key == key) {
-			m->seen = (int)scan_gen; /* known */
-			return 0;
-		}
+		if (m->gone || m->start != lo || m->bias != info->dlpi_addr || m->dl_key != key)
+			continue;
+		/* objects were unloaded since the last scan: is it the same? */
+		if (sc->subs != last_subs && reloaded(m, info))
+			continue; /* another object: added below, m retired */
+		m->seen = (int)scan_gen; /* known */
+		return 0;
 	}
 	if (!info->dlpi_name || !info->dlpi_name[0]) {
 		ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
@@ -341,6 +392,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	m->bias = info->dlpi_addr;
 	m->dl_key = key;
 	m->seen = (int)scan_gen;
+	m->pinned = !sc->is_dlopen;
 	m->is_self = self_base && lo == self_base;
 	m->shm_idx = idx;
 	if (m == &rt.mods[rt.nr_mods])
@@ -366,7 +418,9 @@ void rt_modules_scan(int is_dlopen)
 	if (!self_base && dladdr((void *)ft_rt_return, &self))
 		self_base = (uint64_t)self.dli_fbase;
 	scan_gen++;
+	sc.subs = last_subs;
 	dl_iterate_phdr(scan_cb, &sc);
+	last_subs = sc.subs;
 	for (int i = 0; i < rt.nr_mods; i++) {
 		struct rt_module *m = &rt.mods[i];
 
@@ -376,42 +430,51 @@ void rt_modules_scan(int is_dlopen)
 }
 
 /*
- * Enter the module memory guard (see the top of this file).  Returns 1:
- * the caller may read and write the text of every module that is not
- * gone -- it must check m->gone AFTER this call, which may retire modules
- * -- and must call rt_modmem_exit(); or 0: a dlclose is in flight, the work
- * is to be skipped (it is redone when the dlclose ends).  Caller holds
- * rt.lock.
+ * Enter the module memory guard (see the top of this file).  Returns 2:
+ * the caller may read and write the text of every module that is not gone
+ * -- it must check m->gone AFTER this call, which may retire modules -- or
+ * 1: a dlclose is in flight, only pinned modules may be touched (ask
+ * rt_modmem_may, which records the rest as deferred).  Either way the
+ * caller calls rt_modmem_exit().  Caller holds rt.lock.
  */
 int rt_modmem_enter(void)
 {
 	uint32_t g;
 
-	if (guard_depth) {
-		guard_depth++;
-		return 1;
-	}
+	if (guard_depth++)
+		return guard_all ? 2 : 1;
 	__atomic_store_n(&touching, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&unmapping, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
-		deferred = 1;
-		return 0;
+		guard_all = 0;
+		return 1;
 	}
-	guard_depth = 1;
+	guard_all = 1;
 	g = __atomic_load_n(&unmap_gen, __ATOMIC_SEQ_CST);
 	if (g != synced_gen) {
 		synced_gen = g;
 		rt_modules_scan(1);
 	}
-	return 1;
+	return 2;
+}
+
+/* May the guard holder (mem: rt_modmem_enter's answer) touch m now? */
+int rt_modmem_may(const struct rt_module *m, int mem)
+{
+	if (mem == 2 || m->pinned)
+		return 1;
+	deferred = 1;
+	return 0;
 }
 
 void rt_modmem_exit(void)
 {
-	if (--guard_depth == 0)
+	if (--guard_depth == 0 && guard_all) {
+		guard_all = 0;
 		/* release (seq_cst): our reads and writes of module text are
 		 * done before a waiting dlclose may unmap it */
 		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
+	}
 }
 
 /* dlclose wrapper, before the real dlclose: fence off the control path. */
@@ -438,14 +501,13 @@ void rt_modules_dlclose_end(void)
 		return;
 	t->busy = 1;
 	pthread_mutex_lock(&rt.lock);
-	if (rt_modmem_enter()) { /* rescans: the closed objects are retired */
-		if (deferred) {
-			deferred = 0;
-			rt_modules_load_new();
-			rt_filters_apply_all(0);
-		}
-		rt_modmem_exit();
+	/* a full guard rescans: the closed objects are retired */
+	if (rt_modmem_enter() == 2 && deferred) {
+		deferred = 0;
+		rt_modules_load_new();
+		rt_filters_apply_all(0);
 	}
+	rt_modmem_exit();
 	pthread_mutex_unlock(&rt.lock);
 	t->busy = 0;
 }
@@ -464,11 +526,10 @@ void rt_modules_after_dlopen(void)
 	t->busy = 1;
 	pthread_mutex_lock(&rt.lock);
 	rt_modules_scan(1);
-	if (rt_modmem_enter()) {
-		rt_modules_load_new();
-		rt_filters_apply_all(0);
-		rt_modmem_exit();
-	}
+	rt_modmem_enter();
+	rt_modules_load_new();
+	rt_filters_apply_all(0);
+	rt_modmem_exit();
 	pthread_mutex_unlock(&rt.lock);
 	t->busy = 0;
 }
@@ -479,6 +540,7 @@ void rt_modules_atfork_child(void)
 	touching = 0;
 	unmapping = 0;
 	guard_depth = 0;
+	guard_all = 0;
 }
 
 /* ---- ELF reading ---- */
@@ -594,8 +656,8 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 /*
  * Read m's patch sites (__mcount_loc, __patchable_function_entries) from
  * its memory, where the loader relocated them, and the nop bytes at each.
- * Inside the module memory guard; when a dlclose is in flight the sites
- * stay pending (rt_modules_load_new reads them later).  The section headers
+ * Inside the module memory guard; when a dlclose is in flight the sites of
+ * an unpinned module stay pending (rt_modules_load_new reads them later).  The section headers
  * come from m's file mapping, checked by rt_module_load.  Caller holds
  * rt.lock.
  */
@@ -615,8 +677,9 @@ static void load_sites(struct rt_module *m)
 	const char *shstr;
 	size_t shstr_len;
 
-	if (!rt_modmem_enter()) {
+	if (!rt_modmem_may(m, rt_modmem_enter())) {
 		m->sites_pending = 1;
+		rt_modmem_exit();
 		return;
 	}
 	m->sites_pending = 0;

@@ -97,6 +97,7 @@ struct rt_module {
 	int gone;             /* dlclose()d: never matched, filtered or patched again */
 	int sites_pending;    /* symbols read, patch sites not yet (module memory was busy) */
 	int seen;             /* scan generation it was last found in */
+	int pinned;           /* loaded with the program: never unmapped */
 };
 
 #define RT_MAX_MODS 512
@@ -196,6 +197,7 @@ RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
 RT_HIDDEN void rt_modules_load_new(void);
 RT_HIDDEN int rt_modmem_enter(void);
+RT_HIDDEN int rt_modmem_may(const struct rt_module *m, int mem);
 RT_HIDDEN void rt_modmem_exit(void);
 RT_HIDDEN void rt_modules_after_dlopen(void);
 RT_HIDDEN void rt_modules_dlclose_begin(void);

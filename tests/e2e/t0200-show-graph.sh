@@ -15,7 +15,7 @@ cat >want <<'TXT'
  0)               |    foo() {
  0)   1.382 us    |      bar();
  0) + 14.000 us   |    }
- 0)               |    /* hello */
+ 0)               |  /* hello */
  0)   0.500 us    |    baz();
  0) ! 200.000 us  |  }
 TXT
@@ -34,7 +34,7 @@ main() {
   foo() {
     bar();
   }
-  /* hello */
+/* hello */
   baz();
 }
 TXT

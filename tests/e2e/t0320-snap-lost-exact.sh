@@ -26,6 +26,8 @@ for b in 4 16; do
 				fail "$what: shown $shown + lost $2 != emitted $((evs + 2 * sigs))"
 			if [ -n "$snap" ]; then
 				[ "$(meta l.dat snapshot_swaps)" -ge 1 ] || fail "$what: no snapshot taken"
+				$FTRAIL show -i l.dat --snapshot >snap || fail "$what: show --snapshot"
+				grep -qE ' (ev|sig): ' snap || fail "$what: empty snapshot: $(head -5 snap)"
 			fi
 		done
 	done

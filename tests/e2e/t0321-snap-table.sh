@@ -2,6 +2,7 @@
 # requires: cc
 . "$TOP/tests/e2e/t0399-rec.inc"
 need_runtime
+need_cmd pgrep
 cc -O1 -I"$TOP/include" -o ticks "$TOP/tests/progs/snap_ticks.c" || fail "build"
 state() { $FTRAIL snapshot -p "$pid" | sed -n 's/^snapshot: //p'; }
 # the traced program's pid: its comm is "ticks"

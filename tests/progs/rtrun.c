@@ -79,7 +79,9 @@ static void name_of(uint32_t fid, char *buf, size_t len)
 		return;
 	}
 	f = &ft_session_funcs(sess)[fid];
-	if (ft_symbols_resolve(syms, f->addr, 0, buf, len))
+	/* through the module index, as the reader: exact when a library was
+	 * closed and another one loaded at its addresses */
+	if (ft_symbols_resolve_module(syms, f->module, f->addr, 0, buf, len))
 		snprintf(buf, len, "0x%llx", (unsigned long long)f->addr);
 }
 
@@ -261,8 +263,11 @@ static void load_symbols(void)
 		char err[256];
 		struct ft_symtab *st;
 
-		if (!(__atomic_load_n(&m->flags, __ATOMIC_ACQUIRE) & FT_SMOD_VALID))
+		if (!(__atomic_load_n(&m->flags, __ATOMIC_ACQUIRE) & FT_SMOD_VALID)) {
+			/* keeps the indexes of ft_symbols equal to the session's */
+			ft_symbols_add_module(syms, 0, 0, 0, NULL, NULL);
 			continue;
+		}
 		st = ft_symtab_from_elf(m->path, NULL, 0, err, sizeof(err));
 		ft_symbols_add_module(syms, m->start, m->end, m->start - m->offset, m->path, st);
 	}

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Snapshot tests (tests/e2e/t032x): ticks numbered from 0, one every
- * 200 us (each from step(), an instrumented function), from one thread, until the file "stop" exists (or argv[1]
- * ticks when given).  Every `every`-th tick (argv[2], default 0 = never)
- * also calls mark(), an instrumented function the test can put a
- * `mark:snapshot[:N]` command on, and emits snap:mark.  Prints how many
- * ticks it wrote.
+ * 200 us (each from step(), an instrumented function), from one thread, until the file "stop"
+ * exists (or argv[1] ticks when given).  Every `every`-th tick (argv[2], default 0 = never) also
+ * calls mark(), an instrumented function the test can put a `mark:snapshot[:N]` command on, and
+ * emits snap:mark.  Prints how many ticks it wrote.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +32,7 @@ int main(int argc, char **argv)
 {
 	long max = argc > 1 ? atol(argv[1]) : -1;
 	long every = argc > 2 ? atol(argv[2]) : 0;
-	struct timespec ts = { 0, 200000 };
+	struct timespec ts = {0, 200000};
 	long i;
 
 	for (i = 0; max < 0 || i < max; i++) {

@@ -40,7 +40,7 @@ static __thread struct ft_rb_thread tls;
 static __thread uint32_t my_wid, sig_depth;
 static __thread uint32_t sseq[NCTX];
 static uint64_t attempted; /* atomic */
-static int done;           /* atomic: writers finished */
+static int done;	   /* atomic: writers finished */
 static uint64_t swaps, snaps, snap_events, live_events, errors, nested;
 static uint64_t run_ns = 400000000; /* each writer writes for this long */
 
@@ -61,7 +61,7 @@ static uint32_t csum(uint32_t w, uint32_t c, uint32_t s)
 
 static void marker(uint32_t ctx, uint32_t seq)
 {
-	uint32_t pl[4] = { my_wid, ctx, seq, csum(my_wid, ctx, seq) };
+	uint32_t pl[4] = {my_wid, ctx, seq, csum(my_wid, ctx, seq)};
 
 	__atomic_fetch_add(&attempted, 1, __ATOMIC_RELAXED);
 	ft_rb_ext(&tls, FT_EXT_BINMARKER, pl, sizeof(pl), ft_rdtsc(), 1, 1);
@@ -144,7 +144,7 @@ static void *writer(void *arg)
 
 static void *swapper(void *arg)
 {
-	struct timespec ts = { 0, 300000 };
+	struct timespec ts = {0, 300000};
 
 	(void)arg;
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
@@ -162,7 +162,6 @@ static void *swapper(void *arg)
 struct seqs {
 	uint64_t next[NSLOTS][FT_RB_LEVELS][NW][NCTX]; /* per buffer: last seq + 1 */
 };
-
 
 static struct seqs live_seq, snap_seq;
 
@@ -188,9 +187,10 @@ static int check_rec(const uint32_t *rec, uint32_t nw, uint64_t ts, void *arg)
 	if (rec[3] + 1ull <= *nx) {
 		/* not increasing: a record out of place */
 		if (errors++ < 5)
-			fprintf(stderr, "%s: slot %u level %u writer %u ctx %u: seq %u after %llu\n",
-				wk->sq == &snap_seq ? "snapshot" : "live", wk->slot, wk->level, rec[1],
-				rec[2], rec[3], (unsigned long long)*nx - 1);
+			fprintf(stderr,
+				"%s: slot %u level %u writer %u ctx %u: seq %u after %llu\n",
+				wk->sq == &snap_seq ? "snapshot" : "live", wk->slot, wk->level,
+				rec[1], rec[2], rec[3], (unsigned long long)*nx - 1);
 	}
 	*nx = rec[3] + 1ull;
 	wk->events++;
@@ -201,7 +201,7 @@ static char page[FT_RB_PAGE_MAX];
 
 static void take(uint32_t slot, struct seqs *sq, uint64_t *count, const struct ft_rb_pageinfo *info)
 {
-	struct walk wk = { sq, slot, ft_rb_id_level(info->buf_id), 0 };
+	struct walk wk = {sq, slot, ft_rb_id_level(info->buf_id), 0};
 
 	if (ft_rb_page_walk((struct ft_page *)page, info->len, check_rec, &wk))
 		errors++;
@@ -248,14 +248,17 @@ static void pass(int everything)
 
 					ft_rb_snap_range(area, s, live ^ 1, l, &first, &last);
 					for (uint64_t p = first; first <= last && p <= last; p++)
-						if (ft_rb_peek_set(area, s, live ^ 1, l, p, page, &info) == 1)
+						if (ft_rb_peek_set(area, s, live ^ 1, l, p, page,
+								   &info) == 1)
 							take(s, &snap_seq, &snap_events, &info);
-					while (ft_rb_consume_set(area, s, live ^ 1, l, 1, page, &info) == 1)
+					while (ft_rb_consume_set(area, s, live ^ 1, l, 1, page,
+								 &info) == 1)
 						take(s, &live_seq, &live_events, &info);
 					ft_rb_ring_reset(area, s, live ^ 1, l);
 					sdone[s] |= (uint8_t)(1u << l);
 				} else {
-					while (ft_rb_consume_set(area, s, live ^ 1, l, 0, page, &info) == 1)
+					while (ft_rb_consume_set(area, s, live ^ 1, l, 0, page,
+								 &info) == 1)
 						take(s, &live_seq, &live_events, &info);
 					skipped = 1;
 					continue;
@@ -264,7 +267,8 @@ static void pass(int everything)
 			while (ft_rb_consume_set(area, s, live, l, final, page, &info) == 1)
 				take(s, &live_seq, &live_events, &info);
 		}
-		if (si.state == FT_RB_EXITED && !everything && !skipped && (!saving || sdone[s] == all)) {
+		if (si.state == FT_RB_EXITED && !everything && !skipped &&
+		    (!saving || sdone[s] == all)) {
 			ft_rb_slot_recycle(area, s);
 			/* a new life of the slot: its sequences start again */
 			memset(live_seq.next[s], 0, sizeof(live_seq.next[s]));
@@ -290,7 +294,7 @@ static void *reader(void *arg)
 
 static int run(int overwrite)
 {
-	struct ft_rb_params p = { 0 };
+	struct ft_rb_params p = {0};
 	struct ft_rb_totals tot;
 	pthread_t w[NW], sw, rd;
 	size_t len;
@@ -335,7 +339,8 @@ static int run(int overwrite)
 	       (unsigned long long)errors);
 	munmap(mem, len);
 	if (errors || attempted != live_events + tot.lost) {
-		fprintf(stderr, "snapshot_stress: FAILED (%s)\n", errors ? "bad records" : "counts");
+		fprintf(stderr, "snapshot_stress: FAILED (%s)\n",
+			errors ? "bad records" : "counts");
 		return 1;
 	}
 	if (!swaps || !snaps || !snap_events) {

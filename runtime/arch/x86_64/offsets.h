@@ -39,6 +39,7 @@
 /* struct ft_session_ctl, struct rt_func, struct rt_frame */
 #define FT_OFF_CTL_GEN         0
 #define FT_OFF_CTL_TRACING_ON  8
+#define FT_OFF_F_ADDR          0
 #define FT_OFF_F_EPOCH         32
 #define FT_OFF_F_FLAGS         36
 #define FT_OFF_F_FID           28
@@ -61,6 +62,7 @@
 #define FT_C_RF_HOOK           15      /* RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD */
 #define FT_C_RF_TRACE          1
 #define FT_C_FR_RECORDED       1
+#define FT_C_FR_RECORDED_CYG   9       /* FR_RECORDED | FR_CYG */
 #define FT_C_FID_MAX           262143  /* FT_REC_FID_MAX */
 #define FT_C_EDELTA_MAX        4095    /* FT_REC_EDELTA_MAX */
 #define FT_C_XDELTA_MAX        1073741823 /* FT_REC_XDELTA_MAX */

@@ -61,6 +61,8 @@
 	.text
 	.hidden	rt
 	.hidden	ft_rt_return
+	.hidden	ft_rt_cyg_enter
+	.hidden	ft_rt_cyg_exit
 
 /* frame: 0-63 GPR arguments, 64-191 xmm0-7, 192 the caller's rsp (r11 at entry) */
 .macro SAVE_GPR
@@ -150,13 +152,171 @@
 
 
 /*
+ * HOT_F t, key, tmp, tmpd, done, fail -- hooks.c hot_ok() and lookup_fast():
+ * the thread's gate is open for the session's current gen and no hook of
+ * the thread is active, key's function is in the hash (16 probes at most),
+ * its flags are valid for the filter epoch and say it is hooked (else: jump
+ * to done, nothing to do).  t: the TLS offset of rt_self.  Out: key = f,
+ * eax = f's flags.  Clobbers rax rcx rdx r11 tmp.
+ */
+.macro HOT_F t, key, tmp, tmpd, done, fail
+	mov	%fs:FT_OFF_T_HOT(\t), %eax
+	test	%eax, %eax
+	jz	\fail
+	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
+	jne	\fail
+	mov	rt+FT_OFF_RT_CTL(%rip), \tmp
+	mov	FT_OFF_CTL_GEN(\tmp), %ecx	/* acquire (x86: any load) */
+	inc	%ecx
+	cmp	%ecx, %eax
+	jne	\fail
+	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
+	test	%ecx, %ecx
+	jz	\fail
+	mov	\key, %rax			/* hooks.c hash_key() */
+	shr	$29, %rax
+	xor	\key, %rax
+	movabs	$0xbf58476d1ce4e5b9, %rdx
+	imul	%rdx, %rax
+	shr	$32, %rax
+	and	%ecx, %eax
+	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
+	mov	$16, \tmpd
+101:	mov	(%rdx,%rax,8), %r11
+	cmp	%r11, \key
+	je	102f
+	test	%r11, %r11
+	jz	\fail
+	inc	%eax
+	and	%ecx, %eax
+	dec	\tmpd
+	jnz	101b
+	jmp	\fail
+102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
+	mov	(%rdx,%rax,8), \key		/* f (acquire: hash_insert's release) */
+	test	\key, \key
+	jz	\fail
+	mov	FT_OFF_F_EPOCH(\key), %eax
+	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
+	jne	\fail
+	movzwl	FT_OFF_F_FLAGS(\key), %eax
+	test	$FT_C_RF_HOOK, %eax
+	jz	\done
+.endm
+
+/*
+ * TRACED t, f, tmp, fail -- the first checks of hooks.c fast_entry(): f is
+ * only traced (no graph region, no command), its fid fits an ENTRY word, no
+ * graph_notrace region is open, tracing is on.  eax = f's flags.  Out: ecx
+ * = the fid.  Clobbers tmp.
+ */
+.macro TRACED t, f, tmp, fail
+	cmp	$FT_C_RF_TRACE, %eax
+	jne	\fail
+	mov	FT_OFF_F_FID(\f), %ecx
+	cmp	$FT_C_FID_MAX, %ecx
+	ja	\fail
+	cmpl	$0, %fs:FT_OFF_T_NOTRACE(\t)
+	jne	\fail
+	mov	rt+FT_OFF_RT_CTL(%rip), \tmp
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(\tmp)
+	je	\fail
+.endm
+
+/*
+ * RB_WORD t, word, pg, off, offd, dmax, entry, undo -- core/ringbuf_fast.h
+ * ft_rb_fast_word() at level 0, the caller having checked that no write is
+ * in progress (rb.nest 0) and that the thread has a ring slot: nest and the
+ * slot's busy raised, then snap_gen compared (the snapshot protocol's
+ * order), room, page and delta checked -- on failure jump to undo with the
+ * begin to take back, nothing written -- then the word (word | delta << 2)
+ * stored, last_ts, off, count, nev, the committed size (release: x86 stores
+ * are ordered), the level's depth (+1 entry, -1 exit but never below 0),
+ * nest and busy lowered.  Clobbers rax rdx pg off word.
+ */
+.macro RB_WORD t, word, pg, off, offd, dmax, entry, undo
+	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
+	movl	$1, %fs:FT_OFF_RB_NEST(\t)
+	movl	$1, FT_OFF_SLOT_BUSY(%rax)
+	rdtsc
+	shl	$32, %rdx
+	or	%rax, %rdx			/* now */
+	mov	%fs:FT_OFF_RB_AREA(\t), %rax
+	mov	FT_OFF_AREA_SNAP_GEN(%rax), \offd
+	cmp	%fs:FT_OFF_W_GEN(\t), \offd
+	jne	\undo
+	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
+	sub	$FT_SIZEOF_PAGE + 4, %eax	/* the last offset a word fits at */
+	mov	%fs:FT_OFF_W_OFF(\t), \offd
+	cmp	%eax, \offd
+	ja	\undo
+	mov	%fs:FT_OFF_W_PAGE(\t), \pg
+	test	\pg, \pg
+	jz	\undo
+	mov	%rdx, %rax
+	sub	%fs:FT_OFF_W_LAST_TS(\t), %rax
+	cmp	$\dmax, %rax
+	ja	\undo
+	shl	$2, %eax
+	or	%eax, \word
+	mov	\word, FT_SIZEOF_PAGE(\pg,\off)	/* the record */
+	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
+	add	$4, \offd
+	mov	\offd, %fs:FT_OFF_W_OFF(\t)
+	mov	%fs:FT_OFF_W_COUNT(\t), %eax
+	inc	%eax
+	mov	%eax, %fs:FT_OFF_W_COUNT(\t)
+	mov	%fs:FT_OFF_W_NEV(\t), %rdx
+	mov	%eax, (%rdx)			/* the page's event count */
+	mov	\offd, FT_OFF_PAGE_SIZE(\pg)	/* release: the committed size */
+.if \entry
+	incl	%fs:FT_OFF_W_DEPTH(\t)
+.else
+	mov	%fs:FT_OFF_W_DEPTH(\t), %eax
+	cmp	$1, %eax
+	adc	$-1, %eax
+	mov	%eax, %fs:FT_OFF_W_DEPTH(\t)
+.endif
+	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)	/* release: the write is over */
+.endm
+
+/* RB_UNDO t -- take back RB_WORD's begin and the hook's busy guard */
+.macro RB_UNDO t
+	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
+	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+	movl	$0, %fs:FT_OFF_T_BUSY(\t)
+.endm
+
+/*
+ * FRAME_OK t, slot, fail -- the last checks of hooks.c fast_entry(): room
+ * on the shadow stack, no dead frame (the top frame's slot is above ours;
+ * frames[-1] is a sentinel above every stack), no ring write in progress,
+ * a ring slot.  Out: rax = &frames[depth].
+ */
+.macro FRAME_OK t, slot, fail
+	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
+	cmp	$FT_C_RT_MAX_FRAMES, %eax
+	jae	\fail
+	imul	$FT_SIZEOF_FRAME, %rax, %rax
+	add	%fs:FT_OFF_T_FRAMES(\t), %rax
+	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), \slot
+	jae	\fail
+	cmpl	$0, %fs:FT_OFF_RB_NEST(\t)
+	jne	\fail
+	cmpq	$0, %fs:FT_OFF_RB_SLOT(\t)
+	je	\fail
+.endm
+
+/*
  * The assembly fast path of an entry hook (see the top).  At entry
- * (%rsp) = the hook's return address (the key), slot = where the function's
- * return address is once rax rcx rdx rsi rdi r8 r9 are pushed (56 bytes
- * down); full = the C trampoline to jump to, with the stack as at entry,
- * when this path cannot finish.  Register use: rsi the TLS offset of
- * rt_self, rdi f then the frame, r8 ctl then the slot, r9 the ring slot then
- * the page, r11 scratch.
+ * (%rsp) = the hook's return address (the key); slot = where the function's
+ * return address is once rax rcx rdx rsi rdi r8 are pushed (48 bytes down);
+ * full = the C trampoline to jump to, with the stack as at entry, when this
+ * path cannot finish.  rsi: the TLS offset of rt_self; rdi: f, then the
+ * ring page; r8: the slot; rax: the frame; ecx: the fid, then the word.
  */
 .macro ENTRY_FAST slot, full
 	push	%rax
@@ -165,77 +325,12 @@
 	push	%rsi
 	push	%rdi
 	push	%r8
-	push	%r9
 	mov	rt_self@gottpoff(%rip), %rsi
-	/* hooks.c hot_ok(): gate open for the session's gen, no hook active */
-	mov	%fs:FT_OFF_T_HOT(%rsi), %eax
-	test	%eax, %eax
-	jz	90f
-	cmpl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-	jne	90f
-	mov	rt+FT_OFF_RT_CTL(%rip), %r8
-	mov	FT_OFF_CTL_GEN(%r8), %ecx
-	inc	%ecx
-	cmp	%ecx, %eax
-	jne	90f
-	/* hooks.c lookup_fast(): hash_key(), linear probing, 16 probes at most */
-	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
-	test	%ecx, %ecx
-	jz	90f
-	mov	56(%rsp), %rdi
-	mov	%rdi, %rax
-	shr	$29, %rax
-	xor	%rdi, %rax
-	movabs	$0xbf58476d1ce4e5b9, %rdx
-	imul	%rdx, %rax
-	shr	$32, %rax
-	and	%ecx, %eax
-	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
-	mov	$16, %r9d
-1:	mov	(%rdx,%rax,8), %r11
-	cmp	%r11, %rdi
-	je	2f
-	test	%r11, %r11
-	jz	90f
-	inc	%eax
-	and	%ecx, %eax
-	dec	%r9d
-	jnz	1b
-	jmp	90f
-2:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
-	mov	(%rdx,%rax,8), %rdi		/* f */
-	test	%rdi, %rdi
-	jz	90f
-	/* f's flags valid for this epoch; not hooked: nothing to do */
-	mov	FT_OFF_F_EPOCH(%rdi), %eax
-	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
-	jne	90f
-	movzwl	FT_OFF_F_FLAGS(%rdi), %eax
-	test	$FT_C_RF_HOOK, %eax
-	jz	80f
-	/* hooks.c fast_entry(): the checks */
-	cmp	$FT_C_RF_TRACE, %eax
-	jne	90f
-	mov	FT_OFF_F_FID(%rdi), %ecx
-	cmp	$FT_C_FID_MAX, %ecx
-	ja	90f
-	cmpl	$0, %fs:FT_OFF_T_NOTRACE(%rsi)
-	jne	90f
-	cmpl	$0, FT_OFF_CTL_TRACING_ON(%r8)
-	je	90f
-	mov	%fs:FT_OFF_T_DEPTH(%rsi), %eax
-	cmp	$FT_C_RT_MAX_FRAMES, %eax
-	jae	90f
+	mov	48(%rsp), %rdi
+	HOT_F	%rsi, %rdi, %r8, %r8d, 80f, 90f
+	TRACED	%rsi, %rdi, %r8, 90f
 	lea	\slot, %r8
-	imul	$FT_SIZEOF_FRAME, %rax, %rax
-	add	%fs:FT_OFF_T_FRAMES(%rsi), %rax	/* &frames[d]; frames[-1]: the sentinel */
-	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), %r8
-	jae	90f				/* a dead frame (or a tail call) to close */
-	cmpl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	jne	90f				/* a write in progress: the general writer */
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %r9
-	test	%r9, %r9
-	jz	90f
+	FRAME_OK %rsi, %r8, 90f
 	/* busy: a signal handler's hooks leave the shadow stack alone from here */
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	/* the frame, invisible until depth moves */
@@ -246,65 +341,22 @@
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
-	/* ringbuf_fast.h ft_rb_fast_word(): nest, slot busy, then snap_gen */
-	movl	$1, %fs:FT_OFF_RB_NEST(%rsi)
-	movl	$1, FT_OFF_SLOT_BUSY(%r9)
-	rdtsc
-	shl	$32, %rdx
-	or	%rax, %rdx			/* now */
-	mov	%fs:FT_OFF_RB_AREA(%rsi), %rax
-	mov	FT_OFF_AREA_SNAP_GEN(%rax), %r11d
-	cmp	%fs:FT_OFF_W_GEN(%rsi), %r11d
-	jne	85f
-	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
-	sub	$FT_SIZEOF_PAGE + 4, %eax	/* the last offset a word fits at */
-	mov	%fs:FT_OFF_W_OFF(%rsi), %r11d
-	cmp	%eax, %r11d
-	ja	85f
-	mov	%fs:FT_OFF_W_PAGE(%rsi), %r9
-	test	%r9, %r9
-	jz	85f
-	mov	%rdx, %rax
-	sub	%fs:FT_OFF_W_LAST_TS(%rsi), %rax
-	cmp	$FT_C_EDELTA_MAX, %rax
-	ja	85f
-	shl	$2, %eax
-	or	%eax, %ecx
-	mov	%ecx, FT_SIZEOF_PAGE(%r9,%r11)	/* the word */
-	mov	%rdx, %fs:FT_OFF_W_LAST_TS(%rsi)
-	add	$4, %r11d
-	mov	%r11d, %fs:FT_OFF_W_OFF(%rsi)
-	mov	%fs:FT_OFF_W_COUNT(%rsi), %eax
-	inc	%eax
-	mov	%eax, %fs:FT_OFF_W_COUNT(%rsi)
-	mov	%fs:FT_OFF_W_NEV(%rsi), %rdx
-	mov	%eax, (%rdx)			/* nev */
-	mov	%r11d, FT_OFF_PAGE_SIZE(%r9)	/* release: the committed size */
-	incl	%fs:FT_OFF_W_DEPTH(%rsi)
-	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
-	movl	$0, FT_OFF_SLOT_BUSY(%rax)	/* release: the write is over */
+	RB_WORD	%rsi, %ecx, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
 	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
 	incl	%fs:FT_OFF_T_DEPTH(%rsi)
 	lea	ft_rt_return(%rip), %rax
 	mov	%rax, (%r8)
 	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-80:	pop	%r9
-	pop	%r8
+80:	pop	%r8
 	pop	%rdi
 	pop	%rsi
 	pop	%rdx
 	pop	%rcx
 	pop	%rax
 	ret
-85:	/* undo: nothing was written */
-	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
-	movl	$0, FT_OFF_SLOT_BUSY(%rax)
-	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-90:	pop	%r9
-	pop	%r8
+85:	RB_UNDO	%rsi
+90:	pop	%r8
 	pop	%rdi
 	pop	%rsi
 	pop	%rdx
@@ -320,7 +372,7 @@
 	.type	ft_rt_fentry, @function
 __fentry__:
 ft_rt_fentry:
-	ENTRY_FAST 64(%rsp), fentry_c
+	ENTRY_FAST 56(%rsp), fentry_c
 	.size	__fentry__, .-__fentry__
 
 	.type	fentry_c, @function
@@ -332,7 +384,7 @@ fentry_c:
 	.hidden	ft_rt_patched
 	.type	ft_rt_patched, @function
 ft_rt_patched:
-	ENTRY_FAST 64(%rsp), patched_c
+	ENTRY_FAST 56(%rsp), patched_c
 	.size	ft_rt_patched, .-ft_rt_patched
 
 	.type	patched_c, @function
@@ -365,11 +417,10 @@ mcount_c:
 	.type	ft_rt_return, @function
 ft_rt_return:
 	/*
-	 * The assembly fast path (hooks.c fast_exit() + ft_rb_fast_word()):
-	 * the top frame is a plain recorded one owned by the slot just below
-	 * our stack pointer; write its EXIT, pop it, jump to its caller.
-	 * Register use: rsi the TLS offset of rt_self, rdi the frame, r8 the
-	 * ring slot then the page, r11 the real return address.
+	 * The assembly fast path (hooks.c fast_exit()): the top frame is a
+	 * plain recorded one owned by the slot just below our stack pointer;
+	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
+	 * rt_self; rdi: the frame; r11: at the end, the real return address.
 	 */
 	push	%rax
 	push	%rdx
@@ -393,49 +444,11 @@ ft_rt_return:
 	jne	90f
 	cmpl	$0, %fs:FT_OFF_RB_NEST(%rsi)
 	jne	90f
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %r8
-	test	%r8, %r8
-	jz	90f
+	cmpq	$0, %fs:FT_OFF_RB_SLOT(%rsi)
+	je	90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
-	movl	$1, %fs:FT_OFF_RB_NEST(%rsi)
-	movl	$1, FT_OFF_SLOT_BUSY(%r8)
-	rdtsc
-	shl	$32, %rdx
-	or	%rax, %rdx			/* now */
-	mov	%fs:FT_OFF_RB_AREA(%rsi), %rax
-	mov	FT_OFF_AREA_SNAP_GEN(%rax), %ecx
-	cmp	%fs:FT_OFF_W_GEN(%rsi), %ecx
-	jne	85f
-	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
-	sub	$FT_SIZEOF_PAGE + 4, %eax
-	mov	%fs:FT_OFF_W_OFF(%rsi), %ecx
-	cmp	%eax, %ecx
-	ja	85f
-	mov	%fs:FT_OFF_W_PAGE(%rsi), %r8
-	test	%r8, %r8
-	jz	85f
-	mov	%rdx, %rax
-	sub	%fs:FT_OFF_W_LAST_TS(%rsi), %rax
-	cmp	$FT_C_XDELTA_MAX, %rax
-	ja	85f
-	lea	1(,%rax,4), %eax		/* ft_rec_exit(delta) */
-	mov	%eax, FT_SIZEOF_PAGE(%r8,%rcx)
-	mov	%rdx, %fs:FT_OFF_W_LAST_TS(%rsi)
-	add	$4, %ecx
-	mov	%ecx, %fs:FT_OFF_W_OFF(%rsi)
-	mov	%fs:FT_OFF_W_COUNT(%rsi), %eax
-	inc	%eax
-	mov	%eax, %fs:FT_OFF_W_COUNT(%rsi)
-	mov	%fs:FT_OFF_W_NEV(%rsi), %rdx
-	mov	%eax, (%rdx)
-	mov	%ecx, FT_OFF_PAGE_SIZE(%r8)	/* release: the committed size */
-	mov	%fs:FT_OFF_W_DEPTH(%rsi), %eax
-	cmp	$1, %eax
-	adc	$-1, %eax			/* depth - 1, never below 0 */
-	mov	%eax, %fs:FT_OFF_W_DEPTH(%rsi)
-	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
-	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+	mov	$1, %ecx			/* ft_rec_exit(0) */
+	RB_WORD	%rsi, %ecx, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
 	/* the record first, then the pop */
 	mov	FT_OFF_FR_RET(%rdi), %r11
 	decl	%fs:FT_OFF_T_DEPTH(%rsi)
@@ -448,10 +461,7 @@ ft_rt_return:
 	pop	%rdx
 	pop	%rax
 	jmp	*%r11
-85:	movl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	mov	%fs:FT_OFF_RB_SLOT(%rsi), %rax
-	movl	$0, FT_OFF_SLOT_BUSY(%rax)
-	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
+85:	RB_UNDO	%rsi
 90:	pop	%r8
 	pop	%rdi
 	pop	%rsi
@@ -494,5 +504,84 @@ ft_rt_return:
 	leave
 	jmp	*%r11
 	.size	ft_rt_return, .-ft_rt_return
+
+
+/*
+ * -finstrument-functions: __cyg_profile_func_enter(fn, call_site) and
+ * __cyg_profile_func_exit(fn, call_site), ordinary calls, so every
+ * caller-saved register is ours.  The same fast paths as above (no hijack:
+ * the compiled code calls the exit hook), else a tail jump, with the
+ * arguments and the stack untouched, to hooks.c's C hooks, which start
+ * over.  r10: the TLS offset of rt_self; r9: f; r8: the slot.
+ */
+	.globl	__cyg_profile_func_enter
+	.type	__cyg_profile_func_enter, @function
+__cyg_profile_func_enter:
+	mov	rt_self@gottpoff(%rip), %r10
+	mov	%rdi, %r9
+	HOT_F	%r10, %r9, %r8, %r8d, 80f, 90f
+	TRACED	%r10, %r9, %r8, 90f
+	/*
+	 * The instrumented function's return-address slot (hooks.c
+	 * cyg_slot()): the first of 32 words above our return address that
+	 * holds call_site, else the word just above it.
+	 */
+	lea	8(%rsp), %rdx
+	lea	8+32*8(%rsp), %r11
+3:	cmp	(%rdx), %rsi
+	je	4f
+	add	$8, %rdx
+	cmp	%r11, %rdx
+	jne	3b
+	lea	8(%rsp), %rdx
+4:	mov	%rdx, %r8
+	FRAME_OK %r10, %r8, 90f
+	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
+	mov	%r9, FT_OFF_FR_FUNC(%rax)
+	mov	%rsi, FT_OFF_FR_RET(%rax)
+	mov	%r8, FT_OFF_FR_SLOT(%rax)
+	mov	%ecx, FT_OFF_FR_FID(%rax)
+	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
+	shl	$14, %ecx
+	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
+	incl	%fs:FT_OFF_T_DEPTH(%r10)
+	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
+80:	ret
+85:	RB_UNDO	%r10
+90:	jmp	ft_rt_cyg_enter
+	.size	__cyg_profile_func_enter, .-__cyg_profile_func_enter
+
+	.globl	__cyg_profile_func_exit
+	.type	__cyg_profile_func_exit, @function
+__cyg_profile_func_exit:
+	mov	rt_self@gottpoff(%rip), %r10
+	cmpl	$0, %fs:FT_OFF_T_BUSY(%r10)
+	jne	90f
+	cmpl	$1, %fs:FT_OFF_T_STATE(%r10)
+	jne	90f
+	mov	%fs:FT_OFF_T_DEPTH(%r10), %eax
+	imul	$FT_SIZEOF_FRAME, %rax, %r8
+	add	%fs:FT_OFF_T_FRAMES(%r10), %r8
+	sub	$FT_SIZEOF_FRAME, %r8		/* &frames[d - 1]; at d = 0 the sentinel */
+	cmpw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%r8)
+	jne	90f
+	mov	FT_OFF_FR_FUNC(%r8), %rax
+	cmp	FT_OFF_F_ADDR(%rax), %rdi
+	jne	90f
+	cmpl	$0, %fs:FT_OFF_RB_NEST(%r10)
+	jne	90f
+	cmpq	$0, %fs:FT_OFF_RB_SLOT(%r10)
+	je	90f
+	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
+	mov	$1, %ecx			/* ft_rec_exit(0) */
+	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	decl	%fs:FT_OFF_T_DEPTH(%r10)
+	decl	%fs:FT_OFF_T_REC_DEPTH(%r10)
+	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
+	ret
+85:	RB_UNDO	%r10
+90:	jmp	ft_rt_cyg_exit
+	.size	__cyg_profile_func_exit, .-__cyg_profile_func_exit
 
 	.section .note.GNU-stack,"",@progbits
