@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <event-parse.h>
-
 #include "kevents.h"
 #include "options.h"
 #include "uevent.h"
@@ -42,6 +40,7 @@ struct ft_fmt {
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
 	const struct ft_trace_source *ksrc;
+	struct ft_fmt_kops kops;
 	int64_t *klast; /* per kernel CPU: pid last shown in the graph, -1: none */
 	size_t nr_klast;
 	/* ft_fmt_scan(): latency-format delay marks, one per entry in stream order */
@@ -184,10 +183,15 @@ void ft_fmt_set_irq_info(struct ft_fmt *f, int on)
 	f->irq_info = on;
 }
 
-void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src)
+void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src,
+			const struct ft_fmt_kops *ops)
 {
+	if (!ops || !ops->print_info || !ops->lat_flags || !ops->used_stackmap || !ops->sym ||
+	    !ops->comm)
+		return; /* then its events print through src->print() */
 	f->kev = k;
 	f->ksrc = src;
+	f->kops = *ops;
 }
 
 /* The kernel event behind a source event, or NULL when it is not one. */
@@ -833,7 +837,7 @@ static void kgraph_prologue(struct ft_fmt *f, const struct ctx *c)
 
 	if (last && *last >= 0 && *last != (int64_t)c->pid)
 		switch_block(f, c->cpu,
-			     tep_data_comm_from_pid(ft_kevents_tep(f->kev), (int)*last),
+			     f->kops.comm(f->kev, (int)*last),
 			     (uint32_t)*last, c->comm, c->pid);
 	if (last)
 		*last = c->pid;
@@ -843,7 +847,7 @@ static void kgraph_prologue(struct ft_fmt *f, const struct ctx *c)
 /* Whether a kernel event's stack prints as "<[user_]stack_id N>". */
 static int kstack_as_id(struct ft_fmt *f, int id)
 {
-	return id >= 0 && ft_kevents_used_stackmap(f->kev) && !OPT(f, EXPAND_STACKS);
+	return id >= 0 && f->kops.used_stackmap(f->kev) && !OPT(f, EXPAND_STACKS);
 }
 
 /*
@@ -875,7 +879,7 @@ static void kstack_lines(struct ft_fmt *f, const struct ft_kevent *ke, int user)
 			fprintf(f->out, " <%016llx>\n", (unsigned long long)ips[i]);
 			continue;
 		}
-		ft_kevents_sym(f->kev, ips[i], OPT(f, SYM_OFFSET), sym, sizeof(sym));
+		f->kops.sym(f->kev, ips[i], OPT(f, SYM_OFFSET), sym, sizeof(sym));
 		fputs(sym, f->out);
 		if (OPT(f, SYM_ADDR))
 			fprintf(f->out, " <%016llx>", (unsigned long long)ips[i]);
@@ -906,7 +910,7 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 		print_lost(f, ke->cpu, ke->missed);
 		return;
 	}
-	ft_kevents_lat_flags(f->kev, ke, flags, sizeof(flags));
+	f->kops.lat_flags(f->kev, ke, flags, sizeof(flags));
 	c = (struct ctx){
 	    .comm = ke->comm ? ke->comm : "<...>",
 	    .pid = (uint32_t)ke->pid,
@@ -917,7 +921,7 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 	};
 	if (!f->graph) {
 		print_ctx(f, &c);
-		ft_kevents_print_info(f->kev, ke, f->opt, f->out);
+		f->kops.print_info(f->kev, ke, f->opt, f->out);
 		fputc('\n', f->out);
 		for (int user = 0; user < 2; user++) {
 			if (!(user ? nu : nk))
@@ -932,7 +936,7 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 	graph_duration(f, 0, FILL_FULL);
 	fputs("/* ", f->out);
 	/* the graph's comments print the event's own text: no raw/hex there */
-	ft_kevents_print_info(f->kev, ke, f->opt & ~(FT_OPT(RAW) | FT_OPT(HEX)), f->out);
+	f->kops.print_info(f->kev, ke, f->opt & ~(FT_OPT(RAW) | FT_OPT(HEX)), f->out);
 	fputs(" */\n", f->out);
 	if (nk) {
 		c.mark = !nu ? mark : ' ';

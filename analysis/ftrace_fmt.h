@@ -71,7 +71,22 @@ void ft_fmt_set_irq_info(struct ft_fmt *f, int on);
  * out here, in every mode, rather than through src->print().
  */
 struct ft_kevents;
-void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src);
+struct ft_kevent;
+/*
+ * What this formatter needs of analysis/kevents.h, passed in (show.c
+ * fills it with the ft_kevents_* functions of the same names) so that the
+ * formatter links without the kernel-event reader.
+ */
+struct ft_fmt_kops {
+	int (*print_info)(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
+			  FILE *out);
+	void (*lat_flags)(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len);
+	int (*used_stackmap)(const struct ft_kevents *k);
+	int (*sym)(struct ft_kevents *k, uint64_t addr, int with_offset, char *buf, size_t len);
+	const char *(*comm)(struct ft_kevents *k, int pid);
+};
+void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_trace_source *src,
+			const struct ft_fmt_kops *ops);
 
 /*
  * Optional first pass: call for every event of the stream, in order,

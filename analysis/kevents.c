@@ -374,7 +374,8 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 			return -1;
 		}
 		if (pid == 0) {
-			static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT };
+			static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
+						     SIGALRM };
 			struct tep_handle *tep;
 			unsigned char *q = p;
 			char name[300], *data;
@@ -976,6 +977,13 @@ int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t 
 int ft_kevents_used_stackmap(const struct ft_kevents *k)
 {
 	return k->used_stackmap;
+}
+
+const char *ft_kevents_comm(struct ft_kevents *k, int pid)
+{
+	const char *c = tep_data_comm_from_pid(k->tep, pid);
+
+	return c ? c : "<...>";
 }
 
 void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len)

@@ -125,6 +125,9 @@ int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint
 void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len);
 int ft_kevents_used_stackmap(const struct ft_kevents *k);
 
+/* The task name of pid from the file's saved cmdlines, or "<...>". */
+const char *ft_kevents_comm(struct ft_kevents *k, int pid);
+
 /*
  * Kernel symbol of addr from the file's KALLSYMS: writes "name+0xoff/0xsize"
  * (with_offset) or "name" into buf.  Returns 0, or -1 (buf holds "0x<addr>").

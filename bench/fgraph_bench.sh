@@ -173,6 +173,7 @@ if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v ca
 		printf '%-16s %8s\n' "$k" "${I[$k]}"
 	done
 	echo "instr ratio ftrail_fentry/floor     $(ratio "${I[ftrail_fentry]}" "${I[floor]}")"
+	echo "instr ratio ftrail_cyg/floor        $(ratio "${I[ftrail_cyg]}" "${I[floor]}")"
 	[ -n "${I[uftrace_pg]:-}" ] && echo "instr ratio uftrace_pg/ftrail_fentry $(ratio "${I[uftrace_pg]}" "${I[ftrail_fentry]}")"
 	[ -n "${I[uftrace_cyg]:-}" ] && echo "instr ratio uftrace_cyg/ftrail_cyg   $(ratio "${I[uftrace_cyg]}" "${I[ftrail_cyg]}")"
 fi

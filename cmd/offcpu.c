@@ -4,8 +4,8 @@
  * off-CPU semantics (seed 004): intervals at or above --threshold are
  * direct samples, shorter ones are summed per (tgid, pid, stack, state).
  *
- *   --record   record what the analysis needs, with the engines of
- *              `ftrail record` (kernel/kcapture.h, recorder/urecord.h):
+ *   --record   record what the analysis needs, with the session of
+ *              `ftrail record` (recorder/record_session.h):
  *              sched_switch (prev_state), sched_wakeup(_new),
  *              sched_process_fork, kernel stacks (option stacktrace), user
  *              stacks (userstacktrace), and the runtime's function_graph
@@ -19,21 +19,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "builtin.h"
-#include "clock.h"
 #include "folded.h"
 #include "kcapture.h"
 #include "offcpu.h"
 #include "options.h"
+#include "record_session.h"
 #include "symbols.h"
 #include "tracefile.h"
-#include "urecord.h"
 #include "util.h"
-#include "version.h"
 
 const char cmd_offcpu_usage[] =
     "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
@@ -91,14 +87,6 @@ struct offcpu_args {
 	unsigned int buffer_kb;
 	char **argv;
 };
-
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
 
 static void parse_args(int argc, char **argv, struct offcpu_args *a)
 {
@@ -178,40 +166,6 @@ static void add_event(struct ft_record_opts *o, const char *name)
 	o->nr_events++;
 }
 
-static void write_meta(struct ft_writer *w, const char *path, const char *text, size_t len)
-{
-	if (ft_writer_add(w, FT_SEC_META, 0, text, len, 0))
-		ft_die("cannot write %s: %s", path, strerror(errno));
-}
-
-/* The META keys `ftrail record` writes, plus offcpu_threshold_ms. */
-static void write_start_meta(struct ft_writer *w, const struct ft_record_opts *o,
-			     const struct offcpu_args *a, int argc, char **argv,
-			     const struct ft_clock *clk)
-{
-	char buf[8192], host[256] = "";
-	struct utsname u;
-	int n = 0;
-
-	uname(&u);
-	gethostname(host, sizeof(host) - 1);
-	n += snprintf(buf + n, sizeof(buf) - n, "ftrail_version=%s\ntracer=%s\noptions=%s\n",
-		      FTRAIL_VERSION, o->tracer, ft_options_format(o->options));
-	n += snprintf(buf + n, sizeof(buf) - n, "hostname=%s\nkernel=%s\narch=%s\n", host,
-		      u.release, u.machine);
-	n += snprintf(buf + n, sizeof(buf) - n, "nr_cpus=%ld\nstart_time=%lld\n",
-		      sysconf(_SC_NPROCESSORS_CONF), (long long)time(NULL));
-	n += snprintf(buf + n, sizeof(buf) - n, "offcpu_threshold_ms=%llu\ncmdline=ftrail",
-		      (unsigned long long)(a->thresh_ns / 1000000));
-	for (int i = 0; i < argc && n < (int)sizeof(buf) - 512; i++)
-		n += snprintf(buf + n, sizeof(buf) - n, " %s", argv[i]);
-	n += snprintf(buf + n, sizeof(buf) - n, "\n");
-	n += ft_clock_meta(clk, buf + n, sizeof(buf) - n);
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
-	write_meta(w, o->output, buf, (size_t)n);
-}
-
 /*
  * For -p PID, where no runtime runs in the process to describe it: the
  * MODULES lines (executable file mappings, tracefile.h's format) with their
@@ -219,8 +173,10 @@ static void write_start_meta(struct ft_writer *w, const struct ft_record_opts *o
  * userstacktrace are symbolised.  Best effort: a process that exits while
  * this reads it is described as far as it was read; a module whose symbols
  * cannot be read gets no SYMTAB (its addresses print as path+offset).
+ * Returns 0, or -1 with err when the file cannot be written.
  */
-static void write_process_tables(struct ft_writer *w, const char *path, pid_t pid)
+static int write_process_tables(struct ft_writer *w, const char *path, pid_t pid, char *err,
+				size_t errlen)
 {
 	char fn[64], line[4096], bid[128];
 	char *mods = NULL, *tasks = NULL;
@@ -228,6 +184,7 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 	FILE *maps, *mf = open_memstream(&mods, &mods_len),
 		    *tf = open_memstream(&tasks, &tasks_len);
 	uint64_t idx = 0;
+	int werr = 0; /* errno of the first failed write */
 	DIR *d;
 	struct dirent *de;
 
@@ -251,8 +208,8 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 			size_t len;
 			void *enc = ft_symtab_encode(st, &len);
 
-			if (enc && ft_writer_add(w, FT_SEC_SYMTAB, idx, enc, len, 1))
-				ft_die("cannot write %s: %s", path, strerror(errno));
+			if (enc && ft_writer_add(w, FT_SEC_SYMTAB, idx, enc, len, 1) && !werr)
+				werr = errno;
 			free(enc);
 			ft_symtab_free(st);
 		}
@@ -280,34 +237,50 @@ static void write_process_tables(struct ft_writer *w, const char *path, pid_t pi
 		closedir(d);
 	fclose(mf);
 	fclose(tf);
-	if ((mods_len && ft_writer_add(w, FT_SEC_MODULES, 0, mods, mods_len, 1)) ||
-	    (tasks_len && ft_writer_add(w, FT_SEC_TASKS, 0, tasks, tasks_len, 0)))
-		ft_die("cannot write %s: %s", path, strerror(errno));
+	if (!werr && ((mods_len && ft_writer_add(w, FT_SEC_MODULES, 0, mods, mods_len, 1)) ||
+		      (tasks_len && ft_writer_add(w, FT_SEC_TASKS, 0, tasks, tasks_len, 0))))
+		werr = errno;
 	free(mods);
 	free(tasks);
+	if (werr) {
+		ft_seterr(err, errlen, "cannot write %s: %s", path, strerror(werr));
+		return -1;
+	}
+	return 0;
 }
 
 /*
- * Record into a->output.  The order is `ftrail record`'s (cmd/record.c):
- * file -> program spawned paused -> kernel capture attached to its pid ->
- * run -> drain -> stop capture -> close.  Dies on failure.
+ * The session's attached hook (record_session.h): META offcpu_pid for the
+ * program or the followed process, and for a followed one (no runtime in
+ * it to describe it) its MODULES, SYMTABs and TASKS.
+ */
+static int on_attached(struct ft_writer *w, const char *path, pid_t pid, int spawned, void *arg,
+		       char *err, size_t errlen)
+{
+	char meta[64];
+	int n = snprintf(meta, sizeof(meta), "offcpu_pid=%d\n", (int)pid);
+
+	if (ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0)) {
+		ft_seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return spawned ? 0 : write_process_tables(w, path, pid, err, errlen);
+}
+
+/*
+ * Record into a->output with `ftrail record`'s session
+ * (recorder/record_session.h): scheduler events with kernel and user
+ * stacks, plus function_graph for PROG.  Dies on failure.
  */
 static void do_record(struct offcpu_args *a, int argc, char **argv)
 {
 	struct ft_record_opts o;
-	struct ft_urecord_result ures = {0};
-	struct ft_kcapture_stats kst = {0};
-	struct ft_urecord *u = NULL;
-	struct ft_kcapture *kc;
-	struct ft_writer *w;
-	struct ft_clock clk;
-	struct sigaction sa;
+	struct ft_record_extra x = { 0 };
 	char err[512] = "", meta[64];
-	pid_t pid = (pid_t)a->pid;
 
 	if (ft_kcapture_available(err, sizeof(err)))
 		ft_die("%s", err);
-	if (a->pid && kill(pid, 0) && errno == ESRCH)
+	if (a->pid && kill((pid_t)a->pid, 0) && errno == ESRCH)
 		ft_die("offcpu: no process %u", a->pid);
 
 	memset(&o, 0, sizeof(o));
@@ -322,81 +295,14 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 	add_event(&o, "sched:sched_wakeup_new");
 	add_event(&o, "sched:sched_process_fork");
 
-	ft_clock_calibrate(&clk);
-	w = ft_writer_open(o.output, 3);
-	if (!w)
-		ft_die("cannot create %s: %s", o.output, strerror(errno));
-	write_start_meta(w, &o, a, argc, argv, &clk);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	if (o.argv) {
-		u = ft_urecord_create(&o, 1, err, sizeof(err));
-		if (!u || ft_urecord_spawn(u, &pid, err, sizeof(err))) {
-			ft_writer_close(w);
-			unlink(o.output);
-			ft_die("%s", err);
-		}
-	}
-	/*
-	 * A program we start: the kernel follows it and its children
-	 * (set_event_pid + event-fork).  A running process (-p): its threads
-	 * that exist already are not in set_event_pid (it holds thread ids),
-	 * so the scheduler events of the whole system are recorded and the
-	 * analysis keeps the process's threads (META offcpu_pid, TASKS, forks).
-	 */
-	kc = ft_kcapture_start(&o, w, u ? pid : 0, err, sizeof(err));
-	if (!kc) {
-		if (u)
-			ft_urecord_destroy(u);
-		ft_writer_close(w);
-		unlink(o.output);
+	snprintf(meta, sizeof(meta), "offcpu_threshold_ms=%llu\n",
+		 (unsigned long long)(a->thresh_ns / 1000000));
+	x.meta = meta;
+	x.follow_pid = (pid_t)a->pid;
+	x.waiting = a->pid ? "off-CPU events of the process" : "off-CPU events system-wide";
+	x.attached = on_attached;
+	if (ft_record_session(&o, &x, argc, argv, err, sizeof(err)))
 		ft_die("%s", err);
-	}
-	if (pid > 0) {
-		int n = snprintf(meta, sizeof(meta), "offcpu_pid=%d\n", (int)pid);
-
-		write_meta(w, o.output, meta, (size_t)n);
-		if (!u)
-			write_process_tables(w, o.output, pid);
-	}
-	if (u) {
-		ft_urecord_go(u);
-		if (ft_urecord_run(u, w, &stop_requested, &ures, err, sizeof(err)))
-			ft_warn("%s", err);
-	} else {
-		if (!a->quiet)
-			fprintf(stderr, "ftrail: recording off-CPU events%s, Ctrl-C to stop\n",
-				pid ? " of the process" : " system-wide");
-		/* with -p: also stop when the process is gone */
-		while (!stop_requested && !(pid > 0 && kill(pid, 0) && errno == ESRCH))
-			usleep(100 * 1000);
-	}
-	if (ft_kcapture_stop(kc, &kst, err, sizeof(err)))
-		ft_warn("%s", err);
-	if (ft_writer_close(w))
-		ft_die("cannot finish %s: %s", o.output, strerror(errno));
-	if (u) {
-		if (ures.signaled)
-			ft_warn("%s was killed by signal %d (%s)", o.argv[0], ures.signo,
-				strsignal(ures.signo));
-		else if (ures.exited && ures.exit_status && !a->quiet)
-			ft_warn("%s exited with status %d", o.argv[0], ures.exit_status);
-		ft_urecord_destroy(u);
-	}
-	if (!a->quiet) {
-		if (u)
-			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
-				(unsigned long long)ures.events, (unsigned long long)ures.lost,
-				ures.threads);
-		fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
-			(unsigned long long)kst.events, (unsigned long long)kst.lost,
-			(unsigned long long)kst.stacks);
-		fprintf(stderr, "ftrail: trace written to %s\n", o.output);
-	}
 	for (size_t i = 0; i < o.nr_events; i++)
 		free(o.events[i].name);
 	free(o.events);

@@ -3,32 +3,20 @@
  * ftrail record: trace a program (user functions through the injected
  * runtime) and/or kernel trace events, into one trace file.
  *
- * This file parses the command line with trace-cmd's option names and
- * sequences the two capture engines; the engines are recorder/ (user space)
- * and kernel/ (tracefs).  Order matters for not missing anything:
- *   open the file -> start kernel capture (so the program's first syscalls
- *   are seen) -> spawn the program paused -> attach kernel capture to its pid
- *   -> let it run -> drain until it exits -> stop kernel capture -> close.
+ * This file parses the command line with trace-cmd's option names; the
+ * session that sequences the two capture engines (recorder/ for user space,
+ * kernel/ for tracefs) so that nothing is missed is recorder/record_session.h,
+ * shared with `ftrail offcpu --record`.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "builtin.h"
-#include "clock.h"
-#include "kcapture.h"
 #include "options.h"
-#include "tracefile.h"
-#include "urecord.h"
-#include "uevent.h" /* issue 7: user events (uev) */
+#include "record_session.h"
 #include "util.h"
-#include "version.h"
 
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"
@@ -92,15 +80,6 @@ void ft_strv_push(struct ft_strv *sv, const char *s)
 	sv->v = ft_realloc(sv->v, (sv->n + 2) * sizeof(*sv->v));
 	sv->v[sv->n++] = ft_strdup(s);
 	sv->v[sv->n] = NULL;
-}
-
-static volatile sig_atomic_t stop_requested;
-static struct ft_kcapture *active_kc;
-
-static void on_stop_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
 }
 
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
@@ -238,148 +217,14 @@ static void free_opts(struct ft_record_opts *o)
 	free(o->events);
 }
 
-/* META: what a reader needs to know about how this trace was made. */
-static void write_meta(struct ft_writer *w, const struct ft_record_opts *o, int argc, char **argv,
-		       const struct ft_clock *clk)
-{
-	char buf[8192], host[256] = "";
-	struct utsname u;
-	int n = 0;
-
-	uname(&u);
-	gethostname(host, sizeof(host) - 1);
-	n += snprintf(buf + n, sizeof(buf) - n, "ftrail_version=%s\n", FTRAIL_VERSION);
-	n += snprintf(buf + n, sizeof(buf) - n, "tracer=%s\n", o->tracer);
-	n += snprintf(buf + n, sizeof(buf) - n, "options=%s\n", ft_options_format(o->options));
-	n += snprintf(buf + n, sizeof(buf) - n, "hostname=%s\nkernel=%s\narch=%s\n", host,
-		      u.release, u.machine);
-	n += snprintf(buf + n, sizeof(buf) - n, "nr_cpus=%ld\n", sysconf(_SC_NPROCESSORS_CONF));
-	n += snprintf(buf + n, sizeof(buf) - n, "start_time=%lld\n", (long long)time(NULL));
-	n += snprintf(buf + n, sizeof(buf) - n, "cmdline=");
-	for (int i = 0; i < argc && n < (int)sizeof(buf) - 512; i++)
-		n += snprintf(buf + n, sizeof(buf) - n, "%s%s", i ? " " : "", argv[i]);
-	n += snprintf(buf + n, sizeof(buf) - n, "\n");
-	n += ft_clock_meta(clk, buf + n, sizeof(buf) - n);
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
-	if (ft_writer_add(w, FT_SEC_META, 0, buf, n, 0))
-		ft_die("cannot write %s: %s", o->output, strerror(errno));
-}
-
-static void print_urecord_warnings(struct ft_urecord *u)
-{
-	const char *m;
-
-	while ((m = ft_urecord_next_warning(u)))
-		ft_warn("%s", m);
-}
-
-static void report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
-{
-	if (r->signaled)
-		ft_warn("%s was killed by signal %d (%s)%s; events written before it are in %s",
-			o->argv[0], r->signo, strsignal(r->signo),
-			r->core_dumped ? ", core dumped" : "", o->output);
-	else if (r->exited && r->exit_status && !o->quiet)
-		ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
-	struct ft_urecord_result ures = { 0 };
-	struct ft_uev_area *uev; /* uev: user events, NULL when none selected */
-	struct ft_kcapture_stats kst = { 0 };
-	struct ft_urecord *u = NULL;
-	struct ft_writer *w;
-	struct ft_clock clk;
-	struct sigaction sa;
 	char err[512] = "";
-	int want_kernel = 0, want_user_events = 0, inject;
-	pid_t pid = 0;
 
 	parse_args(argc, argv, &o);
-	for (size_t i = 0; i < o.nr_events; i++)
-		if (ft_kcapture_is_kernel_event(o.events[i].name))
-			want_kernel = 1;
-		else
-			want_user_events = 1;
-	if (want_kernel && ft_kcapture_available(err, sizeof(err)))
+	if (ft_record_session(&o, NULL, argc, argv, err, sizeof(err)))
 		ft_die("%s", err);
-	/* the runtime goes in for function tracers and for user events (u:...) */
-	inject = strcmp(o.tracer, "nop") || want_user_events;
-	uev = ft_uev_setup(&o, ft_kcapture_is_kernel_event, err, sizeof(err)); /* uev */
-	if (!uev && err[0])
-		ft_die("%s", err);
-
-	ft_clock_calibrate(&clk);
-	w = ft_writer_open(o.output, 3);
-	if (!w)
-		ft_die("cannot create %s: %s", o.output, strerror(errno));
-	write_meta(w, &o, argc, argv, &clk);
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
-	if (o.argv) {
-		u = ft_urecord_create(&o, inject, err, sizeof(err));
-		if (!u || ft_urecord_spawn(u, &pid, err, sizeof(err))) {
-			ft_writer_close(w);
-			unlink(o.output);
-			ft_die("%s", err);
-		}
-		print_urecord_warnings(u);
-	}
-	if (want_kernel) {
-		active_kc = ft_kcapture_start(&o, w, o.all_cpus ? 0 : pid, err, sizeof(err));
-		if (!active_kc) {
-			if (u)
-				ft_urecord_destroy(u); /* kills the paused child */
-			ft_writer_close(w);
-			unlink(o.output);
-			ft_die("%s", err);
-		}
-	}
-
-	if (u) {
-		ft_urecord_go(u);
-		if (ft_urecord_run(u, w, &stop_requested, &ures, err, sizeof(err)))
-			ft_warn("%s", err);
-		print_urecord_warnings(u);
-	} else {
-		if (!o.quiet)
-			fprintf(stderr, "ftrail: recording kernel events, Ctrl-C to stop\n");
-		while (!stop_requested)
-			pause();
-	}
-
-	if (active_kc && ft_kcapture_stop(active_kc, &kst, err, sizeof(err)))
-		ft_warn("%s", err);
-	active_kc = NULL;
-	if (uev && ft_uev_finish(uev, w, NULL, err, sizeof(err))) /* uev */
-		ft_warn("cannot write the user event formats: %s", strerror(errno));
-	for (char *l = uev ? strtok(err, "\n") : NULL; l; l = strtok(NULL, "\n"))
-		ft_warn("%s", l);
-	if (ft_writer_close(w))
-		ft_die("cannot finish %s: %s", o.output, strerror(errno));
-	if (u) {
-		report_program(&o, &ures);
-		ft_urecord_destroy(u);
-	}
-	if (!o.quiet) {
-		if (u && inject)
-			fprintf(stderr,
-				"ftrail: %llu user records (%llu lost) from %u threads\n",
-				(unsigned long long)ures.events, (unsigned long long)ures.lost,
-				ures.threads);
-		if (want_kernel)
-			fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
-				(unsigned long long)kst.events, (unsigned long long)kst.lost,
-				(unsigned long long)kst.stacks);
-		fprintf(stderr, "ftrail: trace written to %s\n", o.output);
-	}
 	free_opts(&o);
 	return 0;
 }

@@ -23,7 +23,10 @@ const char cmd_show_usage[] =
     "layout with durations and their markers (+ >10us, ! >100us, # >1ms,\n"
     "* >10ms, @ >100ms, $ >1s), stacks as '<stack trace>' and ' => ' lines or\n"
     "'<stack_id N>', trace_marker text, and 'CPU:N [LOST n EVENTS]' where the\n"
-    "ring buffer lost events.  Kernel events recorded with -e are merged in.\n"
+    "ring buffer lost events.  Kernel events recorded with -e are merged in\n"
+    "with their own CPU and irq-info flags.  In the function_graph layout other\n"
+    "events are '/* text */' comments and full stacks keep the function\n"
+    "tracer's line, as in the kernel's trace file.\n"
     "\n"
     "The CPU column of user events holds the nesting level instead (the\n"
     "runtime does not know the CPU): 0 for a thread's own code, N for the N-th\n"
@@ -31,10 +34,13 @@ const char cmd_show_usage[] =
     "\n"
     "  -i FILE            trace file (default ./ftrail.dat)\n"
     "  -O [no]OPTION      display option, on top of those recorded; one of\n"
-    "                     print-parent sym-offset sym-addr latency-format\n"
+    "                     print-parent sym-offset sym-addr latency-format raw hex\n"
     "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
     "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
     "                     expand-stacks\n"
+    "                     raw: 'tid cpu ts_ns' then numbers ('ip parent_ip'),\n"
+    "                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
+    "                     options (the function_graph layout ignores them)\n"
     "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
     "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
     "                     trace (ftrace's snapshot file): what the buffers held\n"
@@ -83,6 +89,15 @@ static void ksrc_print(void *arg, const struct ft_event *ev, FILE *f)
 
 	ft_kevents_print(ks->k, ev->priv, ks->options, f);
 }
+
+/* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
+static const struct ft_fmt_kops kops = {
+    .print_info = ft_kevents_print_info,
+    .lat_flags = ft_kevents_lat_flags,
+    .used_stackmap = ft_kevents_used_stackmap,
+    .sym = ft_kevents_sym,
+    .comm = ft_kevents_comm,
+};
 
 static uint64_t options_of(struct ft_trace *t)
 {
@@ -210,7 +225,7 @@ int cmd_show(int argc, char **argv)
 		ft_die("out of memory");
 	ft_fmt_set_irq_info(f, ks.k != NULL);
 	if (ks.k)
-		ft_fmt_set_kevents(f, ks.k, &src);
+		ft_fmt_set_kevents(f, ks.k, &src, &kops);
 	/*
 	 * First pass: count what the header announces, and with
 	 * latency-format let the formatter see the whole stream (the delay

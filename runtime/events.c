@@ -70,7 +70,15 @@ struct ev_type {
 	int nr_trig;
 	struct ftrail_event *descs[EV_MAX_DESCS]; /* every descriptor of this name */
 	uint32_t nr_descs;                 /* release-stored after descs[n] */
-	const struct ftrail_event *first;  /* the layout all descs share */
+	const struct ftrail_event *first;  /* the layout all descs share: a private
+					    * copy (layout_copy), NULL when none */
+};
+
+/* A scanned object: where it was mapped, to forget it when it goes. */
+struct ev_obj {
+	uint64_t key;                      /* load bias ^ name hash */
+	uint64_t lo, hi;                   /* its PT_LOAD range */
+	int seen;
 };
 
 struct sel {
@@ -84,7 +92,7 @@ static struct {
 	int nr_sels;
 	struct ev_type *types[EV_MAX_TYPES];
 	uint32_t nr_types;                 /* release-stored after types[n] */
-	uint64_t objs[EV_MAX_OBJS];        /* load bias + name hash of scanned objects */
+	struct ev_obj objs[EV_MAX_OBJS];   /* the objects scanned so far */
 	int nr_objs;
 	pthread_mutex_t lock;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -251,8 +259,8 @@ static int same_layout(const struct ftrail_event *a, const struct ftrail_event *
 static struct ev_type *find_type_for(const struct ftrail_event *d)
 {
 	for (uint32_t i = 0; i < ev.nr_types; i++)
-		if (!strcmp(ev.types[i]->sys, d->subsys) && !strcmp(ev.types[i]->name, d->name) &&
-		    same_layout(ev.types[i]->first, d))
+		if (ev.types[i]->first && !strcmp(ev.types[i]->sys, d->subsys) &&
+		    !strcmp(ev.types[i]->name, d->name) && same_layout(ev.types[i]->first, d))
 			return ev.types[i];
 	return NULL;
 }
@@ -267,9 +275,12 @@ static void type_set_enabled(struct ev_type *e, int on)
 	uint32_t n = __atomic_load_n(&e->nr_descs, __ATOMIC_ACQUIRE);
 
 	__atomic_store_n(&e->enabled, (uint8_t)on, __ATOMIC_RELAXED);
-	for (uint32_t i = 0; i < n; i++)
-		__atomic_store_n(&e->descs[i]->enabled, (uint8_t)(on || e->nr_trig),
-				 __ATOMIC_RELAXED);
+	for (uint32_t i = 0; i < n; i++) {
+		/* acquire: pairs with add_desc's and forget_range's release */
+		struct ftrail_event *d = __atomic_load_n(&e->descs[i], __ATOMIC_ACQUIRE);
+
+		__atomic_store_n(&d->enabled, (uint8_t)(on || e->nr_trig), __ATOMIC_RELAXED);
+	}
 }
 
 /* enable_event / disable_event act on user events of this process. */
@@ -429,8 +440,57 @@ static void type_configure(struct ev_type *e, const struct ftrail_event *d)
 	}
 }
 
+/*
+ * Stands in for the descriptors of an object that was dlclose()d
+ * (forget_range): type_set_enabled may still store into it, harmlessly.
+ */
+static struct ftrail_event ev_gone;
+
+/*
+ * A copy of d's name and layout that outlives d's object (which dlclose
+ * may unmap): what a type compares new descriptors with.  NULL when out of
+ * memory.
+ */
+static const struct ftrail_event *layout_copy(const struct ftrail_event *d)
+{
+	struct ftrail_event *c = calloc(1, sizeof(*c));
+	struct ftrail_field *f = calloc(d->nr_fields ? d->nr_fields : 1, sizeof(*f));
+	uint32_t i = 0;
+
+	if (!c || !f)
+		goto fail;
+	c->kind = d->kind;
+	c->nr_fields = d->nr_fields;
+	c->size = d->size;
+	c->subsys = strdup(d->subsys);
+	c->name = strdup(d->name);
+	c->fmt = d->fmt ? strdup(d->fmt) : NULL;
+	c->fields = f;
+	if (!c->subsys || !c->name || (d->fmt && !c->fmt))
+		goto fail;
+	for (i = 0; i < d->nr_fields; i++) {
+		f[i] = d->fields[i];
+		f[i].name = strdup(d->fields[i].name);
+		if (!f[i].name)
+			goto fail;
+	}
+	return c;
+fail:
+	while (f && i--)
+		free((char *)f[i].name);
+	if (c) {
+		free((char *)c->subsys);
+		free((char *)c->name);
+		free((char *)c->fmt);
+	}
+	free(f);
+	free(c);
+	return NULL;
+}
+
 static void add_desc(struct ftrail_event *d)
 {
+	uint32_t k;
 	struct ev_type *e;
 
 	if (!sane_desc(d))
@@ -455,7 +515,7 @@ static void add_desc(struct ftrail_event *d)
 			return;
 		strcpy(e->sys, d->subsys);
 		strcpy(e->name, d->name);
-		e->first = d;
+		e->first = layout_copy(d);
 		e->id = __atomic_add_fetch(&ev.area->next_id, 1, __ATOMIC_RELAXED);
 		type_configure(e, d);
 		publish_format(e, d);
@@ -466,14 +526,19 @@ static void add_desc(struct ftrail_event *d)
 		/* publishes the filled type to find_type's acquire */
 		__atomic_store_n(&ev.nr_types, ev.nr_types + 1, __ATOMIC_RELEASE);
 	}
-	if (e->nr_descs >= EV_MAX_DESCS) {
+	/* the place of a descriptor whose object went away, else a new one */
+	for (k = 0; k < e->nr_descs && e->descs[k] != &ev_gone; k++)
+		;
+	if (k == EV_MAX_DESCS) {
 		ev_msg("event %s:%s: more than %d copies, the others stay disabled", e->sys,
 		       e->name, EV_MAX_DESCS);
 		return;
 	}
-	e->descs[e->nr_descs] = d;
-	/* publishes descs[n] to type_set_enabled's acquire */
-	__atomic_store_n(&e->nr_descs, e->nr_descs + 1, __ATOMIC_RELEASE);
+	/* release: d's fields are ours to read before type_set_enabled sees it */
+	__atomic_store_n(&e->descs[k], d, __ATOMIC_RELEASE);
+	if (k == e->nr_descs)
+		/* publishes descs[n] to type_set_enabled's acquire */
+		__atomic_store_n(&e->nr_descs, e->nr_descs + 1, __ATOMIC_RELEASE);
 	d->id = e->id;
 	d->priv = e;
 	/* publishes priv and id to the emitter's acquire load of write */
@@ -539,41 +604,114 @@ out:
 	munmap(map, (size_t)st.st_size);
 }
 
+/*
+ * An object dlclose() took away was mapped at [lo, hi): its descriptors
+ * leave the types (their slots point to ev_gone, which a later descriptor
+ * may take), so no trigger writes into the unmapped memory.  A trigger
+ * running in another thread between the unmapping and this call may still
+ * do so: dlclose gives no notice before it unmaps.  Caller holds ev.lock.
+ */
+static void forget_range(uint64_t lo, uint64_t hi)
+{
+	for (uint32_t i = 0; i < ev.nr_types; i++) {
+		struct ev_type *e = ev.types[i];
+
+		for (uint32_t k = 0; k < e->nr_descs; k++) {
+			uint64_t a = (uint64_t)(uintptr_t)e->descs[k];
+
+			if (a >= lo && a < hi)
+				/* release: pairs with type_set_enabled's acquire */
+				__atomic_store_n(&e->descs[k], &ev_gone, __ATOMIC_RELEASE);
+		}
+		if (e->first && (uint64_t)(uintptr_t)e->first >= lo &&
+		    (uint64_t)(uintptr_t)e->first < hi)
+			e->first = NULL; /* not a copy (out of memory): gone with it */
+	}
+}
+
+struct scan_arg {
+	int main_seen;
+	int mark_only; /* only mark the known objects still loaded */
+};
+
+/* Identity of a loaded object: its load bias and the loader's name for it. */
+static uint64_t obj_key(const char *name, uint64_t bias)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; name && *name; name++)
+		h = (h ^ (uint8_t)*name) * 0x100000001b3ull;
+	return h ^ bias;
+}
+
 static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
+	struct scan_arg *sa = arg;
 	const char *path = info->dlpi_name;
-	uint64_t key = (uint64_t)info->dlpi_addr;
+	uint64_t key, lo = UINT64_MAX, hi = 0;
 	char exe[4096];
 
 	(void)size;
-	(void)arg;
 	if (!path || !*path) {
 		/* the main program (the first entry has an empty name) */
-		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		ssize_t n;
 
-		if (n <= 0 || (arg && *(int *)arg))
+		if (sa->main_seen++)
+			return 0;
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		if (n <= 0)
 			return 0;
 		exe[n] = 0;
 		path = exe;
-		*(int *)arg = 1;
 	}
 	if (strstr(path, "linux-vdso") || strstr(path, "libftrail.so"))
 		return 0;
-	key ^= (uint64_t)strlen(path) << 48;
+	key = obj_key(info->dlpi_name, (uint64_t)info->dlpi_addr);
 	for (int i = 0; i < ev.nr_objs; i++)
-		if (ev.objs[i] == key)
+		if (ev.objs[i].key == key) {
+			ev.objs[i].seen = 1;
 			return 0;
+		}
+	if (sa->mark_only)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
 	if (ev.nr_objs < EV_MAX_OBJS)
-		ev.objs[ev.nr_objs++] = key;
+		ev.objs[ev.nr_objs++] = (struct ev_obj){ key, lo, hi, 1 };
 	scan_object(path, (uint64_t)info->dlpi_addr);
 	return 0;
 }
 
+/*
+ * Bring the descriptors up to date with the loaded objects: forget those
+ * of objects that went away (dlclose), then scan the new ones.  Caller
+ * holds ev.lock (or is the constructor).
+ */
 static void scan_all(void)
 {
-	int main_seen = 0;
+	struct scan_arg sa = { 0, 1 };
 
-	dl_iterate_phdr(scan_cb, &main_seen);
+	for (int i = 0; i < ev.nr_objs; i++)
+		ev.objs[i].seen = 0;
+	dl_iterate_phdr(scan_cb, &sa);
+	for (int i = 0; i < ev.nr_objs;) {
+		if (ev.objs[i].seen) {
+			i++;
+			continue;
+		}
+		forget_range(ev.objs[i].lo, ev.objs[i].hi);
+		ev.objs[i] = ev.objs[--ev.nr_objs];
+	}
+	sa = (struct scan_arg){ 0, 0 };
+	dl_iterate_phdr(scan_cb, &sa);
 }
 
 /* Parse the area's selection text into ev.sels. */
@@ -607,7 +745,7 @@ int rt_events_active(void)
 	return ev.area != NULL;
 }
 
-/* After a dlopen: pick up the events of newly loaded objects. */
+/* After a dlopen or dlclose: pick up the events of newly loaded objects, forget the gone. */
 void rt_events_rescan(void)
 {
 	if (!ev.area)

@@ -4,7 +4,22 @@
  *
  *   ft_rt_entry()   from mcount / __fentry__ / a patched site (tramp.S)
  *   ft_rt_exit()    from ft_rt_return, where hijacked functions return
- *   __cyg_profile_func_enter / _exit   -finstrument-functions
+ *   ft_rt_cyg_enter / _exit   from __cyg_profile_func_enter / _exit
+ *                   (-finstrument-functions, tramp.S)
+ *
+ * Hot path, in three tiers.  (1) tramp.S's assembly fast paths do
+ * function_graph's common case (a traced function, nothing but filters set,
+ * the ring page has room) with no call and only the registers they use
+ * saved: about 100 instructions per entry and 75 per exit, two of them
+ * rdtsc.  (2) When they cannot, the trampoline saves the argument registers
+ * and calls ft_rt_entry_fast / ft_rt_exit_fast here, the same logic in C
+ * (the portable version, and the reference for the assembly: fast_entry,
+ * fast_exit, core/ringbuf_fast.h).  (3) Otherwise the vector registers are
+ * saved too and ft_rt_entry / ft_rt_exit run the general path: every
+ * tracer, option, filter region, trigger, dead frame, page switch.  Which
+ * tier may run is decided once per control generation and thread: the
+ * gate t->hot (rt_hot_update), so stacktrace, thresh, max depth, graph
+ * regions and the other tracers cost one compare on the fast path.
  *
  * function_graph works as ftrace's: at entry the function's return address
  * (in its stack slot) is saved on a per-thread shadow stack and replaced by
@@ -586,7 +601,10 @@ static inline void rt_hot_update(struct rt_thread *t)
 {
 	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
 
-	t->hot = (rt.fast && t->state == 1 && t->gen == g && t->rb.slot && t->frames) ? g + 1 : 0;
+	/* rt.hmask: tramp.S probes the hash without testing that it exists */
+	t->hot = (rt.fast && t->state == 1 && t->gen == g && t->rb.slot && t->frames && rt.hmask)
+			 ? g + 1
+			 : 0;
 }
 
 /*

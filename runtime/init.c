@@ -24,7 +24,11 @@
  *            frames the exception left (FT_EXT_UNWIND) and re-hijacks the
  *            frames still live, as uftrace does.
  *   dlopen   new objects are registered, their symbols and sites read and
- *            the filters applied to them.
+ *            the filters applied to them; dlclose retires the objects that
+ *            went away (module.c: a library loaded later at the same
+ *            addresses is a new module, and patching never touches text
+ *            that is being unmapped)
+ *   vfork, thread names: proc.c
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -546,6 +550,8 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	rt_modules_dlclose_begin();
 	r = real(handle);
 	rt_modules_dlclose_end();
+	if (!r && rt_events_rescan)
+		rt_events_rescan(); /* forget the user events of what went away */
 	return r;
 }
 

@@ -206,7 +206,10 @@ static int publish_module(const struct rt_module *m, struct dl_phdr_info *info,
 
 /*
  * A slot for a new module: the next free one, else (table full) the oldest
- * retired one, whose memory is released first.  NULL when none.
+ * retired one, whose file mapping is released first.  Its funcs are not:
+ * a shadow-stack frame left by a longjmp out of the closed library may
+ * still point to one (hooks.c compares frame->func->addr), so they stay
+ * mapped, a leak bounded by what the program loaded.  NULL when none.
  */
 static struct rt_module *alloc_slot(void)
 {
@@ -218,8 +221,6 @@ static struct rt_module *alloc_slot(void)
 		m = &rt.mods[i];
 		if (!m->gone)
 			continue;
-		if (m->funcs)
-			munmap(m->funcs, m->funcs_len);
 		if (m->map)
 			munmap(m->map, m->map_len);
 		return m;
@@ -501,7 +502,7 @@ void rt_modules_dlclose_end(void)
 		return;
 	t->busy = 1;
 	pthread_mutex_lock(&rt.lock);
-	/* a full guard rescans: the closed objects are retired */
+	rt_modules_scan(1); /* retire what went away, whatever else is in flight */
 	if (rt_modmem_enter() == 2 && deferred) {
 		deferred = 0;
 		rt_modules_load_new();

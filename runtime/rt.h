@@ -4,8 +4,10 @@
  *
  *   init.c     attach to the session (env FTRAIL_SHM_FD), per-thread state,
  *              fork / exec / exit / pthread_exit, C++ exception hooks
+ *   proc.c     vfork (arch/x86_64/vfork.S), thread names (FT_EXT_COMM)
  *   module.c   loaded objects: MODULES entries, ELF symbols and patch sites
- *              read from the files (no libelf: <elf.h> structs over mmap)
+ *              read from the files (no libelf: <elf.h> structs over mmap),
+ *              dlopen / dlclose (a closed object's module is retired)
  *   filter.c   the control block's lists -> per-function flags
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   hooks.c    the tracers: entry/exit logic behind every hook

@@ -1,5 +1,6 @@
 # description: stackmap dump: FSMB v2 files of a kernel in both byte orders, symbolised with kallsyms, --top, --json
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 D=$TOP/tests/data/fsmb
 for f in kernel-le.bin kernel-be.bin; do

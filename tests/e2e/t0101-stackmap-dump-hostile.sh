@@ -1,5 +1,6 @@
 # description: stackmap dump refuses truncated, oversized and malformed FSMB files with one line and no crash
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 D=$TOP/tests/data/fsmb
 n=0

@@ -1,5 +1,6 @@
 # description: stackmap dump --elf: symbolise an FSMB file with a program's ELF symbols (libelf), written by an independent writer
 # requires: cc nm
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
 need_cmd nm

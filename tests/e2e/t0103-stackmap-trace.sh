@@ -1,5 +1,6 @@
 # description: stackmap show/stat/export on a recorded trace; export then dump gives the same stacks; errors
 # requires: cc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
 cat >p.c <<'C'

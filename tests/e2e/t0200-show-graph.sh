@@ -1,5 +1,6 @@
 # description: show: function_graph layout (nesting, leaves, markers, duration markers) of a synthetic trace
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

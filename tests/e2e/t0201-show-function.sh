@@ -1,5 +1,6 @@
 # description: show: function tracer lines, print-parent, sym-offset, sym-addr, stack ids and stacks, trace_marker
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

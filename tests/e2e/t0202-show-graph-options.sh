@@ -1,5 +1,6 @@
 # description: show: funcgraph-proc/abstime/tail/overhead and latency-format columns of function_graph
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

@@ -1,5 +1,6 @@
 # description: show: threads and a signal handler merged by time, context-switch blocks, level column
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

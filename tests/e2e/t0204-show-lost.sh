@@ -1,5 +1,6 @@
 # description: show/report: lost events printed where they happened, depth resynchronised after lost pages
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

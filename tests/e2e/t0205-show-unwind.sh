@@ -1,5 +1,6 @@
 # description: show: frames left by longjmp (unwound), fids beyond 18 bits, calls longer than 2^30 ticks
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

@@ -1,5 +1,6 @@
 # description: report: total/self time and calls per function, sort keys, function tracer calls
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

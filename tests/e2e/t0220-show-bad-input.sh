@@ -1,5 +1,6 @@
 # description: show/report: corrupt, truncated, empty or missing trace files and bad options give one line and a non-zero exit
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

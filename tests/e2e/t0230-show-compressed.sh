@@ -1,5 +1,6 @@
 # description: show/report: zstd-compressed sections read exactly like raw ones; trace files are mode 0600
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 MK=$BUILD/tests/tools/mktrace
 [ -x "$MK" ] || fail "no $MK (make all builds it)"

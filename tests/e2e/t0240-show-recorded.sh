@@ -1,5 +1,6 @@
 # description: record then show/report a real program (-pg -mfentry): exact call graph, calls per function, symbols from the trace's SYMTAB
 # requires: gcc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd gcc
 cat >p.c <<'C'

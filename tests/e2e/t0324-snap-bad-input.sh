@@ -1,5 +1,6 @@
 # description: snapshot bad input: a pid that is not traced, a value that is not a number, extra arguments, no traced program, show --snapshot=N past the last: one line, non-zero
 # requires: cc
+# asan: yes
 . "$TOP/tests/e2e/t0399-rec.inc"
 sleep 30 &
 other=$!

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: kernel capture: sched_switch with stacks through a private instance, shown as the kernel's trace file
 # requires: root tracefs
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 T=/sys/kernel/tracing

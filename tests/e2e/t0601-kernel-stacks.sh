@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: ftrail stacks: unique kernel stacks with counts, most frequent first, --top, --folded, -e
 # requires: root tracefs
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: ftrail latency: syscall enter/exit pairs per thread, per-label stats and histogram
 # requires: root tracefs
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 [ -d /sys/kernel/tracing/events/raw_syscalls ] || skip "no raw_syscalls events"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: kernel capture errors: no root, unknown event, bad filter, killed recorder; one clear line each
 # requires: root tracefs setpriv
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 need_cmd setpriv

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: kernel events of one command (-- CMD without -a): limited to its process tree, instance removed after
 # requires: root tracefs
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 T=/sys/kernel/tracing

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: kernel event readers (show, stacks, latency) on randomly corrupted uncompressed traces: clean error or output, never a crash
 # requires: root tracefs python3 zstd
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 need_cmd python3

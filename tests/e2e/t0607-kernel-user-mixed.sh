@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # description: one trace with user records and kernel events: show merges them by time, stacks counts user and kernel stacks
 # requires: root tracefs gcc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 need_cmd gcc

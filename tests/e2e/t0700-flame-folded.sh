@@ -1,5 +1,6 @@
 # description: flame --from-folded: SVG and HTML pictures (valid XML, frames and totals right, names escaped), --folded aggregation, bad input
 # requires: python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 cat >in.folded <<'TXT'

@@ -1,5 +1,6 @@
 # description: export --format chrome: valid Trace Event JSON from synthetic traces (B/E and X calls, µs timestamps with ns fraction, pid/tid, thread names, markers, lost-event markers, depth resync) and from folded stacks
 # requires: python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 MK=$BUILD/tests/tools/mktrace

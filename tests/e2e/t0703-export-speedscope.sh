@@ -1,5 +1,6 @@
 # description: export --format speedscope: schema-shaped evented profiles per thread (balanced O/C, times in order, shared frames), from synthetic traces and folded stacks
 # requires: python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 MK=$BUILD/tests/tools/mktrace

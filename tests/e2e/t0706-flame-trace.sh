@@ -1,5 +1,6 @@
 # description: flame from trace files: --graph (function_graph self time per stack, threads, lost-event resync), --stacks (recorded stacks), --offcpu without kernel events, bad files
 # requires: python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 MK=$BUILD/tests/tools/mktrace

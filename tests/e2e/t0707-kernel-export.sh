@@ -1,5 +1,6 @@
 # description: kernel events in the pictures: a real sched_switch recording with stacks exports to Chrome JSON (one instant event per kernel event, fields as args, thread names) and draws a --stacks flame graph of kernel frames
 # requires: root tracefs python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_tracefs
 need_cmd python3

@@ -1,10 +1,11 @@
 # description: a real recorded program (-pg, two threads) drawn and exported: folded self times add up to the Chrome export's call durations, every call appears once in Chrome and speedscope, threads named
 # requires: cc python3
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
 need_cmd python3
-[ -r "$BUILD/libftrail.so" ] || skip "needs the runtime ($BUILD/libftrail.so)"
-export FTRAIL_LIB=$BUILD/libftrail.so
+export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
+[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
 cat >prog.c <<'C'
 #define _GNU_SOURCE
 #include <pthread.h>

@@ -1,5 +1,6 @@
 # description: offcpu --record -p PID: off-CPU time per stack from sched_switch + userstacktrace (frame pointers), direct samples over the threshold
 # requires: root tracefs cc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/t0849-offcpu-check.inc"
 need_tracefs

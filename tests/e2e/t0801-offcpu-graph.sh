@@ -1,5 +1,6 @@
 # description: offcpu --record -- PROG (-pg -mfentry): exact user stacks from the thread's own function_graph records at switch-out, all four blocking kinds attributed, direct samples over the threshold
 # requires: root tracefs cc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/t0849-offcpu-check.inc"
 need_tracefs

@@ -1,5 +1,6 @@
 # description: offcpu: bad options and bad input files give one line on stderr and a non-zero exit
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 expect_fail "ftrail: --threshold wants milliseconds, not 'abc'" $FTRAIL offcpu --threshold abc
 expect_fail "ftrail: --top wants a number, not '-1'" $FTRAIL offcpu --top -1

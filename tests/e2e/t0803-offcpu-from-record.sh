@@ -1,5 +1,6 @@
 # description: offcpu -i on a plain `ftrail record -e sched:sched_switch -e sched:sched_wakeup -T -- PROG` trace: threads from TASKS, user stacks from function_graph
 # requires: root tracefs cc
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/e2e/t0849-offcpu-check.inc"
 need_tracefs

@@ -1,5 +1,6 @@
 # description: user events of every field type and trace_marker round-trip to the exact printed text (gcc/clang/g++, -O0/-O2, PIE/no-PIE, -pg)
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cat >want <<'TXT'
 ints: a8=0 a16=0 a32=0 a64=0 b8=0 b16=0 b32=0 b64=0

@@ -1,5 +1,6 @@
 # description: -f on user events: each operator, precedence, parentheses, globs, subsystem filters
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cc -O2 -I"$TOP/include" -o ev_ctl "$TOP/tests/progs/ev_ctl.c" || fail "build"
 # ids of data:v (or data:name) that pass FILTER

@@ -1,5 +1,6 @@
 # description: user events: malformed filters and triggers, unknown fields are one line before tracing starts; unknown events warn
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cc -O2 -I"$TOP/include" -o ev_ctl "$TOP/tests/progs/ev_ctl.c" || fail "build"
 R="$FTRAIL record -q -p nop -o e.dat"

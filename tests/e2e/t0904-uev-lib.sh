@@ -1,5 +1,6 @@
 # description: user events defined in a shared library are found through its __ftrail_events section; one event defined in two objects is one event
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cc -O2 -fPIC -shared -I"$TOP/include" -o libev_lib.so "$TOP/tests/progs/ev_lib.c" || fail "build lib"
 cc -O2 -I"$TOP/include" -o ev_main "$TOP/tests/progs/ev_main.c" -L. -lev_lib -Wl,-rpath,"$PWD" || fail "build main"

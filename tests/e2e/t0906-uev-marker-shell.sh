@@ -1,5 +1,6 @@
 # description: ftrail marker writes trace_marker text and raw bytes into a running trace from a shell
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cc -O2 -I"$TOP/include" -o ev_sleep "$TOP/tests/progs/ev_sleep.c" || fail "build"
 $FTRAIL record -q -p nop -e u:sleepy -o m.dat -- ./ev_sleep 40 2>rec.err &

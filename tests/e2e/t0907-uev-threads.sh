@@ -1,5 +1,6 @@
 # description: user events from 4 threads and a signal handler interrupting them: every event is in the trace, in order per thread, none torn
 # requires:
+# asan: yes
 . "$TOP/tests/e2e/lib.sh"
 cc -O2 -pthread -I"$TOP/include" -o ev_threads "$TOP/tests/progs/ev_threads.c" || fail "build"
 # buffers big enough that nothing is lost: every event must come back

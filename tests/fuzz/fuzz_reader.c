@@ -30,7 +30,7 @@
  *
  * Everything is written to /dev/null.  The command-line parts of `report`,
  * `stacks` and `latency` (small aggregations in cmd/) are fuzzed out of
- * process by tests/e2e/t0720-readers-mutated.sh.
+ * process by tests/e2e/t0290-readers-mutated.sh.
  *
  * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
  */
@@ -191,7 +191,19 @@ static void resolve_event(struct ft_trace *t, const struct ft_uev_table *ut,
 	(void)ft_trace_comm(t, ev->tid);
 }
 
-/* `show` (and report/stacks' reading of user records). */
+static const struct ft_fmt_kops kops = {
+	.print_info = ft_kevents_print_info,
+	.lat_flags = ft_kevents_lat_flags,
+	.used_stackmap = ft_kevents_used_stackmap,
+	.sym = ft_kevents_sym,
+	.comm = ft_kevents_comm,
+};
+
+/*
+ * `show` as cmd/show.c runs it (a counting pass that lets the formatter scan
+ * the stream, rewind, the printing pass), with report's/stacks' lookups on
+ * the events.
+ */
 static void walk_events(const char *path, uint64_t options, int snapshot)
 {
 	char err[512], buf[64];
@@ -202,7 +214,7 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 	struct ft_uev_table ut = { 0 };
 	struct ft_event ev, next;
 	struct ft_fmt *f;
-	int n = 0, ret;
+	int n, ret;
 
 	if (!t)
 		return;
@@ -224,13 +236,13 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 		}
 	}
 	f = ft_fmt_new(t, options, sink);
-	if (f) {
-		ft_fmt_set_irq_info(f, ks.k != NULL);
-		ft_fmt_header(f, 1, 2);
-	}
-	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n++ < MAX_EVENTS) {
-		if (f)
-			ft_fmt_event(f, &ev);
+	if (!f)
+		goto out;
+	ft_fmt_set_irq_info(f, ks.k != NULL);
+	if (ks.k)
+		ft_fmt_set_kevents(f, ks.k, &src, &kops);
+	for (n = 0; (ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n < MAX_EVENTS; n++) {
+		ft_fmt_scan(f, &ev);
 		if (n < 2000) {
 			resolve_event(t, &ut, &ev);
 			if (ev.buffer != UINT64_MAX)
@@ -239,11 +251,15 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 	}
 	(void)ft_trace_nr_decoded(t);
 	(void)ft_trace_nr_lost(t);
-	ft_fmt_free(f);
-	/* a second pass after a rewind, as show does for its header counts */
-	if (ret == 0 && !ft_trace_rewind(t, err, sizeof(err)))
+	if (ks.k)
+		ft_kevents_rewind(ks.k);
+	if (ret >= 0 && !ft_trace_rewind(t, err, sizeof(err))) {
+		ft_fmt_header(f, 1, 2);
 		for (n = 0; ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n < MAX_EVENTS; n++)
-			;
+			ft_fmt_event(f, &ev);
+	}
+	ft_fmt_free(f);
+out:
 	ft_uev_table_free(&ut);
 	ft_trace_close(t);
 	ft_kevents_close(ks.k);

@@ -706,7 +706,7 @@ static void test_fmt_graph_options(void **state)
 	       "    1.000001 |   0)   prog-1000    |               |    foo() {\n"
 	       "    1.000002 |   0)   prog-1000    |   1.382 us    |      bar();\n"
 	       "    1.000015 |   0)   prog-1000    |   14.000 us   |    } /* foo */\n"
-	       "    1.000016 |   0)   prog-1000    |               |    /* hello */\n"
+	       "    1.000016 |   0)   prog-1000    |               |  /* hello */\n"
 	       "    1.000017 |   0)   prog-1000    |   0.500 us    |    baz();\n"
 	       "    1.000200 |   0)   prog-1000    |   200.000 us  |  } /* main */\n");
 	free(s);
@@ -729,19 +729,19 @@ static void test_fmt_function_options(void **state)
 	       "#\n"
 	       "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
 	       "#              | |         |         |         |\n"
-	       "            prog-1000    [000]     2.000005: main+0x0/0x80 <-_start+0x1a/0x2f\n"
-	       "            prog-1000    [000]     2.000006: foo+0x0/0x40 <-main+0x0/0x80\n"
-	       "            prog-1000    [000]     2.000007: bar+0x0/0x20 <-foo+0x0/0x40\n"
-	       "            prog-1000    [000]     2.000007: <stack trace>\n"
+	       "            prog-1000    [000]      2.000005: main+0x0/0x80 <-_start+0x1a/0x2f\n"
+	       "            prog-1000    [000]      2.000006: foo+0x0/0x40 <-main+0x0/0x80\n"
+	       "            prog-1000    [000]      2.000007: bar+0x0/0x20 <-foo+0x0/0x40\n"
+	       "            prog-1000    [000]      2.000007: <stack trace>\n"
 	       " => bar+0x8/0x20\n"
 	       " => foo+0x10/0x40\n"
 	       " => main+0x20/0x80\n"
-	       "            prog-1000    [000]     2.000009: baz+0x0/0x30 <-main+0x0/0x80\n"
-	       "            prog-1000    [000]     2.000009: <stack trace>\n"
+	       "            prog-1000    [000]      2.000009: baz+0x0/0x30 <-main+0x0/0x80\n"
+	       "            prog-1000    [000]      2.000009: <stack trace>\n"
 	       " => baz+0x5/0x30\n"
 	       " => main+0x44/0x80\n"
-	       "            prog-1000    [000]     2.000012: tracing_mark_write: checkpoint\n"
-	       "            prog-1000    [000]     2.000013: bar+0x0/0x20 <-0x7f0000001000\n");
+	       "            prog-1000    [000]      2.000012: tracing_mark_write: checkpoint\n"
+	       "            prog-1000    [000]      2.000013: bar+0x0/0x20 <-0x7f0000001000\n");
 	free(s);
 	ft_trace_close(t);
 }

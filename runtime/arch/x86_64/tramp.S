@@ -170,17 +170,17 @@
 	inc	%ecx
 	cmp	%ecx, %eax
 	jne	\fail
-	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
-	test	%ecx, %ecx
-	jz	\fail
 	mov	\key, %rax			/* hooks.c hash_key() */
 	shr	$29, %rax
 	xor	\key, %rax
 	movabs	$0xbf58476d1ce4e5b9, %rdx
 	imul	%rdx, %rax
 	shr	$32, %rax
+	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx	/* != 0: the gate is closed without a table */
 	and	%ecx, %eax
 	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
+	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly */
+	je	102f
 	mov	$16, \tmpd
 101:	mov	(%rdx,%rax,8), %r11
 	cmp	%r11, \key

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The recording session shared by `ftrail record` and `ftrail offcpu
+ * --record` (see record_session.h for the order and why it matters).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "kcapture.h"
+#include "options.h"
+#include "record_session.h"
+#include "tracefile.h"
+#include "uevent.h"
+#include "urecord.h"
+#include "util.h"
+#include "version.h"
+
+/* Set by SIGINT/SIGTERM; read by the drain loop and the wait below. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+/*
+ * Append to buf[size] at *n, snprintf-style, never past size - 1: a
+ * truncated append leaves *n at size - 1 so later appends are no-ops
+ * instead of writing beyond the buffer.
+ */
+static void __attribute__((format(printf, 4, 5)))
+meta_add(char *buf, size_t size, size_t *n, const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (*n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	r = vsnprintf(buf + *n, size - *n, fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return;
+	*n += (size_t)r < size - *n ? (size_t)r : size - *n - 1;
+}
+
+/*
+ * META: what a reader needs to know about how this trace was made.  The
+ * command line is cut so that at least 512 bytes stay for the clock lines,
+ * which the reader needs to convert timestamps.  Returns 0, or -1 (errno).
+ */
+static int write_meta(struct ft_writer *w, const struct ft_record_opts *o, const char *extra,
+		      int argc, char **argv, const struct ft_clock *clk)
+{
+	char buf[8192], host[256] = "";
+	struct utsname u;
+	size_t n = 0;
+
+	uname(&u);
+	gethostname(host, sizeof(host) - 1);
+	meta_add(buf, sizeof(buf), &n, "ftrail_version=%s\n", FTRAIL_VERSION);
+	meta_add(buf, sizeof(buf), &n, "tracer=%s\n", o->tracer);
+	meta_add(buf, sizeof(buf), &n, "options=%s\n", ft_options_format(o->options));
+	meta_add(buf, sizeof(buf), &n, "hostname=%s\nkernel=%s\narch=%s\n", host, u.release,
+		 u.machine);
+	meta_add(buf, sizeof(buf), &n, "nr_cpus=%ld\n", sysconf(_SC_NPROCESSORS_CONF));
+	meta_add(buf, sizeof(buf), &n, "start_time=%lld\n", (long long)time(NULL));
+	if (extra)
+		meta_add(buf, sizeof(buf) - 512, &n, "%s", extra);
+	meta_add(buf, sizeof(buf) - 512, &n, "cmdline=ftrail");
+	for (int i = 0; i < argc; i++)
+		meta_add(buf, sizeof(buf) - 512, &n, " %s", argv[i]);
+	meta_add(buf, sizeof(buf), &n, "\n");
+	n += (size_t)ft_clock_meta(clk, buf + n, (int)(sizeof(buf) - n));
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	return ft_writer_add(w, FT_SEC_META, 0, buf, n, 0);
+}
+
+static void print_urecord_warnings(struct ft_urecord *u)
+{
+	const char *m;
+
+	while ((m = ft_urecord_next_warning(u)))
+		ft_warn("%s", m);
+}
+
+static void report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
+{
+	if (r->signaled)
+		ft_warn("%s was killed by signal %d (%s)%s; events written before it are in %s",
+			o->argv[0], r->signo, strsignal(r->signo),
+			r->core_dumped ? ", core dumped" : "", o->output);
+	else if (r->exited && r->exit_status && !o->quiet)
+		ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
+}
+
+/* Has the followed process gone? */
+static int process_gone(pid_t pid)
+{
+	return kill(pid, 0) && errno == ESRCH;
+}
+
+int ft_record_session(const struct ft_record_opts *o, const struct ft_record_extra *extra,
+		      int argc, char **argv, char *err, size_t errlen)
+{
+	static const struct ft_record_extra none;
+	const struct ft_record_extra *x = extra ? extra : &none;
+	struct ft_urecord_result ures = { 0 };
+	struct ft_kcapture_stats kst = { 0 };
+	struct ft_kcapture *kc = NULL;
+	struct ft_uev_area *uev; /* user events, NULL when none selected */
+	struct ft_urecord *u = NULL;
+	struct ft_writer *w;
+	struct ft_clock clk;
+	struct sigaction sa;
+	char msg[512] = "";
+	int want_kernel = 0, want_user_events = 0, inject;
+	pid_t pid = o->argv ? 0 : x->follow_pid;
+
+	if (o->argv && x->follow_pid) {
+		ft_seterr(err, errlen, "give a program or a process to follow, not both");
+		return -1;
+	}
+	for (size_t i = 0; i < o->nr_events; i++)
+		if (ft_kcapture_is_kernel_event(o->events[i].name))
+			want_kernel = 1;
+		else
+			want_user_events = 1;
+	if (want_kernel && ft_kcapture_available(err, errlen))
+		return -1;
+	/* the runtime goes in for function tracers and for user events (u:...) */
+	inject = strcmp(o->tracer, "nop") || want_user_events;
+	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, err, errlen);
+	if (!uev && err[0])
+		return -1;
+
+	ft_clock_calibrate(&clk);
+	w = ft_writer_open(o->output, 3);
+	if (!w) {
+		ft_seterr(err, errlen, "cannot create %s: %s", o->output, strerror(errno));
+		goto fail_uev;
+	}
+	if (write_meta(w, o, x->meta, argc, argv, &clk)) {
+		ft_seterr(err, errlen, "cannot write %s: %s", o->output, strerror(errno));
+		goto fail_file;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	if (o->argv) {
+		u = ft_urecord_create(o, inject, err, errlen);
+		if (!u || ft_urecord_spawn(u, &pid, err, errlen))
+			goto fail_file;
+		print_urecord_warnings(u);
+	}
+	if (want_kernel) {
+		/* a followed process: system-wide (see record_session.h) */
+		kc = ft_kcapture_start(o, w, o->all_cpus || !u ? 0 : pid, err, errlen);
+		if (!kc)
+			goto fail_file;
+	}
+	if (pid > 0 && x->attached && x->attached(w, o->output, pid, u != NULL, x->arg, err, errlen))
+		goto fail_capture;
+
+	if (u) {
+		ft_urecord_go(u);
+		if (ft_urecord_run(u, w, &stop_requested, &ures, msg, sizeof(msg)))
+			ft_warn("%s", msg);
+		print_urecord_warnings(u);
+	} else {
+		if (!o->quiet)
+			fprintf(stderr, "ftrail: recording %s, Ctrl-C to stop\n",
+				x->waiting ? x->waiting : "kernel events");
+		/*
+		 * Polled rather than pause(): a signal between the test and
+		 * pause() would be missed; a followed process ends it too.
+		 */
+		while (!stop_requested && !(pid > 0 && process_gone(pid)))
+			usleep(100 * 1000);
+	}
+
+	if (kc && ft_kcapture_stop(kc, &kst, msg, sizeof(msg)))
+		ft_warn("%s", msg);
+	kc = NULL;
+	msg[0] = 0;
+	if (uev && ft_uev_finish(uev, w, NULL, msg, sizeof(msg)))
+		ft_warn("cannot write the user event formats: %s", strerror(errno));
+	for (char *l = uev ? strtok(msg, "\n") : NULL; l; l = strtok(NULL, "\n"))
+		ft_warn("%s", l);
+	uev = NULL;
+	if (ft_writer_close(w)) {
+		ft_seterr(err, errlen, "cannot finish %s: %s", o->output, strerror(errno));
+		if (u)
+			ft_urecord_destroy(u);
+		return -1;
+	}
+	if (u) {
+		report_program(o, &ures);
+		ft_urecord_destroy(u);
+	}
+	if (!o->quiet) {
+		if (u && inject)
+			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
+				(unsigned long long)ures.events, (unsigned long long)ures.lost,
+				ures.threads);
+		if (want_kernel)
+			fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
+				(unsigned long long)kst.events, (unsigned long long)kst.lost,
+				(unsigned long long)kst.stacks);
+		fprintf(stderr, "ftrail: trace written to %s\n", o->output);
+	}
+	return 0;
+
+fail_capture:
+	if (kc)
+		ft_kcapture_stop(kc, &kst, msg, sizeof(msg));
+fail_file:
+	if (u)
+		ft_urecord_destroy(u); /* kills the paused child */
+	ft_writer_close(w);
+	unlink(o->output);
+fail_uev:
+	if (uev)
+		ft_uev_finish(uev, NULL, NULL, NULL, 0);
+	return -1;
+}

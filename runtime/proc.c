@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Process and thread events the tracers follow, besides init.c's
+ * fork/exec/exit:
+ *
+ *   thread names   prctl(PR_SET_NAME) and pthread_setname_np() record
+ *                  FT_EXT_COMM (the name the kernel kept, read back) in the
+ *                  renamed thread's own stream, so `ftrail show` and the
+ *                  exports name it from that point on.  A thread named by
+ *                  another thread (pthread_setname_np(other, ...)) has no
+ *                  record of its own to carry the name: the recorder reads
+ *                  it from /proc when it next looks (TASKS).
+ *   vfork          the child runs untraced until it execs or exits: it
+ *                  shares the calling thread's runtime state with the
+ *                  parent (see below and arch/x86_64/vfork.S).
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rt.h"
+
+#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
+/* Record the calling thread's current name (as the kernel has it). */
+static void emit_comm(void)
+{
+	struct rt_thread *t = &rt_self;
+	char name[16] = "";
+
+	if (!rt.sess || t->busy || !rt_thread_get())
+		return;
+	/* the raw system call: our prctl() wrapper is not to be re-entered */
+	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0))
+		return;
+	name[sizeof(name) - 1] = '\0';
+	t->busy = 1;
+	rt_emit_ext(t, FT_EXT_COMM, name, (uint32_t)strlen(name));
+	t->busy = 0;
+}
+
+__attribute__((visibility("default"))) int prctl(int option, ...)
+{
+	static int (*real)(int, ...);
+	unsigned long a[4];
+	va_list ap;
+	int r;
+
+	/* prctl takes up to four more arguments, all passed on as longs */
+	va_start(ap, option);
+	for (int i = 0; i < 4; i++)
+		a[i] = va_arg(ap, unsigned long);
+	va_end(ap);
+	if (!real)
+		real = REAL(prctl);
+	r = real ? real(option, a[0], a[1], a[2], a[3]) :
+		   (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	if (r == 0 && option == PR_SET_NAME)
+		emit_comm();
+	return r;
+}
+
+__attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread, const char *name)
+{
+	static int (*real)(pthread_t, const char *);
+	int r;
+
+	if (!real)
+		real = REAL(pthread_setname_np);
+	if (!real)
+		return ENOSYS;
+	r = real(thread, name);
+	if (r == 0 && pthread_equal(thread, pthread_self()))
+		emit_comm();
+	return r;
+}
+
+/*
+ * vfork: see arch/x86_64/vfork.S for why tracing is suspended in the child.
+ * ft_rt_vfork_enter runs before the system call in the calling thread;
+ * ft_rt_vfork_leave in the parent after it (r: the system call's result)
+ * and returns what vfork() returns.  The child's calls until exec are not
+ * traced (a hook that finds the thread busy counts them as lost).
+ */
+RT_HIDDEN void ft_rt_vfork_enter(void);
+RT_HIDDEN long ft_rt_vfork_leave(long r);
+
+void ft_rt_vfork_enter(void)
+{
+	rt_self.busy++;
+	/* the increment is in place before the child can run a hook */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+long ft_rt_vfork_leave(long r)
+{
+	struct rt_thread *t = &rt_self;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy--;
+	if (r < 0 && r > -4096) {
+		errno = (int)-r;
+		return -1;
+	}
+	if (rt.sess && t->state == 1 && !t->busy) {
+		uint32_t pid = (uint32_t)r;
+
+		t->busy = 1;
+		rt_emit_ext(t, FT_EXT_FORK, &pid, 4);
+		t->busy = 0;
+	}
+	return r;
+}

@@ -1,0 +1,61 @@
+# description: every reader command on mutated trace files (tests/fuzz/mutate.py on the fuzz seeds): no crash, no hang, and a failure ends with one "ftrail: ..." line
+# requires: python3
+# asan: yes
+# The in-process fuzz target (tests/fuzz/) covers the library readers; this
+# covers the commands around them (report's and stacks' aggregations,
+# latency's pairing, flame/export/offcpu/stackmap option paths) out of
+# process.  FTRAIL_MUTANTS mutants per seed (default 6); the mutator is
+# seeded, so every run reads the same files (FTRAIL_MUTATE_SEED picks another
+# set).  In the ASan pass every sanitizer report fails the case (tests/run.sh).
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
+N=${FTRAIL_MUTANTS:-6}
+C=$TOP/tests/fuzz/corpus
+seeds="kern-sched-nop kern-graph-stacks kern-offcpu-ustack uev-types uev-stacktrace uev-snapshot
+func-stackmap real-graph-stacks threads lost-z kall"
+runs=0 fails=0
+
+# check NAME CMD...: exit 0, or 1 with one "ftrail: " error line last on stderr
+# (after warnings, if any); never a signal (>128), a sanitizer abort or the
+# timeout (124)
+check() {
+	local what=$1 rc lines
+	shift
+	timeout 20 "$@" >out 2>err </dev/null
+	rc=$?
+	runs=$((runs + 1))
+	if [ $rc -ne 0 ]; then
+		# warnings (a file cut short...) may come first: "ftrail: warning: "
+		lines=$(grep -v '^ftrail: warning: ' err | wc -l)
+		if [ $rc -ne 1 ] || [ "$lines" -ne 1 ] || ! tail -n 1 err | grep -q '^ftrail: '; then
+			echo "BAD: $what: exit $rc, stderr: $(head -c 600 err)"
+			fails=$((fails + 1))
+		fi
+	fi
+}
+
+for s in $seeds; do
+	[ -r "$C/$s" ] || fail "missing seed $C/$s"
+	python3 "$TOP/tests/fuzz/mutate.py" "$C/$s" "m-$s" "$N" "${FTRAIL_MUTATE_SEED:-7}" || fail "mutate.py"
+	for i in $(seq 0 $((N - 1))); do
+		m=m-$s.$i
+		check "show $m" $FTRAIL show -i $m
+		check "show opts $m" $FTRAIL show -i $m --expand-stacks -O sym-offset -O latency-format
+		check "show snapshot $m" $FTRAIL show --snapshot -i $m
+		check "report $m" $FTRAIL report -i $m
+		check "stacks $m" $FTRAIL stacks -i $m
+		check "stacks folded $m" $FTRAIL stacks --folded -i $m
+		check "latency $m" $FTRAIL latency -i $m --from 'sched:*' --to sched:sched_switch --key cpu --label prev_comm
+		check "offcpu $m" $FTRAIL offcpu -i $m --samples --threshold 0
+		check "flame $m" $FTRAIL flame -i $m -o f.svg
+		check "flame stacks $m" $FTRAIL flame --stacks -i $m --folded
+		check "export chrome $m" $FTRAIL export --format chrome -i $m -o c.json
+		check "export speedscope $m" $FTRAIL export --format speedscope -i $m -o s.json
+		check "stackmap show $m" $FTRAIL stackmap show -i $m
+		check "stackmap kernel $m" $FTRAIL stackmap show --kernel -i $m
+		check "stackmap dump $m" $FTRAIL stackmap dump $m
+		rm -f $m
+	done
+done
+echo "$runs runs on mutated files, $fails bad"
+[ $fails -eq 0 ] || fail "$fails of $runs reader runs crashed, hung or failed without one clear line"
