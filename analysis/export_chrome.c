@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "version.h"
 
 struct open_call { /* X mode only */
@@ -36,61 +37,6 @@ struct ft_chrome {
 	struct ft_chrome_stats st;
 	int err;
 };
-
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t need;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return 0;
-	for (size_t i = 1; i < need; i++) /* stops at the NUL: it is not a continuation */
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return need;
-}
-
-void ft_json_str(FILE *out, const char *s)
-{
-	const unsigned char *u = (const unsigned char *)(s ? s : "");
-
-	fputc('"', out);
-	while (*u) {
-		size_t l = utf8_len(u);
-
-		if (!l) {
-			fputs("\\ufffd", out);
-			u++;
-			continue;
-		}
-		if (l > 1) {
-			fwrite(u, 1, l, out);
-			u += l;
-			continue;
-		}
-		switch (*u) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\t': fputs("\\t", out); break;
-		case '\r': fputs("\\r", out); break;
-		default:
-			if (*u < 0x20 || *u == 0x7f)
-				fprintf(out, "\\u%04x", *u);
-			else
-				fputc(*u, out);
-		}
-		u++;
-	}
-	fputc('"', out);
-}
 
 struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 {

@@ -62,8 +62,4 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev);
  */
 int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats);
 
-/* Write s as a JSON string (quotes included), escaping as RFC 8259 asks and
- * turning invalid UTF-8 into U+FFFD.  Shared with the speedscope writer. */
-void ft_json_str(FILE *out, const char *s);
-
 #endif

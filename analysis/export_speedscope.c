@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "export_chrome.h" /* ft_json_str */
+#include "escape.h"
 #include "version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */

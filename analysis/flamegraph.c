@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
+
 #define FRAME_H 16.0
 #define FONT_SIZE 12.0
 #define CHAR_W (0.59 * FONT_SIZE)
@@ -190,66 +192,6 @@ static int add_stack(const char *stack, size_t len, uint64_t weight, void *arg)
 
 /* --- output helpers ------------------------------------------------------ */
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t need;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		need = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		need = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		need = 4;
-	else
-		return 0;
-	if (need > n)
-		return 0;
-	for (size_t i = 1; i < need; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return need;
-}
-
-/* Write len bytes of s escaped for XML text and attributes; invalid UTF-8
- * and control characters become '?' so the document always parses. */
-static void xml_put(FILE *out, const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		size_t l = utf8_len(u + i, len - i);
-
-		if (l == 0 || (l == 1 && u[i] < 0x20)) {
-			fputc('?', out);
-			i++;
-			continue;
-		}
-		if (l > 1) {
-			fwrite(u + i, 1, l, out);
-			i += l;
-			continue;
-		}
-		switch (u[i]) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default: fputc(u[i], out);
-		}
-		i++;
-	}
-}
-
-static void xml_puts(FILE *out, const char *s)
-{
-	xml_put(out, s, strlen(s));
-}
-
 /* Number of characters (not bytes) of s[0..len). */
 static size_t nchars(const char *s, size_t len)
 {
@@ -269,16 +211,16 @@ static void put_label(FILE *out, const char *name, size_t len, double w)
 	if (fit < 3)
 		return;
 	if (nchars(name, len) <= (size_t)fit) {
-		xml_put(out, name, len);
+		ft_xml_put(out, name, len);
 		return;
 	}
 	while (keep < len && chars < (size_t)fit - 2) {
-		size_t l = utf8_len((const unsigned char *)name + keep, len - keep);
+		size_t l = ft_utf8_len((const unsigned char *)name + keep, len - keep);
 
 		keep += l ? l : 1;
 		chars++;
 	}
-	xml_put(out, name, keep);
+	ft_xml_put(out, name, keep);
 	fputs("..", out);
 }
 
@@ -522,13 +464,13 @@ static void write_frame(FILE *out, const struct frame *f, uint64_t total, double
 	frame_colour(col, sizeof(col), f, o->palette);
 	fputs(f->name ? "<g class=\"f\"><title>" : "<g class=\"f m\"><title>", out);
 	if (f->name)
-		xml_put(out, f->name, f->len);
+		ft_xml_put(out, f->name, f->len);
 	else
 		fprintf(out, "[%" PRIu64 " narrow frames]", f->nmerged);
 	fputs("\n(", out);
 	if (!f->name)
 		fprintf(out, "%" PRIu64 " frames merged, ", f->nmerged);
-	xml_puts(out, val);
+	ft_xml_puts(out, val);
 	fprintf(out, ", %.2f%%)</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\">",
 		total ? 100.0 * v / total : 0.0, x, y, w, FRAME_H - 1, col, x + 3, y + 11.5);
 	if (f->name)
@@ -577,7 +519,7 @@ int ft_flame_write(struct ft_folded *f, FILE *out, const struct ft_flame_opts *o
 		height = 160;
 	if (o.html) {
 		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
-		xml_puts(out, o.title ? o.title : "Flame Graph");
+		ft_xml_puts(out, o.title ? o.title : "Flame Graph");
 		fputs("</title>\n<style>\nbody { margin: 0; background: #fff; }\nsvg#ftflame { width: 100%; height: auto; display: block; }\n</style>\n</head>\n<body>\n", out);
 	} else {
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
@@ -586,22 +528,22 @@ int ft_flame_write(struct ft_folded *f, FILE *out, const struct ft_flame_opts *o
 		width, height, width, height, width, XPAD,
 		o.inverted ? YPAD_TOP : height - YPAD_BOT - FRAME_H, FRAME_H, o.inverted ? 1 : 0,
 		total);
-	xml_puts(out, unit);
+	ft_xml_puts(out, unit);
 	fprintf(out, "\">\n<style>\n%s</style>\n", flame_css);
 	fputs("<defs><linearGradient id=\"ft-bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n", out);
 	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"url(#ft-bg)\"/>\n", width,
 		height);
 	fprintf(out, "<text id=\"ft-title\" x=\"%.1f\" y=\"26\">", width / 2.0);
-	xml_puts(out, o.title ? o.title : "Flame Graph");
+	ft_xml_puts(out, o.title ? o.title : "Flame Graph");
 	fputs("</text>\n", out);
 	fmt_value(val, sizeof(val), total, unit);
 	fprintf(out, "<text id=\"ft-subtitle\" x=\"%.1f\" y=\"44\">", width / 2.0);
 	if (o.subtitle) {
-		xml_puts(out, o.subtitle);
+		ft_xml_puts(out, o.subtitle);
 		fputs(" \xe2\x80\x94 ", out);
 	}
 	fputs("total ", out);
-	xml_puts(out, val);
+	ft_xml_puts(out, val);
 	if (!total)
 		fputs(" (no data)", out);
 	fputs("</text>\n", out);

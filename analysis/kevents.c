@@ -992,7 +992,8 @@ void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char
 
 	if (!len)
 		return;
-	if (ev->kind != FT_KEV_EVENT || !ev->record) {
+	/* no format (unknown id, or left out as hostile): the flags are unknown too */
+	if (ev->kind != FT_KEV_EVENT || !ev->record || !ev->event) {
 		snprintf(buf, len, ".....");
 		return;
 	}

@@ -28,6 +28,9 @@
  * empty when the file simply has no kernel events); next returns -1 with
  * the reason in ft_kevents_error() on a corrupt stream.  Nothing here exits
  * or prints on stderr.  Hostile files never make it read out of bounds.
+ * libtraceevent's own parsers are not hardened, so open first parses the
+ * stored formats in a short-lived child process (one fork per open) and
+ * leaves out any format that crashes or hangs it: those events print raw.
  * Not thread-safe: one iterator per thread.
  */
 #ifndef FTRAIL_KEVENTS_H

@@ -17,6 +17,7 @@
 #include "export_speedscope.h"
 #include "export_trace.h"
 #include "folded.h"
+#include "outfile.h"
 #include "util.h"
 
 const char cmd_export_usage[] =
@@ -195,22 +196,6 @@ werr:
 	ft_die("writing the export: %s", strerror(errno ? errno : EIO));
 }
 
-/* An output left half written by a failure is removed (ft_die exits). */
-static const char *partial_output;
-
-static void remove_partial(void)
-{
-	if (partial_output)
-		unlink(partial_output);
-}
-
-static int is_regular(FILE *f)
-{
-	struct stat st;
-
-	return !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
-}
-
 int cmd_export(int argc, char **argv)
 {
 	const char *input = "ftrail.dat", *output = NULL, *format = NULL, *from_folded = NULL;
@@ -265,14 +250,10 @@ int cmd_export(int argc, char **argv)
 		ft_die("cannot open %s: %s", from_folded, strerror(errno));
 	}
 
-	out = strcmp(output, "-") ? fopen(output, "w") : stdout;
+	/* a regular file is removed again if anything below fails */
+	out = ft_outfile_open(strcmp(output, "-") ? output : NULL);
 	if (!out)
 		ft_die("cannot create %s: %s", output, strerror(errno));
-	/* only a regular file is removed on failure, never e.g. /dev/null */
-	if (out != stdout && is_regular(out)) {
-		partial_output = output;
-		atexit(remove_partial);
-	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	co.source = from_folded ? from_folded : input;
 	if (k.fmt == FMT_CHROME)
@@ -312,8 +293,7 @@ int cmd_export(int argc, char **argv)
 		if (ft_speedscope_close(k.s, &st))
 			ft_die("writing %s: %s", output, strerror(errno));
 	}
-	if (out != stdout ? fclose(out) : fflush(out))
+	if (ft_outfile_close(out))
 		ft_die("writing %s: %s", output, strerror(errno));
-	partial_output = NULL;
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include "trace.h"
 #include "flamegraph.h"
 #include "folded.h"
+#include "outfile.h"
 #include "builtin.h"
 #include "util.h"
 
@@ -306,22 +307,6 @@ static void read_trace(struct ft_folded *f, const char *path, enum flame_mode mo
 			(unsigned long long)lost);
 }
 
-/* An output left half written by a failure is removed (ft_die exits). */
-static const char *partial_output;
-
-static void remove_partial(void)
-{
-	if (partial_output)
-		unlink(partial_output);
-}
-
-static int is_regular(FILE *f)
-{
-	struct stat st;
-
-	return !fstat(fileno(f), &st) && S_ISREG(st.st_mode);
-}
-
 int cmd_flame(int argc, char **argv)
 {
 	const char *input = "ftrail.dat", *output = NULL, *from_folded = NULL;
@@ -330,7 +315,7 @@ int cmd_flame(int argc, char **argv)
 	int folded = 0, nmodes = 0, c;
 	uint64_t maxmem = 256, width = 0;
 	struct ft_folded *f;
-	FILE *out = stdout;
+	FILE *out;
 	char err[512];
 
 	optind = 1;
@@ -387,13 +372,10 @@ int cmd_flame(int argc, char **argv)
 	f = ft_folded_new((size_t)maxmem << 20);
 	if (!f)
 		ft_die("out of memory");
-	if (output && !(out = fopen(output, "w")))
+	/* a regular file is removed again if anything below fails */
+	out = ft_outfile_open(output);
+	if (!out)
 		ft_die("cannot create %s: %s", output, strerror(errno));
-	/* only a regular file is removed on failure, never e.g. /dev/null */
-	if (out != stdout && is_regular(out)) {
-		partial_output = output;
-		atexit(remove_partial);
-	}
 	/* folded output streams: when memory runs out, what was gathered so far
 	 * is written out and aggregation starts again */
 	if (folded)
@@ -431,9 +413,8 @@ int cmd_flame(int argc, char **argv)
 		if (ft_flame_write(f, out, &o, &st, err, sizeof(err)))
 			ft_die("%s", err);
 	}
-	if (fflush(out) || ferror(out) || (out != stdout && fclose(out)))
+	if (ft_outfile_close(out))
 		ft_die("write error on %s: %s", output ? output : "stdout", strerror(errno));
-	partial_output = NULL;
 	ft_folded_free(f);
 	return 0;
 }

@@ -7,24 +7,18 @@
  *
  * Seed 001's table (core/snapshot.h) decides; the buffers are the traced
  * program's ring area (core/ringbuf.h "Snapshot"), reached like `ftrail
- * marker` reaches it: the session memfd named by the process's
- * FTRAIL_SHM_FD, opened through /proc/PID/fd/N (same user or root).  A
+ * marker` reaches it (recorder/attach.h).  A
  * swap is one atomic increment the writers notice at their next record;
  * the recorder saves the swapped-out set into the trace file
  * (FT_SEC_SNAPSHOT), and `ftrail show --snapshot` prints the last one.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "attach.h"
 #include "builtin.h"
 #include "clock.h"
 #include "ringbuf.h"
@@ -52,88 +46,6 @@ static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
-
-/* The session fd number in PID's environment, or -1. */
-static int session_fd_of(pid_t pid)
-{
-	char path[64], buf[65536];
-	size_t n, key = strlen(FT_SESSION_ENV_FD "=");
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
-		if (!strncmp(buf + i, FT_SESSION_ENV_FD "=", key))
-			return atoi(buf + i + key);
-	return -1;
-}
-
-/* PID's session memfd, opened read-write; -1 when it has none we can open. */
-static int open_session(pid_t pid, struct stat *st)
-{
-	char path[64];
-	int fd, n = session_fd_of(pid);
-
-	if (n < 0)
-		return -1;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd >= 0 && fstat(fd, st)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
-/* The one traced session running now, or die saying why not. */
-static int find_session(struct stat *out)
-{
-	struct stat st;
-	struct dirent *de;
-	int fd = -1, nr = 0;
-	pid_t self = getpid(), pids[2] = {0, 0};
-	DIR *d = opendir("/proc");
-
-	if (!d)
-		ft_die("snapshot: cannot read /proc: %s", strerror(errno));
-	while ((de = readdir(d))) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-		int f;
-
-		if (pid <= 0 || pid == self)
-			continue;
-		f = open_session(pid, &st);
-		if (f < 0)
-			continue;
-		if (fd >= 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
-			close(f); /* another process of the same session (fork) */
-			continue;
-		}
-		if (nr < 2)
-			pids[nr] = pid;
-		nr++;
-		if (fd < 0) {
-			fd = f;
-			*out = st;
-		} else {
-			close(f);
-		}
-	}
-	closedir(d);
-	if (!nr)
-		ft_die("snapshot: no program is being traced by ftrail record now (or not as this "
-		       "user)");
-	if (nr > 1)
-		ft_die("snapshot: %d traced sessions are running (pids %d, %d...): choose one with "
-		       "-p PID",
-		       nr, (int)pids[0], (int)pids[1]);
-	return fd;
-}
 
 /* ---- the table's buffer side, on the shared ring area ---- */
 
@@ -186,16 +98,13 @@ static const struct ft_snapshot_ops area_ops = {
 
 int cmd_snapshot(int argc, char **argv)
 {
-	struct ft_session_hdr *h;
+	struct ft_live_session s;
 	struct ft_snapshot snap;
 	struct ft_rb_area *a;
-	struct stat st;
 	char err[256];
-	size_t ring_len;
 	pid_t pid = 0;
-	int c, fd, r;
+	int c, r;
 	uint64_t v;
-	void *mem, *ring;
 
 	while ((c = getopt_long(argc, argv, "+:p:h", long_options, NULL)) != -1) {
 		switch (c) {
@@ -222,25 +131,9 @@ int cmd_snapshot(int argc, char **argv)
 		if (*p < '0' || *p > '9' || ft_parse_u64(p, 0, UINT64_MAX, &v))
 			ft_die("snapshot: '%s' is not 0, 1 or a positive number", argv[optind]);
 	}
-	if (pid) {
-		fd = open_session(pid, &st);
-		if (fd < 0)
-			ft_die("snapshot: process %d is not traced by ftrail record (or not ours)",
-			       (int)pid);
-	} else {
-		fd = find_session(&st);
-	}
-	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (mem == MAP_FAILED)
-		ft_die("snapshot: cannot map the session: %s", strerror(errno));
-	h = ft_session_check(mem, (size_t)st.st_size, err, sizeof(err));
-	if (!h)
+	if (ft_live_session_attach(pid, &s, err, sizeof(err)))
 		ft_die("snapshot: %s", err);
-	ring = ft_session_ring(h, &ring_len);
-	a = ft_rb_area_attach(ring, ring_len);
-	if (!a)
-		ft_die("snapshot: the session's ring buffer is not usable");
+	a = s.area;
 	if (optind == argc) {
 		printf("snapshot: %s\nswaps: %llu\nmissed (not allocated): %llu\n"
 		       "skipped (previous one being saved): %llu\n",
@@ -248,12 +141,12 @@ int cmd_snapshot(int argc, char **argv)
 		       (unsigned long long)__atomic_load_n(&a->snap_swaps, __ATOMIC_RELAXED),
 		       (unsigned long long)__atomic_load_n(&a->snap_missed, __ATOMIC_RELAXED),
 		       (unsigned long long)__atomic_load_n(&a->snap_skipped, __ATOMIC_RELAXED));
-		munmap(mem, (size_t)st.st_size);
+		ft_live_session_detach(&s);
 		return 0;
 	}
 	ft_snapshot_init(&snap, &area_ops, a);
 	r = ft_snapshot_write(&snap, argv[optind], err, sizeof(err));
-	munmap(mem, (size_t)st.st_size);
+	ft_live_session_detach(&s);
 	if (r < 0)
 		ft_die("%s", err);
 	return 0;

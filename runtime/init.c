@@ -626,7 +626,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 	for (int i = 0; i < rt.nr_mods; i++)
 		nfuncs += rt.mods[i].nr_funcs;
 	rt_hash_init(nfuncs);
-	if (rt.space == 1 && !__atomic_load_n(&rt.ctl->rt_hooks, __ATOMIC_RELAXED)) {
+	/* the nop tracer (user events only) needs no function hooks */
+	if (rt.space == 1 && rt.ctl->tracer != FT_TRACER_NOP &&
+	    !__atomic_load_n(&rt.ctl->rt_hooks, __ATOMIC_RELAXED)) {
 		char line[FT_SESSION_PATH_MAX + 160];
 
 		snprintf(line, sizeof(line),

@@ -81,7 +81,7 @@ e2e() { # builddir [asan]
 		(cd "$dir" && env TOP="$TOP" BUILD="$TOP/$b" FTRAIL="$TOP/$b/ftrail" FTRAIL_LIB="$lib" \
 			${san:+ASAN_OPTIONS=log_path=$san/asan:detect_leaks=1} \
 			${san:+UBSAN_OPTIONS=log_path=$san/ubsan:print_stacktrace=1} \
-			${san:+LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp} \
+			${san:+LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0} \
 			timeout 600 bash "$TOP/$t") >"$log" 2>&1
 		rc=$?
 		# a sanitizer report (error or leak) fails the case whatever it printed

@@ -11,12 +11,12 @@ grep -q ' 1 kernel events' err || fail "want 1 kernel event: $(cat err)"
 
 $FTRAIL show -i g.dat >out || fail "show"
 # nothing outside the graph's columns: the stack ids are comments now
-bad=$(grep -vE '^#|^ [0-9]+\) |^ -{42}$|^$' out | head -n 3)
+bad=$(grep -vE '^#|^ +[0-9]+\) |^ -{42}$|^$' out | head -n 3)
 [ -z "$bad" ] || fail "lines outside the graph columns: $bad"
-grep -Eq '^ [0-9]+\)               \|  /\* sched_process_exit: comm=basic pid=[0-9]+ ' out ||
+grep -Eq '^ +[0-9]+\)               \|  /\* sched_process_exit: comm=basic pid=[0-9]+ ' out ||
 	fail "no exit event comment: $(cat out)"
 n=$(grep -n 'sched_process_exit: comm=basic' out | cut -d: -f1)
-sed -n "$((n + 1)),$((n + 2))p" out | sed -E 's/^ [0-9]+\)/ C)/; s/[0-9]+> \*\/$/N> *\//' >got
+sed -n "$((n + 1)),$((n + 2))p" out | sed -E 's/^ +[0-9]+\)/ C)/; s/[0-9]+> \*\/$/N> *\//' >got
 printf '%s\n' ' C)               |  /* <stack_id N> */' ' C)               |  /* <user_stack_id N> */' |
 	diff -u - got || fail "kernel stack ids are not comments"
 
@@ -28,7 +28,7 @@ sed -n "$((n + 1))p" out | grep -Eq '^ +basic-[0-9]+ +\[[0-9]{3}\] [.a-zA-Z0-9]{
 sed -n "$((n + 2)),\$p" out | grep -m1 -Eq '^ => do_exit\+0x[0-9a-f]+/0x[0-9a-f]+$' || fail "no do_exit frame: $(sed -n "$n,\$p" out)"
 # the user stack: a comment whose lines are trace_user_stack_print's
 awk -v n=$n 'NR > n && /<user stack trace>/ { on = 1 } on { print } on && / \*\/$/ { exit }' out >u
-head -n 1 u | grep -Eq '^ [0-9]+\)               \|  /\* <user stack trace>$' || fail "user stack comment: $(cat u)"
+head -n 1 u | grep -Eq '^ +[0-9]+\)               \|  /\* <user stack trace>$' || fail "user stack comment: $(cat u)"
 sed -n '2,$p' u | grep -vEq '^ =>  <[0-9a-f]{16}>( \*/)?$' && fail "user stack lines: $(cat u)"
 tail -n 1 u | grep -q ' \*/$' || fail "user stack comment not closed: $(cat u)"
 [ "$(wc -l <u)" -ge 2 ] || fail "user stack too short: $(cat u)"

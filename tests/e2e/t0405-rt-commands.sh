@@ -1,4 +1,4 @@
-# description: function commands traceoff/traceon with counts, snapshot marker, stacktrace
+# description: function commands traceoff/traceon with counts, snapshot, stacktrace
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
@@ -14,10 +14,12 @@ expect_shape "traceoff:1 traceon" "$(shape t.dat)" 'main() { a() { b() { } b() {
 # '!' removes a command
 rec t.dat -l 'b:traceoff' -l '!b:traceoff' -- ./basic
 expect_shape "!cmd" "$(shape t.dat)" 'main() { a() { b() { c(); } b() { c(); } } }'
-# snapshot marker
+# snapshot: taken when a is entered, so it holds main's entry and nothing of a
 rec t.dat -l 'a:snapshot' -- ./basic
-grep -q 'snapshot' show.out || shape t.dat >/dev/null
-grep -q 'snapshot' show.out || fail "no snapshot marker"
+$FTRAIL show --snapshot -i t.dat >snap.out || fail "show --snapshot"
+grep -q 'main() {' snap.out || fail "snapshot without main's entry: $(cat snap.out)"
+! grep -q 'b() {' snap.out || fail "snapshot taken too late: $(cat snap.out)"
+grep -q 'c();' show.out || fail "the live trace lost events to the snapshot"
 # stacktrace command: function tracer, a stack after each c
 rec t.dat -p function -l 'c:stacktrace' -- ./basic
 "$FTRAIL" show -i t.dat >show.out || fail show

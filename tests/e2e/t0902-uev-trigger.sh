@@ -27,7 +27,10 @@ $FTRAIL show -i t.dat >out || fail show
 n=$(grep -c -E '<stack trace>|<stack_id [0-9]+>' out)
 [ "$n" = 3 ] || fail "stacktrace:3 gave $n stacks: $(cat out)"
 
-# snapshot: accepted; without a spare buffer it is marked where it fires
+# snapshot: the trigger at i == 5 keeps the buffer as it was before that event
 $FTRAIL record -q -p nop -e u:data:v -R 'snapshot:1 if i == 5' -o t.dat -- ./ev_ctl 2>err || fail "record: $(cat err)"
-$FTRAIL show -i t.dat | grep -q 'SNAPSHOT NOT ALLOCATED' || fail "snapshot trigger left no mark"
+$FTRAIL show --snapshot -i t.dat >snap || fail "show --snapshot"
+[ "$(grep -c ' v: i=' snap)" = 5 ] || fail "snapshot should hold i=0..4: $(cat snap)"
+grep -q ' v: i=4 ' snap || fail "snapshot without i=4: $(cat snap)"
+[ "$($FTRAIL show -i t.dat | grep -c ' v: i=')" = 10 ] || fail "the live trace lost events to the snapshot"
 exit 0

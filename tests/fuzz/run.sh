@@ -35,7 +35,7 @@ if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 fi
 
 # leaks inside libtraceevent itself (see the file) are not ours to fix
-export LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+export LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
 WORK=$(mktemp -d /tmp/ftrail-fuzz.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
 "$OUT/fuzz_reader" -max_total_time="$SECS" -max_len=65536 -timeout=20 \

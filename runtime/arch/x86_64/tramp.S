@@ -27,9 +27,9 @@
  * or under a sanitizer (its instrumentation calls into its runtime), the
  * vector registers are saved before the fast path as well (FT_SAVE_ALL).
  *
- * In front of all that, for the hooks of hijacking binaries (fentry, patched
- * sites, mcount) and for ft_rt_return, an assembly fast path (ENTRY_FAST,
- * ft_rt_return) does function_graph's common case itself, with no call and
+ * In front of all that, for every hook (fentry, patched sites, mcount,
+ * ft_rt_return, and __cyg_profile_func_enter/_exit at the end of the file),
+ * an assembly fast path does function_graph's common case itself, with no call and
  * only the registers it uses saved: the same checks and stores as hooks.c's
  * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
  * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,

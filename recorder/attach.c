@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Finding and mapping a running trace session (see attach.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "ringbuf.h"
+#include "session.h"
+#include "util.h"
+
+/* The session fd number in PID's environment, or -1. */
+static int session_fd_of(pid_t pid)
+{
+	char path[64], buf[65536];
+	size_t n, key = strlen(FT_SESSION_ENV_FD "=");
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+		if (!strncmp(buf + i, FT_SESSION_ENV_FD "=", key))
+			return atoi(buf + i + key);
+	return -1;
+}
+
+/* PID's session memfd, opened read-write, and its stat; -1 when it has none we can open. */
+static int open_session(pid_t pid, struct stat *st)
+{
+	char path[64];
+	int fd, n = session_fd_of(pid);
+
+	if (n < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, st)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * The one traced session running now: its fd and stat in *out, or -1 with
+ * why not in err.
+ */
+static int find_session(struct stat *out, char *err, size_t errlen)
+{
+	struct stat st;
+	struct dirent *de;
+	int fd = -1, nr = 0;
+	pid_t self = getpid(), pids[2] = { 0, 0 };
+	DIR *d = opendir("/proc");
+
+	if (!d) {
+		ft_seterr(err, errlen, "cannot read /proc: %s", strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		pid_t pid = (pid_t)atoi(de->d_name);
+		int f;
+
+		if (pid <= 0 || pid == self)
+			continue;
+		f = open_session(pid, &st);
+		if (f < 0)
+			continue;
+		if (fd >= 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
+			close(f); /* another process of the same session (fork) */
+			continue;
+		}
+		if (nr < 2)
+			pids[nr] = pid;
+		nr++;
+		if (fd < 0) {
+			fd = f;
+			*out = st;
+		} else {
+			close(f);
+		}
+	}
+	closedir(d);
+	if (nr == 1)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	if (!nr)
+		ft_seterr(err, errlen,
+			  "no program is being traced by ftrail record now (or not as this user)");
+	else
+		ft_seterr(err, errlen,
+			  "%d traced sessions are running (pids %d, %d...): choose one with -p PID",
+			  nr, (int)pids[0], (int)pids[1]);
+	return -1;
+}
+
+int ft_live_session_attach(pid_t pid, struct ft_live_session *s, char *err, size_t errlen)
+{
+	struct stat st;
+	size_t ring_len;
+	void *ring;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	if (pid) {
+		fd = open_session(pid, &st);
+		if (fd < 0) {
+			ft_seterr(err, errlen,
+				  "process %d is not traced by ftrail record (or not ours)", (int)pid);
+			return -1;
+		}
+	} else {
+		fd = find_session(&st, err, errlen);
+		if (fd < 0)
+			return -1;
+	}
+	s->len = (size_t)st.st_size;
+	s->mem = mmap(NULL, s->len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (s->mem == MAP_FAILED) {
+		ft_seterr(err, errlen, "cannot map the session: %s", strerror(errno));
+		s->mem = NULL;
+		return -1;
+	}
+	s->hdr = ft_session_check(s->mem, s->len, err, errlen);
+	if (!s->hdr)
+		goto fail;
+	ring = ft_session_ring(s->hdr, &ring_len);
+	s->area = ft_rb_area_attach(ring, ring_len);
+	if (!s->area) {
+		ft_seterr(err, errlen, "the session's ring buffer is not usable");
+		goto fail;
+	}
+	return 0;
+fail:
+	ft_live_session_detach(s);
+	return -1;
+}
+
+void ft_live_session_detach(struct ft_live_session *s)
+{
+	if (s->mem)
+		munmap(s->mem, s->len);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,27 @@
+# description: a stored kernel event format that crashes libtraceevent's parser (print fmt naming a field the format lacks) is left out: show/stacks/latency/export read the file, its events print raw
+# requires: python3
+# asan: yes
+. "$TOP/tests/e2e/lib.sh"
+need_cmd python3
+seed=$TOP/tests/fuzz/corpus/kern-sched-nop
+# rename sched_switch's prev_state field; its print fmt still reads REC->prev_state
+python3 - "$seed" <<'PY' || fail "cannot build the hostile file"
+import sys
+d = open(sys.argv[1], "rb").read()
+a = b"field:long prev_state;"
+assert d.count(a) == 1, "seed changed: no prev_state field"
+open("good.dat", "wb").write(d)
+open("bad.dat", "wb").write(d.replace(a, b"field:long prev_esatt;"))
+PY
+$FTRAIL show -i good.dat >good.out 2>err || fail "show good: $(cat err)"
+grep -q 'sched_switch: prev_comm=' good.out || fail "the seed does not print sched_switch: $(head good.out)"
+$FTRAIL show -i bad.dat >bad.out 2>err || fail "show of the hostile format failed: $(cat err)"
+[ -s err ] && fail "show wrote on stderr: $(cat err)"
+grep -q 'UNKNOWN EVENT' bad.out || fail "the hostile format's events do not print raw: $(tail -3 bad.out)"
+grep -q 'sched_switch' bad.out && fail "the hostile format was used: $(grep sched_switch bad.out | head -2)"
+[ "$(grep -c '<stack_id' bad.out)" = "$(grep -c '<stack_id' good.out)" ] || fail "stacks differ"
+$FTRAIL stacks -i bad.dat >/dev/null 2>err || fail "stacks: $(cat err)"
+$FTRAIL export --format chrome -i bad.dat -o bad.json 2>err || fail "export: $(cat err)"
+expect_fail "ftrail: latency: no 'sched:sched_switch' event in bad.dat" \
+	$FTRAIL latency -i bad.dat --from sched:sched_switch --to sched:sched_switch
+exit 0
