@@ -112,20 +112,20 @@ $(BUILD)/%.o: %.c
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
 $(BUILD)/tests/stress/%: tests/stress/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 # test helpers the e2e cases run (e.g. the synthetic trace generator)
 $(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
