@@ -13,6 +13,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+#include "export_progress.h"
 
 struct slot {
 	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */
@@ -321,41 +324,78 @@ int ft_folded_add_line(struct ft_folded *f, const char *line)
 	return r;
 }
 
-int ft_folded_read(struct ft_folded *f, FILE *in, const char *name, char *err, size_t errlen)
+int ft_folded_file_open(struct ft_folded_file *ff, const char *path, char *err, size_t errlen)
 {
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	int ret = 0;
+	struct stat st;
 
-	while (getline(&line, &cap, in) >= 0) {
-		const char *stack;
-		size_t len;
-		uint64_t w;
+	memset(ff, 0, sizeof(*ff));
+	ff->name = path;
+	ff->in = strcmp(path, "-") ? fopen(path, "r") : stdin;
+	if (!ff->in) {
+		snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!fstat(fileno(ff->in), &st) && S_ISREG(st.st_mode))
+		ff->size = (uint64_t)st.st_size;
+	return 0;
+}
+
+int ft_folded_file_next(struct ft_folded_file *ff, const char **stack, size_t *len,
+			uint64_t *weight, char *err, size_t errlen)
+{
+	ssize_t n;
+
+	while ((n = getline(&ff->line, &ff->cap, ff->in)) >= 0) {
 		int r;
 
-		lineno++;
-		r = ft_folded_split_line(line, &stack, &len, &w);
-		if (r == 0)
-			continue;
+		ff->lineno++;
+		ff->done += (uint64_t)n;
+		r = ft_folded_split_line(ff->line, stack, len, weight);
+		if (r > 0)
+			return 1;
 		if (r < 0) {
 			snprintf(err, errlen, "%s:%lu: not a folded-stack line (want 'a;b;c COUNT')",
-				 name, lineno);
-			ret = -1;
-			break;
+				 ff->name, ff->lineno);
+			return -1;
 		}
+	}
+	if (ferror(ff->in)) {
+		snprintf(err, errlen, "%s: read error: %s", ff->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+void ft_folded_file_close(struct ft_folded_file *ff)
+{
+	if (ff->in && ff->in != stdin)
+		fclose(ff->in);
+	free(ff->line);
+	memset(ff, 0, sizeof(*ff));
+}
+
+int ft_folded_read(struct ft_folded *f, const char *path, struct ft_progress *pr, char *err,
+		   size_t errlen)
+{
+	struct ft_folded_file ff;
+	const char *stack;
+	size_t len;
+	uint64_t w;
+	int r;
+
+	if (ft_folded_file_open(&ff, path, err, errlen))
+		return -1;
+	while ((r = ft_folded_file_next(&ff, &stack, &len, &w, err, errlen)) == 1) {
+		if (pr)
+			ft_progress_update(pr, ff.done, ff.size, ff.lineno);
 		if (ft_folded_add(f, stack, len, w) < 0) {
-			snprintf(err, errlen, "%s:%lu: %s", name, lineno, strerror(errno));
-			ret = -1;
+			snprintf(err, errlen, "%s:%lu: %s", path, ff.lineno, strerror(errno));
+			r = -1;
 			break;
 		}
 	}
-	if (!ret && ferror(in)) {
-		snprintf(err, errlen, "%s: read error: %s", name, strerror(errno));
-		ret = -1;
-	}
-	free(line);
-	return ret;
+	ft_folded_file_close(&ff);
+	return r < 0 ? -1 : 0;
 }
 
 static const char *sort_arena; /* qsort has no context argument */

@@ -73,11 +73,51 @@ int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t 
 int ft_folded_add_line(struct ft_folded *f, const char *line);
 
 /*
- * Read a whole folded file.  On a malformed line returns -1 and writes
- * "<name>:<line>: <reason>" into err.  Returns 0 otherwise (refused stacks
- * are counted, see ft_folded_dropped_*).
+ * A folded-stacks file read one stack line at a time, for the commands
+ * that aggregate it (ft_folded_read) or stream it (ftrail export
+ * --from-folded).  Fields are read-only for callers (progress: done of
+ * size bytes).
  */
-int ft_folded_read(struct ft_folded *f, FILE *in, const char *name, char *err, size_t errlen);
+struct ft_folded_file {
+	FILE *in;
+	const char *name;     /* the path, for messages */
+	uint64_t size;        /* bytes, 0 when unknown (not a regular file) */
+	uint64_t done;        /* bytes read so far */
+	unsigned long lineno; /* lines read so far */
+	char *line;
+	size_t cap;
+};
+
+/*
+ * Open path ('-': standard input).  Returns 0, or -1 with "cannot open
+ * PATH: reason" in err.  Release with ft_folded_file_close().
+ */
+int ft_folded_file_open(struct ft_folded_file *ff, const char *path, char *err, size_t errlen);
+
+/*
+ * The next stack line, split by ft_folded_split_line() (blank and comment
+ * lines are skipped): returns 1 with *stack (len bytes, NUL-terminated,
+ * valid until the next call) and *weight, 0 at the end, or -1 with
+ * "PATH:LINE: not a folded-stack line (want 'a;b;c COUNT')" or "PATH: read
+ * error: reason" in err.
+ */
+int ft_folded_file_next(struct ft_folded_file *ff, const char **stack, size_t *len,
+			uint64_t *weight, char *err, size_t errlen);
+
+/* Close the file (standard input stays open) and free the line.  Cannot fail. */
+void ft_folded_file_close(struct ft_folded_file *ff);
+
+struct ft_progress;
+
+/*
+ * Read a whole folded file (path, '-': standard input) into f, reporting
+ * progress by bytes into pr (may be NULL; initialised by the caller).
+ * Returns 0 (refused stacks are counted, see ft_folded_dropped_*), or -1
+ * with one line in err: as ft_folded_file_open()/_next(), or
+ * "PATH:LINE: reason" when adding fails (a sink write error).
+ */
+int ft_folded_read(struct ft_folded *f, const char *path, struct ft_progress *pr, char *err,
+		   size_t errlen);
 
 /*
  * Split a folded line in place: *stack and *len get the stack, *weight the

@@ -339,6 +339,7 @@ static struct tep_handle *new_tep(void)
 }
 
 #define SANDBOX_SECONDS 10
+#define SANDBOX_MAX_BAD 16
 
 /*
  * libtraceevent's parsers trust their input (1.7 dereferences NULL when a
@@ -346,11 +347,13 @@ static struct tep_handle *new_tep(void)
  * trusted.  So the blobs are first handed to libtraceevent in a short-lived
  * child process, in the same order as the parent will, with a handle of its
  * own.  Before each blob the child writes its index (u32) into a pipe; when
- * the child dies (signal, non-zero exit, no end within SANDBOX_SECONDS) the
- * blob it was on is marked in bad[] and a new child starts over without it,
- * so every blob that kills libtraceevent is found (at most n + 1 children;
- * one for a sane file).  The parent then leaves the bad blobs out: their
- * events print raw.  Returns 0, or -1 with a reason in err (fork/pipe failed).
+ * the child dies (signal, non-zero exit) the blob it was on is marked in
+ * bad[] and a new child starts over without it, so every blob that kills
+ * libtraceevent is found (one child for a sane file).  The parent then
+ * leaves the bad blobs out: their events print raw.  Bounded work for a
+ * hostile file: a blob that keeps the parser busy SANDBOX_SECONDS, or more
+ * than SANDBOX_MAX_BAD bad blobs, make the whole section an error.  Returns
+ * 0, or -1 with a reason in err.
  */
 static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *bad,
 			   uint32_t n, char *err, size_t errlen)
@@ -413,6 +416,16 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 			return 0;
 		if (last >= n) {
 			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
+			return -1;
+		}
+		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+			ft_seterr(err, errlen,
+				  "kernel format %u: libtraceevent does not finish parsing it", last);
+			return -1;
+		}
+		if (round >= SANDBOX_MAX_BAD) {
+			ft_seterr(err, errlen, "kernel formats: more than %d of them crash libtraceevent",
+				  SANDBOX_MAX_BAD);
 			return -1;
 		}
 		bad[last] = 1;

@@ -1070,6 +1070,9 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 			NEED(2);
 			c->t = rd64(p);
 			continue;
+		case FT_EXT_TDELTA:
+			c->t += ft_ext_tdelta(w);
+			continue;
 		case FT_EXT_ENTRY_LONG:
 			NEED(1);
 			make_entry(t, c, ev, rd32(p));

@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "builtin.h"
@@ -90,21 +89,20 @@ static int sink_event(const struct ft_xevent *ev, void *arg)
  */
 static void run_folded(const char *path, uint64_t sample_ns, struct sink *k)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	struct ft_xevent ev = { .pid = 1, .tid = 1, .cpu = -1 };
-	char *line = NULL, *prev = NULL;
-	size_t cap = 0, pcap = 0, nprev = 0, cprev = 0;
+	struct ft_folded_file ff;
+	char *prev = NULL, err[1024];
+	size_t pcap = 0, nprev = 0, cprev = 0;
 	size_t *poff = NULL; /* start of each open frame's name in prev */
-	uint64_t ts = 0, done = 0, size = 0;
-	unsigned long lineno = 0;
+	uint64_t ts = 0;
 	struct ft_progress pr;
-	struct stat st;
-	ssize_t n;
+	const char *stack;
+	size_t len;
+	uint64_t w;
+	int r;
 
-	if (!in)
-		ft_die("cannot open %s: %s", path, strerror(errno));
-	if (!fstat(fileno(in), &st) && S_ISREG(st.st_mode))
-		size = (uint64_t)st.st_size;
+	if (ft_folded_file_open(&ff, path, err, sizeof(err)))
+		ft_die("%s", err);
 	ft_progress_init(&pr, "export", -1);
 	ev.type = FT_XEV_PROCESS_NAME;
 	ev.name = "folded stacks";
@@ -113,23 +111,11 @@ static void run_folded(const char *path, uint64_t sample_ns, struct sink *k)
 	ev.type = FT_XEV_THREAD_NAME;
 	if (sink_event(&ev, k))
 		goto werr;
-	while ((n = getline(&line, &cap, in)) >= 0) {
-		const char *stack;
-		size_t len, depth = 0, i;
-		uint64_t w;
-		int r;
+	while ((r = ft_folded_file_next(&ff, &stack, &len, &w, err, sizeof(err))) == 1) {
+		size_t depth = 0, i;
 		char *p;
 
-		lineno++;
-		done += (uint64_t)n;
-		ft_progress_update(&pr, done, size, k->events);
-		r = ft_folded_split_line(line, &stack, &len, &w);
-		if (r == 0)
-			continue;
-		if (r < 0) {
-			ft_progress_done(&pr);
-			ft_die("%s:%lu: not a folded-stack line (want 'a;b;c COUNT')", path, lineno);
-		}
+		ft_progress_update(&pr, ff.done, ff.size, k->events);
 		/* frames shared with the previous line stay open */
 		p = (char *)stack;
 		while (depth < nprev) {
@@ -177,19 +163,19 @@ static void run_folded(const char *path, uint64_t sample_ns, struct sink *k)
 		}
 		ts += w * sample_ns;
 	}
-	if (ferror(in))
-		ft_die("%s: read error: %s", path, strerror(errno));
+	if (r < 0) {
+		ft_progress_done(&pr);
+		ft_die("%s", err);
+	}
 	ev.ts = ts;
 	ev.type = FT_XEV_EXIT;
 	for (size_t i = nprev; i > 0; i--)
 		if (sink_event(&ev, k))
 			goto werr;
 	ft_progress_done(&pr);
-	free(line);
 	free(prev);
 	free(poff);
-	if (in != stdin)
-		fclose(in);
+	ft_folded_file_close(&ff);
 	return;
 werr:
 	ft_progress_done(&pr);

@@ -8,8 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "export_progress.h"
 #include "export_trace.h"
@@ -97,47 +95,15 @@ static int ends_with(const char *s, const char *suf)
  * Dies with one line on malformed input. */
 static void read_folded(struct ft_folded *f, const char *path)
 {
-	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin;
 	struct ft_progress pr;
-	struct stat st;
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	uint64_t size = 0, done = 0;
-	ssize_t n;
+	char err[1024];
+	int r;
 
-	if (!in)
-		ft_die("cannot open %s: %s", path, strerror(errno));
-	if (!fstat(fileno(in), &st) && S_ISREG(st.st_mode))
-		size = (uint64_t)st.st_size;
 	ft_progress_init(&pr, "reading folded stacks", -1);
-	while ((n = getline(&line, &cap, in)) >= 0) {
-		const char *stack;
-		size_t len;
-		uint64_t w;
-		int r;
-
-		lineno++;
-		done += (uint64_t)n;
-		ft_progress_update(&pr, done, size, lineno);
-		r = ft_folded_split_line(line, &stack, &len, &w);
-		if (r == 0)
-			continue;
-		if (r < 0) {
-			ft_progress_done(&pr);
-			ft_die("%s:%lu: not a folded-stack line (want 'a;b;c COUNT')", path, lineno);
-		}
-		if (ft_folded_add(f, stack, len, w) < 0) {
-			ft_progress_done(&pr);
-			ft_die("%s:%lu: %s", path, lineno, strerror(errno));
-		}
-	}
+	r = ft_folded_read(f, path, &pr, err, sizeof(err));
 	ft_progress_done(&pr);
-	if (ferror(in))
-		ft_die("%s: read error: %s", path, strerror(errno));
-	free(line);
-	if (in != stdin)
-		fclose(in);
+	if (r)
+		ft_die("%s", err);
 }
 
 struct graph_ctx {

@@ -965,6 +965,8 @@ int ft_rb_page_walk(const struct ft_page *pg, size_t len, ft_rb_rec_fn fn, void 
 				return -1;
 			if (ft_ext_type(w[i]) == FT_EXT_TIME && nw >= 3)
 				memcpy(&ts, &w[i + 1], 8);
+			else if (ft_ext_type(w[i]) == FT_EXT_TDELTA)
+				ts += ft_ext_tdelta(w[i]);
 			else if (ft_ext_type(w[i]) == FT_EXT_EXIT_LONG && nw >= 3) {
 				uint64_t d;
 

@@ -515,8 +515,10 @@ static inline void ft_rb_end(struct ft_rb_thread *t)
  * Reserve room for a record of nwords 32-bit words whose first word holds
  * a time delta of at most dmax (FT_REC_EDELTA_MAX for ENTRY/FUNC,
  * FT_REC_XDELTA_MAX for EXIT, 0 for an EXT record that carries its own
- * time, UINT64_MAX for one that takes the previous record's time).  When the delta since the previous record does not fit,
- * an FT_EXT_TIME record (3 words) is written first and *delta is 0.
+ * time, UINT64_MAX for one that takes the previous record's time).  When
+ * the delta since the previous record does not fit, an FT_EXT_TDELTA word
+ * (up to FT_REC_TDELTA_MAX ticks) or an FT_EXT_TIME record (3 words) is
+ * written first and *delta is 0.
  * Starts a new page when needed.  Returns where to write the nwords words,
  * or NULL when the event is lost (counted; nothing to commit).
  */
@@ -525,7 +527,8 @@ static inline uint32_t *ft_rb_reserve(struct ft_rb_thread *t, struct ft_rb_wleve
 				      uint32_t *delta)
 {
 	uint64_t d = now - w->last_ts;
-	uint32_t extra = d > dmax ? 3 : 0;
+	/* one TDELTA word covers up to ~1.4 ms; beyond, an absolute time */
+	uint32_t extra = d <= dmax ? 0 : d <= FT_REC_TDELTA_MAX ? 1 : 3;
 	uint32_t cap = t->area->page_size - (uint32_t)sizeof(struct ft_page);
 	uint32_t *p;
 
@@ -539,7 +542,12 @@ static inline uint32_t *ft_rb_reserve(struct ft_rb_thread *t, struct ft_rb_wleve
 			return NULL; /* cannot happen for records <= ft_rb_max_words() */
 	}
 	p = (uint32_t *)(w->page + 1) + w->off / 4;
-	if (extra) {
+	if (extra == 1) {
+		p[0] = ft_rec_tdelta((uint32_t)d);
+		p += 1;
+		w->off += 4; /* published by the commit's release store */
+		d = 0;
+	} else if (extra) {
 		p[0] = ft_rec_ext(FT_EXT_TIME, 2, 0);
 		__builtin_memcpy(&p[1], &now, 8);
 		p += 3;

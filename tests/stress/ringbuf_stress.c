@@ -248,7 +248,7 @@ static int check_rec(const uint32_t *rec, uint32_t nw, uint64_t ts, void *arg)
 		fail("unexpected FUNC record", rec[0], 0);
 		break;
 	default:
-		if (ft_ext_type(rec[0]) == FT_EXT_TIME)
+		if (ft_ext_type(rec[0]) == FT_EXT_TIME || ft_ext_type(rec[0]) == FT_EXT_TDELTA)
 			break;
 		if (ft_ext_type(rec[0]) != FT_EXT_BINMARKER || nw != 5 || ft_ext_pad(rec[0])) {
 			fail("bad ext record", rec[0], nw);

@@ -124,7 +124,7 @@ static void test_encoding(void **state)
 	assert_int_equal(ft_rb_entry(&f->t, 7, t0), 0);		 /* first: page ts */
 	assert_int_equal(ft_rb_entry(&f->t, 8, t0 + 100), 0);	 /* delta 100 */
 	assert_int_equal(ft_rb_exit(&f->t, t0 + 100 + 5000), 0); /* exit delta 5000 */
-	assert_int_equal(ft_rb_entry(&f->t, 9, t0 + 100000), 0); /* too far: EXT_TIME */
+	assert_int_equal(ft_rb_entry(&f->t, 9, t0 + 100000), 0); /* too far: EXT_TDELTA */
 	assert_int_equal(ft_rb_entry(&f->t, FT_REC_FID_MAX + 5, t0 + 100001), 0); /* long fid */
 	assert_int_equal(ft_rb_func(&f->t, 11, 8, 0, t0 + 100002), 0);
 	assert_int_equal(ft_rb_func(&f->t, 12, 0, 0xdeadbeefcafe, t0 + 100003), 0);
@@ -143,8 +143,8 @@ static void test_encoding(void **state)
 	assert_int_equal(pg->depth, 0);
 	assert_int_equal(pg->ts, t0);
 	assert_int_equal(ft_rb_page_walk(pg, info.len, flat_cb, fl), 0);
-	/* entry(7) entry(8) exit TIME entry(9) TIME ENTRY_LONG func func+PARENT_ADDR marker TIME
-	 * exit */
+	/* entry(7) entry(8) exit TDELTA entry(9) TDELTA ENTRY_LONG func func+PARENT_ADDR marker
+	 * TIME exit */
 	{
 		uint32_t *r = (uint32_t *)(pg + 1);
 		uint32_t i = 0;
@@ -155,12 +155,14 @@ static void test_encoding(void **state)
 		i++;
 		assert_int_equal(r[i], ft_rec_exit(5000));
 		i++;
-		assert_int_equal(r[i], ft_rec_ext(FT_EXT_TIME, 2, 0));
-		i += 3;
+		/* 94900 ticks: one TDELTA word, not a 3-word absolute time */
+		assert_int_equal(r[i], ft_rec_tdelta(100000 - 5100));
+		assert_int_equal(ft_ext_words(r[i]), 0);
+		i++;
 		assert_int_equal(r[i], ft_rec_entry(9, 0));
 		i++;
-		assert_int_equal(r[i], ft_rec_ext(FT_EXT_TIME, 2, 0));
-		i += 3;
+		assert_int_equal(r[i], ft_rec_tdelta(1)); /* an EXT record has no delta field */
+		i++;
 		assert_int_equal(r[i], ft_rec_ext(FT_EXT_ENTRY_LONG, 1, 0));
 		assert_int_equal(r[i + 1], FT_REC_FID_MAX + 5);
 		i += 2;
@@ -175,6 +177,7 @@ static void test_encoding(void **state)
 		assert_int_equal(r[i], ft_rec_ext(FT_EXT_MARKER, 2, 3));
 		assert_memory_equal(&r[i + 1], "hello", 5);
 		i += 3;
+		/* 2^31 ticks: beyond TDELTA's 22 bits, an absolute time */
 		assert_int_equal(r[i], ft_rec_ext(FT_EXT_TIME, 2, 0));
 		i += 3;
 		assert_int_equal(r[i], ft_rec_exit(0));
