@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "escape.h"
+#include "tidtab.h"
 #include "version.h"
 
 struct open_call { /* X mode only */
@@ -18,8 +19,7 @@ struct open_call { /* X mode only */
 };
 
 struct cthread {
-	uint32_t tid, pid;
-	int used;
+	struct ft_tid_entry h; /* first (tidtab.h): tid, pid */
 	uint64_t depth;    /* open calls */
 	struct open_call *calls;
 	size_t ccap;
@@ -30,8 +30,7 @@ struct cthread {
 struct ft_chrome {
 	FILE *out;
 	struct ft_chrome_opts o;
-	struct cthread *th;
-	size_t cap, used;
+	struct ft_tidtab threads; /* struct cthread */
 	int have_base;
 	uint64_t base, last;
 	struct ft_chrome_stats st;
@@ -47,9 +46,7 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 	c->out = out;
 	if (opts)
 		c->o = *opts;
-	c->cap = 64;
-	c->th = calloc(c->cap, sizeof(*c->th));
-	if (!c->th) {
+	if (ft_tidtab_init(&c->threads, sizeof(struct cthread))) {
 		free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -58,40 +55,9 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 	return c;
 }
 
-static size_t tid_slot(const struct cthread *tab, size_t cap, uint32_t tid)
-{
-	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
-
-	while (tab[j].used && tab[j].tid != tid)
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
 static struct cthread *get_thread(struct ft_chrome *c, uint32_t tid, uint32_t pid)
 {
-	size_t j = tid_slot(c->th, c->cap, tid);
-
-	if (c->th[j].used)
-		return &c->th[j];
-	if ((c->used + 1) * 2 > c->cap) {
-		size_t ncap = c->cap * 2;
-		struct cthread *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < c->cap; i++)
-			if (c->th[i].used)
-				nt[tid_slot(nt, ncap, c->th[i].tid)] = c->th[i];
-		free(c->th);
-		c->th = nt;
-		c->cap = ncap;
-		j = tid_slot(c->th, c->cap, tid);
-	}
-	c->th[j].used = 1;
-	c->th[j].tid = tid;
-	c->th[j].pid = pid;
-	c->used++;
-	return &c->th[j];
+	return ft_tidtab_get(&c->threads, tid, pid, 1);
 }
 
 /* Separator, then the fields every event has. */
@@ -157,13 +123,13 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts)
 		struct open_call *oc = &t->calls[t->depth - 1];
 		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
 
-		begin_event(c, "X", oc->start, t->pid, t->tid);
+		begin_event(c, "X", oc->start, t->h.pid, t->h.tid);
 		fprintf(c->out, ",\"dur\":%" PRIu64 ".%03u", dur / 1000, (unsigned int)(dur % 1000));
 		put_name_cat(c, t->names + oc->name_off, "function");
 		fputc('}', c->out);
 		t->nlen = oc->name_off;
 	} else {
-		begin_event(c, "E", ts, t->pid, t->tid);
+		begin_event(c, "E", ts, t->h.pid, t->h.tid);
 		fputc('}', c->out);
 	}
 	t->depth--;
@@ -274,10 +240,10 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 {
 	int ret = 0;
 
-	for (size_t i = 0; i < c->cap; i++) {
-		struct cthread *t = &c->th[i];
+	for (size_t i = 0; i < c->threads.cap; i++) {
+		struct cthread *t = ft_tidtab_slot(&c->threads, i);
 
-		if (!t->used)
+		if (!t)
 			continue;
 		while (t->depth) {
 			end_call(c, t, c->last);
@@ -301,11 +267,15 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 	}
 	if (stats)
 		*stats = c->st;
-	for (size_t i = 0; i < c->cap; i++) {
-		free(c->th[i].calls);
-		free(c->th[i].names);
+	for (size_t i = 0; i < c->threads.cap; i++) {
+		struct cthread *t = ft_tidtab_slot(&c->threads, i);
+
+		if (t) {
+			free(t->calls);
+			free(t->names);
+		}
 	}
-	free(c->th);
+	ft_tidtab_free(&c->threads);
 	free(c);
 	return ret;
 }

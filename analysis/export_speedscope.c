@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "escape.h"
+#include "hash.h"
+#include "tidtab.h"
 #include "version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -22,8 +24,7 @@ struct chunk {
 };
 
 struct sthread {
-	uint32_t tid, pid;
-	int used;
+	struct ft_tid_entry h; /* first (tidtab.h): tid, pid */
 	char *name;           /* thread name, or NULL */
 	char *buf;            /* events not yet spilled */
 	size_t blen;
@@ -47,8 +48,7 @@ struct ft_speedscope {
 	char *name;
 	int spill;          /* fd of the unlinked temporary file, or -1 */
 	uint64_t spill_off;
-	struct sthread *th;
-	size_t cap, used;
+	struct ft_tidtab threads; /* struct sthread */
 	struct fslot *ftab; /* frame name -> id */
 	size_t fcap, nframes;
 	uint32_t *forder;   /* id -> arena offset */
@@ -61,14 +61,11 @@ struct ft_speedscope {
 	const char *tmpdir;
 };
 
+/* FNV-1a, forced non-zero (0 marks a free slot). */
 static uint64_t hash_str(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = ft_hash_fnv1a(s, strlen(s));
 
-	for (; *s; s++) {
-		h ^= (unsigned char)*s;
-		h *= 0x100000001b3ull;
-	}
 	return h ? h : 1;
 }
 
@@ -82,13 +79,11 @@ struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char
 	s->spill = -1;
 	s->tmpdir = tmpdir;
 	s->name = strdup(name ? name : "ftrail");
-	s->cap = 64;
-	s->th = calloc(s->cap, sizeof(*s->th));
 	s->fcap = 1024;
 	s->ftab = calloc(s->fcap, sizeof(*s->ftab));
-	if (!s->name || !s->th || !s->ftab) {
+	if (ft_tidtab_init(&s->threads, sizeof(struct sthread)) || !s->name || !s->ftab) {
 		free(s->name);
-		free(s->th);
+		ft_tidtab_free(&s->threads);
 		free(s->ftab);
 		free(s);
 		errno = ENOMEM;
@@ -160,40 +155,9 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 	return (int64_t)s->nframes++;
 }
 
-static size_t tid_slot(const struct sthread *tab, size_t cap, uint32_t tid)
-{
-	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
-
-	while (tab[j].used && tab[j].tid != tid)
-		j = (j + 1) & (cap - 1);
-	return j;
-}
-
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
-	size_t j = tid_slot(s->th, s->cap, tid);
-
-	if (s->th[j].used)
-		return &s->th[j];
-	if ((s->used + 1) * 2 > s->cap) {
-		size_t ncap = s->cap * 2;
-		struct sthread *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < s->cap; i++)
-			if (s->th[i].used)
-				nt[tid_slot(nt, ncap, s->th[i].tid)] = s->th[i];
-		free(s->th);
-		s->th = nt;
-		s->cap = ncap;
-		j = tid_slot(s->th, s->cap, tid);
-	}
-	s->th[j].used = 1;
-	s->th[j].tid = tid;
-	s->th[j].pid = pid;
-	s->used++;
-	return &s->th[j];
+	return ft_tidtab_get(&s->threads, tid, pid, 1);
 }
 
 static int open_spill(struct ft_speedscope *s)
@@ -393,9 +357,10 @@ static int write_profile(struct ft_speedscope *s, struct sthread *t, int first)
 		s->st.closed_at_end++;
 	}
 	if (t->name && *t->name)
-		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, t->tid);
+		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, t->h.tid);
 	else
-		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", t->tid, t->pid);
+		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", t->h.tid,
+			 t->h.pid);
 	fputs(first ? "\n" : ",\n", s->out);
 	fputs("{\"type\":\"evented\",\"name\":", s->out);
 	ft_json_str(s->out, pname);
@@ -417,12 +382,12 @@ static int cmp_tid(const void *a, const void *b)
 	const struct sthread *x = *(const struct sthread *const *)a;
 	const struct sthread *y = *(const struct sthread *const *)b;
 
-	return x->tid < y->tid ? -1 : x->tid > y->tid;
+	return x->h.tid < y->h.tid ? -1 : x->h.tid > y->h.tid;
 }
 
 int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *stats)
 {
-	struct sthread **order = calloc(s->used ? s->used : 1, sizeof(*order));
+	struct sthread **order = calloc(s->threads.used ? s->threads.used : 1, sizeof(*order));
 	size_t n = 0;
 	int ret = -1;
 	char dname[512];
@@ -431,9 +396,12 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 		errno = ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < s->cap; i++)
-		if (s->th[i].used && (s->th[i].nevents || s->th[i].depth))
-			order[n++] = &s->th[i];
+	for (size_t i = 0; i < s->threads.cap; i++) {
+		struct sthread *t = ft_tidtab_slot(&s->threads, i);
+
+		if (t && (t->nevents || t->depth))
+			order[n++] = t;
+	}
 	qsort(order, n, sizeof(*order), cmp_tid);
 
 	if (s->st.lost_events)
@@ -476,16 +444,20 @@ out:
 	s->st.frames = s->nframes;
 	if (stats)
 		*stats = s->st;
-	for (size_t i = 0; i < s->cap; i++) {
-		free(s->th[i].name);
-		free(s->th[i].buf);
-		free(s->th[i].chunks);
-		free(s->th[i].stack);
+	for (size_t i = 0; i < s->threads.cap; i++) {
+		struct sthread *t = ft_tidtab_slot(&s->threads, i);
+
+		if (t) {
+			free(t->name);
+			free(t->buf);
+			free(t->chunks);
+			free(t->stack);
+		}
 	}
 	if (s->spill >= 0)
 		close(s->spill);
 	free(order);
-	free(s->th);
+	ft_tidtab_free(&s->threads);
 	free(s->ftab);
 	free(s->forder);
 	free(s->arena);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 
 #include "export_progress.h"
+#include "hash.h"
+#include "tidtab.h"
 
 struct slot {
 	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */
@@ -45,12 +47,8 @@ struct ft_folded {
  * a skewed input only costs probe length, bounded by the load factor. */
 static uint64_t hash_key(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = ft_hash_fnv1a(s, n);
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 0x100000001b3ull;
-	}
 	h ^= h >> 29;
 	return h ? h : 1;
 }
@@ -489,8 +487,7 @@ struct gcall {
 };
 
 struct gthread {
-	uint32_t tid;
-	int used;
+	struct ft_tid_entry h; /* first (tidtab.h): tid */
 	char *path;        /* "root;a;b" of the open calls */
 	size_t plen, pcap;
 	size_t root_len;   /* length of the root part (no call open) */
@@ -500,8 +497,7 @@ struct gthread {
 
 struct ft_graphfold {
 	struct ft_folded *out;
-	struct gthread *th;  /* open addressing by tid */
-	size_t cap, used;
+	struct ft_tidtab threads; /* struct gthread */
 	uint64_t unmatched;
 };
 
@@ -512,9 +508,7 @@ struct ft_graphfold *ft_graphfold_new(struct ft_folded *out)
 	if (!g)
 		return NULL;
 	g->out = out;
-	g->cap = 64;
-	g->th = calloc(g->cap, sizeof(*g->th));
-	if (!g->th) {
+	if (ft_tidtab_init(&g->threads, sizeof(struct gthread))) {
 		free(g);
 		errno = ENOMEM;
 		return NULL;
@@ -526,49 +520,21 @@ void ft_graphfold_free(struct ft_graphfold *g)
 {
 	if (!g)
 		return;
-	for (size_t i = 0; i < g->cap; i++) {
-		free(g->th[i].path);
-		free(g->th[i].calls);
+	for (size_t i = 0; i < g->threads.cap; i++) {
+		struct gthread *t = ft_tidtab_slot(&g->threads, i);
+
+		if (t) {
+			free(t->path);
+			free(t->calls);
+		}
 	}
-	free(g->th);
+	ft_tidtab_free(&g->threads);
 	free(g);
-}
-
-static size_t tid_slot(const struct gthread *tab, size_t cap, uint32_t tid)
-{
-	size_t j = (tid * 0x9e3779b1u) & (cap - 1);
-
-	while (tab[j].used && tab[j].tid != tid)
-		j = (j + 1) & (cap - 1);
-	return j;
 }
 
 static struct gthread *get_thread(struct ft_graphfold *g, uint32_t tid, int create)
 {
-	size_t j = tid_slot(g->th, g->cap, tid);
-
-	if (g->th[j].used)
-		return &g->th[j];
-	if (!create)
-		return NULL;
-	if ((g->used + 1) * 2 > g->cap) {
-		size_t ncap = g->cap * 2;
-		struct gthread *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < g->cap; i++)
-			if (g->th[i].used)
-				nt[tid_slot(nt, ncap, g->th[i].tid)] = g->th[i];
-		free(g->th);
-		g->th = nt;
-		g->cap = ncap;
-		j = tid_slot(g->th, g->cap, tid);
-	}
-	g->th[j].used = 1;
-	g->th[j].tid = tid;
-	g->used++;
-	return &g->th[j];
+	return ft_tidtab_get(&g->threads, tid, 0, create);
 }
 
 static int path_append(struct gthread *t, const char *name)
@@ -659,10 +625,10 @@ int ft_graphfold_exit(struct ft_graphfold *g, uint32_t tid, uint64_t ts)
 
 int ft_graphfold_finish(struct ft_graphfold *g, uint64_t end_ts)
 {
-	for (size_t i = 0; i < g->cap; i++) {
-		struct gthread *t = &g->th[i];
+	for (size_t i = 0; i < g->threads.cap; i++) {
+		struct gthread *t = ft_tidtab_slot(&g->threads, i);
 
-		if (!t->used)
+		if (!t)
 			continue;
 		while (t->depth)
 			if (pop_call(g, t, end_ts))

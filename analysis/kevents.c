@@ -62,7 +62,9 @@ struct kcpu_stream {
 	size_t len, pos;
 	uint64_t ticks;
 	struct head h;
-	uint64_t kfull[MAX_FULL_STACK], ufull[MAX_FULL_STACK];
+	/* scratch for stacks stored in full, MAX_FULL_STACK each, allocated on
+	 * first use: a file may name up to MAX_CPUS CPUs that have none */
+	uint64_t *kfull, *ufull;
 	int done;
 };
 
@@ -577,8 +579,11 @@ void ft_kevents_close(struct ft_kevents *k)
 	if (!k)
 		return;
 	if (k->cpus)
-		for (int c = 0; c < k->nr_cpus; c++)
+		for (int c = 0; c < k->nr_cpus; c++) {
 			free(k->cpus[c].buf);
+			free(k->cpus[c].kfull);
+			free(k->cpus[c].ufull);
+		}
 	free(k->cpus);
 	if (k->tep)
 		tep_free(k->tep);
@@ -628,7 +633,7 @@ static int corrupt(struct ft_kevents *k, int cpu, size_t pos, const char *what)
 }
 
 static int read_stack(struct ft_kevents *k, struct kcpu_stream *s, const unsigned char *end,
-		      int full, int *id, const uint64_t **ips, uint32_t *nr, uint64_t *store)
+		      int full, int *id, const uint64_t **ips, uint32_t *nr, uint64_t **storep)
 {
 	const unsigned char *p = s->buf + s->pos;
 	uint64_t v;
@@ -647,8 +652,13 @@ static int read_stack(struct ft_kevents *k, struct kcpu_stream *s, const unsigne
 			*nr = k->stacks[v].nr;
 		}
 	} else {
+		uint64_t *store;
+
 		if (v > MAX_FULL_STACK || (size_t)(end - p) < v * 8)
 			return -1;
+		if (!*storep && !(*storep = malloc(MAX_FULL_STACK * sizeof(uint64_t))))
+			return -1;
+		store = *storep;
 		for (uint64_t i = 0; i < v; i++)
 			store[i] = ft_le64_get(p + 8 * i);
 		p += v * 8;
@@ -713,11 +723,11 @@ static int fill_head(struct ft_kevents *k, int c)
 				return corrupt(k, c, s->pos, "bad stack flags");
 			if ((tag & (KF_KSTACK_ID | KF_KSTACK_FULL)) &&
 			    read_stack(k, s, end, !!(tag & KF_KSTACK_FULL), &s->h.kid, &s->h.kips,
-				       &s->h.knr, s->kfull))
+				       &s->h.knr, &s->kfull))
 				return corrupt(k, c, s->pos, "bad kernel stack");
 			if ((tag & (KF_USTACK_ID | KF_USTACK_FULL)) &&
 			    read_stack(k, s, end, !!(tag & KF_USTACK_FULL), &s->h.uid, &s->h.uips,
-				       &s->h.unr, s->ufull))
+				       &s->h.unr, &s->ufull))
 				return corrupt(k, c, s->pos, "bad user stack");
 			s->h.valid = 1;
 			break;

@@ -17,7 +17,27 @@
  * mean of both threads' own time per call).  Ratios are computed within
  * the run, so a busy machine skews the absolute numbers, less the ratios.
  *
- *   build/bench/stackmap_bench [-q]      (-q: a shorter run, for tests)
+ * Three thread configurations, each a row per depth:
+ *
+ *   1    one thread: an uncontended mutex (two atomic ops) against the
+ *        lock-free path (its own atomic adds): expect ~1x.  The lock-free
+ *        map's advantage is under contention and in signal context (where
+ *        a mutex cannot go at all), not single-threaded.
+ *   2s   two threads hitting the SAME hot stacks: each hit adds to the
+ *        stack's own reference count, so those lines bounce between the
+ *        CPUs in both maps; the mutex adds its lock line.
+ *   2o   two threads, each hitting its OWN hot stacks (threads running
+ *        different code, the common case): the lock-free map writes only
+ *        the thread's own elements and its own counter shard, so nothing
+ *        bounces; the mutex map still bounces its lock.
+ *
+ * In both 2-thread configurations the threads are pinned to separate CPUs
+ * and started by a barrier, and the share of their timed loops that ran
+ * at the same time is printed (ovl): on a loaded machine it may be low,
+ * and then those rows say little about contention.
+ *
+ *   build/bench/stackmap_bench [-q] [-c]   (-q: a shorter run, for tests;
+ *                                           -c: thread CPU time)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -34,6 +54,7 @@
 #define HOT_SMALL 16 /* distinct stacks of the "hit 16" loops */
 #define INS_BITS 18  /* map for the insert loops: 2^18 stacks */
 #define MAXT 2
+#define NSETS MAXT /* hot sets: one per thread for the 2o rows */
 
 static long hit_iters = 4000000, ins_per_thread = 100000;
 
@@ -139,7 +160,8 @@ enum peer { FT, MUTEX, COPY, NPEERS };
 enum mode { HIT16, HIT1K, INSERT, NMODES };
 static const char *peer_name[NPEERS] = {"ftrail", "mutex", "copy"};
 
-static uint64_t (*hot)[FT_STACKMAP_MAX_DEPTH]; /* HOT stacks */
+/* NSETS x HOT stacks: set 0 is the shared one; thread t's own is set t */
+static uint64_t (*hot)[FT_STACKMAP_MAX_DEPTH];
 static struct ft_stackmap ftmap;
 static void *ftmem;
 static size_t ftlen;
@@ -152,24 +174,23 @@ struct job {
 	int mode; /* HIT16, HIT1K: hits on a hot set; INSERT: first inserts */
 	uint32_t depth;
 	int tid;
-	int cpu;          /* CPU to pin to, -1: not pinned */
+	int own; /* hits on hot set `tid` (2o) instead of set 0 */
+	int cpu; /* CPU to pin to, -1: not pinned */
 	double ns_per_call;
-	double t0, t1;    /* the timed loop, CLOCK_MONOTONIC (overlap of the threads) */
+	double t0, t1; /* the timed loop, CLOCK_MONOTONIC (overlap of the threads) */
 };
 
 /*
  * 2-thread runs: each thread pinned to a CPU of its own (the first ones the
- * process may use), both started by a barrier, both hitting the same hot
- * stacks, so the lock-free map and the mutex map are compared under real
- * contention.  The share of the runs during which the threads ran at the
- * same time is measured (wall-clock intervals of the timed loops) and
- * printed: on a loaded machine they may not overlap much, and then the
- * 2-thread rows say little about contention.
+ * process may use), both started by a barrier, hitting the same hot stacks
+ * (2s) or each its own (2o), so the lock-free map and the mutex map are
+ * compared under real contention.  The share of each run during which the
+ * threads ran at the same time is measured (wall-clock intervals of the
+ * timed loops) and returned: on a loaded machine they may not overlap
+ * much, and then the 2-thread rows say little about contention.
  */
 static int cpus[MAXT];
 static int ncpus;
-static double overlap_sum;
-static int overlap_n;
 
 static void pick_cpus(void)
 {
@@ -193,7 +214,7 @@ static double mono_ns(void)
 
 static void gen_hot(uint32_t depth, uint64_t seed)
 {
-	for (int i = 0; i < HOT; i++) {
+	for (int i = 0; i < NSETS * HOT; i++) {
 		for (uint32_t k = 0; k < depth; k++)
 			hot[i][k] = 0x401000 + (xorshift(&seed) % 8192) * 16;
 		hot[i][0] = 0x7f0000000000ull + (uint64_t)i * 32;
@@ -209,6 +230,7 @@ static void *run_job(void *arg)
 	size_t pos = 0;
 	long n = j->mode == INSERT ? ins_per_thread : hit_iters;
 	uint32_t nhot = j->mode == HIT16 ? HOT_SMALL : HOT;
+	const uint64_t(*hs)[FT_STACKMAP_MAX_DEPTH] = hot + (j->own ? j->tid * HOT : 0);
 	uint32_t idx[4096];
 	uint64_t acc = 0;
 	double t0, t1;
@@ -236,7 +258,7 @@ static void *run_job(void *arg)
 			buf[0] = 0x10000000ull + ((uint64_t)j->tid << 40) + (uint64_t)i * 16;
 			ips = buf;
 		} else {
-			ips = hot[idx[i & 4095]];
+			ips = hs[idx[i & 4095]];
 		}
 		switch (j->peer) {
 		case FT:
@@ -264,10 +286,16 @@ static void *run_job(void *arg)
 	return NULL;
 }
 
-/* Fresh maps (not timed), then nthreads workers; mean ns per call per thread. */
-static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthreads)
+/*
+ * Fresh maps (not timed), then nthreads workers, on their own hot sets when
+ * own; mean ns per call per thread.  *ovl: the share of the longest loop
+ * during which all threads ran (2 threads only).
+ */
+static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthreads, int own,
+		      double *ovl)
 {
 	int insert = mode == INSERT, nhot = mode == HIT16 ? HOT_SMALL : HOT;
+	int nsets = own ? nthreads : 1;
 	struct job jobs[MAXT];
 	pthread_t th[MAXT];
 	double sum = 0;
@@ -275,7 +303,9 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 	ft_stackmap_init(&ftmap, ftmem, ftlen, insert ? INS_BITS : 14);
 	mutex_map_init(&mmap_peer, insert ? INS_BITS : 14);
 	if (!insert) /* warm: the hot set is in the map */
-		for (int i = 0; i < nhot; i++) {
+		for (int i = 0; i < nsets * HOT; i++) {
+			if (i % HOT >= nhot)
+				continue;
 			if (peer == FT && ft_stackmap_get_id(&ftmap, hot[i], depth) < 0)
 				abort();
 			if (peer == MUTEX && mutex_map_get_id(&mmap_peer, hot[i], depth) < 0)
@@ -283,8 +313,9 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 		}
 	pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (struct job){peer, mode, depth, t, nthreads > 1 && ncpus >= nthreads ? cpus[t] : -1,
-				       0, 0, 0};
+		jobs[t] =
+		    (struct job){.peer = peer, .mode = mode, .depth = depth, .tid = t, .own = own};
+		jobs[t].cpu = nthreads > 1 && ncpus >= nthreads ? cpus[t] : -1;
 		pthread_create(&th[t], NULL, run_job, &jobs[t]);
 	}
 	for (int t = 0; t < nthreads; t++) {
@@ -302,8 +333,7 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 			if (jobs[t].t1 - jobs[t].t0 > span)
 				span = jobs[t].t1 - jobs[t].t0;
 		}
-		overlap_sum += span > 0 && hi > lo ? (hi - lo) / span : 0;
-		overlap_n++;
+		*ovl = span > 0 && hi > lo ? (hi - lo) / span : 0;
 	}
 	if (peer == FT) {
 		struct ft_stackmap_stat st;
@@ -396,12 +426,19 @@ static double hash_probe_len(int which, uint64_t base)
 	return sum / 8;
 }
 
+/* Thread configurations, one row each per depth (see the top of the file). */
+enum cfg { C1, C2S, C2O, NCFGS };
+static const char *cfg_name[NCFGS] = {"1", "2s", "2o"};
+static const int cfg_threads[NCFGS] = {1, 2, 2};
+
 int main(int argc, char **argv)
 {
 	static const uint32_t depths[] = {8, 16, 32, 64};
 	static const char *hname[] = {"jhash2 (seed 003)", "mult-xorshift (serial)",
 				      "mum pairs (wyhash-like)", "ft_hash_stack (NH+mum)"};
-	double res[4][MAXT][NMODES][NPEERS]; /* depth, threads-1, mode, peer */
+	double res[4][NCFGS][NMODES][NPEERS]; /* depth, configuration, mode, peer */
+	double ovl[4][NCFGS];		      /* mean overlap of the row's runs */
+	double ovl_cfg[NCFGS] = {0};
 
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-q")) {
@@ -415,7 +452,7 @@ int main(int argc, char **argv)
 		}
 	}
 	pick_cpus();
-	hot = aligned_alloc(64, sizeof(*hot) * HOT);
+	hot = aligned_alloc(64, sizeof(*hot) * NSETS * HOT);
 	ftlen = ft_stackmap_mem_size(INS_BITS);
 	ftmem = aligned_alloc(64, ftlen);
 	if (!hot || !ftmem)
@@ -436,46 +473,90 @@ int main(int argc, char **argv)
 
 	for (int d = 0; d < 4; d++) {
 		gen_hot(depths[d], 7 + (uint64_t)d);
-		for (int t = 1; t <= MAXT; t++)
-			for (int m = 0; m < NMODES; m++)
-				for (int p = 0; p < NPEERS; p++)
-					res[d][t - 1][m][p] =
-					    measure((enum peer)p, (enum mode)m, depths[d], t);
+		for (int c = 0; c < NCFGS; c++) {
+			int n = 0;
+
+			ovl[d][c] = 0;
+			for (int m = 0; m < NMODES; m++) {
+				/* inserts are of new, per-thread stacks: 2o would repeat 2s */
+				if (c == C2O && m == INSERT) {
+					for (int p = 0; p < NPEERS; p++)
+						res[d][c][m][p] = 0;
+					continue;
+				}
+				for (int p = 0; p < NPEERS; p++) {
+					double o = 0;
+
+					res[d][c][m][p] =
+					    measure((enum peer)p, (enum mode)m, depths[d],
+						    cfg_threads[c], c == C2O, &o);
+					ovl[d][c] += o;
+					n++;
+				}
+			}
+			ovl[d][c] /= n;
+			ovl_cfg[c] += ovl[d][c] / 4;
+		}
 	}
 
 	printf("\nget_id, ns per call per thread (%s time); hit16/hit1k: hits spread over "
 	       "16 / %d stacks, ins: a new stack each call; copy: full stack into a buffer\n",
 	       bench_clock == CLOCK_MONOTONIC ? "wall-clock" : "thread CPU", HOT);
-	printf("%5s %3s | %-23s | %-23s | %6s | %-20s | %s\n", "", "", "       ftrail",
-	       "       mutex", "", "     mutex/ftrail", "copy/ft");
-	printf("%5s %3s | %7s %7s %7s | %7s %7s %7s | %6s | %6s %6s %6s | %7s\n", "depth", "thr",
-	       "hit16", "hit1k", "ins", "hit16", "hit1k", "ins", "copy", "hit16", "hit1k", "ins",
-	       "hit16");
+	printf("thr: 1 = one thread; 2s = two threads, same hot stacks; 2o = two threads, each "
+	       "its own hot stacks\n(ins is always new per-thread stacks: not repeated in 2o); "
+	       "ovl: share of the 2-thread loops that ran at the same time\n");
+	printf("%5s %3s | %-23s | %-23s | %6s | %-20s | %7s | %s\n", "", "", "       ftrail",
+	       "       mutex", "", "     mutex/ftrail", "copy/ft", "");
+	printf("%5s %3s | %7s %7s %7s | %7s %7s %7s | %6s | %6s %6s %6s | %7s | %4s\n", "depth",
+	       "thr", "hit16", "hit1k", "ins", "hit16", "hit1k", "ins", "copy", "hit16", "hit1k",
+	       "ins", "hit16", "ovl");
 	for (int d = 0; d < 4; d++)
-		for (int t = 0; t < MAXT; t++) {
-			double(*r)[NPEERS] = res[d][t];
+		for (int c = 0; c < NCFGS; c++) {
+			double(*r)[NPEERS] = res[d][c];
+			char ovs[8] = "   -", fi[16] = "      -", mi[16] = "      -",
+			     ri[16] = "     -";
 
-			printf("%5u %3d | %7.2f %7.2f %7.2f | %7.2f %7.2f %7.2f | %6.2f | %5.2fx "
-			       "%5.2fx %5.2fx | %6.2fx\n",
-			       depths[d], t + 1, r[HIT16][FT], r[HIT1K][FT], r[INSERT][FT],
-			       r[HIT16][MUTEX], r[HIT1K][MUTEX], r[INSERT][MUTEX], r[HIT16][COPY],
-			       r[HIT16][MUTEX] / r[HIT16][FT], r[HIT1K][MUTEX] / r[HIT1K][FT],
-			       r[INSERT][MUTEX] / r[INSERT][FT], r[HIT16][COPY] / r[HIT16][FT]);
+			if (cfg_threads[c] > 1)
+				snprintf(ovs, sizeof(ovs), "%3.0f%%", 100 * ovl[d][c]);
+			if (c != C2O) {
+				snprintf(fi, sizeof(fi), "%7.2f", r[INSERT][FT]);
+				snprintf(mi, sizeof(mi), "%7.2f", r[INSERT][MUTEX]);
+				snprintf(ri, sizeof(ri), "%5.2fx",
+					 r[INSERT][MUTEX] / r[INSERT][FT]);
+			}
+			printf("%5u %3s | %7.2f %7.2f %7s | %7.2f %7.2f %7s | %6.2f | %5.2fx "
+			       "%5.2fx %6s | %6.2fx | %s\n",
+			       depths[d], cfg_name[c], r[HIT16][FT], r[HIT1K][FT], fi,
+			       r[HIT16][MUTEX], r[HIT1K][MUTEX], mi, r[HIT16][COPY],
+			       r[HIT16][MUTEX] / r[HIT16][FT], r[HIT1K][MUTEX] / r[HIT1K][FT], ri,
+			       r[HIT16][COPY] / r[HIT16][FT], ovs);
 		}
 	if (ncpus >= 2)
-		printf("\n2-thread runs: threads pinned to CPUs %d and %d, started by a barrier, "
-		       "same hot stacks; they overlapped %.0f%% of their loops on average\n",
-		       cpus[0], cpus[1], overlap_n ? 100 * overlap_sum / overlap_n : 0.0);
+		printf("\n2-thread runs: threads pinned to CPUs %d and %d, started by a barrier; "
+		       "mean overlap %.0f%% (2s), %.0f%% (2o)\n",
+		       cpus[0], cpus[1], 100 * ovl_cfg[C2S], 100 * ovl_cfg[C2O]);
 	else
 		printf("\n2-thread runs: only %d CPU available, threads not pinned (no real "
-		       "contention)\n", ncpus);
-	printf("\ntarget: hit at depth 16 <= 15 ns and >= 5x cheaper than the mutex map\n");
-	for (int t = 0; t < MAXT; t++)
-		printf("  %d thread%s: hit16 %.2f ns (mutex/ftrail %.2fx), hit1k %.2f ns "
-		       "(mutex/ftrail %.2fx)\n",
-		       t + 1, t ? "s" : " ", res[1][t][HIT16][FT],
-		       res[1][t][HIT16][MUTEX] / res[1][t][HIT16][FT], res[1][t][HIT1K][FT],
-		       res[1][t][HIT1K][MUTEX] / res[1][t][HIT1K][FT]);
+		       "contention)\n",
+		       ncpus);
+	if (bench_clock != CLOCK_MONOTONIC)
+		printf("thread CPU time does not charge a thread for time it sleeps on the mutex "
+		       "(futex wait): the mutex rows under contention are a lower bound\n");
+	printf("\nwhat each configuration shows (depth 16, mutex/ftrail):\n"
+	       "  1  thread : uncontended mutex vs lock-free, expect ~1x: hit16 %.2f ns, "
+	       "%.2fx; hit1k %.2f ns, %.2fx\n"
+	       "  2s threads: shared stacks, their refcount lines bounce in both maps: "
+	       "hit16 %.2f ns, %.2fx; hit1k %.2f ns, %.2fx (ovl %.0f%%)\n"
+	       "  2o threads: own stacks, only the mutex's lock bounces: "
+	       "hit16 %.2f ns, %.2fx; hit1k %.2f ns, %.2fx (ovl %.0f%%)\n",
+	       res[1][C1][HIT16][FT], res[1][C1][HIT16][MUTEX] / res[1][C1][HIT16][FT],
+	       res[1][C1][HIT1K][FT], res[1][C1][HIT1K][MUTEX] / res[1][C1][HIT1K][FT],
+	       res[1][C2S][HIT16][FT], res[1][C2S][HIT16][MUTEX] / res[1][C2S][HIT16][FT],
+	       res[1][C2S][HIT1K][FT], res[1][C2S][HIT1K][MUTEX] / res[1][C2S][HIT1K][FT],
+	       100 * ovl[1][C2S], res[1][C2O][HIT16][FT],
+	       res[1][C2O][HIT16][MUTEX] / res[1][C2O][HIT16][FT], res[1][C2O][HIT1K][FT],
+	       res[1][C2O][HIT1K][MUTEX] / res[1][C2O][HIT1K][FT], 100 * ovl[1][C2O]);
+	printf("target: hit at depth 16 <= 15 ns and >= 5x cheaper than the mutex map (issue 2)\n");
 	(void)peer_name;
 	return 0;
 }

@@ -157,15 +157,6 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 		ft_die("offcpu: --folded and --samples are separate outputs; give one");
 }
 
-static void add_event(struct ft_record_opts *o, const char *name)
-{
-	o->events = ft_realloc(o->events, (o->nr_events + 1) * sizeof(*o->events));
-	o->events[o->nr_events].name = ft_strdup(name);
-	o->events[o->nr_events].filter = NULL;
-	o->events[o->nr_events].trigger = NULL;
-	o->nr_events++;
-}
-
 /*
  * For -p PID, where no runtime runs in the process to describe it: the
  * MODULES lines (executable file mappings, tracefile.h's format) with their
@@ -290,10 +281,10 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 	o.buffer_kb = a->buffer_kb ? a->buffer_kb : 8192;
 	o.quiet = a->quiet;
 	o.argv = a->argv;
-	add_event(&o, "sched:sched_switch");
-	add_event(&o, "sched:sched_wakeup");
-	add_event(&o, "sched:sched_wakeup_new");
-	add_event(&o, "sched:sched_process_fork");
+	ft_record_opts_add_event(&o, "sched:sched_switch");
+	ft_record_opts_add_event(&o, "sched:sched_wakeup");
+	ft_record_opts_add_event(&o, "sched:sched_wakeup_new");
+	ft_record_opts_add_event(&o, "sched:sched_process_fork");
 
 	snprintf(meta, sizeof(meta), "offcpu_threshold_ms=%llu\n",
 		 (unsigned long long)(a->thresh_ns / 1000000));
@@ -303,9 +294,7 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 	x.attached = on_attached;
 	if (ft_record_session(&o, &x, argc, argv, err, sizeof(err)))
 		ft_die("%s", err);
-	for (size_t i = 0; i < o.nr_events; i++)
-		free(o.events[i].name);
-	free(o.events);
+	ft_record_opts_free(&o);
 	a->input = a->output;
 }
 

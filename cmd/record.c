@@ -75,13 +75,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-void ft_strv_push(struct ft_strv *sv, const char *s)
-{
-	sv->v = ft_realloc(sv->v, (sv->n + 2) * sizeof(*sv->v));
-	sv->v[sv->n++] = ft_strdup(s);
-	sv->v[sv->n] = NULL;
-}
-
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
 	uint64_t v;
@@ -128,11 +121,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			ft_strv_push(&o->pids, optarg);
 			break;
 		case 'e':
-			o->events = ft_realloc(o->events, (o->nr_events + 1) * sizeof(*o->events));
-			o->events[o->nr_events].name = ft_strdup(optarg);
-			o->events[o->nr_events].filter = NULL;
-			o->events[o->nr_events].trigger = NULL;
-			o->nr_events++;
+			ft_record_opts_add_event(o, optarg);
 			break;
 		case 'R': /* uev: one trigger per -e, like trace-cmd record -R */
 			if (!o->nr_events || o->events[o->nr_events - 1].trigger)
@@ -195,28 +184,6 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		ft_die("nothing to record: give a program (-- ./prog) and/or events (-e)");
 }
 
-static void free_strv(struct ft_strv *sv)
-{
-	for (size_t i = 0; i < sv->n; i++)
-		free(sv->v[i]);
-	free(sv->v);
-}
-
-static void free_opts(struct ft_record_opts *o)
-{
-	free_strv(&o->filter);
-	free_strv(&o->notrace);
-	free_strv(&o->graph);
-	free_strv(&o->graph_notrace);
-	free_strv(&o->pids);
-	for (size_t i = 0; i < o->nr_events; i++) {
-		free(o->events[i].name);
-		free(o->events[i].filter);
-		free(o->events[i].trigger);
-	}
-	free(o->events);
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
@@ -225,6 +192,6 @@ int cmd_record(int argc, char **argv)
 	parse_args(argc, argv, &o);
 	if (ft_record_session(&o, NULL, argc, argv, err, sizeof(err)))
 		ft_die("%s", err);
-	free_opts(&o);
+	ft_record_opts_free(&o);
 	return 0;
 }

@@ -199,15 +199,14 @@ static char *read_text_file(const char *path, size_t *len)
  */
 static void elf_layout(const char *path, uint64_t *base, uint64_t *start, uint64_t *end)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), first = 1;
+	int fd, first = 1;
 	size_t n = 0;
-	Elf *e;
+	char err[512];
+	Elf *e = ft_elf_open(path, &fd, err, sizeof(err));
 
-	if (fd < 0)
-		ft_die("cannot open %s: %s", path, strerror(errno));
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n) < 0)
+	if (!e)
+		ft_die("%s", err);
+	if (elf_getphdrnum(e, &n) < 0)
 		ft_die("%s: not an ELF file", path);
 	*base = 0;
 	*start = UINT64_MAX;

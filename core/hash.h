@@ -37,6 +37,7 @@
 #ifndef FTRAIL_HASH_H
 #define FTRAIL_HASH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* ---- lookup3 (jhash2), for comparison ---- */
@@ -222,6 +223,24 @@ static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64
 		a1 += (w[0] + k[0]) * (k[1] | 1);
 	h = ft_mum((a0 + a2) ^ FT_HASH_P3, (a1 + a3) ^ FT_HASH_P1);
 	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* ---- names ---- */
+
+/*
+ * FNV-1a, 64 bit, over n bytes of s: the string hash of the readers' tables
+ * (folded stacks, speedscope frames).  Not seeded: table keys there are
+ * names from a trace, and a skewed input only costs probe length.
+ */
+static inline uint64_t ft_hash_fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
 }
 
 #endif

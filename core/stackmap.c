@@ -13,8 +13,9 @@
  *   +--------------------------+ 576
  *   | next_elt (own line)      |
  *   +--------------------------+ 640
- *   | shards[64] (64 B each):  |  per-thread-ish counters: successes and
- *   |  served, drops           |  in-flight callers packed in `served`
+ *   | shards[64] (64 B each):  |  per-thread counters (a thread-local
+ *   |  served, drops           |  index picks one): successes and
+ *   |                          |  in-flight callers packed in `served`
  *   +--------------------------+ SLOTS_OFF
  *   | slots[2^(bits+1)]:       |  the hash table: key (0 = free) and
  *   |  key u32, val u32        |  val = element index + 1 (0 = none yet)
@@ -55,8 +56,9 @@
  * below 2^19, and lookup is one array access.
  *
  * Reset (control path, tracing stopped) without RCU: every get_id counts
- * itself in flight in its shard before it reads `resetting`; reset sets
- * `resetting` and then waits until every shard has no caller in flight.
+ * itself in flight in its thread's shard before it reads `resetting`;
+ * reset sets `resetting` and then waits until every shard (all of them,
+ * whichever thread or process uses which) has no caller in flight.
  * Both sides are seq_cst (a store followed by a load of the other's
  * variable, Dekker's pattern), so either reset sees the caller's count and
  * waits for it, or the caller sees `resetting` and leaves without touching
@@ -108,11 +110,13 @@ _Static_assert(FT_HASH_MAX_WORDS >= FT_STACKMAP_MAX_DEPTH, "the hash keys cover 
 #define INFLIGHT_MASK ((1ull << INFLIGHT_BITS) - 1)
 #define ONE_SUCCESS (1ull << INFLIGHT_BITS)
 
+/* One cache line per shard (the block is 64-byte aligned, see layout). */
 struct shard {
 	_Atomic uint64_t served; /* successes << INFLIGHT_BITS | in flight */
 	_Atomic uint64_t drops;
 	char pad[48];
 };
+_Static_assert(sizeof(struct shard) == 64, "a shard fills one cache line");
 
 struct slot {
 	_Atomic uint32_t key; /* 0 = free; else the stack's hash, never 0 */
@@ -285,20 +289,53 @@ uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint
 }
 
 /*
- * The caller's counter shard.  Threads run on distinct stacks, so hashing
- * the frame address spreads them over the shards without thread-local
- * storage (whose first touch may call malloc in a preloaded library) or a
- * system call (getcpu).  A signal handler normally runs on the same stack
- * and shares its thread's shard; that is fine because every shard update
- * is an atomic read-modify-write: a plain `x++` (load, add, store) would
- * lose the handler's increment if the signal landed between the load and
- * the store, and two threads may share a shard anyway.
+ * The caller's counter shard: one per thread, not per stack.
+ *
+ * Each thread takes an index, round-robin from a process-wide cursor, the
+ * first time it calls get_id, and keeps it in static TLS.  initial-exec:
+ * the map is linked into the ftrail tool and into libftrail.so, which is
+ * LD_PRELOADed (never dlopen'ed), so the variable lives in the static TLS
+ * block that the loader allocates with the thread.  Reading it is an
+ * %fs-relative load (in libftrail.so after one GOT load of its offset):
+ * no __tls_get_addr, no lazy allocation (which could call malloc, unsafe
+ * in a signal handler), no system call.  Shards are
+ * 64 bytes apart (one cache line each, struct shard), so threads with
+ * distinct indexes never write the same line; the first NR_SHARDS threads
+ * of a process get distinct indexes, later ones wrap.
+ *
+ * A shard is not owned by one thread: threads past NR_SHARDS, and threads
+ * of other processes that share the block (the cursor is per process; a
+ * forked child inherits its parent's cursor and its forking thread's
+ * index), may land on the same shard.  So
+ * every update of a shard stays an atomic read-modify-write.  That also
+ * covers a signal handler that interrupts get_id on the same thread: it
+ * uses the same shard, and a relaxed atomic add is still one indivisible
+ * RMW (one `lock xadd`/`lock add` on x86), which a signal cannot split; a
+ * plain `x++` (load, add, store) would lose the handler's increment if the
+ * signal landed between the load and the store.
+ *
+ * Lazy assignment and signals: if a handler interrupts the first call
+ * between the load of tls_shard and the store below, both pick an index
+ * and the later store wins; each get_id uses the shard it picked for both
+ * its enter and its leave (the pointer is kept in a local), so the counts
+ * stay balanced whichever index the thread keeps.  tls_shard is an atomic
+ * accessed relaxed only because a handler may write it; it is thread-
+ * private, so it orders nothing.
  */
+static __thread _Atomic uint32_t tls_shard __attribute__((tls_model("initial-exec")));
+static _Atomic uint32_t shard_cursor; /* next index to hand out, mod NR_SHARDS */
+
 static inline struct shard *pick_shard(struct ft_stackmap_shared *m)
 {
-	uint64_t sp = (uintptr_t)__builtin_frame_address(0) >> 16;
+	uint32_t i = atomic_load_explicit(&tls_shard, memory_order_relaxed);
 
-	return &m->shards[(sp * 0x9E3779B97F4A7C15ull) >> (64 - SHARD_BITS)];
+	if (__builtin_expect(i == 0, 0)) {
+		/* Relaxed: the index only spreads threads; it publishes nothing. */
+		i = atomic_fetch_add_explicit(&shard_cursor, 1, memory_order_relaxed);
+		i = i % NR_SHARDS + 1;
+		atomic_store_explicit(&tls_shard, i, memory_order_relaxed);
+	}
+	return &m->shards[i - 1]; /* 0 means "not assigned yet" */
 }
 
 /*
@@ -577,6 +614,7 @@ static int drain(struct ft_stackmap_shared *m)
 	while (atomic_load_explicit(&m->readers, memory_order_seq_cst))
 		if (drain_wait(&t0, &spins))
 			return -EBUSY;
+	/* Every shard: a caller counts itself in its thread's, whichever that is. */
 	for (i = 0; i < NR_SHARDS; i++) {
 		/*
 		 * seq_cst: the load half of the Dekker pair (see get_id's

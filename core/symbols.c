@@ -155,7 +155,7 @@ static void elf_build_id(Elf *e, char *hex, size_t len)
 	}
 }
 
-static Elf *elf_open_path(const char *path, int *fdp, char *err, size_t errlen)
+Elf *ft_elf_open(const char *path, int *fdp, char *err, size_t errlen)
 {
 	struct stat st;
 	Elf *e;
@@ -169,16 +169,9 @@ static Elf *elf_open_path(const char *path, int *fdp, char *err, size_t errlen)
 	 * Paths come from trace files, which may be hostile: never block on a
 	 * FIFO or read a device; only regular files are ELF candidates.
 	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0) {
-		ft_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	fd = ft_open_regular(path, &st, err, errlen);
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ft_seterr(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return NULL;
-	}
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	if (!e || elf_kind(e) != ELF_K_ELF) {
 		ft_seterr(err, errlen, "%s: not an ELF file", path);
@@ -194,7 +187,7 @@ static Elf *elf_open_path(const char *path, int *fdp, char *err, size_t errlen)
 int ft_elf_build_id(const char *path, char *hex, size_t len)
 {
 	int fd;
-	Elf *e = elf_open_path(path, &fd, NULL, 0);
+	Elf *e = ft_elf_open(path, &fd, NULL, 0);
 
 	if (!e)
 		return -1;
@@ -246,7 +239,7 @@ struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bi
 	int fd, ret = 0;
 	Elf *e;
 
-	e = elf_open_path(path, &fd, err, errlen);
+	e = ft_elf_open(path, &fd, err, errlen);
 	if (!e)
 		return NULL;
 	if (build_id)

@@ -47,6 +47,17 @@ void ft_symtab_free(struct ft_symtab *st);
 struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bidlen, char *err,
 				     size_t errlen);
 
+struct Elf; /* libelf's Elf */
+
+/*
+ * Open an ELF file for reading through libelf (ELF_C_READ), refusing what
+ * is not a regular file (ft_open_regular(): paths may come from hostile
+ * trace files).  Returns the handle and its fd in *fdp (release both:
+ * elf_end(), close()), or NULL with "PATH: reason", "PATH: not a regular
+ * file" or "PATH: not an ELF file" in err.
+ */
+struct Elf *ft_elf_open(const char *path, int *fdp, char *err, size_t errlen);
+
 /* Just the GNU build id of an ELF file, in hex.  0, or -1 (none/unreadable). */
 int ft_elf_build_id(const char *path, char *hex, size_t len);
 

@@ -280,16 +280,9 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	uint32_t hsize;
 	int fd, seen_end = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ft_seterr(err, errlen, "%s: %s", path, strerror(errno));
+	fd = ft_open_regular(path, &st, err, errlen);
+	if (fd < 0)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ft_seterr(err, errlen, "%s: not a regular file", path);
-		close(fd);
-		return NULL;
-	}
 	if ((uint64_t)st.st_size < FILE_HDR_SIZE || read_at(fd, hdr, sizeof(hdr), 0) < 0) {
 		ft_seterr(err, errlen, "%s: truncated file header (%lld bytes)", path,
 		       (long long)st.st_size);

@@ -157,6 +157,7 @@ int ft_uev_sel_exact(const char *name)
 /* ---- tool side ---- */
 
 #include "opts.h"
+#include "symbols.h"
 #include "tracefile.h"
 #include "trigger.h"
 
@@ -234,15 +235,11 @@ int ft_uev_scan_file(const char *path, int (*fn)(const struct ftrail_event *ev, 
 	int fd, count = 0;
 	Elf_Scn *scn = NULL;
 
-	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	v.elf = ft_elf_open(path, &fd, err, errlen);
+	if (!v.elf)
 		return -1;
-	}
-	v.elf = elf_begin(fd, ELF_C_READ, NULL);
-	if (!v.elf || elf_kind(v.elf) != ELF_K_ELF || gelf_getclass(v.elf) != ELFCLASS64 ||
-	    elf_getshdrnum(v.elf, &v.nsec) || elf_getshdrstrndx(v.elf, &shstr)) {
+	if (gelf_getclass(v.elf) != ELFCLASS64 || elf_getshdrnum(v.elf, &v.nsec) ||
+	    elf_getshdrstrndx(v.elf, &shstr)) {
 		snprintf(err, errlen, "%s: not a 64-bit ELF file", path);
 		count = -1;
 		goto out;

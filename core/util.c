@@ -2,11 +2,14 @@
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 void ft_seterr(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -105,4 +108,21 @@ int ft_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 int ft_is_help(const char *arg)
 {
 	return !strcmp(arg, "--help") || !strcmp(arg, "-h");
+}
+
+int ft_open_regular(const char *path, struct stat *st, char *err, size_t errlen)
+{
+	/* O_NONBLOCK: opening a FIFO would otherwise wait for a writer */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+
+	if (fd < 0) {
+		ft_seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
+		ft_seterr(err, errlen, "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
 }

@@ -35,6 +35,17 @@ void *ft_calloc(size_t nmemb, size_t n);
 void *ft_realloc(void *p, size_t n);
 char *ft_strdup(const char *s);
 
+struct stat;
+
+/*
+ * Open path read-only (close-on-exec) as a regular file, for readers of
+ * files whose paths may come from hostile input: never blocks on a FIFO,
+ * never acquires a terminal, refuses devices and directories.  Returns the
+ * fd with *st filled, or -1 with "PATH: reason" or "PATH: not a regular
+ * file" in err (nothing left open).
+ */
+int ft_open_regular(const char *path, struct stat *st, char *err, size_t errlen);
+
 /* Monotonic nanoseconds (CLOCK_MONOTONIC). */
 uint64_t ft_now_ns(void);
 

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols.h"
 #include "urec_int.h"
 
 /*
@@ -109,21 +110,13 @@ static int hook_symbol(const char *s)
 int urec_elf_instrumented(const char *path)
 {
 	int fd, ret = -1;
-	Elf *e;
+	Elf *e = ft_elf_open(path, &fd, NULL, 0);
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	char magic[4];
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, ELFMAG, 4)) {
-		close(fd);
+	if (!e)
 		return -1; /* a script or something else: cannot tell */
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getshdrstrndx(e, &shstrndx))
+	if (elf_getshdrstrndx(e, &shstrndx))
 		goto out;
 	ret = 0;
 	while ((scn = elf_nextscn(e, scn)) != NULL && !ret) {
@@ -154,8 +147,7 @@ int urec_elf_instrumented(const char *path)
 		}
 	}
 out:
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
 	return ret;
 }
@@ -164,19 +156,11 @@ int urec_elf_static(const char *path)
 {
 	int fd, ret = -1;
 	size_t n;
-	Elf *e;
-	char magic[4];
+	Elf *e = ft_elf_open(path, &fd, NULL, 0);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!e)
 		return -1;
-	if (pread(fd, magic, 4, 0) != 4 || memcmp(magic, ELFMAG, 4)) {
-		close(fd);
-		return -1;
-	}
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (e && elf_kind(e) == ELF_K_ELF && !elf_getphdrnum(e, &n)) {
+	if (!elf_getphdrnum(e, &n)) {
 		ret = 1;
 		for (size_t i = 0; i < n; i++) {
 			GElf_Phdr ph;
@@ -185,8 +169,7 @@ int urec_elf_static(const char *path)
 				ret = 0;
 		}
 	}
-	if (e)
-		elf_end(e);
+	elf_end(e);
 	close(fd);
 	return ret;
 }

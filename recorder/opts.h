@@ -16,6 +16,7 @@ struct ft_strv {
 	size_t n;
 };
 
+/* Append a copy of s (the vector stays NULL-terminated).  Dies when out of memory. */
 void ft_strv_push(struct ft_strv *sv, const char *s);
 
 struct ft_event_sel {
@@ -47,5 +48,15 @@ struct ft_record_opts {
 
 	char **argv;               /* the program after --, NULL-terminated, or NULL */
 };
+
+/*
+ * Append an -e selection name (no filter, no trigger yet) and return it,
+ * valid until the next append.  Dies when out of memory (recorder/opts.c,
+ * tool only, as ft_strv_push).
+ */
+struct ft_event_sel *ft_record_opts_add_event(struct ft_record_opts *o, const char *name);
+
+/* Free what the vectors and event selections of o hold.  Cannot fail. */
+void ft_record_opts_free(struct ft_record_opts *o);
 
 #endif

@@ -469,18 +469,17 @@ static int pend_flush_all(struct ft_urecord *u, struct ft_writer *w)
 	return r;
 }
 
-static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_pageinfo *info,
-		    const void *page)
+/*
+ * Append len bytes to p's buffer, growing it (64 KiB, then doubling).
+ * Returns 0, or -1 (ENOMEM) with p unchanged.
+ */
+static int pend_append(struct pend *p, const void *data, size_t len)
 {
-	struct pend *p = pend_get(u, info->buf_id);
-
-	if (!p)
-		return -1;
-	if (p->len + info->len > p->cap) {
+	if (p->len + len > p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
 		char *nb;
 
-		while (nc < p->len + info->len)
+		while (nc < p->len + len)
 			nc *= 2;
 		nb = realloc(p->buf, nc);
 		if (!nb)
@@ -488,8 +487,18 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 		p->buf = nb;
 		p->cap = nc;
 	}
-	memcpy(p->buf + p->len, page, info->len);
-	p->len += info->len;
+	memcpy(p->buf + p->len, data, len);
+	p->len += len;
+	return 0;
+}
+
+static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_pageinfo *info,
+		    const void *page)
+{
+	struct pend *p = pend_get(u, info->buf_id);
+
+	if (!p || pend_append(p, page, info->len))
+		return -1;
 	u->pend_bytes += info->len;
 	if (p->len >= CHUNK_BYTES)
 		return pend_flush(u, w, p);
@@ -593,21 +602,9 @@ static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, con
 {
 	struct pend *p = &u->sbuf;
 
-	if (p->len + info->len > p->cap) {
-		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
-		char *nb;
-
-		while (nc < p->len + info->len)
-			nc *= 2;
-		nb = realloc(p->buf, nc);
-		if (!nb)
-			return -1;
-		p->buf = nb;
-		p->cap = nc;
-	}
+	if (pend_append(p, page, info->len))
+		return -1;
 	p->id = info->buf_id;
-	memcpy(p->buf + p->len, page, info->len);
-	p->len += info->len;
 	return 0;
 }
 

@@ -277,19 +277,22 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
  * m's object was found where m is, under the same name, but something was
  * unloaded since the last scan without our dlclose wrapper noticing (a
  * glibc-internal dlclose, or a close and a reopen in other threads between
- * two scans): is the object there now another one?  1 when its build id
- * differs from m's (a rebuilt file): a new module then.  Otherwise it is
- * the same file, perhaps mapped afresh: if a site m believes patched holds
- * the compiled nop, it was, and nothing of it is patched any more (the
- * next rt_filters_apply_all patches it again).  Runs in the dl_iterate_phdr
- * callback, where the object cannot be unmapped.  Caller holds rt.lock.
+ * two scans): is the object there now another one?  1 when its extent
+ * (hi) or build id differs from m's (a rebuilt file): a new module then.
+ * Otherwise it is the same file, perhaps mapped afresh: if a site m
+ * believes patched holds the compiled nop, it was, and nothing of it is
+ * patched any more (the next rt_filters_apply_all patches it again).  Runs
+ * in the dl_iterate_phdr callback, where the object cannot be unmapped.
+ * Caller holds rt.lock.
  */
-static int reloaded(struct rt_module *m, struct dl_phdr_info *info)
+static int reloaded(struct rt_module *m, struct dl_phdr_info *info, uint64_t hi)
 {
 	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
 	uint8_t bid[32];
 	uint32_t n = find_build_id(info, bid, sizeof(bid));
 
+	if (hi != m->end)
+		return 1; /* not even the same size (files without build ids) */
 	if (m->shm_idx >= 0) {
 		struct ft_session_module *sm = &ft_session_modules(rt.sess)[m->shm_idx];
 
@@ -352,7 +355,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (m->gone || m->start != lo || m->bias != info->dlpi_addr || m->dl_key != key)
 			continue;
 		/* objects were unloaded since the last scan: is it the same? */
-		if (sc->subs != last_subs && reloaded(m, info))
+		if (sc->subs != last_subs && reloaded(m, info, hi))
 			continue; /* another object: added below, m retired */
 		m->seen = (int)scan_gen; /* known */
 		return 0;
@@ -705,6 +708,7 @@ static void load_sites(struct rt_module *m)
 		if (m->nr_sites > before && rt.ctl)
 			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
 	}
+	rt_patch_normalize(m); /* 1-byte nop runs: one 5-byte nop each (patch.c) */
 	rt_modmem_exit();
 }
 

@@ -26,10 +26,11 @@
  *    bytes 1..4, serialise, write the first byte, serialise.  A thread that
  *    hits the int3 meanwhile gets SIGTRAP; our handler moves it past the
  *    5-byte site (the call is simply not taken that once, so entry and exit
- *    stay paired).  Residual window, documented: with a run of 1-byte nops
- *    a thread preempted between two of those nops during a LIVE re-patch
- *    would resume inside the new call; the initial patching happens in the
- *    constructor, before the program can have started a thread.
+ *    stay paired).  A run of 1-byte nops is not re-patched while threads
+ *    run: a thread preempted between two of those nops would resume inside
+ *    the new call.  rt_patch_normalize turns each run into one 5-byte nop
+ *    when the module's sites are read (constructor, or right after dlopen,
+ *    before the program runs the library's code).
  *  Text pages are made writable with PROT_READ|PROT_WRITE|PROT_EXEC (never
  *  without EXEC, so other threads keep running in them) for the time of the
  *  write, then put back to PROT_READ|PROT_EXEC.
@@ -48,6 +49,7 @@
 static uint64_t stubs[RT_MAX_MODS]; /* per module: address of its stub, 0 = none */
 static int membarrier_ok;
 static volatile uint64_t poking_site; /* site in an int3 transition, 0 = none */
+static volatile uint64_t batch_lo, batch_hi; /* rt_patch_normalize's range, 0 = none */
 static struct sigaction old_trap;
 static int trap_installed;
 
@@ -68,6 +70,16 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 	if (site && ip - 1 == site) {
 		uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(site + 5);
 		return;
+	}
+	/* a site of rt_patch_normalize's batch: int3 then 4 more nop bytes
+	 * (the old 90 90 90 90 or the new 1f 44 00 00) */
+	if (ip - 1 >= __atomic_load_n(&batch_lo, __ATOMIC_ACQUIRE) && ip - 1 < batch_hi) {
+		const uint8_t *b = (const uint8_t *)ip;
+
+		if (!memcmp(b, "\x90\x90\x90\x90", 4) || !memcmp(b, "\x1f\x44\x00\x00", 4)) {
+			uc->uc_mcontext.gregs[REG_RIP] = (greg_t)(ip - 1 + 5);
+			return;
+		}
 	}
 	/* not ours: hand it on as if we were not there */
 	if (old_trap.sa_flags & SA_SIGINFO) {
@@ -148,6 +160,77 @@ void rt_patch_forget(int mod_idx)
 		return;
 	munmap((void *)stubs[mod_idx], 4096);
 	stubs[mod_idx] = 0;
+}
+
+/*
+ * gcc's -fpatchable-function-entry=5 sites are five 1-byte nops (site_kind
+ * 2): a thread preempted between two of them would resume inside a call
+ * written there meanwhile, so such a site can never be re-patched safely
+ * while threads run.  Turn every one of m into a single 5-byte nop
+ * (site_kind 1, which is patched atomically) as soon as its sites are
+ * known: from the constructor, before the program runs, or right after
+ * dlopen(), before the library's code has been handed to the program.  In
+ * case some thread does run there meanwhile, the change itself follows
+ * the int3 protocol above, for all sites at once (three core
+ * serialisations per module); the residual window is the one of the
+ * comment at the top, once per module instead of at every filter change.
+ * Sites whose bytes are not the nops are dropped (site_kind 0).  Caller
+ * holds rt.lock, inside the module memory guard.
+ */
+void rt_patch_normalize(struct rt_module *m)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	uint64_t lo = UINT64_MAX, hi = 0, a;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < m->nr_funcs; i++) {
+		struct rt_func *f = &m->funcs[i];
+
+		if (f->site_kind != 2)
+			continue;
+		if (f->patched || memcmp((const void *)f->site, "\x90\x90\x90\x90\x90", 5)) {
+			if (!f->patched)
+				f->site_kind = 0;
+			continue;
+		}
+		if (f->site < lo)
+			lo = f->site;
+		if (f->site + 5 > hi)
+			hi = f->site + 5;
+		n++;
+	}
+	if (!n)
+		return;
+	a = lo & ~0xfffull;
+	if (mprotect((void *)a, ((hi + 0xfff) & ~0xfffull) - a,
+		     PROT_READ | PROT_WRITE | PROT_EXEC))
+		return; /* they stay 1-byte nops: patched with the int3 protocol */
+	__atomic_store_n(&batch_hi, hi, __ATOMIC_RELAXED);
+	/* release: batch_hi before the handler can see batch_lo */
+	__atomic_store_n(&batch_lo, lo, __ATOMIC_RELEASE);
+	for (int phase = 0; phase < 3; phase++) {
+		for (uint32_t i = 0; i < m->nr_funcs; i++) {
+			struct rt_func *f = &m->funcs[i];
+			volatile uint8_t *b = (volatile uint8_t *)f->site;
+
+			if (f->site_kind != 2 || f->patched)
+				continue;
+			if (phase == 0) {
+				b[0] = 0xcc;
+			} else if (phase == 1) {
+				for (int k = 1; k < 5; k++)
+					b[k] = nop5[k];
+			} else {
+				b[0] = nop5[0];
+				f->site_kind = 1;
+				f->site_b4 = nop5[4];
+			}
+		}
+		sync_cores();
+	}
+	__atomic_store_n(&batch_lo, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&batch_hi, 0, __ATOMIC_RELAXED);
+	mprotect((void *)a, ((hi + 0xfff) & ~0xfffull) - a, PROT_READ | PROT_EXEC);
 }
 
 static int make_writable(uint64_t addr, int on)

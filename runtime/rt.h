@@ -221,6 +221,7 @@ RT_HIDDEN void rt_filters_apply_all(int warn_now);
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
 RT_HIDDEN void rt_patch_init(void);
 RT_HIDDEN void rt_patch_forget(int mod_idx);
+RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
 
 /* hooks.c */
 RT_HIDDEN void rt_hash_init(uint32_t nr);

@@ -11,7 +11,8 @@
 need_cmd python3
 N=${FTRAIL_MUTANTS:-6}
 C=$TOP/tests/fuzz/corpus
-seeds="kern-sched-nop kern-graph-stacks kern-offcpu-ustack uev-types uev-stacktrace uev-snapshot
+seeds="kern-sched-nop kern-graph-stacks kern-offcpu-ustack kern-fullstacks kern-exec-dataloc
+uev-types uev-stacktrace uev-snapshot
 func-stackmap real-graph-stacks threads lost-z kall"
 runs=0 fails=0
 

@@ -24,4 +24,30 @@ $FTRAIL stacks -i bad.dat >/dev/null 2>err || fail "stacks: $(cat err)"
 $FTRAIL export --format chrome -i bad.dat -o bad.json 2>err || fail "export: $(cat err)"
 expect_fail "ftrail: latency: no 'sched:sched_switch' event in bad.dat" \
 	$FTRAIL latency -i bad.dat --from sched:sched_switch --to sched:sched_switch
+# many formats that crash the parser: bounded work, one clear error
+python3 - "$TOP/tests/fuzz/shrink.py" <<'PY' || fail "cannot build the many-formats file"
+import importlib.util, struct, sys
+spec = importlib.util.spec_from_file_location("shrink", sys.argv[1])
+sh = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sh)
+d = open("bad.dat", "rb").read()
+out = bytearray(d[:24])
+for typ, fl, sid, body in sh.sections(d):
+    if typ == 8:  # KFORMATS: the bad sched_switch format 40 times more
+        blobs, q = [], 0
+        while q < len(body):
+            (nl,) = struct.unpack_from("<I", body, q)
+            name = body[q + 4:q + 4 + nl]
+            (dl,) = struct.unpack_from("<I", body, q + 4 + nl)
+            blobs.append((name, body[q + 8 + nl:q + 8 + nl + dl]))
+            q += 8 + nl + dl
+            if name == b"event:sched/sched_switch":
+                blobs += [blobs[-1]] * 40
+        body = b"".join(struct.pack("<I", len(n)) + n + struct.pack("<I", len(x)) + x
+                        for n, x in blobs)
+    out += sh.SEC.pack(typ, fl, sid, len(body), len(body)) + body
+open("many.dat", "wb").write(out)
+PY
+expect_fail "ftrail: many.dat: kernel formats: more than * of them crash libtraceevent" \
+	$FTRAIL show -i many.dat
 exit 0

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -229,6 +230,83 @@ static void test_pool_exhaustion(void **state)
 	assert_int_equal(st.successes, 1025);
 	assert_int_equal(ft_stackmap_for_each(h, sum_refs, &refs), 0);
 	assert_int_equal(refs, st.successes);
+	ft_stackmap_destroy(h);
+}
+
+/*
+ * Counters are sharded per thread (a thread-local index, round-robin over
+ * 64 shards): with more threads than shards, so that indexes wrap and
+ * threads share shards, every success and every drop is still counted
+ * exactly once, no caller is left "in flight" (reset drains at once and
+ * clears every shard), and counting goes on after the reset.
+ */
+#define CT_THREADS 80
+#define CT_HITS 200
+#define CT_DROPS 5
+
+struct ct_arg {
+	struct ft_stackmap *h;
+	uint32_t tid;
+	atomic_int *go;
+	int bad;
+};
+
+static void *counter_thread(void *arg)
+{
+	struct ct_arg *a = arg;
+	uint64_t s[12];
+
+	while (!atomic_load(a->go))
+		sched_yield();
+	mkstack(s, 12, 1000 + a->tid % 1024);
+	for (int i = 0; i < CT_HITS; i++)
+		if (ft_stackmap_get_id(a->h, s, 12) < 0)
+			a->bad++;
+	for (uint32_t i = 0; i < CT_DROPS; i++) {
+		mkstack(s, 12, 100000 + a->tid * CT_DROPS + i);
+		if (ft_stackmap_get_id(a->h, s, 12) != -ENOSPC)
+			a->bad++;
+	}
+	return NULL;
+}
+
+static void test_counters_per_thread(void **state)
+{
+	struct ft_stackmap *h = ft_stackmap_create(10);
+	struct ft_stackmap_stat st;
+	struct ct_arg args[CT_THREADS];
+	pthread_t th[CT_THREADS];
+	atomic_int go = 0;
+	uint64_t s[12], refs = 0;
+
+	assert_non_null(h);
+	for (uint32_t i = 0; i < 1024; i++) { /* fill the pool: later inserts drop */
+		mkstack(s, 12, 1000 + i);
+		assert_true(ft_stackmap_get_id(h, s, 12) >= 0);
+	}
+	for (uint32_t t = 0; t < CT_THREADS; t++) {
+		args[t] = (struct ct_arg){h, t, &go, 0};
+		assert_int_equal(pthread_create(&th[t], NULL, counter_thread, &args[t]), 0);
+	}
+	atomic_store(&go, 1);
+	for (uint32_t t = 0; t < CT_THREADS; t++) {
+		pthread_join(th[t], NULL);
+		assert_int_equal(args[t].bad, 0);
+	}
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.successes, 1024 + CT_THREADS * CT_HITS);
+	assert_int_equal(st.drops, CT_THREADS * CT_DROPS);
+	assert_int_equal(ft_stackmap_for_each(h, sum_refs, &refs), 0);
+	assert_int_equal(refs, st.successes);
+	/* nobody is left in flight: the drain ends at once */
+	assert_int_equal(ft_stackmap_reset(h), 0);
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.successes, 0);
+	assert_int_equal(st.drops, 0);
+	mkstack(s, 12, 7);
+	assert_true(ft_stackmap_get_id(h, s, 12) >= 0);
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.successes, 1);
 	ft_stackmap_destroy(h);
 }
 
@@ -771,6 +849,7 @@ int main(void)
 	    cmocka_unit_test(test_hash_zero_is_not_free),
 	    cmocka_unit_test(test_probe_bound),
 	    cmocka_unit_test(test_pool_exhaustion),
+	    cmocka_unit_test(test_counters_per_thread),
 	    cmocka_unit_test(test_reset_rules),
 	    cmocka_unit_test(test_reset_drains_inflight),
 	    cmocka_unit_test(test_text_shapes),
