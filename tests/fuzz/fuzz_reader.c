@@ -83,7 +83,7 @@ static void walk_sections(const char *path)
 		return;
 	for (size_t i = 0; i < ft_reader_nr_sections(r); i++) {
 		const struct ft_section *s = ft_reader_section(r, i);
-		struct ft_uev_table ut = { 0 };
+		struct ft_uev_table ut = {0};
 		struct ft_symtab *st;
 		size_t len;
 		void *p = ft_reader_load(r, s, &len, err, sizeof(err));
@@ -192,11 +192,11 @@ static void resolve_event(struct ft_trace *t, const struct ft_uev_table *ut,
 }
 
 static const struct ft_fmt_kops kops = {
-	.print_info = ft_kevents_print_info,
-	.lat_flags = ft_kevents_lat_flags,
-	.used_stackmap = ft_kevents_used_stackmap,
-	.sym = ft_kevents_sym,
-	.comm = ft_kevents_comm,
+    .print_info = ft_kevents_print_info,
+    .lat_flags = ft_kevents_lat_flags,
+    .used_stackmap = ft_kevents_used_stackmap,
+    .sym = ft_kevents_sym,
+    .comm = ft_kevents_comm,
 };
 
 /*
@@ -210,8 +210,8 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 	struct ft_trace *t = snapshot ? ft_trace_open_snapshot(path, 0, err, sizeof(err))
 				      : ft_trace_open(path, err, sizeof(err));
 	struct ft_trace_source src;
-	struct ksrc ks = { 0 };
-	struct ft_uev_table ut = { 0 };
+	struct ksrc ks = {0};
+	struct ft_uev_table ut = {0};
 	struct ft_event ev, next;
 	struct ft_fmt *f;
 	int n, ret;
@@ -228,7 +228,7 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		ks.options = options;
 		if (ks.k) {
-			src = (struct ft_trace_source){ "kernel", ksrc_next, ksrc_print, &ks };
+			src = (struct ft_trace_source){"kernel", ksrc_next, ksrc_print, &ks};
 			if (ft_trace_add_source(t, &src) < 0) {
 				ft_kevents_close(ks.k);
 				ks.k = NULL;
@@ -278,7 +278,7 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg)
 /* Every field of a kernel event, as a number and as text. */
 static void kevent_fields(struct ft_kevents *k, const struct ft_kevent *ev)
 {
-	static const char *const pseudo[] = { "cpu", "pid", "common_pid", "prev_pid", "nosuch" };
+	static const char *const pseudo[] = {"cpu", "pid", "common_pid", "prev_pid", "nosuch"};
 	struct tep_format_field **lists[2];
 	unsigned long long v;
 	char buf[256];
@@ -306,8 +306,9 @@ static void kevent_fields(struct ft_kevents *k, const struct ft_kevent *ev)
 static void walk_kevents(const char *path)
 {
 	static const uint64_t optsets[] = {
-		0, FT_OPT(EXPAND_STACKS) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR),
-		FT_OPT(RAW) | FT_OPT(HEX) | FT_OPT(LATENCY_FORMAT),
+	    0,
+	    FT_OPT(EXPAND_STACKS) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR),
+	    FT_OPT(RAW) | FT_OPT(HEX) | FT_OPT(LATENCY_FORMAT),
 	};
 	char err[512], buf[256];
 	struct ft_reader *r = ft_reader_open(path, err, sizeof(err));
@@ -374,7 +375,7 @@ static int xevent(const struct ft_xevent *ev, void *arg)
 
 static void draw(struct ft_folded *fo)
 {
-	struct ft_flame_opts o = { .title = "fuzz", .unit = "ns", .html = 1 };
+	struct ft_flame_opts o = {.title = "fuzz", .unit = "ns", .html = 1};
 	char err[256];
 
 	if (ft_folded_count(fo)) {
@@ -385,9 +386,9 @@ static void draw(struct ft_folded *fo)
 
 static void walk_export(const char *path, int complete)
 {
-	struct ft_chrome_opts co = { .complete = complete, .source = path };
+	struct ft_chrome_opts co = {.complete = complete, .source = path};
 	struct ft_xtrace_stats st;
-	struct xsink x = { 0 };
+	struct xsink x = {0};
 	struct ft_folded *fo;
 	char err[512];
 	struct ft_xtrace *xt = ft_xtrace_open(path, 1, err, sizeof(err));
