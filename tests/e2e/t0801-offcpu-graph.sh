@@ -25,7 +25,13 @@ sed -n '/^#/p' out | head -n 6
 # the user stacks came from the runtime's records
 awk '/user stacks of/ { for (i = 1; i <= NF; i++) if ($(i+1) == "from" && $(i+2) == "function_graph") n = $i } END { exit !(n > 0) }' out ||
 	fail "no user stack was rebuilt from function_graph records: $(grep 'user stacks of' out)"
-grep -q ' 0 unpaired switches' out || fail "switches lost: $(grep unpaired out)"
+# Unpaired switches happen only where this kernel did not report a switch-in
+# (seen on VMs whose idle task's switches go missing: doc/offcpu.md); every
+# one must then be matched by an interval the report closed at its wakeup.
+lostin=$(sed -n 's/^# switch-ins lost.*: \([0-9]*\) intervals ended.*/\1/p' out)
+unpaired=$(sed -n 's/^# not counted:.* \([0-9]*\) unpaired switches.*/\1/p' out)
+[ -n "$lostin" ] && [ -n "$unpaired" ] || fail "no switch accounting lines: $(grep '^#' out)"
+[ "$unpaired" -le "$lostin" ] || fail "switches lost beyond the kernel's dropped switch-ins: $(grep -E 'unpaired|switch-ins lost' out)"
 
 $FTRAIL offcpu -i off.dat --threshold 50 --folded >folded || fail "--folded"
 $FTRAIL offcpu -i off.dat --threshold 50 --samples >samples || fail "--samples"
