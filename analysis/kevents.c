@@ -234,7 +234,8 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 		k->stack_ips = ni;
 		k->cap_stack_ips = nc;
 	}
-	memcpy(k->stack_ips + k->nr_stack_ips, ips, nr * sizeof(*ips));
+	if (nr) /* an empty stack may come before any array exists: no NULL + 0 */
+		memcpy(k->stack_ips + k->nr_stack_ips, ips, nr * sizeof(*ips));
 	/* store the offset now; turned into pointers once the array is final */
 	k->stacks[id].ips = (const uint64_t *)(uintptr_t)k->nr_stack_ips;
 	k->stacks[id].nr = nr;
@@ -265,7 +266,8 @@ static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
 	free(bin);
 	for (uint32_t i = 0; i < k->nr_stacks; i++)
 		if (k->stacks[i].present)
-			k->stacks[i].ips = k->stack_ips + (uintptr_t)k->stacks[i].ips;
+			k->stacks[i].ips = k->stacks[i].nr ? k->stack_ips + (uintptr_t)k->stacks[i].ips
+							   : NULL;
 	return 0;
 }
 
