@@ -501,5 +501,26 @@ int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, voi
 		if (progress)
 			ft_progress_update(progress, 0, 0, x->st.xevents);
 	}
-	return ret < 0 ? -1 : 0;
+	if (ret < 0)
+		return -1;
+	/*
+	 * Threads whose name never became known (a kernel-side task that exited
+	 * before its comm was saved) are named as the kernel's trace file names
+	 * them, "<...>", so every thread of the export has its metadata.
+	 */
+	for (size_t i = 0; i < x->tcap; i++) {
+		struct tinfo *ti = &x->ti[i];
+		struct ft_xevent ev = { .type = FT_XEV_THREAD_NAME, .cpu = -1, .name = "<...>" };
+
+		if (!ti->used || ti->named)
+			continue;
+		ti->named = 1;
+		ev.pid = ti->pid;
+		ev.tid = ti->tid;
+		if (emit(x, &ev)) {
+			snprintf(err, errlen, "write error: %s", strerror(errno ? errno : EIO));
+			return -1;
+		}
+	}
+	return 0;
 }
