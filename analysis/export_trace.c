@@ -33,14 +33,9 @@ struct tinfo { /* per thread: its process, and whether it was named */
 	int named;
 };
 
-struct ksrc {
-	struct ft_kevents *k;
-	struct ft_kevent cur;
-};
-
 struct ft_xtrace {
 	struct ft_trace *t;
-	struct ksrc ks;
+	struct ft_ksource ks;
 	struct ft_trace_source src;
 	struct bufdepth *bd;
 	size_t bcap, bused;
@@ -55,26 +50,6 @@ struct ft_xtrace {
 	struct ft_xarg args[MAX_ARGS + 2];
 	char kstack[KSTACK_LEN];
 };
-
-static int ksrc_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
-{
-	struct ksrc *ks = arg;
-	int ret = ft_kevents_next(ks->k, &ks->cur);
-
-	if (ret < 0) {
-		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
-		return -1;
-	}
-	if (ret == 0)
-		return 0;
-	ev->type = FT_EV_SOURCE;
-	ev->ts = ks->cur.ts;
-	ev->cpu = ks->cur.cpu;
-	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
-	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
-	ev->priv = &ks->cur;
-	return 1;
-}
 
 struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t errlen)
 {
@@ -99,7 +74,7 @@ struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t
 		}
 		if (x->ks.k) {
 			x->src.name = "kernel";
-			x->src.next = ksrc_next;
+			x->src.next = ft_ksource_next;
 			x->src.arg = &x->ks;
 			if (ft_trace_add_source(x->t, &x->src) < 0) {
 				snprintf(err, errlen, "out of memory");

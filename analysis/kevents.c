@@ -25,6 +25,7 @@
 #include "kevents.h"
 #include "options.h"
 #include "stackmap.h"
+#include "trace.h"
 #include "tracefile.h"
 #include "util.h"
 
@@ -1098,4 +1099,31 @@ int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint
 	rc = fwrite(p, 1, n, out) == n ? 0 : -1;
 	trace_seq_destroy(&s);
 	return rc;
+}
+
+int ft_ksource_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
+{
+	struct ft_ksource *ks = arg;
+	int ret = ft_kevents_next(ks->k, &ks->cur);
+
+	if (ret < 0) {
+		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
+		return -1;
+	}
+	if (ret == 0)
+		return 0;
+	ev->ts = ks->cur.ts;
+	ev->cpu = ks->cur.cpu;
+	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
+	ev->comm = ks->cur.comm;
+	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
+	ev->priv = &ks->cur;
+	return 1;
+}
+
+void ft_ksource_print(void *arg, const struct ft_event *ev, FILE *f)
+{
+	struct ft_ksource *ks = arg;
+
+	ft_kevents_print(ks->k, ev->priv, ks->options, f);
 }

@@ -169,4 +169,19 @@ int ft_kevents_for_each_stack(struct ft_kevents *k,
 					void *arg),
 			      void *arg);
 
+/*
+ * The kernel events of a file as a source of the unified reader
+ * (analysis/trace.h, ft_trace_add_source): fill k and options, then pass
+ * { "kernel", ft_ksource_next, ft_ksource_print, &src }.  Each event the
+ * reader returns carries &src.cur in ev->priv.
+ */
+struct ft_event;
+struct ft_ksource {
+	struct ft_kevents *k;
+	struct ft_kevent cur;
+	uint64_t options; /* for ft_ksource_print (options.h bits) */
+};
+int ft_ksource_next(void *arg, struct ft_event *ev, char *err, size_t errlen);
+void ft_ksource_print(void *arg, const struct ft_event *ev, FILE *f);
+
 #endif

@@ -56,40 +56,6 @@ const char cmd_show_usage[] =
 	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
 	 FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | FT_OPT(HEX))
 
-struct ksrc {
-	struct ft_kevents *k;
-	struct ft_kevent cur;
-	uint64_t options;
-	uint64_t entries;
-};
-
-static int ksrc_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
-{
-	struct ksrc *ks = arg;
-	int ret = ft_kevents_next(ks->k, &ks->cur);
-
-	if (ret < 0) {
-		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
-		return -1;
-	}
-	if (ret == 0)
-		return 0;
-	ev->ts = ks->cur.ts;
-	ev->cpu = ks->cur.cpu;
-	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
-	ev->comm = ks->cur.comm;
-	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
-	ev->priv = &ks->cur;
-	return 1;
-}
-
-static void ksrc_print(void *arg, const struct ft_event *ev, FILE *f)
-{
-	struct ksrc *ks = arg;
-
-	ft_kevents_print(ks->k, ev->priv, ks->options, f);
-}
-
 /* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
 static const struct ft_fmt_kops kops = {
     .print_info = ft_kevents_print_info,
@@ -148,7 +114,7 @@ int cmd_show(int argc, char **argv)
 	};
 	const char *input = "ftrail.dat";
 	struct ft_trace_source src;
-	struct ksrc ks = {0};
+	struct ft_ksource ks = {0};
 	char *opts[64];
 	int nopts = 0, expand = 0, snapshot = 0, c;
 	uint64_t options, entries = 0, lost = 0, nth = 0;
@@ -212,8 +178,8 @@ int cmd_show(int argc, char **argv)
 		if (ks.k) {
 			ks.options = options;
 			src.name = "kernel";
-			src.next = ksrc_next;
-			src.print = ksrc_print;
+			src.next = ft_ksource_next;
+			src.print = ft_ksource_print;
 			src.arg = &ks;
 			if (ft_trace_add_source(t, &src) < 0)
 				ft_die("out of memory");

@@ -119,40 +119,6 @@ static void walk_sections(const char *path)
 	ft_reader_close(r);
 }
 
-/* The kernel events as `show` merges them into the user stream. */
-struct ksrc {
-	struct ft_kevents *k;
-	struct ft_kevent cur;
-	uint64_t options;
-};
-
-static int ksrc_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
-{
-	struct ksrc *ks = arg;
-	int ret = ft_kevents_next(ks->k, &ks->cur);
-
-	if (ret < 0) {
-		snprintf(err, errlen, "kernel events: %s", ft_kevents_error(ks->k));
-		return -1;
-	}
-	if (ret == 0)
-		return 0;
-	ev->ts = ks->cur.ts;
-	ev->cpu = ks->cur.cpu;
-	ev->pid = ev->tid = (uint32_t)ks->cur.pid;
-	ev->comm = ks->cur.comm;
-	ev->count = ks->cur.kind == FT_KEV_MISSED ? ks->cur.missed : 0;
-	ev->priv = &ks->cur;
-	return 1;
-}
-
-static void ksrc_print(void *arg, const struct ft_event *ev, FILE *f)
-{
-	struct ksrc *ks = arg;
-
-	ft_kevents_print(ks->k, ev->priv, ks->options, f);
-}
-
 /* Names of everything an event refers to, as report/stacks/flame ask. */
 static void resolve_event(struct ft_trace *t, const struct ft_uev_table *ut,
 			  const struct ft_event *ev)
@@ -210,7 +176,7 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 	struct ft_trace *t = snapshot ? ft_trace_open_snapshot(path, 0, err, sizeof(err))
 				      : ft_trace_open(path, err, sizeof(err));
 	struct ft_trace_source src;
-	struct ksrc ks = {0};
+	struct ft_ksource ks = {0};
 	struct ft_uev_table ut = {0};
 	struct ft_event ev, next;
 	struct ft_fmt *f;
@@ -228,7 +194,7 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		ks.options = options;
 		if (ks.k) {
-			src = (struct ft_trace_source){"kernel", ksrc_next, ksrc_print, &ks};
+			src = (struct ft_trace_source){"kernel", ft_ksource_next, ft_ksource_print, &ks};
 			if (ft_trace_add_source(t, &src) < 0) {
 				ft_kevents_close(ks.k);
 				ks.k = NULL;
