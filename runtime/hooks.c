@@ -754,6 +754,37 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 }
 
 /*
+ * The general entry hooks' bracket.  hook_begin takes the thread's busy
+ * guard (a hook re-entered from a signal handler or from our own calls
+ * counts its event as lost instead of recursing) and applies a control
+ * change the tool published (acquire on gen pairs with the tool's release
+ * in ft_session_ctl_end).  Returns 0 when the hook must do nothing.  The
+ * signal fences keep the compiler from moving hook work across the guard's
+ * stores: only a handler on this same thread reads busy.  hook_end refreshes
+ * the fast-path gate and drops the guard.
+ */
+static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t)
+{
+	if (unlikely(t->busy)) {
+		if (t->rb.area)
+			ft_rb__lost_nolevel(&t->rb, 1);
+		return 0;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
+		rt_sync_ctl();
+	return 1;
+}
+
+static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
+{
+	rt_hot_update(t);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+}
+
+/*
  * The entry trampolines' general path (after ft_rt_entry_fast said 0):
  * every hook kind, every tracer and option.  kind: 0 mcount, 1 fentry, 2
  * patched site (unused).
@@ -768,24 +799,15 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 	(void)kind;
 	if (unlikely(!rt.sess))
 		return;
-	if (unlikely(t->busy)) {
-		if (t->rb.area)
-			ft_rb__lost_nolevel(&t->rb, 1);
+	if (!hook_begin(t))
 		return;
-	}
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
-		rt_sync_ctl();
 	if (thread_ready(t)) {
 		f = lookup(key, 0);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
 			   fast_entry(t, f, slot, *slot, 0)))
 			do_entry(t, f, slot, *slot, 0);
 	}
-	rt_hot_update(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	hook_end(t);
 }
 
 /*
@@ -897,15 +919,8 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 				return;
 		}
 	}
-	if (unlikely(t->busy)) {
-		if (t->rb.area)
-			ft_rb__lost_nolevel(&t->rb, 1);
+	if (!hook_begin(t))
 		return;
-	}
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
-		rt_sync_ctl();
 	if (thread_ready(t)) {
 		uint64_t *sp = cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
 					call_site);
@@ -915,9 +930,7 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 			   fast_entry(t, f, sp, (uint64_t)call_site, 1)))
 			do_entry(t, f, sp, (uint64_t)call_site, 1);
 	}
-	rt_hot_update(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	hook_end(t);
 }
 
 __attribute__((visibility("hidden"), no_instrument_function, flatten)) void
