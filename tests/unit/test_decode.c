@@ -23,25 +23,7 @@
 #include "options.h"
 #include "tools/mktrace.h"
 
-static char path[64];
-
-static int setup(void **state)
-{
-	int fd;
-
-	snprintf(path, sizeof(path), "/tmp/ftrail-dec-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return 0;
-}
+#include "unit/tmpfile.h"
 
 typedef int (*scen_fn)(struct ft_writer *w, int compress);
 

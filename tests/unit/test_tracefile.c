@@ -19,25 +19,7 @@
 
 #include "tracefile.h"
 
-static char path[64];
-
-static int setup(void **state)
-{
-	int fd;
-
-	snprintf(path, sizeof(path), "/tmp/ftrail-tf-XXXXXX");
-	fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	close(fd);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	unlink(path);
-	return 0;
-}
+#include "unit/tmpfile.h"
 
 static void write_file(const void *p, size_t n)
 {
