@@ -773,6 +773,24 @@ int ft_kevents_peek_ts(struct ft_kevents *k, uint64_t *ts)
 	return 1;
 }
 
+/*
+ * Do the fields of ev's format (common ones included) lie within a record of
+ * size bytes?  A dynamic field needs only its 4-byte location word in the
+ * fixed part; libtraceevent bounds the data it points to.
+ */
+static int fields_fit(const struct tep_event *ev, int size)
+{
+	const struct tep_format_field *lists[2] = { ev->format.common_fields, ev->format.fields };
+
+	for (int l = 0; l < 2; l++)
+		for (const struct tep_format_field *f = lists[l]; f; f = f->next)
+			if (f->offset < 0 || f->size < 0 ||
+			    (long long)f->offset + (f->flags & TEP_FIELD_IS_DYNAMIC ? 4 : f->size) >
+				    size)
+				return 0;
+	return 1;
+}
+
 int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 {
 	struct head *h;
@@ -789,7 +807,13 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 	ev->kstack_id = ev->ustack_id = -1;
 	ev->missed = h->missed;
 	if (h->kind == FT_KEV_EVENT) {
-		size_t words = (h->raw_len + 7) / 8;
+		/*
+		 * At least one zero byte after the record: a string field of a
+		 * hostile record that lacks its NUL then ends at the record's
+		 * end instead of running past the buffer (libtraceevent prints
+		 * fixed strings with %s).
+		 */
+		size_t words = (h->raw_len + 1 + 7) / 8;
 		uint16_t type;
 
 		if (words > k->recbuf_cap) {
@@ -804,6 +828,7 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 			k->recbuf_cap = words;
 		}
 		memcpy(k->recbuf, h->raw, h->raw_len);
+		memset((char *)k->recbuf + h->raw_len, 0, words * 8 - h->raw_len);
 		memset(&k->rec, 0, sizeof(k->rec));
 		k->rec.ts = ev->ts;
 		k->rec.cpu = c;
@@ -811,6 +836,13 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 		k->rec.data = k->recbuf;
 		memcpy(&type, h->raw, 2);
 		ev->event = tep_find_event(k->tep, type);
+		/*
+		 * A record shorter than its format's fields (a corrupt or hostile
+		 * file) is shown as an unknown event: libtraceevent's printers
+		 * read fields at their format offsets without checking the size.
+		 */
+		if (ev->event && !fields_fit(ev->event, (int)h->raw_len))
+			ev->event = NULL;
 		ev->record = &k->rec;
 		{
 			int32_t pid;
