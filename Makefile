@@ -32,7 +32,7 @@ PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
            -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_BASE := -std=gnu11 -g -O2 -fPIC -fno-omit-frame-pointer -D_GNU_SOURCE \
-           -Iinclude -Icore -Irecorder -Ikernel -Ianalysis $(PKG_CFLAGS) $(WARN)
+           -I. -Iinclude $(PKG_CFLAGS) $(WARN)
 
 ifeq ($(SAN),asan)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
@@ -85,6 +85,14 @@ $(BUILD)/libftrail-core.a: $(CORE_OBJ)
 	$(quiet) AR $@
 	$(Q)$(AR) rcs $@ $^
 
+# The tool's layers above core (capture and analyses), for the tool and the
+# test binaries that exercise them.
+LIB_OBJ   := $(filter-out $(BUILD)/cmd/%,$(TOOL_OBJ))
+$(BUILD)/libftrail-tool.a: $(LIB_OBJ)
+	@mkdir -p $(@D)
+	$(quiet) AR $@
+	$(Q)$(AR) rcs $@ $^
+
 $(BUILD)/ftrail: $(TOOL_OBJ) $(BUILD)/libftrail-core.a
 	$(quiet) LD $@
 	$(Q)$(CC) $(LDSAN) -o $@ $(TOOL_OBJ) $(BUILD)/libftrail-core.a $(LDLIBS)
@@ -109,23 +117,23 @@ $(BUILD)/%.o: %.c
 	$(quiet) CC $@
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-core.a
+$(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
-$(BUILD)/tests/stress/%: tests/stress/%.c $(BUILD)/libftrail-core.a
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a $(LDSAN) -lcmocka $(LDLIBS)
+$(BUILD)/tests/stress/%: tests/stress/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 # test helpers the e2e cases run (e.g. the synthetic trace generator)
-$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libftrail-core.a
+$(BUILD)/tests/tools/%: tests/tools/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -Itests -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
-$(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-core.a
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -o $@ $< $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)
 	$(quiet) LD $@
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -O2 -o $@ $< $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -O2 -o $@ $< $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -2,7 +2,7 @@
 /*
  * String escaping for the JSON and XML writers (see escape.h).
  */
-#include "escape.h"
+#include "analysis/escape.h"
 
 #include <string.h>
 

@@ -2,16 +2,16 @@
 /*
  * Chrome Trace Event JSON writer (see export_chrome.h).
  */
-#include "export_chrome.h"
+#include "analysis/export_chrome.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
-#include "tidtab.h"
-#include "version.h"
+#include "analysis/escape.h"
+#include "analysis/tidtab.h"
+#include "core/version.h"
 
 struct open_call { /* X mode only */
 	size_t name_off;   /* into the thread's name buffer */

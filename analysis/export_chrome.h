@@ -29,7 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "export_event.h"
+#include "analysis/export_event.h"
 
 struct ft_chrome_opts {
 	int complete;       /* X events instead of B/E pairs */

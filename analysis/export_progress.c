@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "export_progress.h"
+#include "analysis/export_progress.h"
 
 #include <stdio.h>
 #include <time.h>

@@ -2,7 +2,7 @@
 /*
  * speedscope evented-profile writer (see export_speedscope.h).
  */
-#include "export_speedscope.h"
+#include "analysis/export_speedscope.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "escape.h"
-#include "hash.h"
-#include "tidtab.h"
-#include "version.h"
+#include "analysis/escape.h"
+#include "core/hash.h"
+#include "analysis/tidtab.h"
+#include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
 

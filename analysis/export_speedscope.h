@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "export_event.h"
+#include "analysis/export_event.h"
 
 struct ft_speedscope_stats {
 	uint64_t profiles;   /* threads written */

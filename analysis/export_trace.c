@@ -2,7 +2,7 @@
 /*
  * Trace file -> exporter events (see export_trace.h).
  */
-#include "export_trace.h"
+#include "analysis/export_trace.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,8 +12,8 @@
 
 #include <event-parse.h>
 
-#include "kevents.h"
-#include "trace.h"
+#include "analysis/kevents.h"
+#include "analysis/trace.h"
 
 #define MAX_ARGS 24
 #define ARG_LEN 256

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "export_event.h"
-#include "export_progress.h"
+#include "analysis/export_event.h"
+#include "analysis/export_progress.h"
 
 struct ft_xtrace;
 

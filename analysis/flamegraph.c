@@ -15,14 +15,14 @@
  * The embedded script reads geometry back from those elements, so the
  * file works as a static picture too.
  */
-#include "flamegraph.h"
+#include "analysis/flamegraph.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "escape.h"
+#include "analysis/escape.h"
 
 #define FRAME_H 16.0
 #define FONT_SIZE 12.0

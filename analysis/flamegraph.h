@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "folded.h"
+#include "analysis/folded.h"
 
 enum ft_flame_palette {
 	FT_PAL_HOT,  /* on-CPU: reds, oranges, yellows */

@@ -8,16 +8,16 @@
  * arena offset and length, and the summed weight.  Nothing is ever removed
  * except by emptying the whole map (flush to the sink, or write).
  */
-#include "folded.h"
+#include "analysis/folded.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "export_progress.h"
-#include "hash.h"
-#include "tidtab.h"
+#include "analysis/export_progress.h"
+#include "core/hash.h"
+#include "analysis/tidtab.h"
 
 struct slot {
 	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */

@@ -7,14 +7,14 @@
  * print_graph_comment, verif_pid) so scripts that parse the kernel's trace
  * file parse ftrail's output too.
  */
-#include "ftrace_fmt.h"
+#include "analysis/ftrace_fmt.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "kevents.h"
-#include "options.h"
-#include "uevent.h"
+#include "analysis/kevents.h"
+#include "core/options.h"
+#include "analysis/uevent_table.h"
 
 #define MAX_INDENT 512 /* levels; deeper calls print at this indentation */
 #define MAX_KCPUS 8192 /* kernel CPUs tracked for the graph's context-switch lines */

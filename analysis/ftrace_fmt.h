@@ -48,7 +48,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "analysis/trace.h"
 
 struct ft_fmt;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel events read back from a trace file: see kevents.h for the
- * contract and kernel/kdata.h for the encoding.
+ * contract and core/kdata.h for the encoding.
  *
  * Open loads KFORMATS into a private tep_handle (formats, header_page,
  * saved cmdlines, kallsyms), KDATA of every CPU into memory (decompressed),
@@ -20,14 +20,14 @@
 #include <event-parse.h>
 #include <trace-seq.h>
 
-#include "clock.h"
-#include "kdata.h"
-#include "kevents.h"
-#include "options.h"
-#include "stackmap.h"
-#include "trace.h"
-#include "tracefile.h"
-#include "util.h"
+#include "core/clock.h"
+#include "core/kdata.h"
+#include "analysis/kevents.h"
+#include "core/options.h"
+#include "core/stackmap.h"
+#include "analysis/trace.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 #define MAX_CPUS 8192
 #define MAX_STACK_IDS (1u << 20)

@@ -2,7 +2,7 @@
 /*
  * Reading kernel events back from a trace file (the KFORMATS, KDATA,
  * KALLSYMS and kernel STACKMAP sections that kernel/ wrote; encoding in
- * kernel/kdata.h).
+ * core/kdata.h).
  *
  * An ft_kevents is an iterator over the kernel events of one file in time
  * order across CPUs (a k-way merge of the per-CPU streams; ties go to the

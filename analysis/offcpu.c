@@ -23,11 +23,11 @@
 
 #include <event-parse.h>
 
-#include "folded.h"
-#include "kevents.h"
-#include "offcpu.h"
-#include "trace.h"
-#include "tracefile.h"
+#include "analysis/folded.h"
+#include "analysis/kevents.h"
+#include "analysis/offcpu.h"
+#include "analysis/trace.h"
+#include "core/tracefile.h"
 
 struct thread {
 	uint32_t tid; /* 0: free slot (tid 0, the idle task, is never stored) */

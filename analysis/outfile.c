@@ -3,7 +3,7 @@
  * Output files removed when a command fails before finishing them (see
  * outfile.h).
  */
-#include "outfile.h"
+#include "analysis/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -2,7 +2,7 @@
 /*
  * Per-thread entries keyed by tid (see tidtab.h).
  */
-#include "tidtab.h"
+#include "analysis/tidtab.h"
 
 #include <stdlib.h>
 #include <string.h>

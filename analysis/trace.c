@@ -12,7 +12,7 @@
  *
  * Not thread-safe: one ft_trace per thread.
  */
-#include "trace.h"
+#include "analysis/trace.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -21,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "record.h"
-#include "snapshot.h"
-#include "stackmap.h"
-#include "tracefile.h"
-#include "util.h"
+#include "core/clock.h"
+#include "core/record.h"
+#include "core/snapshot.h"
+#include "core/stackmap.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 #define MAX_FRAMES (1u << 20) /* bound on tracked function_graph depth */
 

@@ -54,7 +54,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "symbols.h"
+#include "core/symbols.h"
 
 #define FT_FID_UNKNOWN UINT32_MAX
 

@@ -29,16 +29,16 @@
 
 #include <ftrail/ftrail.h>
 
-#include "clock.h"
-#include "filter.h"
-#include "ringbuf.h"
+#include "core/clock.h"
+#include "core/filter.h"
+#include "core/ringbuf.h"
 
 #if defined(__has_include)
 #if __has_include(<lttng/tracepoint.h>)
 #define HAVE_LTTNG 1
 #define LTTNG_UST_TRACEPOINT_DEFINE
 #define LTTNG_UST_TRACEPOINT_PROBE_DYNAMIC_LINKAGE
-#include "events_tp.h"
+#include "bench/events_tp.h"
 #endif
 #endif
 

@@ -43,7 +43,7 @@ $CC -O2 -pg -mfentry -o "$W/fentry" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1
 $CC -O2 -fpatchable-function-entry=5 -o "$W/pfe" "$P" || exit 1
 $CC -O2 -shared -fPIC -o "$W/floor.so" "$TOP/bench/fgraph_floor.c" || exit 1
-$CC -O2 -D_GNU_SOURCE -I"$TOP/core" -I"$TOP/recorder" -o "$W/rtrun" "$TOP/tests/progs/rtrun.c" \
+$CC -O2 -D_GNU_SOURCE -I"$TOP" -o "$W/rtrun" "$TOP/tests/progs/rtrun.c" \
 	"$BUILD/libftrail-core.a" $(pkg-config --libs libelf libdw libzstd) -lpthread || exit 1
 
 have_ftrail=0

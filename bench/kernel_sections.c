@@ -6,7 +6,7 @@
  */
 #include <stdio.h>
 
-#include "tracefile.h"
+#include "core/tracefile.h"
 
 static const char *const names[FT_SEC_MAX] = {
 	"END", "META", "MODULES", "FUNCS", "SYMTAB", "KALLSYMS", "STACKMAP",

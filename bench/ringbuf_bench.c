@@ -27,8 +27,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#include "clock.h"
-#include "ringbuf.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
 
 static uint64_t now_ns(void)
 {

@@ -47,8 +47,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "hash.h"
-#include "stackmap.h"
+#include "core/hash.h"
+#include "core/stackmap.h"
 
 #define HOT 1024     /* distinct stacks of the "hit 1k" loops */
 #define HOT_SMALL 16 /* distinct stacks of the "hit 16" loops */

@@ -9,7 +9,7 @@
 #define FTRAIL_CMD(n, f, s)                  \
 	int cmd_##n(int argc, char **argv);  \
 	extern const char cmd_##n##_usage[];
-#include "commands.h"
+#include "cmd/commands.h"
 #undef FTRAIL_CMD
 
 /*

@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "export_chrome.h"
-#include "export_progress.h"
-#include "export_speedscope.h"
-#include "export_trace.h"
-#include "folded.h"
-#include "outfile.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/export_chrome.h"
+#include "analysis/export_progress.h"
+#include "analysis/export_speedscope.h"
+#include "analysis/export_trace.h"
+#include "analysis/folded.h"
+#include "analysis/outfile.h"
+#include "core/util.h"
 
 const char cmd_export_usage[] =
 	"usage: ftrail export --format chrome|speedscope [-i FILE] -o FILE\n"

@@ -9,16 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export_progress.h"
-#include "export_trace.h"
-#include "kevents.h"
-#include "offcpu.h"
-#include "trace.h"
-#include "flamegraph.h"
-#include "folded.h"
-#include "outfile.h"
-#include "builtin.h"
-#include "util.h"
+#include "analysis/export_progress.h"
+#include "analysis/export_trace.h"
+#include "analysis/kevents.h"
+#include "analysis/offcpu.h"
+#include "analysis/trace.h"
+#include "analysis/flamegraph.h"
+#include "analysis/folded.h"
+#include "analysis/outfile.h"
+#include "cmd/builtin.h"
+#include "core/util.h"
 
 const char cmd_flame_usage[] =
 	"usage: ftrail flame [-i FILE] [--graph | --stacks | --offcpu] [-o OUT.svg|OUT.html] [--folded]\n"

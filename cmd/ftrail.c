@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "util.h"
-#include "version.h"
+#include "cmd/builtin.h"
+#include "core/util.h"
+#include "core/version.h"
 
 struct ftrail_cmd {
 	const char *name;
@@ -23,7 +23,7 @@ struct ftrail_cmd {
 
 static const struct ftrail_cmd commands[] = {
 #define FTRAIL_CMD(n, f, s) { #n, cmd_##n, cmd_##n##_usage, f, s },
-#include "commands.h"
+#include "cmd/commands.h"
 #undef FTRAIL_CMD
 };
 

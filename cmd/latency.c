@@ -17,10 +17,10 @@
 
 #include <event-parse.h>
 
-#include "builtin.h"
-#include "kevents.h"
-#include "tracefile.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/kevents.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 const char cmd_latency_usage[] =
 	"usage: ftrail latency --from SYS:EVENT --to SYS:EVENT [--key FIELD] [--label FIELD]\n"

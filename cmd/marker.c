@@ -16,12 +16,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "attach.h"
-#include "builtin.h"
-#include "clock.h"
-#include "ringbuf.h"
-#include "session.h"
-#include "util.h"
+#include "recorder/attach.h"
+#include "cmd/builtin.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/util.h"
 
 const char cmd_marker_usage[] =
 	"usage: ftrail marker [-p PID] [--raw] TEXT...\n"

@@ -21,15 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "folded.h"
-#include "kcapture.h"
-#include "offcpu.h"
-#include "options.h"
-#include "record_session.h"
-#include "symbols.h"
-#include "tracefile.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/folded.h"
+#include "kernel/kcapture.h"
+#include "analysis/offcpu.h"
+#include "core/options.h"
+#include "recorder/record_session.h"
+#include "core/symbols.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 const char cmd_offcpu_usage[] =
     "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "options.h"
-#include "record_session.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "core/options.h"
+#include "recorder/record_session.h"
+#include "core/util.h"
 
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"

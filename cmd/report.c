@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "trace.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/trace.h"
+#include "core/util.h"
 
 const char cmd_report_usage[] =
     "usage: ftrail report [-i FILE] [-s total|self|calls|name]\n"

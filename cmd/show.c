@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builtin.h"
-#include "ftrace_fmt.h"
-#include "kevents.h"
-#include "options.h"
-#include "trace.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/ftrace_fmt.h"
+#include "analysis/kevents.h"
+#include "core/options.h"
+#include "analysis/trace.h"
+#include "core/util.h"
 
 const char cmd_show_usage[] =
     "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"

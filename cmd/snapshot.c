@@ -18,13 +18,13 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "attach.h"
-#include "builtin.h"
-#include "clock.h"
-#include "ringbuf.h"
-#include "session.h"
-#include "snapshot.h"
-#include "util.h"
+#include "recorder/attach.h"
+#include "cmd/builtin.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/snapshot.h"
+#include "core/util.h"
 
 const char cmd_snapshot_usage[] =
     "usage: ftrail snapshot [-p PID] [N]\n"

@@ -24,12 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "builtin.h"
-#include "stackmap.h"
-#include "symbols.h"
-#include "trace.h"
-#include "tracefile.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "core/stackmap.h"
+#include "core/symbols.h"
+#include "analysis/trace.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 const char cmd_stackmap_usage[] =
     "usage: ftrail stackmap dump FILE [--json] [--top N] [--kallsyms FILE] [--elf FILE]...\n"

@@ -16,11 +16,11 @@
 
 #include <event-parse.h>
 
-#include "builtin.h"
-#include "kevents.h"
-#include "trace.h"
-#include "tracefile.h"
-#include "util.h"
+#include "cmd/builtin.h"
+#include "analysis/kevents.h"
+#include "analysis/trace.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 const char cmd_stacks_usage[] =
 	"usage: ftrail stacks [-i FILE] [-e EVENT]... [--top N] [--folded] [--user|--kernel]\n"

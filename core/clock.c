@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "clock.h"
+#include "core/clock.h"
 
 static uint64_t mono_ns(void)
 {

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "core/filter.h"
 
 enum pred_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAND, OP_GLOB };
 

@@ -2,7 +2,7 @@
 /* Glob matching with ftrace's syntax (see glob.h). */
 #include <string.h>
 
-#include "glob.h"
+#include "core/glob.h"
 
 int ft_glob_is_glob(const char *pat, size_t len)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "options.h"
+#include "core/options.h"
 
 #include <string.h>
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 /*
  * Thread fences for the peek seqlock.  GCC refuses atomic_thread_fence

@@ -175,7 +175,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 
-#include "record.h"
+#include "core/record.h"
 
 #define FT_RB_MAGIC 0x42525446u /* "FTRB" */
 #define FT_RB_VERSION 2

@@ -32,7 +32,7 @@
 #ifndef FTRAIL_RINGBUF_FAST_H
 #define FTRAIL_RINGBUF_FAST_H
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 /*
  * Commit one record word at level 0 (thread context, no write in progress

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "opts.h"
-#include "session.h"
-#include "stackmap.h"
+#include "core/clock.h"
+#include "core/opts.h"
+#include "core/session.h"
+#include "core/stackmap.h"
 
 #define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
 #define SPAGE 4096u

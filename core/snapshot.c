@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "snapshot.h"
+#include "core/snapshot.h"
 
 enum ft_snap_action ft_snapshot_action(int state, uint64_t input)
 {

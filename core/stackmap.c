@@ -78,8 +78,8 @@
  * take no part: lookup's pointer is valid until the next reset, and the
  * counters are statistics.
  */
-#include "stackmap.h"
-#include "hash.h"
+#include "core/stackmap.h"
+#include "core/hash.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * Symbolisation through libelf, kallsyms parsing, and the SYMTAB payload
  * codec.  See symbols.h for the module-relative offset convention.
  */
-#include "symbols.h"
-#include "util.h"
+#include "core/symbols.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

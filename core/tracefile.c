@@ -17,8 +17,8 @@
  * the declared raw size, so a hostile header cannot make us allocate memory
  * the data does not back.
  */
-#include "tracefile.h"
-#include "util.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trigger.h"
+#include "core/trigger.h"
 
 static const char *const cmd_names[] = {
 	[FT_TRIG_TRACEON] = "traceon",

@@ -31,7 +31,7 @@
 
 #include <ftrail/ftrail.h>
 
-#include "filter.h"
+#include "core/filter.h"
 
 enum ft_trig_cmd {
 	FT_TRIG_TRACEON = 1,

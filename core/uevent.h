@@ -75,42 +75,6 @@ struct ft_uev_area {
 	char fmt[FT_UEV_FMT_AREA];
 };
 
-struct ft_record_opts;
-struct ft_writer;
-
-/*
- * Tool side, before the program starts: check every user -e selection (the
- * trigger syntax, the filter syntax as far as it can be checked without the
- * event's fields), create the area (memfd, mode 0600 by nature, not
- * close-on-exec), fill the selection and export its fd in FT_UEV_ENV_FD.
- * is_kernel(name) tells which -e names the kernel takes (may be NULL).
- * Returns the area (unmapped by ft_uev_finish), NULL with nothing to do
- * (no user event selected; *err empty), or NULL with a one-line reason.
- */
-struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel)(const char *),
-				 char *err, size_t errlen);
-
-/*
- * Tool side, after the program ended: write the UFORMATS section, report
- * counters (into stats, may be NULL), copy the runtime's warnings into
- * msg (may be NULL), and unmap.  Returns 0, or -1 (write failure, errno).
- */
-struct ft_uev_stats {
-	uint64_t written, filtered, lost, truncated, triggers, snap_missed;
-	uint32_t nr_events;
-};
-int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *stats,
-		  char *msg, size_t msglen);
-
-/*
- * Tool side: the events an ELF file defines, read from its __ftrail_events
- * section and relocations without running it.  fn gets a descriptor whose
- * strings and fields are valid during the call (fmt NULL); a non-zero
- * return stops the walk.  Returns the number of events seen, or -1 with a
- * reason (unreadable, not ELF).
- */
-int ft_uev_scan_file(const char *path, int (*fn)(const struct ftrail_event *ev, void *arg),
-		     void *arg, char *err, size_t errlen);
 
 /* Runtime side: the area from the environment, or NULL. */
 struct ft_uev_area *ft_uev_attach(void);
@@ -127,59 +91,5 @@ int ft_uev_sel_exact(const char *name);
 
 /* Format text of ev with id into buf (see above).  Returns bytes (snprintf-like). */
 int ft_uev_format(const struct ftrail_event *ev, uint32_t id, char *buf, size_t len);
-
-/* ---- reader side ---- */
-
-struct ft_uev_fmt {
-	uint32_t id;
-	char sys[64];
-	char name[64];
-	uint32_t nr_fields;
-	struct ftrail_field fields[FTRAIL_MAX_FIELDS];
-	char fnames[FTRAIL_MAX_FIELDS][64];
-};
-
-struct ft_uev_table {
-	struct ft_uev_fmt *fmts;
-	size_t nr;
-};
-
-/*
- * Parse UFORMATS text (len bytes).  Returns 0, or -1 with a one-line reason
- * ("UFORMATS: line 7: bad field line") -- hostile input never crashes.
- * Free with ft_uev_table_free().
- */
-int ft_uev_table_parse(struct ft_uev_table *t, const char *text, size_t len, char *err,
-		       size_t errlen);
-void ft_uev_table_free(struct ft_uev_table *t);
-
-struct ft_reader;
-
-/*
- * Load and parse every UFORMATS section of a trace file.  Returns 0 (an
- * empty table when there is none), or -1 with a one-line reason.
- */
-int ft_uev_table_load(struct ft_uev_table *t, struct ft_reader *r, char *err, size_t errlen);
-
-/*
- * The table of reader r, loaded on first use and kept until another reader
- * is asked for (single-threaded display code).  A malformed UFORMATS gives
- * an empty table (events then show as "user_event: id=N len=L").
- */
-const struct ft_uev_table *ft_uev_table_cached(struct ft_reader *r);
-
-/* Look an id up; NULL when unknown. */
-const struct ft_uev_fmt *ft_uev_table_find(const struct ft_uev_table *t, uint32_t id);
-
-/*
- * Render an event: "name: field=value field=value" (ftrace's layout for
- * events) into out, given data = the record after its u32 id (len bytes),
- * as analysis/trace.h's FT_EV_EVENT hands it.  Unknown id: "user_event:
- * id=N len=L".  Values: unsigned/signed decimal, pointers 0x%llx, strings
- * as is (cut at their NUL), arrays and byte sequences as hex digits.
- * Returns out.
- */
-char *ft_uev_render(const struct ft_uev_table *t, uint32_t id, const void *data, size_t len,
-		    char *out, size_t outlen);
 
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "util.h"
+#include "core/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

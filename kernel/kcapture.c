@@ -8,7 +8,7 @@
  *   reader: page -> kbuffer -> events; a kernel_stack / user_stack record
  *           that follows an event on the same CPU is attached to it as a
  *           stack_id from the shared stack map; events are re-encoded
- *           compactly (kernel/kdata.h) into a chunk, each full chunk is
+ *           compactly (core/kdata.h) into a chunk, each full chunk is
  *           zstd-compressed into a KDATA section by ft_writer_add()
  *   stop:   tracing_on 0, readers drain what is left and exit, then the
  *           KFORMATS, KALLSYMS and kernel STACKMAP sections are written and
@@ -62,12 +62,12 @@
 #include <kbuffer.h>
 #include <tracefs.h>
 
-#include "kcapture.h"
-#include "kdata.h"
-#include "options.h"
-#include "stackmap.h"
-#include "tracefile.h"
-#include "util.h"
+#include "kernel/kcapture.h"
+#include "core/kdata.h"
+#include "core/options.h"
+#include "core/stackmap.h"
+#include "core/tracefile.h"
+#include "core/util.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define CHUNK_BYTES (1u << 20)

@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "opts.h"
+#include "core/opts.h"
 
 struct ft_writer;
 struct ft_kcapture;

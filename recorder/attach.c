@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "attach.h"
-#include "ringbuf.h"
-#include "session.h"
-#include "util.h"
+#include "recorder/attach.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/util.h"
 
 /* The session fd number in PID's environment, or -1. */
 static int session_fd_of(pid_t pid)

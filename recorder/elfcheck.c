@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "symbols.h"
-#include "urec_int.h"
+#include "core/symbols.h"
+#include "recorder/urec_int.h"
 
 /*
  * Is `path` an executable regular file that execve() can start (an ELF

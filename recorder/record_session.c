@@ -12,15 +12,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "kcapture.h"
-#include "options.h"
-#include "record_session.h"
-#include "tracefile.h"
-#include "uevent.h"
-#include "urecord.h"
-#include "util.h"
-#include "version.h"
+#include "core/clock.h"
+#include "kernel/kcapture.h"
+#include "core/options.h"
+#include "recorder/record_session.h"
+#include "core/tracefile.h"
+#include "recorder/uevent_setup.h"
+#include "recorder/urecord.h"
+#include "core/util.h"
+#include "core/version.h"
 
 /* Set by SIGINT/SIGTERM; read by the drain loop and the wait below. */
 static volatile sig_atomic_t stop_requested;

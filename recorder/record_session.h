@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "opts.h"
+#include "core/opts.h"
 
 struct ft_writer;
 

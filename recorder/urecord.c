@@ -56,16 +56,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "options.h"
-#include "ringbuf.h"
-#include "session.h"
-#include "snapshot.h"
-#include "stackmap.h"
-#include "symbols.h"
-#include "tracefile.h"
-#include "urec_int.h"
-#include "urecord.h"
+#include "core/clock.h"
+#include "core/options.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/snapshot.h"
+#include "core/stackmap.h"
+#include "core/symbols.h"
+#include "core/tracefile.h"
+#include "recorder/urec_int.h"
+#include "recorder/urecord.h"
 
 extern char **environ;
 

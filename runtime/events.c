@@ -44,12 +44,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "filter.h"
-#include "options.h"
-#include "rt.h"
-#include "trigger.h"
-#include "uevent.h"
+#include "core/clock.h"
+#include "core/filter.h"
+#include "core/options.h"
+#include "runtime/rt.h"
+#include "core/trigger.h"
+#include "core/uevent.h"
 
 /* Entry points for the rest of the runtime (declared here until rt.h has them). */
 RT_HIDDEN void rt_events_rescan(void);

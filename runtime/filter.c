@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glob.h"
-#include "rt.h"
+#include "core/glob.h"
+#include "runtime/rt.h"
 
 #define MAX_RULES 1024
 

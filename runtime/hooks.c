@@ -65,11 +65,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "options.h"
-#include "rt.h"
-#include "ringbuf_fast.h"
-#include "arch/x86_64/offsets.h"
+#include "core/clock.h"
+#include "core/options.h"
+#include "runtime/rt.h"
+#include "core/ringbuf_fast.h"
+#include "runtime/arch/x86_64/offsets.h"
 
 #include <stddef.h>
 

@@ -44,9 +44,9 @@
 #include <unistd.h>
 #include <unwind.h>
 
-#include "clock.h"
-#include "options.h"
-#include "rt.h"
+#include "core/clock.h"
+#include "core/options.h"
+#include "runtime/rt.h"
 
 struct rt_state rt RT_HIDDEN = { .lock = PTHREAD_MUTEX_INITIALIZER };
 __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;

@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "runtime/rt.h"
 
 /*
  * Objects come and go (dlopen/dlclose), and the next one may be mapped

@@ -44,7 +44,7 @@
 #include <unistd.h>
 #include <linux/membarrier.h>
 
-#include "rt.h"
+#include "runtime/rt.h"
 
 static uint64_t stubs[RT_MAX_MODS]; /* per module: address of its stub, 0 = none */
 static int membarrier_ok;

@@ -23,7 +23,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "rt.h"
+#include "runtime/rt.h"
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 

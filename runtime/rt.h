@@ -24,9 +24,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "ringbuf.h"
-#include "session.h"
-#include "stackmap.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/stackmap.h"
 
 #define RT_HIDDEN __attribute__((visibility("hidden")))
 #define RT_TLS __attribute__((tls_model("initial-exec")))

@@ -4,7 +4,7 @@
 . "$TOP/tests/progs/rt_e2e.sh"
 # tests/progs/rtrun drives the session's control block directly (the
 # live tracefs-like tree of a later issue will do the same)
-cc -O2 -D_GNU_SOURCE -I"$TOP/core" -I"$TOP/recorder" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
+cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
 	$(pkg-config --libs libelf libdw libzstd) -lpthread || fail "build rtrun"
 n=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \

@@ -43,20 +43,20 @@
 
 #include <event-parse.h>
 
-#include "export_chrome.h"
-#include "export_speedscope.h"
-#include "export_trace.h"
-#include "flamegraph.h"
-#include "folded.h"
-#include "ftrace_fmt.h"
-#include "kevents.h"
-#include "offcpu.h"
-#include "options.h"
-#include "stackmap.h"
-#include "symbols.h"
-#include "trace.h"
-#include "tracefile.h"
-#include "uevent.h"
+#include "analysis/export_chrome.h"
+#include "analysis/export_speedscope.h"
+#include "analysis/export_trace.h"
+#include "analysis/flamegraph.h"
+#include "analysis/folded.h"
+#include "analysis/ftrace_fmt.h"
+#include "analysis/kevents.h"
+#include "analysis/offcpu.h"
+#include "core/options.h"
+#include "core/stackmap.h"
+#include "core/symbols.h"
+#include "analysis/trace.h"
+#include "core/tracefile.h"
+#include "analysis/uevent_table.h"
 
 /* Enough events per pass to reach every decoder, few enough to stay fast. */
 #define MAX_EVENTS 20000

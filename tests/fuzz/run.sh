@@ -29,7 +29,7 @@ PKGS="libtracefs libtraceevent libzstd libelf libdw"
 # shellcheck disable=SC2086
 if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	-Iinclude -Icore -Irecorder -Ikernel -Ianalysis $(pkg-config --cflags $PKGS) \
+	-I. -Iinclude $(pkg-config --cflags $PKGS) \
 	-o "$OUT/fuzz_reader" $SRC $(pkg-config --libs $PKGS) -lpthread -lm -ldl \
 	2>"$OUT/build.log"; then
 	cat "$OUT/build.log"

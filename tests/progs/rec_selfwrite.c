@@ -36,9 +36,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "ringbuf.h"
-#include "session.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
 
 static struct ft_session_hdr *sess;
 static struct ft_rb_area *area;

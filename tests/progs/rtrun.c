@@ -35,13 +35,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "options.h"
-#include "opts.h"
-#include "ringbuf.h"
-#include "session.h"
-#include "stackmap.h"
-#include "symbols.h"
+#include "core/clock.h"
+#include "core/options.h"
+#include "core/opts.h"
+#include "core/ringbuf.h"
+#include "core/session.h"
+#include "core/stackmap.h"
+#include "core/symbols.h"
 
 void ft_strv_push(struct ft_strv *sv, const char *s)
 {

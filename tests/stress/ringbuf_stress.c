@@ -34,8 +34,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "ringbuf.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
 
 #define MAX_WRITERS 64
 

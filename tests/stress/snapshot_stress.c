@@ -29,8 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "ringbuf.h"
+#include "core/clock.h"
+#include "core/ringbuf.h"
 
 #define NW 6
 #define NCTX 6 /* ctx 0 thread, 1.. handler depth */

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "stackmap.h"
+#include "core/stackmap.h"
 
 #ifdef __SANITIZE_THREAD__
 #define TSAN 1

@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "stackmap.h"
+#include "core/stackmap.h"
 
 #if defined(__SANITIZE_THREAD__)
 #define SLOW_BUILD 2 /* ~10x slower, and 2 cores: keep it to a few seconds */

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "mktrace.h"
+#include "tests/tools/mktrace.h"
 
 static void die(const char *m)
 {

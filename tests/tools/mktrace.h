@@ -25,10 +25,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "record.h"
-#include "stackmap.h"
-#include "symbols.h"
-#include "tracefile.h"
+#include "core/record.h"
+#include "core/stackmap.h"
+#include "core/symbols.h"
+#include "core/tracefile.h"
 
 struct mk_buf {
 	uint64_t id;

@@ -18,12 +18,12 @@
 
 #include <cmocka.h>
 
-#include "../../analysis/ftrace_fmt.c"
-#include "../../analysis/trace.c"
-#include "options.h"
-#include "tools/mktrace.h"
+#include "analysis/ftrace_fmt.c"
+#include "analysis/trace.c"
+#include "core/options.h"
+#include "tests/tools/mktrace.h"
 
-#include "unit/tmpfile.h"
+#include "tests/unit/tmpfile.h"
 
 typedef int (*scen_fn)(struct ft_writer *w, int compress);
 

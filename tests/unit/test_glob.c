@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "glob.h"
-#include "opts.h"
-#include "options.h"
-#include "session.h"
-#include "stackmap.h"
+#include "core/glob.h"
+#include "core/opts.h"
+#include "core/options.h"
+#include "core/session.h"
+#include "core/stackmap.h"
 
 static void test_glob_forms(void **state)
 {

@@ -21,7 +21,7 @@
 #include <cmocka.h>
 
 #define FT_OFFCPU_ENGINE_ONLY
-#include "offcpu.c"
+#include "analysis/offcpu.c"
 
 /* --- a stand-in for the folded map: records the lines it is given -------- */
 struct ft_folded {

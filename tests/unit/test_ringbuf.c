@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "ringbuf.h"
+#include "core/ringbuf.h"
 
 struct fixture {
 	void *mem;

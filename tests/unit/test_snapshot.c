@@ -20,8 +20,8 @@
 
 #include <sys/mman.h>
 
-#include "ringbuf.h"
-#include "snapshot.h"
+#include "core/ringbuf.h"
+#include "core/snapshot.h"
 
 struct bufs {
 	int *live, *spare;

@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "stackmap.h"
+#include "core/stackmap.h"
 
 /* A stack of depth nr unique to `seed` (return-address-like values). */
 static void mkstack(uint64_t *ips, uint32_t nr, uint32_t seed)

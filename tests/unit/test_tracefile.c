@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "tracefile.h"
+#include "core/tracefile.h"
 
-#include "unit/tmpfile.h"
+#include "tests/unit/tmpfile.h"
 
 static void write_file(const void *p, size_t n)
 {

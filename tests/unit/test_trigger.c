@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "trigger.h"
+#include "core/trigger.h"
 
 FTRAIL_EVENT(blk, unplug, (u32, nr_rq), (string, who));
 

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "uevent.h"
+#include "analysis/uevent_table.h"
 
 FTRAIL_EVENT(tst, every, (u8, a8), (u16, a16), (u32, a32), (u64, a64), (s8, b8), (s16, b16),
 	     (s32, b32), (s64, b64), (ptr, p), (string, name), (array, tag, 4), (bytes, blob));

@@ -56,7 +56,7 @@
 #endif
 #endif
 
-#include "offsets.h"
+#include "runtime/arch/x86_64/offsets.h"
 
 	.text
 	.hidden	rt

@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 
-#include "opts.h"
-#include "util.h"
+#include "core/opts.h"
+#include "core/util.h"
 
 void ft_strv_push(struct ft_strv *sv, const char *s)
 {

@@ -2,7 +2,8 @@
 /*
  * What `ftrail record` was asked to do, parsed from its command line with
  * trace-cmd's option names.  Filled by cmd/record.c; read by the user-space
- * recorder (recorder/) and by kernel capture (kernel/).
+ * recorder (recorder/), by kernel capture (kernel/) and by the session
+ * builder (core/session.c), so it lives below all of them.
  */
 #ifndef FTRAIL_RECORD_OPTS_H
 #define FTRAIL_RECORD_OPTS_H
@@ -51,7 +52,7 @@ struct ft_record_opts {
 
 /*
  * Append an -e selection name (no filter, no trigger yet) and return it,
- * valid until the next append.  Dies when out of memory (recorder/opts.c,
+ * valid until the next append.  Dies when out of memory (core/opts.c,
  * tool only, as ft_strv_push).
  */
 struct ft_event_sel *ft_record_opts_add_event(struct ft_record_opts *o, const char *name);
