@@ -6,7 +6,7 @@
 #   tests/run.sh e2e [PAT]    only end-to-end cases (matching PAT)
 #   tests/run.sh e2e-asan [PAT]  the cases marked "# asan: yes" with the
 #                             ASan+UBSan tool (leaks and sanitizer reports fail)
-#   tests/run.sh unit|stress|asan|tsan|fuzz
+#   tests/run.sh lint|unit|stress|asan|tsan|fuzz
 #
 # End-to-end cases are tests/e2e/tNNNN-name.sh (ftracetest's habit): header
 # lines "# description: ..." and "# requires: root tracefs uftrace ...";
@@ -94,6 +94,12 @@ e2e() { # builddir [asan]
 	done
 }
 
+lint() { # static checks of the tree (tests/lint/*.sh): layers, format, spelling
+	for t in tests/lint/*.sh; do
+		run_bin "lint $(basename "$t" .sh)" bash "$t"
+	done
+}
+
 fuzz() {
 	local log="$LOG/fuzz.log"
 	if [ -x tests/fuzz/run.sh ]; then
@@ -104,6 +110,7 @@ fuzz() {
 
 case $WHAT in
 all)
+	lint
 	build "" && { unit build; stress build; e2e build; }
 	build asan && { unit build-asan; stress build-asan; e2e build-asan asan; }
 	build tsan && stress build-tsan
@@ -116,7 +123,8 @@ asan) build "" && build asan && { unit build-asan; stress build-asan; e2e build-
 e2e-asan) build "" && build asan && e2e build-asan asan ;;
 tsan) build tsan && stress build-tsan ;;
 fuzz) fuzz ;;
-*) echo "usage: tests/run.sh [all|unit|stress|e2e [PAT]|e2e-asan [PAT]|asan|tsan|fuzz]" >&2; exit 2 ;;
+lint) lint ;;
+*) echo "usage: tests/run.sh [all|lint|unit|stress|e2e [PAT]|e2e-asan [PAT]|asan|tsan|fuzz]" >&2; exit 2 ;;
 esac
 
 [ ${#failed[@]} -gt 0 ] && printf 'failed: %s\n' "${failed[@]}"
