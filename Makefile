@@ -135,6 +135,9 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	$(quiet) LD $@
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -O2 -o $@ $< $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a $(LDSAN) $(LDLIBS)
 
+# flamegraph.c embeds these with .incbin, which the compiler's -MMD cannot see
+$(BUILD)/analysis/flamegraph.o: analysis/flamegraph.js analysis/flamegraph.css
+
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 check: all

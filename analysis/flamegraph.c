@@ -298,158 +298,27 @@ static void frame_colour(char *buf, size_t bn, const struct frame *f, enum ft_fl
 	}
 }
 
-/* The script: kept free of "]]>" and "</" so it embeds in SVG CDATA and in
- * an HTML <script> alike. */
-static const char flame_js[] =
-	"(function () {\n"
-	"'use strict';\n"
-	"var svg = document.getElementById('ftflame');\n"
-	"if (!svg) return;\n"
-	"function num(a) { return parseFloat(svg.getAttribute(a)); }\n"
-	"var W = num('data-width'), PAD = num('data-pad'), Y0 = num('data-y0'),\n"
-	"    FH = num('data-fh'), INV = svg.getAttribute('data-inv') === '1';\n"
-	"var CW = 0.59 * 12, FULL = W - 2 * PAD, EPS = 0.002;\n"
-	"function byId(i) { return document.getElementById(i); }\n"
-	"var details = byId('ft-details'), matchedEl = byId('ft-matched'),\n"
-	"    resetEl = byId('ft-reset'), searchEl = byId('ft-search');\n"
-	"var frames = [], gs = svg.querySelectorAll('g.f'), i;\n"
-	"for (i = 0; i < gs.length; i++) {\n"
-	"  var g = gs[i], r = g.querySelector('rect'), t = g.querySelector('text');\n"
-	"  var ti = g.querySelector('title'), tt = ti ? ti.textContent : '';\n"
-	"  var nl = tt.indexOf('\\n'), y = parseFloat(r.getAttribute('y'));\n"
-	"  g._ft = i;\n"
-	"  frames.push({ g: g, r: r, t: t, name: nl < 0 ? tt : tt.substring(0, nl),\n"
-	"    info: nl < 0 ? '' : tt.substring(nl + 1), x: parseFloat(r.getAttribute('x')),\n"
-	"    w: parseFloat(r.getAttribute('width')), fill: r.getAttribute('fill'),\n"
-	"    d: Math.round((INV ? y - Y0 : Y0 - y) / FH), merged: g.classList.contains('m') });\n"
-	"}\n"
-	"function label(f, w) {\n"
-	"  var fit = Math.floor((w - 6) / CW);\n"
-	"  if (fit < 3 || f.merged && w < 60) return '';\n"
-	"  var n = f.merged ? f.info : f.name;\n"
-	"  return n.length <= fit ? n : n.substring(0, fit - 2) + '..';\n"
-	"}\n"
-	"function place(f, x, w, show, parent) {\n"
-	"  f.g.style.display = show ? '' : 'none';\n"
-	"  if (!show) return;\n"
-	"  f.g.classList.toggle('parent', parent);\n"
-	"  f.r.setAttribute('x', x.toFixed(3)); f.r.setAttribute('width', w.toFixed(3));\n"
-	"  if (f.t) { f.t.setAttribute('x', (x + 3).toFixed(3)); f.t.textContent = label(f, w); }\n"
-	"}\n"
-	"var zoomed = null;\n"
-	"function zoom(z) {\n"
-	"  var scale = FULL / z.w, shown = 0;\n"
-	"  frames.forEach(function (f) {\n"
-	"    if (f.d >= z.d && f.x >= z.x - EPS && f.x + f.w <= z.x + z.w + EPS) {\n"
-	"      place(f, PAD + (f.x - z.x) * scale, f.w * scale, true, false); shown++;\n"
-	"    } else if (f.d < z.d && f.x <= z.x + EPS && f.x + f.w >= z.x + z.w - EPS) {\n"
-	"      place(f, PAD, FULL, true, true); shown++;\n"
-	"    } else {\n"
-	"      place(f, 0, 0, false, false);\n"
-	"    }\n"
-	"  });\n"
-	"  zoomed = z; resetEl.style.opacity = '1';\n"
-	"  return shown;\n"
-	"}\n"
-	"function unzoom() {\n"
-	"  frames.forEach(function (f) { place(f, f.x, f.w, true, false); });\n"
-	"  zoomed = null; resetEl.style.opacity = '0';\n"
-	"}\n"
-	"var searching = false;\n"
-	"function clearSearch() {\n"
-	"  frames.forEach(function (f) { f.r.setAttribute('fill', f.fill); });\n"
-	"  matchedEl.textContent = ''; searchEl.textContent = 'Search'; searching = false;\n"
-	"}\n"
-	"function search(term) {\n"
-	"  var re;\n"
-	"  try { re = new RegExp(term); }\n"
-	"  catch (e) { re = new RegExp(term.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&')); }\n"
-	"  var hits = [];\n"
-	"  frames.forEach(function (f) {\n"
-	"    if (!f.merged && f.d > 0 && re.test(f.name)) { f.r.setAttribute('fill', 'rgb(230,0,230)'); hits.push(f); }\n"
-	"    else f.r.setAttribute('fill', f.fill);\n"
-	"  });\n"
-	"  hits.sort(function (a, b) { return a.x - b.x; });\n"
-	"  var sum = 0, end = -1;\n"
-	"  hits.forEach(function (h) {\n"
-	"    var e = h.x + h.w;\n"
-	"    if (h.x >= end) { sum += h.w; end = e; } else if (e > end) { sum += e - end; end = e; }\n"
-	"  });\n"
-	"  var pct = 100 * sum / FULL;\n"
-	"  matchedEl.textContent = 'Matched: ' + (pct > 0 && pct < 0.1 ? pct.toPrecision(2) : pct.toFixed(1)) + '%';\n"
-	"  searchEl.textContent = 'Reset Search'; searching = true;\n"
-	"  return { count: hits.length, pct: pct };\n"
-	"}\n"
-	"function askSearch() {\n"
-	"  if (searching) { clearSearch(); return; }\n"
-	"  var term = window.prompt('Search for (regular expression):', '');\n"
-	"  if (term) search(term);\n"
-	"}\n"
-	"function frameOf(e) {\n"
-	"  var g = e.target && e.target.closest ? e.target.closest('g.f') : null;\n"
-	"  return g ? frames[g._ft] : null;\n"
-	"}\n"
-	"svg.addEventListener('click', function (e) { var f = frameOf(e); if (f) zoom(f); });\n"
-	"svg.addEventListener('mouseover', function (e) {\n"
-	"  var f = frameOf(e); if (f) details.textContent = (f.merged ? '' : f.name + ' ') + f.info;\n"
-	"});\n"
-	"svg.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
-	"resetEl.addEventListener('click', function (e) { e.stopPropagation(); unzoom(); });\n"
-	"searchEl.addEventListener('click', function (e) { e.stopPropagation(); askSearch(); });\n"
-	"window.addEventListener('keydown', function (e) {\n"
-	"  if ((e.ctrlKey || e.metaKey) && e.key === 'f') { e.preventDefault(); askSearch(); }\n"
-	"  else if (e.key === 'Escape') { unzoom(); clearSearch(); }\n"
-	"});\n"
-	"function mark(text) {\n"
-	"  var m = document.createElementNS('http://www.w3.org/2000/svg', 'text');\n"
-	"  m.setAttribute('id', 'ft-selftest'); m.setAttribute('x', PAD); m.setAttribute('y', 14);\n"
-	"  m.setAttribute('class', 'small'); m.textContent = text; svg.appendChild(m);\n"
-	"}\n"
-	/* The self-check (URL #selftest) drives zoom and search the way a click
-	 * would and reports in the DOM, for headless browser tests. */
-	"function selftest() {\n"
-	"  if (!frames.length) throw new Error('no frames');\n"
-	"  var z = null, before = frames.length;\n"
-	"  frames.forEach(function (f) { if (f.d >= 2 && !f.merged && (!z || f.w > z.w)) z = f; });\n"
-	"  if (!z) frames.forEach(function (f) { if (f.d === 1 && !f.merged && (!z || f.w > z.w)) z = f; });\n"
-	"  if (!z) return 'ftflame-selftest ok frames=' + before + ' (no stacks)';\n"
-	"  var shown = zoom(z);\n"
-	"  if (Math.abs(parseFloat(z.r.getAttribute('width')) - FULL) > 0.5) throw new Error('zoomed frame not full width');\n"
-	"  if (shown > before) throw new Error('zoom shows too many');\n"
-	"  unzoom();\n"
-	"  if (Math.abs(parseFloat(z.r.getAttribute('width')) - z.w) > 0.01) throw new Error('unzoom did not restore');\n"
-	"  var s = search(z.name.replace(/[.*+?^${}()|[\\]\\\\]/g, '\\\\$&'));\n"
-	"  if (!s.count || !(s.pct > 0)) throw new Error('search found nothing for ' + z.name);\n"
-	"  var txt = matchedEl.textContent;\n"
-	"  clearSearch();\n"
-	"  return 'ftflame-selftest ok frames=' + before + ' zoom=' + shown + ' search=' + s.count + ' ' + txt;\n"
-	"}\n"
-	"var h = window.location.hash || '';\n"
-	"try { h = decodeURIComponent(h); } catch (e) { /* keep it raw */ }\n"
-	"var m = /search=([^&]*)/.exec(h);\n"
-	"if (m && m[1]) search(m[1]);\n"
-	"var zm = /zoom=([^&]*)/.exec(h), zf = null;\n"
-	"if (zm && zm[1]) frames.forEach(function (f) { if (f.name === zm[1] && (!zf || f.w > zf.w)) zf = f; });\n"
-	"if (zf) zoom(zf);\n"
-	"if (/selftest/.test(h)) {\n"
-	"  try { mark(selftest()); } catch (e) { mark('ftflame-selftest FAIL: ' + e.message); }\n"
-	"}\n"
-	"window.ftflame = { zoom: function (i) { return zoom(frames[i]); }, unzoom: unzoom,\n"
-	"  search: search, clearSearch: clearSearch, frames: frames };\n"
-	"})();\n";
-
-static const char flame_css[] =
-	"text { font-family: Verdana, Arial, sans-serif; font-size: 12px; fill: rgb(0,0,0); }\n"
-	"#ft-title { font-size: 17px; text-anchor: middle; }\n"
-	"#ft-subtitle { text-anchor: middle; fill: rgb(96,96,96); }\n"
-	"#ft-reset, #ft-search { cursor: pointer; }\n"
-	"#ft-reset { opacity: 0; }\n"
-	"#ft-matched { text-anchor: end; }\n"
-	"g.f { cursor: pointer; }\n"
-	"g.f text { pointer-events: none; font-size: 12px; }\n"
-	"g.f:hover rect { stroke: rgb(0,0,0); stroke-width: 0.5; }\n"
-	"g.parent { opacity: 0.5; }\n"
-	".small { font-size: 11px; }\n";
+/*
+ * The viewer's script and style sheet are real files beside this one
+ * (flamegraph.js, flamegraph.css), embedded by the assembler's .incbin at
+ * build time and ended with a NUL.  The script is kept free of "]]>" and
+ * "</" so it embeds in SVG CDATA and in an HTML <script> alike.  The paths
+ * are relative to the top of the tree, where every build runs; the
+ * Makefile lists both files as prerequisites of this object.
+ */
+#define FT_EMBED_TEXT(sym, path)                                                        \
+	__asm__(".pushsection .rodata\n"                                               \
+		".type " #sym ", @object\n" #sym ":\n"                                 \
+		".incbin \"" path "\"\n"                                             \
+		".byte 0\n"                                                           \
+		".size " #sym ", . - " #sym "\n"                                        \
+		".popsection\n")
+FT_EMBED_TEXT(ft_flame_js, "analysis/flamegraph.js");
+FT_EMBED_TEXT(ft_flame_css, "analysis/flamegraph.css");
+extern const char ft_flame_js[] __attribute__((visibility("hidden")));
+extern const char ft_flame_css[] __attribute__((visibility("hidden")));
+#define flame_js ft_flame_js
+#define flame_css ft_flame_css
 
 static void write_frame(FILE *out, const struct frame *f, uint64_t total, double scale,
 			double height, const struct ft_flame_opts *o, const char *unit)
