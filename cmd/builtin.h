@@ -6,7 +6,7 @@
 #ifndef FTRAIL_BUILTIN_H
 #define FTRAIL_BUILTIN_H
 
-#define FTRAIL_CMD(n, f, s)                  \
+#define FTRAIL_CMD(n, s)                     \
 	int cmd_##n(int argc, char **argv);  \
 	extern const char cmd_##n##_usage[];
 #include "cmd/commands.h"

@@ -16,13 +16,11 @@ struct ftrail_cmd {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 	const char *usage;
-	unsigned int flags;
 	const char *summary;
 };
 
-
 static const struct ftrail_cmd commands[] = {
-#define FTRAIL_CMD(n, f, s) { #n, cmd_##n, cmd_##n##_usage, f, s },
+#define FTRAIL_CMD(n, s) { #n, cmd_##n, cmd_##n##_usage, s },
 #include "cmd/commands.h"
 #undef FTRAIL_CMD
 };
