@@ -18,16 +18,20 @@ for how in segv abort kill exit5; do
 	grep -qE "[|] +die\(\)" out || fail "$how: die() is not in the trace"
 done
 # the same crash through every kind of hook, with each compiler at hand
+ran=0
 for compiler in cc clang; do
 	command -v $compiler >/dev/null || continue
 	for flag in "-pg" "-pg -mfentry" "-finstrument-functions" "-fpatchable-function-entry=5"; do
 		[ $compiler = clang ] && [ "$flag" = "-pg -mfentry" ] && continue
 		# shellcheck disable=SC2086
-		$compiler -O1 $flag -o crash2 "$TOP/tests/progs/rec_crash.c" 2>/dev/null || continue
+		$compiler -O1 $flag -o crash2 "$TOP/tests/progs/rec_crash.c" 2>build.err ||
+			fail "build ($compiler $flag): $(head -n 3 build.err)"
+		ran=$((ran + 1))
 		$FTRAIL record -o c2.dat -- ./crash2 50 segv 2>err || fail "record ($compiler $flag): $(cat err)"
 		grep -q "killed by signal 11" err || fail "$compiler $flag: no crash line: $(cat err)"
 		n=$($FTRAIL show -i c2.dat | calls before_crash)
 		[ "$n" = 50 ] || fail "$compiler $flag: $n calls of before_crash before SIGSEGV, expected 50"
 	done
 done
+[ "$ran" -ge 4 ] || fail "only $ran hook kinds were tried, expected at least the 4 of cc"
 exit 0

@@ -25,4 +25,5 @@ for cc in gcc clang; do
 done
 [ $n -ge 12 ] || fail "only $n compiler/flag combinations built"
 echo "$n combinations"
+expect_built 22
 exit 0

@@ -12,4 +12,5 @@ for cc in gcc clang; do
 		grep -q 'unwound' show.out || fail "$cc $flags: no unwound marker"
 	done
 done
+expect_built 8
 exit 0

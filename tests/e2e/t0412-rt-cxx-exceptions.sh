@@ -22,4 +22,5 @@ for cc in g++ clang++; do
 	done
 done
 [ $n -ge 4 ] || fail "only $n builds"
+expect_built 10
 exit 0

@@ -77,4 +77,5 @@ done
 [ $n -ge 16 ] || fail "only $n compiler/flag combinations built"
 [ $reused -ge 1 ] || skip "the loader never mapped the second library where the first was"
 echo "$n combinations, $reused with the address reused"
+expect_built 54
 exit 0

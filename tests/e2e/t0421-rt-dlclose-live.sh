@@ -50,4 +50,5 @@ for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
 	n=$((n + 1))
 done
 [ $n -ge 2 ] || fail "only $n variants built"
+expect_built 9
 exit 0

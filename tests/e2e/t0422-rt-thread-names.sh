@@ -28,4 +28,5 @@ for cc in gcc clang; do
 	done
 done
 [ $n -ge 2 ] || fail "only $n variants built"
+expect_built 4
 exit 0

@@ -32,4 +32,5 @@ for cc in gcc clang; do
 	done
 done
 [ $n -ge 4 ] || fail "only $n variants built"
+expect_built 8
 exit 0

@@ -2,7 +2,11 @@
 #   . "$TOP/tests/progs/rt_e2e.sh"   (after lib.sh)
 #
 # build OUT CC FLAGS... SRC   compile a program of tests/progs; returns 1
-#                             (and the caller may skip) when CC lacks a flag
+#                             (and the caller may skip) only when CC is not
+#                             installed or rejects one of the flags; any
+#                             other compile error fails the test
+# expect_built N              fail unless at least N builds succeeded, so a
+#                             loop that skips builds cannot pass vacuously
 # rec FILE [record opts] -- PROG ARGS   ftrail record -q into FILE, fails the test on error
 # shape FILE [show opts]      the function_graph shape: one token per line of
 #                             `ftrail show`'s FUNCTION column, comments
@@ -11,11 +15,22 @@
 # calls FILE NAME             the Calls column of `ftrail report` for NAME
 P="$TOP/tests/progs"
 
+BUILT=0
+
 build() {
 	local out=$1 cc=$2
 	shift 2
 	command -v "$cc" >/dev/null 2>&1 || return 1
-	"$cc" "$@" -o "$out" 2>build.err || return 1
+	if ! "$cc" "$@" -o "$out" 2>build.err; then
+		grep -qiE "unrecognized|unknown argument|unsupported option|not supported" build.err &&
+			return 1
+		fail "build $out with $cc $*: $(head -n 3 build.err)"
+	fi
+	BUILT=$((BUILT + 1))
+}
+
+expect_built() {
+	[ "$BUILT" -ge "$1" ] || fail "only $BUILT builds succeeded, expected at least $1"
 }
 
 rec() {
