@@ -146,12 +146,15 @@ check: all
 example: all
 	bash examples/run.sh
 
-# install: the tool, the runtime, the public event header and its ftrail.pc
+# install: the tool, the runtime, the public event header and its ftrail.pc.
+# The runtime goes to lib/ftrail/ (it is preloaded, never linked against),
+# where the tool finds it relative to its own binary.
 PREFIX  ?= /usr/local
 install: $(BUILD)/ftrail $(BUILD)/libftrail.so
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/ftrail
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/ftrail \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/ftrail
 	install -m 755 $(BUILD)/ftrail $(DESTDIR)$(PREFIX)/bin/ftrail
-	install -m 755 $(BUILD)/libftrail.so $(DESTDIR)$(PREFIX)/lib/libftrail.so
+	install -m 755 $(BUILD)/libftrail.so $(DESTDIR)$(PREFIX)/lib/ftrail/libftrail.so
 	install -m 644 include/ftrail/*.h $(DESTDIR)$(PREFIX)/include/ftrail/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e "s|@VERSION@|$$(sed -n 's/.*FTRAIL_VERSION "\(.*\)"/\1/p' core/version.h)|" \
 		ftrail.pc.in >$(DESTDIR)$(PREFIX)/lib/pkgconfig/ftrail.pc

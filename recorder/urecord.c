@@ -845,8 +845,15 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 
 /* ---- setup ---- */
 
+/*
+ * The runtime the program gets preloaded: $FTRAIL_LIB, else libftrail.so
+ * next to the ftrail binary (a build tree), else ../lib/ftrail/libftrail.so
+ * relative to it (what `make install` lays out under any PREFIX, DESTDIR
+ * staging included).  Returns 0 with the path in out, or -1 with a reason.
+ */
 static int find_lib(char *out, size_t len, char *err, size_t errlen)
 {
+	static const char *const rel[] = { "libftrail.so", "../lib/ftrail/libftrail.so" };
 	const char *env = getenv("FTRAIL_LIB");
 	char self[PATH_MAX];
 	ssize_t n;
@@ -869,15 +876,13 @@ static int find_lib(char *out, size_t len, char *err, size_t errlen)
 	slash = strrchr(self, '/');
 	if (slash)
 		*slash = 0;
-	if ((size_t)snprintf(out, len, "%s/libftrail.so", self) >= len || access(out, R_OK)) {
-		snprintf(
-		    err, errlen,
-		    "cannot find the runtime %s/libftrail.so (install it next to ftrail, or set "
-		    "FTRAIL_LIB)",
-		    self);
-		return -1;
-	}
-	return 0;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++)
+		if ((size_t)snprintf(out, len, "%s/%s", self, rel[i]) < len && !access(out, R_OK))
+			return 0;
+	snprintf(err, errlen,
+		 "cannot find the runtime libftrail.so in %s or %s/../lib/ftrail (set FTRAIL_LIB)",
+		 self, self);
+	return -1;
 }
 
 /* Does a function command or an event trigger take snapshots? */
