@@ -27,4 +27,5 @@ FTRAIL_CMD(offcpu,   "off-CPU time per stack, with direct samples over a thresho
 FTRAIL_CMD(flame,    "flame graph (SVG/HTML) or folded stacks")
 FTRAIL_CMD(export,   "export to Chrome/Perfetto trace-event JSON or speedscope")
 FTRAIL_CMD(marker,   "write trace_marker text into a running trace from a shell")
+FTRAIL_CMD(list,     "tracers, trace options and events that record accepts")
 FTRAIL_CMD(snapshot, "take, clear or free the snapshot of a running trace (ftrace's snapshot file)")
