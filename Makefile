@@ -150,9 +150,19 @@ example: all
 # The runtime goes to lib/ftrail/ (it is preloaded, never linked against),
 # where the tool finds it relative to its own binary.
 PREFIX  ?= /usr/local
-install: $(BUILD)/ftrail $(BUILD)/libftrail.so
+# Man pages are generated from the --help texts (scripts/mkman.sh).
+man: $(BUILD)/man/ftrail.1
+$(BUILD)/man/ftrail.1: $(BUILD)/ftrail scripts/mkman.sh
+	$(quiet) MAN $(@D)
+	$(Q)sh scripts/mkman.sh $(BUILD)/ftrail $(@D)
+
+install: $(BUILD)/ftrail $(BUILD)/libftrail.so $(BUILD)/man/ftrail.1
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/ftrail \
-		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/ftrail
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include/ftrail \
+		$(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	install -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 scripts/completion/ftrail.bash \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ftrail
 	install -m 755 $(BUILD)/ftrail $(DESTDIR)$(PREFIX)/bin/ftrail
 	install -m 755 $(BUILD)/libftrail.so $(DESTDIR)$(PREFIX)/lib/ftrail/libftrail.so
 	install -m 644 include/ftrail/*.h $(DESTDIR)$(PREFIX)/include/ftrail/
@@ -162,4 +172,4 @@ install: $(BUILD)/ftrail $(BUILD)/libftrail.so
 clean:
 	rm -rf build build-asan build-tsan
 
-.PHONY: all check example clean install
+.PHONY: all check example clean install man
