@@ -266,11 +266,13 @@ void rt_filters_apply_all(int warn_now)
 				selected++;
 			if (f->site_kind && want != f->patched && rt_modmem_may(m, mem))
 				rt_patch_site(f, want);
-			if (f->patched)
-				patched++;
 		}
 	}
+	rt_patch_flush(); /* the sites queued above, in one batch (patch.c) */
 	rt_modmem_exit();
+	for (int mi = 0; mi < rt.nr_mods; mi++)
+		for (uint32_t i = 0; !rt.mods[mi].gone && i < rt.mods[mi].nr_funcs; i++)
+			patched += rt.mods[mi].funcs[i].patched;
 	rt.have_graph_roots = 0;
 	for (int i = 0; i < nr_rules[FT_SL_GRAPH]; i++)
 		if (!rules[FT_SL_GRAPH][i].neg)

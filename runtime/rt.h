@@ -219,6 +219,7 @@ RT_HIDDEN void rt_filters_apply_all(int warn_now);
 
 /* patch.c */
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
+RT_HIDDEN void rt_patch_flush(void);
 RT_HIDDEN void rt_patch_init(void);
 RT_HIDDEN void rt_patch_forget(int mod_idx);
 RT_HIDDEN void rt_patch_normalize(struct rt_module *m);

@@ -23,6 +23,9 @@
  *   -C  MS milliseconds after the start, replace set_ftrace_filter with TEXT
  *       ('|' separates lines) through the live control block (session.h's
  *       seqlock): the runtime re-patches while the program's threads run
+ *   -R  PERIOD_MS: apply the -C texts in a loop, one every PERIOD_MS ms, for
+ *       as long as the program runs (their MS is ignored, but needed); prints
+ *       "#flips N" at the end instead of one "#control" line per change
  * The runtime is $FTRAIL_LIB (default ./libftrail.so).
  */
 #include <errno.h>
@@ -62,6 +65,7 @@ struct change {
 };
 static struct change changes[16];
 static int nr_changes;
+static long cycle_ms; /* -R */
 static uint64_t fid_calls[1 << 16]; /* -q: calls per fid, printed as #count lines */
 
 struct walk {
@@ -287,7 +291,7 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.options = ft_options_default();
-	while ((c = getopt(argc, argv, "+p:l:n:g:G:D:t:Tb:qP:O:C:")) != -1) {
+	while ((c = getopt(argc, argv, "+p:l:n:g:G:D:t:Tb:qP:O:C:R:")) != -1) {
 		switch (c) {
 		case 'p': o.tracer = optarg; break;
 		case 'l': ft_strv_push(&o.filter, optarg); break;
@@ -301,6 +305,7 @@ int main(int argc, char **argv)
 		case 'b': o.buffer_kb = (unsigned int)atoi(optarg); break;
 		case 'q': quiet = 1; break;
 		case 'P': ft_strv_push(&o.pids, optarg); break;
+		case 'R': cycle_ms = atol(optarg) > 0 ? atol(optarg) : 1; break;
 		case 'C':
 			if (nr_changes < 16 && strchr(optarg, ':')) {
 				changes[nr_changes].ms = atol(optarg);
@@ -350,6 +355,7 @@ int main(int argc, char **argv)
 	/* drain while it runs; children of the program (fork) keep the fd */
 	struct timespec t0, tn;
 	int next = 0;
+	unsigned long flips = 0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
@@ -358,7 +364,15 @@ int main(int argc, char **argv)
 		if (r == pid)
 			break;
 		clock_gettime(CLOCK_MONOTONIC, &tn);
-		while (next < nr_changes &&
+		while (cycle_ms && nr_changes &&
+		       (tn.tv_sec - t0.tv_sec) * 1000 + (tn.tv_nsec - t0.tv_nsec) / 1000000 >=
+			       (long)flips * cycle_ms) {
+			ft_session_ctl_begin(sess);
+			ft_session_set_list(sess, FT_SL_FILTER, changes[flips % nr_changes].text);
+			ft_session_ctl_end(sess);
+			flips++;
+		}
+		while (!cycle_ms && next < nr_changes &&
 		       (tn.tv_sec - t0.tv_sec) * 1000 + (tn.tv_nsec - t0.tv_nsec) / 1000000 >=
 			       changes[next].ms) {
 			ft_session_ctl_begin(sess);
@@ -368,7 +382,7 @@ int main(int argc, char **argv)
 			next++;
 		}
 		drain(0);
-		ft_rb_wait(area, nr_changes ? 5 : 20);
+		ft_rb_wait(area, cycle_ms ? 1 : nr_changes ? 5 : 20);
 	}
 	/* forked descendants may still run: wait for them to close the session */
 	while (waitpid(-1, NULL, 0) > 0)
@@ -394,6 +408,8 @@ int main(int argc, char **argv)
 				printf("#count %s %llu\n", name, (unsigned long long)fid_calls[f]);
 			}
 		}
+		if (cycle_ms)
+			printf("#flips %lu\n", flips);
 		printf("#stat calls=%llu bytes=%llu lost=%llu hooks=0x%x patched=%u\n",
 		       (unsigned long long)calls, (unsigned long long)bytes,
 		       (unsigned long long)tot.lost, ctl->rt_hooks, ctl->rt_patched);
