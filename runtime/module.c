@@ -279,9 +279,10 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
  * glibc-internal dlclose, or a close and a reopen in other threads between
  * two scans): is the object there now another one?  1 when its extent
  * (hi) or build id differs from m's (a rebuilt file): a new module then.
- * Otherwise it is the same file, perhaps mapped afresh: if a site m
- * believes patched holds the compiled nop, it was, and nothing of it is
- * patched any more (the next rt_filters_apply_all patches it again).  Runs
+ * Otherwise it is the same file, perhaps mapped afresh: if a site holds
+ * the compiled bytes where m believes it patched or normalised it (patch.c),
+ * it was, and m is revived: its sites are read and prepared again (by the
+ * dlopen wrapper of whoever mapped it, before the program may run it).  Runs
  * in the dl_iterate_phdr callback, where the object cannot be unmapped.
  * Caller holds rt.lock.
  */
@@ -303,14 +304,15 @@ static int reloaded(struct rt_module *m, struct dl_phdr_info *info, uint64_t hi)
 		struct rt_func *f = &m->funcs[i];
 		const uint8_t *b = (const uint8_t *)f->site;
 
-		if (!f->patched)
+		if (!f->site_kind)
 			continue;
-		if ((f->site_kind == 1 && !memcmp(b, nop5, 4)) ||
-		    (f->site_kind == 2 && b[0] == 0x90)) {
-			for (uint32_t k = 0; k < m->nr_funcs; k++)
-				m->funcs[k].patched = 0;
+		/* a patched site holding its nop, or a normalised one holding
+		 * the compiler's 1-byte nops: the file was mapped afresh */
+		if ((f->patched && f->site_kind == 1 && !memcmp(b, nop5, 4)) ||
+		    (f->site_kind == 1 && b[0] == 0x90) || (f->site_kind == 2 && b[0] == 0x90)) {
+			revive(m, m->start, m->end);
+			break;
 		}
-		break;
 	}
 	return 0;
 }
@@ -465,7 +467,7 @@ int rt_modmem_enter(void)
 /* May the guard holder (mem: rt_modmem_enter's answer) touch m now? */
 int rt_modmem_may(const struct rt_module *m, int mem)
 {
-	if (mem == 2 || m->pinned)
+	if (mem == 2 || m->pinned || m->held)
 		return 1;
 	deferred = 1;
 	return 0;
@@ -516,26 +518,94 @@ void rt_modules_dlclose_end(void)
 	t->busy = 0;
 }
 
+/* Does m still need its symbols or sites read (module memory work)? */
+static int needs_memory(const struct rt_module *m)
+{
+	return !m->gone && !m->pinned && !m->is_self && (!m->loaded || m->sites_pending);
+}
+
+#define HOLD_MAX 32
+
 /*
  * dlopen wrapper, after the real dlopen: register the new objects, read
- * their symbols and sites, apply the filters (patching).  When a dlclose
- * runs meanwhile in another thread, the memory work is left to it.
+ * their symbols and sites, apply the filters (patching) -- all before the
+ * program gets the handle.  That order matters: gcc's patchable entries
+ * are runs of 1-byte nops that are made patchable (rt_patch_normalize)
+ * only while no thread can be inside them, i.e. before the library's code
+ * is handed to the program; work left for later would tear a thread
+ * preempted inside a run.  So when a dlclose is in flight in another
+ * thread (the module memory guard says "pinned only"), the runtime takes
+ * references of its own on the objects it still has to read
+ * (dlopen(RTLD_NOLOAD)): held, they cannot be unmapped, and the guard lets
+ * the work on them go ahead.  The references are taken and dropped without
+ * rt.lock (the loader's lock may be held by a thread whose traced
+ * destructor waits for rt.lock) and dropped through the dlclose wrapper.
  */
 void rt_modules_after_dlopen(void)
 {
+	static void *(*real_dlopen)(const char *, int);
 	struct rt_thread *t = &rt_self;
+	char (*paths)[FT_SESSION_PATH_MAX] = NULL;
+	uint64_t bias[HOLD_MAX];
+	void *hold[HOLD_MAX];
+	int nh = 0;
 
 	if (!rt.sess || t->busy)
 		return;
-	t->busy = 1;
-	pthread_mutex_lock(&rt.lock);
-	rt_modules_scan(1);
-	rt_modmem_enter();
-	rt_modules_load_new();
-	rt_filters_apply_all(0);
-	rt_modmem_exit();
-	pthread_mutex_unlock(&rt.lock);
-	t->busy = 0;
+	if (!real_dlopen)
+		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+	/* rounds: objects found deferred in one are held for the next (3 at most) */
+	for (int round = 0;; round++) {
+		int np = 0, mem;
+
+		t->busy = 1;
+		pthread_mutex_lock(&rt.lock);
+		if (!round)
+			rt_modules_scan(1);
+		for (int i = 0; i < nh; i++)
+			for (int k = 0; k < rt.nr_mods; k++)
+				if (!rt.mods[k].gone && rt.mods[k].bias == bias[i])
+					rt.mods[k].held++;
+		mem = rt_modmem_enter();
+		rt_modules_load_new();
+		rt_filters_apply_all(0);
+		/* what is left was deferred: a dlclose is in flight */
+		for (int i = 0; mem == 1 && round < 3 && i < rt.nr_mods && np < HOLD_MAX; i++) {
+			struct rt_module *m = &rt.mods[i];
+
+			if (!needs_memory(m))
+				continue;
+			if (!paths && !(paths = malloc(HOLD_MAX * sizeof(*paths))))
+				break;
+			memcpy(paths[np], m->path, sizeof(paths[np]));
+			bias[np++] = m->bias;
+		}
+		rt_modmem_exit();
+		for (int i = 0; i < rt.nr_mods; i++)
+			rt.mods[i].held = 0; /* only this function holds, under rt.lock */
+		pthread_mutex_unlock(&rt.lock);
+		t->busy = 0;
+		for (int i = 0; i < nh; i++)
+			dlclose(hold[i]); /* the wrapper: this may be the last reference */
+		nh = 0;
+		for (int i = 0; i < np && real_dlopen; i++) {
+			void *h = real_dlopen(paths[i], RTLD_LAZY | RTLD_NOLOAD);
+			struct link_map *lm = NULL;
+
+			if (!h)
+				continue; /* closed meanwhile: nothing to read */
+			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm ||
+			    (uint64_t)lm->l_addr != bias[i]) {
+				dlclose(h); /* another object under that name */
+				continue;
+			}
+			hold[nh] = h;
+			bias[nh++] = bias[i];
+		}
+		if (!nh)
+			break;
+	}
+	free(paths);
 }
 
 /* fork child: only the forking thread exists; no dlclose, no toucher. */

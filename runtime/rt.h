@@ -100,6 +100,7 @@ struct rt_module {
 	int sites_pending;    /* symbols read, patch sites not yet (module memory was busy) */
 	int seen;             /* scan generation it was last found in */
 	int pinned;           /* loaded with the program: never unmapped */
+	int held;             /* referenced by the runtime itself for now (module.c) */
 };
 
 #define RT_MAX_MODS 512

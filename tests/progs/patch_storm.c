@@ -10,7 +10,12 @@
  *   - a timer signal (every 500 us) runs a traced function inside
  *     whatever thread it interrupts, possibly in the middle of a hook.
  * Every call's result is checked: a torn or misplaced patch crashes the
- * program or breaks a result (abort).  Prints "ok CALLS LIBCALLS SIGNALS".
+ * program or breaks a result (abort).  Right after each dlopen, the first
+ * byte of storm_lib_leaf is looked at: 0x90 is gcc's run of 1-byte nops
+ * as compiled, which the runtime must have made one 5-byte nop before
+ * dlopen returns (RAW counts the times it had not: each one is a run the
+ * runtime would rewrite later, under the program's threads).
+ * Prints "ok CALLS LIBCALLS SIGNALS RAW".
  *
  *   patch_storm [-m MS] [-t THREADS] [-d DLTHREADS] LIB...
  */
@@ -30,7 +35,7 @@ static long ms = 1000;
 static char **libs;
 static int nr_libs;
 static long sig_calls;
-static long calls_total, lib_total;
+static long calls_total, lib_total, raw_total;
 static pthread_mutex_t tot_lock = PTHREAD_MUTEX_INITIALIZER;
 
 NOINLINE long storm_a(long x)
@@ -89,13 +94,14 @@ static void *call_loop(void *arg)
 
 static void *dl_loop(void *arg)
 {
-	long end = now_ms() + ms, n = 0;
+	long end = now_ms() + ms, n = 0, raw = 0;
 
 	(void)arg;
 	do {
 		for (int l = 0; l < nr_libs; l++) {
 			void *h = dlopen(libs[l], RTLD_NOW);
 			long (*entry)(long), (*k)(void);
+			const unsigned char *leaf;
 
 			if (!h) {
 				fprintf(stderr, "patch_storm: %s\n", dlerror());
@@ -103,8 +109,11 @@ static void *dl_loop(void *arg)
 			}
 			entry = (long (*)(long))dlsym(h, "storm_lib_entry");
 			k = (long (*)(void))dlsym(h, "storm_lib_k");
-			if (!entry || !k)
+			leaf = (const unsigned char *)dlsym(h, "storm_lib_leaf");
+			if (!entry || !k || !leaf)
 				abort();
+			if (*(const volatile unsigned char *)leaf == 0x90)
+				raw++;
 			for (long i = 0; i < 200; i++, n++)
 				if (entry(i) != k() * i + 1)
 					abort();
@@ -113,6 +122,7 @@ static void *dl_loop(void *arg)
 	} while (now_ms() < end);
 	pthread_mutex_lock(&tot_lock);
 	lib_total += n;
+	raw_total += raw;
 	pthread_mutex_unlock(&tot_lock);
 	return NULL;
 }
@@ -151,6 +161,7 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
-	printf("ok %ld %ld %ld\n", calls_total, lib_total, __atomic_load_n(&sig_calls, __ATOMIC_RELAXED));
+	printf("ok %ld %ld %ld %ld\n", calls_total, lib_total,
+	       __atomic_load_n(&sig_calls, __ATOMIC_RELAXED), raw_total);
 	return 0;
 }
