@@ -32,8 +32,9 @@
 struct rule {
 	const char *glob;
 	size_t glob_len;
-	const char *mod;   /* NULL: any module */
+	const char *mod;   /* NULL: any module; else as written */
 	size_t mod_len;
+	char mod_name[128]; /* mod as a module name (rt_mod_name): a glob */
 	int neg;
 	int cmd;           /* -1: a plain glob */
 	int count;         /* -1: unlimited */
@@ -85,6 +86,7 @@ static int parse_line(int list, char *s, struct rule *r)
 	if (!strncmp(c1 + 1, "mod:", 4)) {
 		r->mod = c1 + 5;
 		r->mod_len = strlen(r->mod);
+		rt_mod_name(r->mod_name, sizeof(r->mod_name), r->mod, r->mod_len);
 		return 0;
 	}
 	if (list != FT_SL_FILTER)
@@ -133,12 +135,8 @@ void rt_filters_parse(void)
 
 static int rule_match(struct rule *r, struct rt_func *f)
 {
-	if (r->mod) {
-		const char *mn = rt.mods[f->mod].name;
-
-		if (strlen(mn) != r->mod_len || memcmp(mn, r->mod, r->mod_len))
-			return 0;
-	}
+	if (r->mod && !ft_glob_match_n(r->mod_name, strlen(r->mod_name), rt.mods[f->mod].name))
+		return 0;
 	if (!ft_glob_match_n(r->glob, r->glob_len, f->name))
 		return 0;
 	r->matched = 1;

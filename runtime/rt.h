@@ -84,7 +84,7 @@ struct rt_func {
 
 struct rt_module {
 	char path[FT_SESSION_PATH_MAX];
-	char name[128];       /* basename without .so*, for :mod: */
+	char name[128];       /* :mod: name: basename without .so* (rt_mod_name) */
 	uint64_t start, end, bias;
 	int shm_idx;          /* index in the session's module table, -1 */
 	int loaded;           /* symbols read (1), failed (-1), not yet (0) */
@@ -197,6 +197,7 @@ RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_sync_ctl(void);
 
 /* module.c */
+RT_HIDDEN void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len);
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
 RT_HIDDEN void rt_modules_load_new(void);
 RT_HIDDEN int rt_modmem_enter(void);
