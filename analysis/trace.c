@@ -36,6 +36,15 @@ struct frame {
 	uint64_t ts;
 };
 
+/* The open calls of a user context the thread switched away from (FT_EXT_CTXSW). */
+struct ctx_stack {
+	uint32_t id;
+	struct frame *frames;
+	size_t nr, cap;
+};
+
+#define MAX_CTXS 4096 /* bound on contexts parked per buffer */
+
 /*
  * One user buffer.  Its UDATA chunks are loaded one at a time (memory stays
  * bounded by about two chunks per buffer); a page cut across chunks is
@@ -59,6 +68,9 @@ struct cursor {
 	struct frame *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t unwind_pending;
+	uint32_t ctx;              /* the running user context (FT_EXT_CTXSW) */
+	struct ctx_stack *ctxs;    /* the parked ones */
+	size_t nr_ctxs;
 	uint64_t *scratch[2];
 	uint32_t scratch_cap[2];
 	int which;
@@ -745,6 +757,9 @@ void ft_trace_close(struct ft_trace *t)
 		free(t->cursors[i].data);
 		free(t->cursors[i].prev);
 		free(t->cursors[i].frames);
+		for (size_t k = 0; k < t->cursors[i].nr_ctxs; k++)
+			free(t->cursors[i].ctxs[k].frames);
+		free(t->cursors[i].ctxs);
 		free(t->cursors[i].scratch[0]);
 		free(t->cursors[i].scratch[1]);
 	}
@@ -929,6 +944,44 @@ static void make_entry(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 	ev->fid = fid;
 	ev->depth = (int)c->nr_frames;
 	c->last_fid = fid;
+}
+
+/*
+ * The thread switched to user context id: park the open calls of the
+ * running one, take up id's (none when new).  Returns -1 when too many
+ * contexts are parked (a hostile file) or out of memory.
+ */
+static int switch_ctx(struct cursor *c, uint32_t id)
+{
+	struct ctx_stack *n;
+	size_t i;
+
+	if (id == c->ctx)
+		return 0;
+	for (i = 0; i < c->nr_ctxs && c->ctxs[i].id != id; i++)
+		;
+	if (i == c->nr_ctxs) { /* a new one: its slot holds the running one */
+		if (c->nr_ctxs >= MAX_CTXS)
+			return -1;
+		n = realloc(c->ctxs, (c->nr_ctxs + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		c->ctxs = n;
+		c->nr_ctxs++;
+		c->ctxs[i] = (struct ctx_stack){ id, NULL, 0, 0 };
+	}
+	n = &c->ctxs[i];
+	{
+		struct ctx_stack run = { c->ctx, c->frames, c->nr_frames, c->cap_frames };
+
+		c->frames = n->frames;
+		c->nr_frames = n->nr;
+		c->cap_frames = n->cap;
+		*n = run;
+	}
+	c->ctx = id;
+	c->unwind_pending = 0;
+	return 0;
 }
 
 /* Bring the tracked depth to the page's (frames lost with dropped pages). */
@@ -1168,6 +1221,11 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 			base_event(t, c, ev,
 				   type == FT_EXT_TRACE_ON ? FT_EV_TRACE_ON : FT_EV_TRACE_OFF);
 			return 1;
+		case FT_EXT_CTXSW:
+			NEED(1);
+			if (switch_ctx(c, rd32(p)) < 0)
+				CORRUPT("more than %u user contexts", MAX_CTXS);
+			continue;
 		case FT_EXT_UNWIND:
 			NEED(1);
 			c->unwind_pending =
@@ -1269,6 +1327,10 @@ static void reset_cursor(struct cursor *c)
 	c->in_page = 0;
 	c->nr_frames = 0;
 	c->unwind_pending = 0;
+	for (size_t k = 0; k < c->nr_ctxs; k++)
+		free(c->ctxs[k].frames);
+	c->nr_ctxs = 0;
+	c->ctx = 0;
 	c->t = 0;
 	c->seq = 0;
 	c->last_fid = FT_FID_UNKNOWN;

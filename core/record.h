@@ -90,6 +90,9 @@ enum ft_ext_type {
 	FT_EXT_BINMARKER = 19,  /* bytes: trace_marker_raw payload */
 	FT_EXT_TDELTA = 20,     /* no payload: [31:10] is a 22-bit delta added to the
 				 * running time (the next record's delta follows it) */
+	FT_EXT_CTXSW = 21,      /* u32 context id: the thread switched to another user
+				 * context (swapcontext); its open calls are that
+				 * context's (0: the thread's own) */
 	FT_EXT_MAX = 63,
 };
 
