@@ -884,7 +884,23 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		ft_seterr(err, errlen, "cannot enable option userstacktrace: %s", strerror(errno));
 		goto fail;
 	}
-	if (pid > 0) {
+	if (opts->pids.n) {
+		/* --pid: these threads only, as set_ftrace_pid does for functions
+		 * (set_event_pid takes task ids; no event-fork) */
+		char list[1024];
+		size_t len = 0;
+
+		list[0] = '\0';
+		for (size_t i = 0; i < opts->pids.n && len < sizeof(list); i++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "",
+						opts->pids.v[i]);
+		if (len >= sizeof(list) || inst_write(kc, "set_event_pid", list)) {
+			ft_seterr(err, errlen, "cannot limit kernel events to --pid %s: %s",
+				  opts->pids.v[0],
+				  len >= sizeof(list) ? "too many threads" : strerror(errno));
+			goto fail;
+		}
+	} else if (pid > 0) {
 		snprintf(buf, sizeof(buf), "%d", (int)pid);
 		inst_write(kc, "options/event-fork", "1");
 		if (inst_write(kc, "set_event_pid", buf)) {

@@ -46,9 +46,10 @@ int ft_kcapture_is_kernel_event(const char *name);
 
 /*
  * Start capturing the kernel events of opts->events (kernel ones only) with
- * opts->options' stacktrace/userstacktrace/stackmap, into w.  When pid > 0
- * (and not opts->all_cpus), events are limited to that process and the
- * children it forks (set_event_pid + event-fork); pid 0 means system-wide.
+ * opts->options' stacktrace/userstacktrace/stackmap, into w.  opts->pids
+ * (--pid) limits events to those threads; else, when pid > 0, to that
+ * process and the children it forks (set_event_pid + event-fork); pid 0
+ * means system-wide.
  * Returns NULL with a one-line reason in err.
  */
 struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct ft_writer *w,

@@ -161,7 +161,7 @@ struct rt_thread *rt_thread_get(void)
 			if (n > FT_SESSION_MAX_PIDS)
 				n = FT_SESSION_MAX_PIDS;
 			for (i = 0; i < n; i++)
-				if (rt.ctl->pids[i] == t->tid || rt.ctl->pids[i] == (uint32_t)rt.pid)
+				if (rt.ctl->pids[i] == t->tid) /* a thread, as set_ftrace_pid */
 					break;
 			if (i == n)
 				t->state = 2;
