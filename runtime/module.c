@@ -703,6 +703,25 @@ static void classify_site(struct rt_func *f, uint64_t p)
 	}
 }
 
+/*
+ * Has the loader relocated the site table at [addr, addr+size) yet?  An
+ * object being dlopen()ed in another thread is listed by the loader (and
+ * found by a scan) before its relocations are applied: its table then
+ * holds zeros (RELA), not addresses in m.  Read too early, it would give
+ * no sites, and the object's nop runs would never be made patchable.  One
+ * entry inside m is enough: entries of functions the linker discarded
+ * (--gc-sections) stay outside for good.
+ */
+static int table_ready(const struct rt_module *m, uint64_t addr, uint64_t size)
+{
+	const uint64_t *v = (const uint64_t *)addr;
+
+	for (uint64_t i = 0; i < size / 8; i++)
+		if (v[i] >= m->start && v[i] < m->end)
+			return 1;
+	return size < 8;
+}
+
 /* Read the relocated site table at [addr, addr+size) from memory. */
 static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int patchable)
 {
@@ -772,6 +791,15 @@ static void load_sites(struct rt_module *m)
 	sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
 	shstr = (const char *)m->map + sh[eh->e_shstrndx].sh_offset;
 	shstr_len = sh[eh->e_shstrndx].sh_size;
+	for (int k = 0; k < 2; k++) {
+		sec = find_section(eh, sh, shstr, shstr_len,
+				   k ? "__patchable_function_entries" : "__mcount_loc");
+		if (sec && in_module(m, sec) && !table_ready(m, sec->sh_addr + m->bias, sec->sh_size)) {
+			m->sites_pending = 1; /* its dlopen is not over: read by the opener */
+			rt_modmem_exit();
+			return;
+		}
+	}
 	sec = find_section(eh, sh, shstr, shstr_len, "__mcount_loc");
 	if (sec && in_module(m, sec)) {
 		read_sites(m, sec->sh_addr + m->bias, sec->sh_size, 0);
