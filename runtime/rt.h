@@ -10,6 +10,8 @@
  *              dlopen / dlclose (a closed object's module is retired)
  *   filter.c   the control block's lists -> per-function flags
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
+ *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
+ *              user context
  *   hooks.c    the tracers: entry/exit logic behind every hook
  *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
  *              the return trampoline (function_graph's hijack)
