@@ -587,6 +587,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	struct stat st;
 	char err[128];
 	uint32_t nfuncs = 0;
+	unsigned int pre_exec = 0;
 	size_t len;
 	void *mem;
 	int fd;
@@ -613,8 +614,10 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt.smap_ok = ft_stackmap_attach(&rt.smap, mem, len) == 0;
 	rt.pid = getpid();
 	rt.space = __atomic_add_fetch(&rt.ctl->rt_attached, 1, __ATOMIC_RELAXED);
+	/* our pre-exec image: none when a traced process did not exec us
+	 * itself but vfork()ed or posix_spawn()ed us (see below) */
 	if (rt.area)
-		ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid); /* our pre-exec image */
+		pre_exec = ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid);
 	rt_patch_init();
 
 	rt_self.busy = 1; /* hooks run by our own calls do nothing */
@@ -645,4 +648,12 @@ __attribute__((constructor(101))) static void rt_init(void)
 		thread_key_ok = 1;
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	on_exit(on_exit_cb, NULL);
+	/*
+	 * Started by a traced process whose exec had no image of ours to
+	 * record it (posix_spawn and vfork run the new program from a child
+	 * that shares the parent's memory): the new image records its exec,
+	 * as fork + exec shows it; the parent recorded the fork (proc.c).
+	 */
+	if (rt.space > 1 && !pre_exec)
+		emit_exec(program_invocation_name);
 }

@@ -13,16 +13,22 @@
  *   vfork          the child runs untraced until it execs or exits: it
  *                  shares the calling thread's runtime state with the
  *                  parent (see below and arch/x86_64/vfork.S).
+ *   posix_spawn    traced like fork + exec: the parent records FT_EXT_FORK
+ *                  with the child's pid (timed before the spawn, so it
+ *                  comes before anything the child records), the child's
+ *                  new image records its exec (init.c)
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <pthread.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "runtime/rt.h"
 
 #define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
@@ -113,6 +119,59 @@ long ft_rt_vfork_leave(long r)
 		t->busy = 1;
 		rt_emit_ext(t, FT_EXT_FORK, &pid, 4);
 		t->busy = 0;
+	}
+	return r;
+}
+
+/* FT_EXT_FORK(pid) at time ts in the calling thread's stream. */
+static void emit_fork_at(pid_t pid, uint64_t ts)
+{
+	struct rt_thread *t = &rt_self;
+	uint32_t p = (uint32_t)pid;
+
+	if (!rt.sess || t->busy || !rt_thread_get() || !t->rb.area)
+		return;
+	t->busy = 1;
+	ft_rb_ext(&t->rb, FT_EXT_FORK, &p, 4, ts, 1, 1);
+	t->busy = 0;
+}
+
+__attribute__((visibility("default"))) int
+posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+	    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static __typeof__(&posix_spawn) real;
+	uint64_t ts = ft_rdtsc();
+	pid_t child = 0;
+	int r;
+
+	if (!real)
+		real = REAL(posix_spawn);
+	r = real(&child, path, fa, attr, argv, envp);
+	if (!r) {
+		emit_fork_at(child, ts);
+		if (pid)
+			*pid = child;
+	}
+	return r;
+}
+
+__attribute__((visibility("default"))) int
+posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
+	     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+{
+	static __typeof__(&posix_spawnp) real;
+	uint64_t ts = ft_rdtsc();
+	pid_t child = 0;
+	int r;
+
+	if (!real)
+		real = REAL(posix_spawnp);
+	r = real(&child, file, fa, attr, argv, envp);
+	if (!r) {
+		emit_fork_at(child, ts);
+		if (pid)
+			*pid = child;
 	}
 	return r;
 }

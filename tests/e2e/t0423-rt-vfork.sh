@@ -21,7 +21,15 @@ for cc in gcc clang; do
 			[ "$(grep -c 'exec_main()' show.out)" = 1 ] || fail "$cc $flags: exec'd image: $(cat show.out)"
 			[ "$(grep -c 'after()' show.out)" = 1 ] || fail "$cc $flags: parent after vfork: $(cat show.out)"
 			[ "$(grep -c 'sched_process_fork' show.out)" = 3 ] || fail "$cc $flags: forks: $(cat show.out)"
-			grep -q 'sched_process_exec' show.out && fail "$cc $flags: exec in the parent's stream: $(cat show.out)"
+			# the exec is the exec'd image's own event (as fork + exec
+			# shows it), never the parent's
+			"$FTRAIL" show -O funcgraph-proc -i t.dat >proc.out 2>show.err ||
+				fail "show: $(cat show.err)"
+			tidof='s/^ *[0-9]*) *[^ |]*-\([0-9][0-9]*\) .*/\1/p'
+			epid=$(grep 'exec_main()' proc.out | sed -n "$tidof")
+			execs=$(grep 'sched_process_exec' proc.out | sed -n "$tidof" | tr '\n' ' ')
+			[ "$execs" = "$epid " ] ||
+				fail "$cc $flags: exec events of $execs, expected one of the exec'd image $epid: $(cat proc.out)"
 			grep -Eq 'sched_process_exit: status=(3|127)' show.out &&
 				fail "$cc $flags: a vfork child's exit in the parent's stream: $(cat show.out)"
 			[ "$(grep -c 'sched_process_exit: status=[07]' show.out)" = 2 ] ||
