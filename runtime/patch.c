@@ -67,6 +67,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -79,7 +80,45 @@
 
 static uint64_t stubs[RT_MAX_MODS]; /* per module: address of its stub, 0 = none */
 static int membarrier_ok;
+/*
+ * The program's own SIGTRAP action, kept aside while on_trap is installed
+ * (sigaction() below).  Read by on_trap in any thread, written by
+ * sigaction() under trap_lock: a sequence count, odd while the copy is
+ * rewritten; the reader retries until it read one whole version.
+ */
 static struct sigaction old_trap;
+static uint32_t old_trap_seq;
+static pthread_mutex_t trap_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void prog_trap_get(struct sigaction *out)
+{
+	for (;;) {
+		uint32_t s = __atomic_load_n(&old_trap_seq, __ATOMIC_ACQUIRE);
+
+		if (s & 1)
+			continue; /* a writer is between its two stores */
+		memcpy(out, &old_trap, sizeof(*out));
+		/* acquire fence: the copy is read before the re-check */
+		rt_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&old_trap_seq, __ATOMIC_RELAXED) == s)
+			return;
+	}
+}
+
+static void prog_trap_set(const struct sigaction *act, struct sigaction *old)
+{
+	pthread_mutex_lock(&trap_lock);
+	if (old)
+		*old = old_trap;
+	if (act) {
+		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELAXED);
+		/* release: the odd count before the copy changes */
+		rt_fence(__ATOMIC_RELEASE);
+		memcpy(&old_trap, act, sizeof(old_trap));
+		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&trap_lock);
+}
 static int trap_installed;
 
 /*
@@ -210,6 +249,7 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 {
 	ucontext_t *uc = uc_;
 	uint64_t site = (uint64_t)uc->uc_mcontext.gregs[REG_RIP] - 1, insn = 0;
+	struct sigaction prog;
 	uint8_t b0 = 0;
 	int r = -1;
 
@@ -242,13 +282,14 @@ static void on_trap(int sig, siginfo_t *si, void *uc_)
 		return;
 	}
 	/* not ours: hand it on as if we were not there */
-	if (old_trap.sa_flags & SA_SIGINFO) {
-		if (old_trap.sa_sigaction) {
-			old_trap.sa_sigaction(sig, si, uc_);
+	prog_trap_get(&prog);
+	if (prog.sa_flags & SA_SIGINFO) {
+		if (prog.sa_sigaction) {
+			prog.sa_sigaction(sig, si, uc_);
 			return;
 		}
-	} else if (old_trap.sa_handler != SIG_DFL && old_trap.sa_handler != SIG_IGN) {
-		old_trap.sa_handler(sig);
+	} else if (prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN) {
+		prog.sa_handler(sig);
 		return;
 	}
 	trap_default();
@@ -533,10 +574,7 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 	struct sigaction copy;
 
 	if (sig == SIGTRAP && trap_installed) {
-		if (old)
-			*old = old_trap;
-		if (act)
-			old_trap = *act;
+		prog_trap_set(act, old);
 		return 0;
 	}
 	if (act && trap_installed && sigismember(&act->sa_mask, SIGTRAP)) {

@@ -8,7 +8,10 @@
  *     functions in a loop, and dlclose it, so the next library usually
  *     lands where the previous one was,
  *   - a timer signal (every 500 us) runs a traced function inside
- *     whatever thread it interrupts, possibly in the middle of a hook.
+ *     whatever thread it interrupts, possibly in the middle of a hook,
+ *   - the program has a SIGTRAP handler of its own, installed with every
+ *     signal in its mask, which must see its own two raise(SIGTRAP)s and
+ *     none of the runtime's int3 traps.
  * Every call's result is checked: a torn or misplaced patch crashes the
  * program or breaks a result (abort).  Right after each dlopen, the first
  * byte of storm_lib_leaf is looked at: 0x90 is gcc's run of 1-byte nops
@@ -66,6 +69,14 @@ static void on_alarm(int sig)
 	if (storm_sig(v) != v)
 		abort();
 	__atomic_fetch_add(&sig_calls, 1, __ATOMIC_RELAXED);
+}
+
+static int traps;
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	__atomic_fetch_add(&traps, 1, __ATOMIC_RELAXED);
 }
 
 static long now_ms(void)
@@ -149,6 +160,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	sigfillset(&sa.sa_mask);
+	sigaction(SIGTRAP, &sa, NULL);
+	raise(SIGTRAP);
+	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sa.sa_flags = SA_RESTART;
 	sigaction(SIGALRM, &sa, NULL);
@@ -161,6 +177,11 @@ int main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	memset(&it, 0, sizeof(it));
 	setitimer(ITIMER_REAL, &it, NULL);
+	raise(SIGTRAP);
+	if (__atomic_load_n(&traps, __ATOMIC_RELAXED) != 2) {
+		fprintf(stderr, "patch_storm: %d SIGTRAPs reached the program, not 2\n", traps);
+		return 1;
+	}
 	printf("ok %ld %ld %ld %ld\n", calls_total, lib_total,
 	       __atomic_load_n(&sig_calls, __ATOMIC_RELAXED), raw_total);
 	return 0;
