@@ -354,7 +354,8 @@ static uint64_t get_stub(struct rt_module *m)
 				munmap(p, 4096);
 				return 0;
 			}
-			stubs[idx] = base;
+			/* on_trap reads stubs[] (site_is_ours): relaxed atomics */
+			__atomic_store_n(&stubs[idx], base, __ATOMIC_RELAXED);
 			return base;
 		}
 	}
@@ -367,7 +368,7 @@ void rt_patch_forget(int mod_idx)
 	if (mod_idx < 0 || mod_idx >= RT_MAX_MODS || !stubs[mod_idx])
 		return;
 	munmap((void *)stubs[mod_idx], 4096);
-	stubs[mod_idx] = 0;
+	__atomic_store_n(&stubs[mod_idx], 0, __ATOMIC_RELAXED);
 }
 
 /*
