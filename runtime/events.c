@@ -146,41 +146,15 @@ static void set_tracing(void *ctx, int on)
 }
 
 /*
- * stacktrace trigger: the caller's stack from the function_graph shadow
- * stack when there is one (return addresses of the open frames), headed by
- * the address the event was emitted from; as a stack id when the stack map
- * can serve, else in full.
+ * stacktrace trigger: the program's stack where the event was written
+ * (ctx: the rt_ustate ev_write took at its caller), unwound by unwind.c.
  */
 static void stacktrace(void *ctx)
 {
-	struct {
-		uint32_t nr, zero;
-		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
-	} st;
 	struct rt_thread *t = rt_thread_get();
-	uint32_t n = 0, max = rt.stack_depth;
 
-	if (!t)
-		return;
-	if (!max || max > FT_STACKMAP_MAX_DEPTH)
-		max = FT_STACKMAP_MAX_DEPTH;
-	st.ips[n++] = (uint64_t)(uintptr_t)ctx; /* the emitting site */
-	if (t->frames)
-		for (int i = (int)t->depth - 1; i >= 0 && n < max; i--)
-			st.ips[n++] = t->frames[i].ret;
-	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
-		int id = ft_stackmap_get_id(&rt.smap, st.ips, n);
-
-		if (id >= 0) {
-			uint32_t v = (uint32_t)id;
-
-			rt_emit_ext(t, FT_EXT_STACK_ID, &v, 4);
-			return;
-		}
-	}
-	st.nr = n;
-	st.zero = 0;
-	rt_emit_ext(t, FT_EXT_STACK, &st, 8 + 8 * n);
+	if (t)
+		rt_emit_stack(t, 0, ctx, 1);
 }
 
 /*
@@ -329,10 +303,15 @@ static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
 		if (!e)
 			return;
 		memcpy(rec, &e->id, 4);
-		for (int i = 0; i < e->nr_trig; i++)
-			if (ft_trigger_fire(&e->trig[i], rec, len, &trig_ops,
-					    __builtin_return_address(0)))
-				__atomic_add_fetch(&ev.area->triggers, 1, __ATOMIC_RELAXED);
+		if (e->nr_trig) {
+			/* the program's state at its call here, for stacktrace */
+			uint64_t *fp = __builtin_frame_address(0);
+			struct rt_ustate us = { fp[1], (uint64_t)(fp + 2), fp[0] };
+
+			for (int i = 0; i < e->nr_trig; i++)
+				if (ft_trigger_fire(&e->trig[i], rec, len, &trig_ops, &us))
+					__atomic_add_fetch(&ev.area->triggers, 1, __ATOMIC_RELAXED);
+		}
 		/* enabled for its triggers only (or disabled by disable_event) */
 		if (!__atomic_load_n(&e->enabled, __ATOMIC_RELAXED))
 			return;

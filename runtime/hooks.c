@@ -205,6 +205,7 @@ static void hash_insert(uint64_t key, struct rt_func *f)
  */
 void rt_hash_forget(uint64_t lo, uint64_t hi)
 {
+	rt_unwind_forget(); /* the unwinder's rules for that code too */
 	if (!rt.hmask)
 		return;
 	for (uint32_t i = 0; i <= rt.hmask; i++) {
@@ -286,45 +287,6 @@ void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len
 {
 	if (t->rb.area)
 		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
-}
-
-/*
- * The current call stack from the shadow stack: f itself, its return
- * address, then the real return address of every open frame, innermost
- * first.  As a stack id (option stackmap) or, when the map cannot serve,
- * the full stack.  standalone: an event of its own (a stacktrace command),
- * else an attachment to the record just written.
- */
-static __attribute__((noinline)) void emit_stack(struct rt_thread *t, struct rt_func *f,
-						uint64_t ret, int standalone)
-{
-	struct {
-		uint32_t nr, zero;
-		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
-	} st;
-	uint32_t n = 0, max = rt.stack_depth;
-	uint64_t now = ft_rdtsc();
-
-	if (!max || max > FT_STACKMAP_MAX_DEPTH)
-		max = FT_STACKMAP_MAX_DEPTH;
-	st.ips[n++] = f->addr;
-	if (ret && n < max)
-		st.ips[n++] = ret;
-	for (int i = (int)t->depth - 1; i >= 0 && n < max; i--)
-		st.ips[n++] = t->frames[i].ret;
-	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
-		int id = ft_stackmap_get_id(&rt.smap, st.ips, n);
-
-		if (id >= 0) {
-			uint32_t v = (uint32_t)id;
-
-			ft_rb_ext(&t->rb, FT_EXT_STACK_ID, &v, 4, now, standalone, standalone);
-			return;
-		}
-	}
-	st.nr = n;
-	st.zero = 0;
-	ft_rb_ext(&t->rb, FT_EXT_STACK, &st, 8 + 8 * n, now, standalone, standalone);
 }
 
 /* Decrement a command count: 1 when the command may run (count -1 = unlimited). */
@@ -438,10 +400,13 @@ static inline int in_altstack(struct rt_thread *t, uint64_t sp)
 
 /*
  * The common entry: f was entered; its return address is ret, stored at
- * slot (hijackable when !cyg).  Runs with t->busy held.
+ * slot (hijackable when !cyg).  us: where the program was, for its stack
+ * (-finstrument-functions: inside f; else f's caller, and f's entry is put
+ * first).  Runs with t->busy held.
  */
 static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_func *f,
-					       uint64_t *slot, uint64_t ret, int cyg)
+					       uint64_t *slot, uint64_t ret, int cyg,
+					       const struct rt_ustate *us)
 {
 	uint16_t fl = func_flags(f);
 	uint32_t on, fid = RT_NOFID;
@@ -483,16 +448,20 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 	if (rt.tracer == FT_TRACER_FUNCTION) {
 		if ((fl & RF_TRACE) && on) {
 			uint32_t pfid;
+			uint64_t parent = ret;
 
 			fid = rt_func_fid(f);
 			if (fid == RT_NOFID)
 				goto stack_only;
-			pfid = rt_addr_fid(ret);
-			ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, ret, ft_rdtsc());
+			/* the parent: after a tail call, behind ft_rt_return */
+			if (!cyg && ret == (uint64_t)ft_rt_return)
+				parent = rt_shadow_ret(t, (uint64_t)slot);
+			pfid = rt_addr_fid(parent);
+			ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, parent, ft_rdtsc());
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
 			if (stack)
-				emit_stack(t, f, ret, 0);
+				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
 			stack = 0;
 		}
 		/* the shadow stack is kept only when stacks are asked for */
@@ -536,7 +505,7 @@ push:
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
 			if (stack)
-				emit_stack(t, f, ret, 0);
+				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
 			stack = 0;
 		}
 		t->rec_depth++;
@@ -559,7 +528,7 @@ push:
 		*slot = (uint64_t)ft_rt_return;
 stack_only:
 	if (stack)
-		emit_stack(t, f, ret, 1);
+		rt_emit_stack(t, cyg ? 0 : f->addr, us, 1);
 }
 
 /* Close frame fr (just popped): its exit record and region counters. */
@@ -787,7 +756,7 @@ static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
 /*
  * The entry trampolines' general path (after ft_rt_entry_fast said 0):
  * every hook kind, every tracer and option.  kind: 0 mcount, 1 fentry, 2
- * patched site (unused).
+ * patched site.
  */
 void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
@@ -796,7 +765,6 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;
 
-	(void)kind;
 	if (unlikely(!rt.sess))
 		return;
 	if (!hook_begin(t))
@@ -804,8 +772,19 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 	if (thread_ready(t)) {
 		f = lookup(key, 0);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
-			   fast_entry(t, f, slot, *slot, 0)))
-			do_entry(t, f, slot, *slot, 0);
+			   fast_entry(t, f, slot, *slot, 0))) {
+			/*
+			 * f's caller, for its stack: the trampoline leaves rbp
+			 * alone, so the program's is the one this frame saved;
+			 * after mcount's prologue (push rbp; mov rsp, rbp) it
+			 * is f's own, the caller's saved below the slot.
+			 */
+			uint64_t rbp = *(uint64_t *)__builtin_frame_address(0);
+			struct rt_ustate us = { *slot, (uint64_t)(slot + 1),
+						kind == 0 ? slot[-1] : rbp };
+
+			do_entry(t, f, slot, *slot, 0, &us);
+		}
 	}
 	hook_end(t);
 }
@@ -927,8 +906,13 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 
 		f = lookup((uint64_t)fn, 1);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
-			   fast_entry(t, f, sp, (uint64_t)call_site, 1)))
-			do_entry(t, f, sp, (uint64_t)call_site, 1);
+			   fast_entry(t, f, sp, (uint64_t)call_site, 1))) {
+			/* inside fn, at its call of the hook (tramp.S jumps here) */
+			uint64_t *fp = __builtin_frame_address(0);
+			struct rt_ustate us = { fp[1], (uint64_t)(fp + 2), fp[0] };
+
+			do_entry(t, f, sp, (uint64_t)call_site, 1, &us);
+		}
 	}
 	hook_end(t);
 }

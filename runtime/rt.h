@@ -13,6 +13,7 @@
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
  *   hooks.c    the tracers: entry/exit logic behind every hook
+ *   unwind.c   user stacks (option stacktrace, stacktrace triggers)
  *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
  *              the return trampoline (function_graph's hijack)
  *
@@ -233,6 +234,20 @@ RT_HIDDEN void rt_hash_init(uint32_t nr);
 RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
+
+/*
+ * unwind.c: where the program was when a hook or event fired -- a return
+ * address into it, its rsp after that return, and its rbp.
+ */
+struct rt_ustate {
+	uint64_t ip, sp, fp;
+};
+RT_HIDDEN uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips,
+			     uint32_t max);
+RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+			     int standalone);
+RT_HIDDEN void rt_unwind_forget(void);
+RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 
 /* events.c (issue 7's user events; weak so the runtime links without it) */
 RT_HIDDEN void rt_events_rescan(void) __attribute__((weak));

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks: one capture-and-emit path for option stacktrace (hooks.c)
+ * and the stacktrace trigger (events.c).
+ *
+ * The stack is a real unwind of the thread's call stack from where the
+ * program was when the hook or event fired, not the chain of traced
+ * functions: every caller up to the outermost frame libunwind knows of
+ * (main, __libc_start_call_main, ...).  The runtime's own frames never
+ * appear: the walk starts at the program's state (rt_ustate), and a
+ * return address that function_graph replaced by ft_rt_return is put back
+ * from the shadow stack, found by the address of its slot, as the kernel's
+ * ftrace_graph_ret_addr() does.  A tail call (jmp) leaves two shadow frames
+ * on one slot, the callee's saving ft_rt_return itself: the outer one holds
+ * the real address.
+ *
+ * Each step follows the frame's DWARF CFI, read through libunwind
+ * (UNW_LOCAL_ONLY) the first time a return address is seen, and then from
+ * a per-thread cache of the rule libunwind applied, reduced to what x86-64
+ * code needs at a call site: CFA = rsp + N (no frame pointer) or CFA =
+ * rbp + 16 (frame pointer: a plain frame-pointer step), return address at
+ * CFA - 8, rbp unchanged or saved at CFA - M.  Frames libunwind cannot
+ * reduce so (signal frames, registers saved in registers) call it every
+ * time.  Why a cache: Debian's libunwind blocks signals around every
+ * unwind-table lookup (two sigprocmask calls per frame, ~0.9 us a frame on
+ * the machine of bench/RESULTS.md); a cached step is a few loads.
+ *
+ * Fault safety: the cache's steps read only inside the stack the walk is
+ * on, [sp, top) -- sp of the frame being stepped, top of that stack: the
+ * sigaltstack's end, __libc_stack_end for the main thread, the thread
+ * descriptor for other glibc threads (glibc puts it at the top of each
+ * thread's stack) -- and only when sp lies within RLIMIT_STACK of top.
+ * Outside those bounds (a stack the program switched to, say) the walk
+ * stops.  libunwind is only given states whose rsp is such an exact,
+ * bounded stack pointer.  Nothing here allocates, locks or makes a system
+ * call except libunwind's unwind-table lookups on a cache miss (signal
+ * masking and dl_iterate_phdr, whose lock is recursive).
+ */
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/resource.h>
+
+#include "core/clock.h"
+#include "core/options.h"
+#include "runtime/rt.h"
+
+extern void *__libc_stack_end; /* ld.so: the initial stack pointer of the process */
+
+/* ---- the per-thread rule cache ---- */
+
+enum ur_kind {
+	UR_EMPTY = 0,
+	UR_SP,    /* CFA = sp + cfa_off */
+	UR_FP,    /* CFA = rbp + 16 */
+	UR_STOP,  /* outermost frame: nothing above */
+	UR_DWARF, /* not reducible: ask libunwind every time */
+};
+
+struct ur_ent {
+	uint64_t ip;      /* return address; 0 while being written */
+	int32_t cfa_off;  /* UR_SP */
+	uint16_t rbp_off; /* rbp saved at CFA - rbp_off; 0: rbp unchanged */
+	uint8_t kind;     /* enum ur_kind */
+	uint8_t pad;
+};
+
+#define UR_CACHE 512 /* entries per thread (8 KiB of TLS) */
+
+/*
+ * Per thread, so only a signal handler of the same thread can interleave
+ * with a reader or writer.  A reader loads ip, the rule, then ip again and
+ * trusts the rule when both loads name its address: a handler that ran
+ * between them left the slot consistent.  A writer marks the slot empty
+ * (ip 0), writes the rule, then sets ip; a handler that interrupts a write
+ * (ur_writing) does not write at all, so the two writes never interleave.
+ * Signal fences keep the compiler's order; one thread needs nothing more.
+ */
+static __thread struct ur_ent ur_cache[UR_CACHE] RT_TLS;
+static __thread uint32_t ur_cache_gen RT_TLS;
+static __thread int ur_writing RT_TLS;
+static uint32_t ur_gen; /* bumped when code is unmapped: cached rules of it are stale */
+static uint64_t ur_stack_max; /* RLIMIT_STACK, read once */
+
+static inline uint32_t ur_hash(uint64_t ip)
+{
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 55) & (UR_CACHE - 1);
+}
+
+static int ur_lookup(uint64_t ip, struct ur_ent *out)
+{
+	struct ur_ent *e = &ur_cache[ur_hash(ip)];
+
+	if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+		return 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	out->cfa_off = e->cfa_off;
+	out->rbp_off = e->rbp_off;
+	out->kind = e->kind;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
+}
+
+static void ur_store(uint64_t ip, const struct ur_ent *r)
+{
+	struct ur_ent *e = &ur_cache[ur_hash(ip)];
+
+	if (ur_writing)
+		return;
+	ur_writing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&e->ip, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	e->cfa_off = r->cfa_off;
+	e->rbp_off = r->rbp_off;
+	e->kind = r->kind;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&e->ip, ip, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ur_writing = 0;
+}
+
+/**
+ * rt_unwind_forget() - drop cached unwind rules after code was unmapped
+ *
+ * Called when a module is closed (its addresses may hold other code later).
+ * Each thread empties its cache at its next capture.
+ */
+void rt_unwind_forget(void)
+{
+	__atomic_add_fetch(&ur_gen, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- stack bounds ---- */
+
+struct ur_bounds {
+	uint64_t lo, hi; /* [lo, hi) is mapped stack */
+};
+
+/*
+ * The stack sp is on, as [sp, top): 0 when it is on none we know.  The
+ * limit: threads' stacks are at most RLIMIT_STACK by default; a larger one
+ * (pthread_attr_setstacksize) has its deepest frames refused, never read.
+ */
+static int ur_bounds_of(struct rt_thread *t, uint64_t sp, struct ur_bounds *b)
+{
+	uint64_t top;
+
+	if (sp >= t->alt_lo && sp < t->alt_hi) {
+		b->lo = sp;
+		b->hi = t->alt_hi;
+		return 1;
+	}
+	if (!ur_stack_max) {
+		struct rlimit rl;
+
+		/* prlimit64: async-signal-safe; racing threads store the same */
+		if (getrlimit(RLIMIT_STACK, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+		    rl.rlim_cur > (1ull << 30))
+			rl.rlim_cur = 1ull << 30;
+		if (rl.rlim_cur < (1u << 20))
+			rl.rlim_cur = 1u << 20;
+		__atomic_store_n(&ur_stack_max, (uint64_t)rl.rlim_cur, __ATOMIC_RELAXED);
+	}
+	top = (uint64_t)(uintptr_t)__libc_stack_end;
+	if (!(t->tid == (uint32_t)rt.pid && sp < top && top - sp <= ur_stack_max)) {
+		top = (uint64_t)pthread_self(); /* the thread descriptor: %fs:0x10 */
+		if (!(sp < top && top - sp <= ur_stack_max))
+			return 0;
+	}
+	b->lo = sp;
+	b->hi = top;
+	return 1;
+}
+
+static inline int ur_in(const struct ur_bounds *b, uint64_t a)
+{
+	return a >= b->lo && a <= b->hi - 8 && !(a & 7);
+}
+
+/* ---- one step ---- */
+
+struct ur_regs {
+	uint64_t ip, sp, fp;
+};
+
+/*
+ * libunwind's step from r (ip a return address; r->sp within b), learning
+ * its rule.
+ * Returns 1 with r the caller's state, 0 at the outermost frame, -1 when
+ * it cannot step.
+ */
+static int ur_dwarf_step(struct ur_regs *r, struct ur_ent *rule, const struct ur_bounds *b)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	unw_save_loc_t loc;
+	unw_word_t ip, sp, fp;
+	int sig, ret;
+
+	if (unw_getcontext(&uc))
+		return -1;
+	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)r->ip;
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)r->sp;
+	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)r->fp;
+	if (unw_init_local(&c, &uc) < 0)
+		return -1;
+	sig = unw_is_signal_frame(&c) > 0;
+	ret = unw_step(&c);
+	if (ret <= 0) {
+		rule->kind = ret == 0 ? UR_STOP : UR_DWARF;
+		return ret == 0 ? 0 : -1;
+	}
+	if (unw_get_reg(&c, UNW_REG_IP, &ip) || unw_get_reg(&c, UNW_REG_SP, &sp) ||
+	    unw_get_reg(&c, UNW_X86_64_RBP, &fp))
+		return -1;
+	rule->kind = UR_DWARF;
+	/* reducible: an ordinary frame whose return address is at CFA - 8 */
+	if (!sig && sp > r->sp && ur_in(b, sp - 8) && *(uint64_t *)(uintptr_t)(sp - 8) == ip &&
+	    !unw_get_save_loc(&c, UNW_X86_64_RBP, &loc)) {
+		uint64_t roff = 0;
+
+		/*
+		 * Saved in the frame: at CFA - roff.  Not saved by it: libunwind
+		 * still names where it got the value, our own context.
+		 */
+		if (loc.type == UNW_SLT_MEMORY && loc.u.addr >= r->sp && loc.u.addr < sp)
+			roff = sp - loc.u.addr;
+		else if (fp != r->fp ||
+			 (loc.type == UNW_SLT_MEMORY &&
+			  loc.u.addr != (unw_word_t)(uintptr_t)&uc.uc_mcontext.gregs[REG_RBP]) ||
+			 loc.type == UNW_SLT_REG)
+			roff = UINT64_MAX;
+		if (roff != UINT64_MAX) {
+			rule->rbp_off = (uint16_t)roff;
+			if (sp == r->fp + 16 && roff == 16) {
+				rule->kind = UR_FP;
+			} else {
+				rule->kind = UR_SP;
+				rule->cfa_off = (int32_t)(sp - r->sp);
+			}
+		}
+	}
+	r->ip = ip;
+	r->sp = sp;
+	r->fp = fp;
+	return 1;
+}
+
+/* A cached rule's step, reading only inside b.  Same returns. */
+static int ur_rule_step(const struct ur_ent *e, struct ur_regs *r, const struct ur_bounds *b)
+{
+	uint64_t cfa, fp = r->fp;
+
+	if (e->kind == UR_STOP)
+		return 0;
+	cfa = e->kind == UR_FP ? r->fp + 16 : r->sp + (uint64_t)(int64_t)e->cfa_off;
+	if (cfa <= r->sp || !ur_in(b, cfa - 8))
+		return -1;
+	if (e->rbp_off) {
+		if (!ur_in(b, cfa - e->rbp_off))
+			return -1;
+		fp = *(uint64_t *)(uintptr_t)(cfa - e->rbp_off);
+	}
+	r->ip = *(uint64_t *)(uintptr_t)(cfa - 8);
+	r->sp = cfa;
+	r->fp = fp;
+	return 1;
+}
+
+/*
+ * The real return address behind ft_rt_return in the slot at slot: the
+ * outermost shadow frame saved for that slot (an inner one with the same
+ * slot is a tail callee's, whose saved address is ft_rt_return).  *idx
+ * moves down the shadow stack with the walk (slots grow outwards); frames
+ * of a signal handler on another stack make it search the whole stack.
+ */
+static uint64_t ur_shadow_ret(struct rt_thread *t, uint64_t slot, int *idx)
+{
+	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
+	int i;
+
+	if (!t->frames)
+		return 0;
+	for (i = *idx; i >= 0 && t->frames[i].slot < slot; i--)
+		;
+	if (i < 0 || t->frames[i].slot != slot)
+		for (i = (int)t->depth - 1; i >= 0 && t->frames[i].slot != slot; i--)
+			;
+	while (i > 0 && t->frames[i].slot == slot && t->frames[i].ret == tramp &&
+	       t->frames[i - 1].slot == slot)
+		i--;
+	if (i < 0 || t->frames[i].slot != slot || t->frames[i].ret == tramp)
+		return 0;
+	*idx = i - 1;
+	return t->frames[i].ret;
+}
+
+/**
+ * rt_shadow_ret() - the real return address of a hijacked slot
+ * @t:    the calling thread
+ * @slot: the address of a return-address slot holding ft_rt_return
+ *
+ * Return: the address function_graph saved for it, 0 when no shadow frame
+ * owns the slot.
+ */
+uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot)
+{
+	int idx = (int)t->depth - 1;
+
+	return ur_shadow_ret(t, slot, &idx);
+}
+
+/**
+ * rt_ustack() - unwind the calling thread's user stack
+ * @t:     the calling thread
+ * @st:    the program's state to start from (a return address, its rsp
+ *         after the return, and rbp)
+ * @ips:   filled with return addresses, innermost first (st->ip first)
+ * @max:   room in @ips
+ *
+ * Async-signal-safe; never reads outside the stack being walked (see the
+ * top of the file).  Return: the number of addresses stored.
+ */
+uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips, uint32_t max)
+{
+	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
+	struct ur_regs r = { st->ip, st->sp, st->fp };
+	struct ur_bounds b;
+	uint32_t n = 0, g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
+	int idx = (int)t->depth - 1;
+
+	if (ur_cache_gen != g && !ur_writing) {
+		memset(ur_cache, 0, sizeof(ur_cache));
+		ur_cache_gen = g;
+	}
+	if (!ur_bounds_of(t, r.sp, &b))
+		return 0;
+	while (n < max) {
+		struct ur_ent e;
+		int ret;
+
+		if (r.ip == tramp && !(r.ip = ur_shadow_ret(t, r.sp - 8, &idx)))
+			break;
+		if (r.ip < 4096)
+			break;
+		ips[n++] = r.ip;
+		if (n == max)
+			break;
+		if (ur_lookup(r.ip, &e) && e.kind != UR_DWARF) {
+			ret = ur_rule_step(&e, &r, &b);
+		} else {
+			uint64_t ip = r.ip;
+
+			memset(&e, 0, sizeof(e));
+			ret = ur_dwarf_step(&r, &e, &b);
+			if (e.kind != UR_EMPTY)
+				ur_store(ip, &e);
+		}
+		if (ret <= 0)
+			break;
+		/* a signal frame may have moved to another stack */
+		if (r.sp < b.lo || r.sp >= b.hi) {
+			if (!ur_bounds_of(t, r.sp, &b))
+				break;
+		} else {
+			b.lo = r.sp;
+		}
+	}
+	return n;
+}
+
+/**
+ * rt_emit_stack() - capture the user stack and write it to the ring
+ * @t:          the calling thread (a ring attached)
+ * @first:      an address put before the unwound ones (the hooked function's
+ *              entry), 0 for none
+ * @st:         where the program was (see rt_ustack)
+ * @standalone: an event of its own (a stacktrace command or trigger), else
+ *              an attachment to the record just written
+ *
+ * As a stack id when option stackmap is on and the map can serve, else the
+ * whole stack (FT_EXT_STACK).  Async-signal-safe.
+ */
+void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+		   int standalone)
+{
+	struct {
+		uint32_t nr, zero;
+		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+	} s;
+	uint32_t n = 0, max = rt.stack_depth;
+	uint64_t now = ft_rdtsc();
+
+	if (!t->rb.area)
+		return;
+	if (!max || max > FT_STACKMAP_MAX_DEPTH)
+		max = FT_STACKMAP_MAX_DEPTH;
+	if (first)
+		s.ips[n++] = first;
+	n += rt_ustack(t, st, s.ips + n, max - n);
+	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
+		int id = ft_stackmap_get_id(&rt.smap, s.ips, n);
+
+		if (id >= 0) {
+			uint32_t v = (uint32_t)id;
+
+			ft_rb_ext(&t->rb, FT_EXT_STACK_ID, &v, 4, now, standalone, standalone);
+			return;
+		}
+	}
+	s.nr = n;
+	s.zero = 0;
+	ft_rb_ext(&t->rb, FT_EXT_STACK, &s, 8 + 8 * n, now, standalone, standalone);
+}
