@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "core/smapfull.h"
 #include "core/stackmap.h"
 #include "core/symbols.h"
 #include "analysis/trace.h"
@@ -436,6 +437,7 @@ static int do_stat(const struct opts *o)
 	struct stacks s = {0};
 	uint64_t bits, succ, drops;
 	int have_bits, have_drops;
+	char line[320];
 	size_t len;
 	void *blob = load_trace_map(r, o, &len);
 
@@ -454,6 +456,11 @@ static int do_stat(const struct opts *o)
 		st.table_size = 2u << bits;
 		st.drops = drops;
 		ft_stackmap_write_stat_struct(&st, stdout);
+		if (ft_smap_full_line(line, sizeof(line), which, (unsigned int)bits, st.entries,
+				      st.successes, st.drops)) {
+			fflush(stdout);
+			ft_warn("%s", line);
+		}
 	} else {
 		printf("entries: %" PRIu32 " / %s\n", st.entries, "unknown");
 		printf("table_size: unknown\n");

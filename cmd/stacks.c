@@ -19,6 +19,7 @@
 #include "cmd/builtin.h"
 #include "analysis/kevents.h"
 #include "analysis/trace.h"
+#include "core/smapfull.h"
 #include "core/tracefile.h"
 #include "core/util.h"
 
@@ -290,6 +291,14 @@ int cmd_stacks(int argc, char **argv)
 		       (unsigned long long)total);
 	if (fflush(stdout) || ferror(stdout))
 		ft_die("writing the output: write error");
+	/* the counts stand (refused stacks were recorded in full); say why ids were few */
+	for (int k = 0; k < 2; k++) {
+		const char *which = k ? "kernel" : "user";
+
+		if ((k ? want_kernel : want_user) &&
+		    ft_smap_full_meta(ft_trace_reader(pr.t), which, buf, sizeof(buf)))
+			ft_warn("%s", buf);
+	}
 	for (size_t i = 0; i < set.n; i++)
 		free(set.v[i].ips);
 	free(set.v);

@@ -65,6 +65,7 @@
 #include "kernel/kcapture.h"
 #include "core/kdata.h"
 #include "core/options.h"
+#include "core/smapfull.h"
 #include "core/stackmap.h"
 #include "core/tracefile.h"
 #include "core/util.h"
@@ -1348,6 +1349,14 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 	}
 	if (write_final_sections(kc, rc ? NULL : err, errlen))
 		rc = -1;
+	if (st && kc->map) {
+		struct ft_stackmap_stat ms;
+
+		ft_stackmap_get_stat(kc->map, &ms);
+		ft_smap_full_line(st->map_full, sizeof(st->map_full), "kernel",
+				  (unsigned int)__builtin_ctz(ms.max_entries | 1u << 31), ms.entries,
+				  ms.successes, ms.drops);
+	}
 	/* the instance goes now; the watchdog then sees it gone and exits */
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		struct kcpu *c = &kc->cpus[i];

@@ -30,6 +30,7 @@ struct ft_kcapture_stats {
 	uint64_t stacks;   /* kernel stack records seen */
 	uint64_t stack_ids; /* of which deduplicated into stack ids */
 	double cpu_seconds; /* user+sys CPU time of the reader threads */
+	char map_full[320]; /* "" or the stack map filled: ft_smap_full_line() */
 };
 
 /*

@@ -193,6 +193,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 
 	if (kc && ft_kcapture_stop(kc, &kst, msg, sizeof(msg)))
 		ft_warn("%s", msg);
+	if (kc && kst.map_full[0])
+		ft_warn("%s", kst.map_full);
 	kc = NULL;
 	msg[0] = 0;
 	if (uev && ft_uev_finish(uev, w, NULL, msg, sizeof(msg)))

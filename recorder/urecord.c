@@ -61,6 +61,7 @@
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/snapshot.h"
+#include "core/smapfull.h"
 #include "core/stackmap.h"
 #include "core/symbols.h"
 #include "core/tracefile.h"
@@ -1298,6 +1299,16 @@ static int write_stackmap(struct ft_urecord *u, struct ft_writer *w)
 	n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&sm, "user", meta, sizeof(meta)) : -1;
 	if (n > 0 && (size_t)n < sizeof(meta))
 		r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
+	{
+		struct ft_stackmap_stat st;
+		char line[320];
+
+		ft_stackmap_get_stat(&sm, &st);
+		if (ft_smap_full_line(line, sizeof(line), "user",
+				      (unsigned int)__builtin_ctz(st.max_entries | 1u << 31), st.entries,
+				      st.successes, st.drops))
+			add_warning(u, "%s", line);
+	}
 	return r;
 }
 
