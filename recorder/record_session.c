@@ -137,8 +137,14 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 			want_user_events = 1;
 	if (want_kernel && ft_kcapture_available(err, errlen))
 		return -1;
-	/* the runtime goes in for function tracers and for user events (u:...) */
-	inject = strcmp(o->tracer, "nop") || want_user_events;
+	/*
+	 * The runtime goes in for function tracers, for user events (u:...),
+	 * and for the user stacks the kernel takes (userstacktrace): under nop
+	 * it hooks nothing, but publishes the program's modules, without which
+	 * those stacks could not be symbolised.
+	 */
+	inject = strcmp(o->tracer, "nop") || want_user_events ||
+		 (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
 	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, err, errlen);
 	if (!uev && err[0])
 		return -1;
