@@ -216,6 +216,8 @@ static int ur_dwarf_step(struct ur_regs *r, struct ur_ent *rule, const struct ur
 	if (unw_get_reg(&c, UNW_REG_IP, &ip) || unw_get_reg(&c, UNW_REG_SP, &sp) ||
 	    unw_get_reg(&c, UNW_X86_64_RBP, &fp))
 		return -1;
+	/* libunwind flags the step out of __restore_rt on the frame it reached */
+	sig |= unw_is_signal_frame(&c) > 0;
 	rule->kind = UR_DWARF;
 	/* reducible: an ordinary frame whose return address is at CFA - 8 */
 	if (!sig && sp > r->sp && ur_in(b, sp - 8) && *(uint64_t *)(uintptr_t)(sp - 8) == ip &&
@@ -298,6 +300,26 @@ static uint64_t ur_shadow_ret(struct rt_thread *t, uint64_t slot, int *idx)
 	return t->frames[i].ret;
 }
 
+/* Is ip in libftrail.so?  Its range is found once (module table, lock-free). */
+static int ur_in_self(uint64_t ip)
+{
+	static uint64_t lo, hi;
+	uint64_t l = __atomic_load_n(&lo, __ATOMIC_RELAXED);
+
+	if (!l) {
+		struct rt_module *m = rt_module_of((uint64_t)(uintptr_t)ft_rt_return);
+
+		if (!m)
+			return 0;
+		/* racing threads store the same pair; hi before lo, which says "known" */
+		__atomic_store_n(&hi, m->end, __ATOMIC_RELAXED);
+		__atomic_store_n(&lo, m->start, __ATOMIC_RELEASE);
+		l = m->start;
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return ip >= l && ip < __atomic_load_n(&hi, __ATOMIC_RELAXED);
+}
+
 /**
  * rt_shadow_ret() - the real return address of a hijacked slot
  * @t:    the calling thread
@@ -344,7 +366,12 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
 
 		if (r.ip == tramp && !(r.ip = ur_shadow_ret(t, r.sp - 8, &idx)))
 			break;
-		if (r.ip < 4096)
+		/*
+		 * Inside the runtime: a signal handler's stack, through its
+		 * signal frame, into a hook it interrupted.  The program's
+		 * state there is the trampoline's business: the stack ends.
+		 */
+		if (r.ip < 4096 || ur_in_self(r.ip))
 			break;
 		ips[n++] = r.ip;
 		if (n == max)
