@@ -453,7 +453,8 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 			fid = rt_func_fid(f);
 			if (fid == RT_NOFID)
 				goto stack_only;
-			/* the parent: after a tail call, behind ft_rt_return */
+			/* the parent: behind ft_rt_return after a tail call in a
+			 * frame function_graph hijacked before a tracer change */
 			if (!cyg && ret == (uint64_t)ft_rt_return)
 				parent = rt_shadow_ret(t, (uint64_t)slot);
 			pfid = rt_addr_fid(parent);
@@ -464,11 +465,12 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
 			stack = 0;
 		}
-		/* the shadow stack is kept only when stacks are asked for */
-		if (!(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))))
-			goto stack_only;
-		frflags = FR_KEEP;
-		goto push;
+		/*
+		 * As ftrace's function tracer: no shadow frame, no return
+		 * address touched (stacks are unwound, unwind.c), so the
+		 * stacks the kernel takes see the program's own.
+		 */
+		goto stack_only;
 	}
 	if (rt.tracer != FT_TRACER_FUNCTION_GRAPH)
 		goto stack_only;

@@ -115,7 +115,6 @@ struct rt_module {
 #define FR_CYG 0x8       /* -finstrument-functions frame (no hijack) */
 #define FR_RESTORED 0x10 /* real return address put back (exception in flight) */
 #define FR_THRESH 0x20   /* tracing_thresh: entry deferred to the exit */
-#define FR_KEEP 0x40     /* kept for the stack only (function tracer + stacktrace) */
 
 /* A shadow-stack frame. */
 struct rt_frame {
