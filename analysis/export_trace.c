@@ -65,6 +65,8 @@ struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t
 	if (kernel) {
 		err[0] = '\0';
 		x->ks.k = ft_kevents_open(ft_trace_reader(x->t), err, errlen);
+		if (x->ks.k)
+			ft_kevents_fix_user_stacks(x->ks.k, path);
 		if (!x->ks.k && err[0]) {
 			char why[768];
 

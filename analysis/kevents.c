@@ -22,6 +22,7 @@
 
 #include "core/clock.h"
 #include "core/kdata.h"
+#include "analysis/graphret.h"
 #include "analysis/kevents.h"
 #include "core/options.h"
 #include "core/stackmap.h"
@@ -91,6 +92,7 @@ struct ft_kevents {
 	uint64_t *recbuf; /* 8-aligned copy of the raw bytes */
 	size_t recbuf_cap;
 	uint64_t cur_kips[MAX_FULL_STACK], cur_uips[MAX_FULL_STACK];
+	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
 	char errbuf[256];
 	int failed;
 };
@@ -577,6 +579,14 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 	return k;
 }
 
+void ft_kevents_fix_user_stacks(struct ft_kevents *k, const char *path)
+{
+	char err[256];
+
+	ft_graphret_free(k->graphret);
+	k->graphret = ft_graphret_open(path, err, sizeof(err));
+}
+
 void ft_kevents_close(struct ft_kevents *k)
 {
 	if (!k)
@@ -595,6 +605,7 @@ void ft_kevents_close(struct ft_kevents *k)
 	free(k->stacks);
 	free(k->stack_ips);
 	free(k->recbuf);
+	ft_graphret_free(k->graphret);
 	free(k);
 }
 
@@ -860,6 +871,8 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 		}
 		if (h->unr) {
 			memcpy(k->cur_uips, h->uips, h->unr * sizeof(uint64_t));
+			/* function_graph's hijacked return addresses, put back */
+			ft_graphret_fix(k->graphret, (uint32_t)ev->pid, ev->ts, k->cur_uips, h->unr);
 			ev->ustack = k->cur_uips;
 			ev->ustack_nr = h->unr;
 		}

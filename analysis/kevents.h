@@ -128,6 +128,17 @@ int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint
 void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len);
 int ft_kevents_used_stackmap(const struct ft_kevents *k);
 
+/**
+ * ft_kevents_fix_user_stacks() - restore function_graph's return addresses
+ * @k:    the kernel events of trace file @path
+ * @path: the trace file, read once more for its user records
+ *
+ * From then on the user stacks of events (ustack) carry the real return
+ * addresses where the kernel read function_graph's trampoline
+ * (analysis/graphret.h).  Best effort: without user records nothing changes.
+ */
+void ft_kevents_fix_user_stacks(struct ft_kevents *k, const char *path);
+
 /* The task name of pid from the file's saved cmdlines, or "<...>". */
 const char *ft_kevents_comm(struct ft_kevents *k, int pid);
 

@@ -1547,6 +1547,8 @@ struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns,
 		f->own_reader = 1;
 	}
 	f->k = ft_kevents_open(f->r, err, errlen);
+	if (f->k && f->t)
+		ft_kevents_fix_user_stacks(f->k, path);
 	if (!f->k) {
 		if (!err[0])
 			snprintf(err, errlen,

@@ -205,6 +205,8 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 	k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 	if (!k && err[0])
 		ft_die("%s: %s", path, err);
+	if (k)
+		ft_kevents_fix_user_stacks(k, path);
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
 		if (ev.type == FT_EV_LOST)
 			lost += ev.count;

@@ -175,6 +175,8 @@ int cmd_show(int argc, char **argv)
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		if (!ks.k && err[0])
 			ft_die("%s: %s", input, err);
+		if (ks.k)
+			ft_kevents_fix_user_stacks(ks.k, input);
 		if (ks.k) {
 			ks.options = options;
 			src.name = "kernel";

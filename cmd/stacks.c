@@ -237,6 +237,8 @@ int cmd_stacks(int argc, char **argv)
 	pr.k = ft_kevents_open(ft_trace_reader(pr.t), err, sizeof(err));
 	if (!pr.k && err[0])
 		ft_die("%s: %s", input, err);
+	if (pr.k)
+		ft_kevents_fix_user_stacks(pr.k, input);
 	if (npats && !pr.k)
 		ft_die("stacks: %s has no kernel events to select with -e", input);
 
