@@ -11,7 +11,7 @@ stack() {
 }
 
 for fl in "-O2 -pg -mfentry" "-O2 -pg" "-O2 -fpatchable-function-entry=5" "-O2 -finstrument-functions" "-O0 -pg -mfentry"; do
-	build tc gcc $fl "$P/tailcall.c" || { echo "skip $fl"; continue; }
+	build tc gcc $fl "$P/tailcall.c" || continue
 	for tr in function_graph function; do
 		rec t.dat -p "$tr" -T -O nostackmap -- ./tc 50
 		"$FTRAIL" show -i t.dat >all.out || fail show
@@ -32,6 +32,7 @@ for fl in "-O2 -pg -mfentry" "-O2 -pg" "-O2 -fpatchable-function-entry=5" "-O2 -
 	n=$("$FTRAIL" show -i t.dat | awk '/ e <-rec/ { hit = 1; next } hit && / => rec/ { n++ } hit && !/=>|stack trace/ { if (n) exit } END { print n + 0 }')
 	[ "$n" -ge 50 ] || fail "$fl: e under rec(50) has $n rec frames"
 done
+expect_built 5
 
 # the stack map path: ids resolve to the same stacks, none with the trampoline
 build tc gcc -O2 -pg -mfentry "$P/tailcall.c" || fail build
