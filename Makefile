@@ -110,7 +110,7 @@ $(BUILD)/rt/%.o: %.S
 	$(Q)$(CC) $(CFLAGS_BASE) -DFTRAIL_RUNTIME -c -o $@ $<
 $(BUILD)/libftrail.so: $(RT_OBJ)
 	$(quiet) LD $@
-	$(Q)$(CC) $(LDSAN) -shared -o $@ $^ -lunwind -lpthread -ldl -Wl,-z,now
+	$(Q)$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -15,7 +15,8 @@
  * the real address.
  *
  * Each step follows the frame's DWARF CFI, read through libunwind
- * (UNW_LOCAL_ONLY) the first time a return address is seen, and then from
+ * (UNW_LOCAL_ONLY, opened privately: see ur_load) the first time a return
+ * address is seen, and then from
  * a per-thread cache of the rule libunwind applied, reduced to what x86-64
  * code needs at a call site: CFA = rsp + N (no frame pointer) or CFA =
  * rbp + 16 (frame pointer: a plain frame-pointer step), return address at
@@ -45,6 +46,7 @@
  * masking and dl_iterate_phdr, whose lock is recursive).
  */
 #define UNW_LOCAL_ONLY
+#include <dlfcn.h>
 #include <libunwind.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -56,6 +58,42 @@
 #include "runtime/rt.h"
 
 extern void *__libc_stack_end; /* ld.so: the initial stack pointer of the process */
+
+/*
+ * libunwind, opened RTLD_LOCAL at load time rather than linked: linked,
+ * libunwind.so.8 would join the program's global scope, and its
+ * unversioned _Unwind_* (it implements libgcc's interface too) could bind
+ * the C++ exception calls of a library the program dlopen()s later.  NULL
+ * members: no libunwind here; frames are then followed by frame pointer.
+ */
+static struct {
+	__typeof__(unw_tdep_getcontext) *getcontext;
+	__typeof__(unw_init_local) *init_local;
+	__typeof__(unw_step) *step;
+	__typeof__(unw_get_reg) *get_reg;
+	__typeof__(unw_get_save_loc) *get_save_loc;
+	__typeof__(unw_is_signal_frame) *is_signal_frame;
+} unw;
+static int unw_ok; /* every member found: released after them, acquired before a call */
+
+__attribute__((constructor)) static void ur_load(void)
+{
+	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+
+	if (!h)
+		return;
+	unw.getcontext = (__typeof__(unw.getcontext))dlsym(h, "_Ux86_64_getcontext");
+	unw.init_local = (__typeof__(unw.init_local))dlsym(h, "_ULx86_64_init_local");
+	unw.step = (__typeof__(unw.step))dlsym(h, "_ULx86_64_step");
+	unw.get_reg = (__typeof__(unw.get_reg))dlsym(h, "_ULx86_64_get_reg");
+	unw.get_save_loc = (__typeof__(unw.get_save_loc))dlsym(h, "_ULx86_64_get_save_loc");
+	unw.is_signal_frame =
+	    (__typeof__(unw.is_signal_frame))dlsym(h, "_ULx86_64_is_signal_frame");
+	__atomic_store_n(&unw_ok,
+			 unw.getcontext && unw.init_local && unw.step && unw.get_reg &&
+				 unw.get_save_loc && unw.is_signal_frame,
+			 __ATOMIC_RELEASE);
+}
 
 /* ---- the per-thread rule cache ---- */
 
@@ -195,6 +233,22 @@ struct ur_regs {
 };
 
 /*
+ * Without libunwind: a frame-pointer step when rbp points into the stack
+ * above sp (never cached: it is a guess, right only for code that keeps
+ * frame pointers).
+ */
+static int ur_fp_step(struct ur_regs *r, struct ur_ent *rule, const struct ur_bounds *b)
+{
+	rule->kind = UR_EMPTY;
+	if (r->fp < r->sp || !ur_in(b, r->fp) || !ur_in(b, r->fp + 8))
+		return -1;
+	r->ip = *(uint64_t *)(uintptr_t)(r->fp + 8);
+	r->sp = r->fp + 16;
+	r->fp = *(uint64_t *)(uintptr_t)r->fp;
+	return 1;
+}
+
+/*
  * libunwind's step from r (ip a return address; r->sp within b), learning
  * its rule.
  * Returns 1 with r the caller's state, 0 at the outermost frame, -1 when
@@ -208,28 +262,30 @@ static int ur_dwarf_step(struct ur_regs *r, struct ur_ent *rule, const struct ur
 	unw_word_t ip, sp, fp;
 	int sig, ret;
 
-	if (unw_getcontext(&uc))
+	if (!__atomic_load_n(&unw_ok, __ATOMIC_ACQUIRE))
+		return ur_fp_step(r, rule, b);
+	if (unw.getcontext(&uc))
 		return -1;
 	uc.uc_mcontext.gregs[REG_RIP] = (greg_t)r->ip;
 	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)r->sp;
 	uc.uc_mcontext.gregs[REG_RBP] = (greg_t)r->fp;
-	if (unw_init_local(&c, &uc) < 0)
+	if (unw.init_local(&c, &uc) < 0)
 		return -1;
-	sig = unw_is_signal_frame(&c) > 0;
-	ret = unw_step(&c);
+	sig = unw.is_signal_frame(&c) > 0;
+	ret = unw.step(&c);
 	if (ret <= 0) {
 		rule->kind = ret == 0 ? UR_STOP : UR_DWARF;
 		return ret == 0 ? 0 : -1;
 	}
-	if (unw_get_reg(&c, UNW_REG_IP, &ip) || unw_get_reg(&c, UNW_REG_SP, &sp) ||
-	    unw_get_reg(&c, UNW_X86_64_RBP, &fp))
+	if (unw.get_reg(&c, UNW_REG_IP, &ip) || unw.get_reg(&c, UNW_REG_SP, &sp) ||
+	    unw.get_reg(&c, UNW_X86_64_RBP, &fp))
 		return -1;
 	/* libunwind flags the step out of __restore_rt on the frame it reached */
-	sig |= unw_is_signal_frame(&c) > 0;
+	sig |= unw.is_signal_frame(&c) > 0;
 	rule->kind = UR_DWARF;
 	/* reducible: an ordinary frame whose return address is at CFA - 8 */
 	if (!sig && sp > r->sp && ur_in(b, sp - 8) && *(uint64_t *)(uintptr_t)(sp - 8) == ip &&
-	    !unw_get_save_loc(&c, UNW_X86_64_RBP, &loc)) {
+	    !unw.get_save_loc(&c, UNW_X86_64_RBP, &loc)) {
 		uint64_t roff = 0;
 
 		/*
