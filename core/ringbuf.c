@@ -144,6 +144,7 @@ struct ft_rb_area *ft_rb_area_init(void *mem, size_t len, const struct ft_rb_par
 	pps = slot_pages(p);
 	a->pages_per_slot = pps;
 	a->flags = p->flags;
+	a->block_ms = p->block_ms ? p->block_ms : FT_RB_BLOCK_MS_DEFAULT;
 	a->slots_off = slots_off;
 	a->nev_off = nev_off;
 	a->pages_off = pages_off;
@@ -413,6 +414,73 @@ void ft_rb_count_lost(struct ft_rb_thread *t, uint32_t n)
 	ft_rb_end(t);
 }
 
+static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
+{
+	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	/* async-signal-safe (POSIX), a vDSO call on Linux */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Blocking mode (ringbuf.h, "Blocking mode"): wait until the reader has
+ * consumed page `old` of r.  Returns 0 when it has, -1 when the wait gave
+ * up (block_ms without the reader freeing any page, or blocking switched
+ * off): the caller drops the event.  Sleeps in slices, so a waiter whose
+ * futex wake went to the wrong round still looks again soon.
+ */
+static int wait_space(struct ft_rb_area *a, struct ft_rb_ring *r, uint64_t old)
+{
+	uint64_t start = mono_ns(), last = start, limit;
+	uint32_t seq, seen = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
+	int ret = -1;
+
+	limit = (uint64_t)__atomic_load_n(&a->block_ms, __ATOMIC_RELAXED) * 1000000ull;
+	__atomic_fetch_add(&a->block_waits, 1, __ATOMIC_RELAXED);
+	for (;;) {
+		struct timespec slice = {0, 20 * 1000000L};
+		uint64_t now;
+
+		seq = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
+		/* seq_cst: the writer's half of the Dekker pair (ringbuf.h) */
+		__atomic_fetch_add(&a->space_waiters, 1, __ATOMIC_SEQ_CST);
+		/* acquire: pairs with the reader's release of rpage (its copy is done) */
+		if ((__atomic_load_n(&r->rpage, __ATOMIC_SEQ_CST) >> 1) > old) {
+			__atomic_fetch_sub(&a->space_waiters, 1, __ATOMIC_RELAXED);
+			ret = 0;
+			break;
+		}
+		if (__atomic_load_n(&a->block_off, __ATOMIC_RELAXED)) {
+			__atomic_fetch_sub(&a->space_waiters, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		/* the reader may be asleep: a ring waiting for it is more than half full */
+		if (__atomic_load_n(&a->waiting, __ATOMIC_SEQ_CST))
+			ft_rb_wake(a);
+		futex(&a->space_seq, FUTEX_WAIT, seq, &slice);
+		__atomic_fetch_sub(&a->space_waiters, 1, __ATOMIC_RELAXED);
+		now = mono_ns();
+		seq = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
+		if (seq != seen) { /* the reader freed pages: it is alive, wait on */
+			seen = seq;
+			last = now;
+		} else if (now - last >= limit) {
+			/* relaxed: a hint; the reader clears it on its next pass */
+			__atomic_store_n(&a->block_off, 1, __ATOMIC_RELAXED);
+			__atomic_fetch_add(&a->block_timeouts, 1, __ATOMIC_RELAXED);
+			break;
+		}
+	}
+	__atomic_fetch_add(&a->block_wait_ns, mono_ns() - start, __ATOMIC_RELAXED);
+	return ret;
+}
+
 /*
  * Move level w to its next page (or to its first one).  Returns 0, or -1
  * when the event that needed room must be dropped (counted here).
@@ -423,7 +491,7 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	struct ft_rb_ring *r = w->ring;
 	uint64_t n = r->npages, q, rp, rnum;
 	struct ft_page *pg;
-	uint32_t idx, *nev;
+	uint32_t idx, *nev, fl;
 
 	q = w->page ? w->wpage + 1 : w->wpage;
 	if (q >= n) {
@@ -439,8 +507,12 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 			rnum = rp >> 1;
 			if (rnum > old)
 				break; /* consumed: free */
-			if (!(__atomic_load_n(&a->flags, __ATOMIC_RELAXED) & FT_RB_F_OVERWRITE) ||
-			    (rp & FT_RB_BUSY) || tries >= 4) {
+			fl = __atomic_load_n(&a->flags, __ATOMIC_RELAXED);
+			if ((fl & (FT_RB_F_OVERWRITE | FT_RB_F_BLOCK)) == FT_RB_F_BLOCK &&
+			    !__atomic_load_n(&a->block_off, __ATOMIC_RELAXED) &&
+			    !wait_space(a, r, old))
+				continue; /* the reader freed it: look again */
+			if (!(fl & FT_RB_F_OVERWRITE) || (rp & FT_RB_BUSY) || tries >= 4) {
 				/* producer/consumer, or the reader holds it: drop the newest */
 				lost_new(w);
 				if (__atomic_load_n(&a->waiting, __ATOMIC_RELAXED))
@@ -593,6 +665,21 @@ static void copy_header(struct ft_page *dst, const struct ft_page *pg, uint32_t 
 	dst->seq = __atomic_load_n(&pg->seq, __ATOMIC_RELAXED);
 }
 
+/*
+ * The reader freed a page: wake writers that wait for room (blocking mode).
+ * The reader's half of the Dekker pair in ringbuf.h, as a read-modify-write
+ * (adds 0) rather than a fence: when it reads 0, a writer's later increment
+ * reads from it and synchronises with it (both seq_cst RMWs), so that
+ * writer's load of rpage sees our release; when it reads more, we wake.
+ */
+static void space_notify(struct ft_rb_area *a)
+{
+	if (__atomic_fetch_add(&a->space_waiters, 0, __ATOMIC_SEQ_CST)) {
+		__atomic_fetch_add(&a->space_seq, 1, __ATOMIC_SEQ_CST);
+		futex(&a->space_seq, FUTEX_WAKE, INT_MAX, NULL);
+	}
+}
+
 int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
 		      int final, void *dst, struct ft_rb_pageinfo *info)
 {
@@ -659,6 +746,7 @@ int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 			out->lost += (uint32_t)add;
 		/* release: our reads of the page are done before the writer may reuse it */
 		__atomic_store_n(&r->rpage, (rnum + 1) << 1, __ATOMIC_RELEASE);
+		space_notify(a);
 		if (!size && !add)
 			continue; /* empty page (never started, or nothing committed) */
 		info->buf_id =
@@ -901,11 +989,9 @@ void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot)
 	tot->lost = tot->lost_new + tot->lost_old + tot->lost_noslot + tot->lost_nest;
 	tot->claims = __atomic_load_n(&a->claims, __ATOMIC_RELAXED);
 	tot->claim_fails = __atomic_load_n(&a->claim_fails, __ATOMIC_RELAXED);
-}
-
-static long futex(uint32_t *uaddr, int op, uint32_t val, const struct timespec *ts)
-{
-	return syscall(SYS_futex, uaddr, op, val, ts, NULL, 0);
+	tot->block_waits = __atomic_load_n(&a->block_waits, __ATOMIC_RELAXED);
+	tot->block_timeouts = __atomic_load_n(&a->block_timeouts, __ATOMIC_RELAXED);
+	tot->block_wait_ns = __atomic_load_n(&a->block_wait_ns, __ATOMIC_RELAXED);
 }
 
 void ft_rb_wait(struct ft_rb_area *a, int timeout_ms)
@@ -921,7 +1007,9 @@ void ft_rb_wait(struct ft_rb_area *a, int timeout_ms)
 	 * only latency.  Not a private futex: the word is in shared memory.
 	 */
 	__atomic_store_n(&a->waiting, 1, __ATOMIC_SEQ_CST);
-	futex(&a->wake_seq, FUTEX_WAIT, seq, &ts);
+	/* a writer waits for room (blocking mode): drain again now */
+	if (!__atomic_load_n(&a->space_waiters, __ATOMIC_SEQ_CST))
+		futex(&a->wake_seq, FUTEX_WAIT, seq, &ts);
 	__atomic_store_n(&a->waiting, 0, __ATOMIC_RELAXED);
 }
 
@@ -932,6 +1020,21 @@ void ft_rb_wake(struct ft_rb_area *a)
 		__atomic_fetch_add(&a->wake_seq, 1, __ATOMIC_RELEASE);
 		futex(&a->wake_seq, FUTEX_WAKE, INT_MAX, NULL);
 	}
+}
+
+void ft_rb_reader_alive(struct ft_rb_area *a)
+{
+	/* relaxed: a hint for writers, who look at it before each wait */
+	if (__atomic_load_n(&a->block_off, __ATOMIC_RELAXED))
+		__atomic_store_n(&a->block_off, 0, __ATOMIC_RELAXED);
+}
+
+void ft_rb_reader_done(struct ft_rb_area *a)
+{
+	__atomic_store_n(&a->block_off, 1, __ATOMIC_SEQ_CST);
+	/* waiters look at block_off after their futex wait returns */
+	__atomic_fetch_add(&a->space_seq, 1, __ATOMIC_SEQ_CST);
+	futex(&a->space_seq, FUTEX_WAKE, INT_MAX, NULL);
 }
 
 int ft_rb_page_walk(const struct ft_page *pg, size_t len, ft_rb_rec_fn fn, void *arg)

@@ -57,6 +57,9 @@
  *   Page switch (writer slow path, once per page): page q = wpage + 1 may
  *   reuse the physical page of q - npages when rnum > q - npages (consumed).
  *   Otherwise:
+ *     blocking mode (FT_RB_F_BLOCK, the recorder's default): the writer
+ *       waits for the reader to free that page (see "Blocking mode"), then
+ *       goes on; only a wait that times out drops, as below;
  *     producer/consumer mode: the new event is dropped (newest lost) and
  *       counted in ring.lost_new and in the next page's ft_page.lost;
  *     overwrite mode: CAS rpage (q-npages, !BUSY) -> (q-npages+1, !BUSY);
@@ -90,7 +93,36 @@
  *   (ft_rb_peek) copy any page still in the ring and discard a copy the
  *   writer reused meanwhile (page seq, seqlock style).  The recorder polls
  *   every few ms and is woken early (futex) by a writer whose ring is half
- *   full.
+ *   full, or that waits for room (blocking mode).
+ *
+ * Blocking mode
+ * -------------
+ *   LTTng's blocking mode with its bounded timeout, at page granularity:
+ *   a writer whose next page is still unread does not drop but sleeps
+ *   (futex on area.space_seq) until the reader frees it, so a program that
+ *   writes faster than the recorder drains is slowed down instead of
+ *   losing records.  Only the page-switch slow path waits: the per-record
+ *   fast path is unchanged.  A wait gives up after block_ms without any
+ *   page freed by the reader (a recorder that is stopped, killed or stuck):
+ *   the event is dropped and counted as in producer/consumer mode, and
+ *   area.block_off makes every writer drop without waiting until the
+ *   reader shows it is alive again, so a dead recorder costs one timeout,
+ *   not one per page.  Waiting is async-signal-safe (a handler's write
+ *   waits like the thread's own; the interrupted write is on another
+ *   ring) and cannot deadlock: the reader never waits for a writer, and
+ *   the pages before the writer's current one are complete, so the reader
+ *   can always free the one the writer waits for (npages >= 2).
+ *
+ *     writer (page switch, page old unread)      reader (after freeing a page)
+ *       s = space_seq                               rpage = ... (release)
+ *       space_waiters++          (seq_cst)          fence (seq_cst)
+ *       page old consumed?  -> go on                if space_waiters:
+ *       wake the reader                                space_seq++, futex wake
+ *       futex_wait(space_seq, s, slice)
+ *       space_waiters--
+ *   The store->load pairs (space_waiters / rpage) are the Dekker pattern:
+ *   either the writer sees the freed page, or the reader sees the waiter
+ *   and bumps space_seq, which makes the futex wait return.
  *
  *   Records never straddle pages; a page simply ends early when the next
  *   record does not fit.  Times inside a page are deltas chained from
@@ -178,7 +210,7 @@
 #include "core/record.h"
 
 #define FT_RB_MAGIC 0x42525446u /* "FTRB" */
-#define FT_RB_VERSION 2
+#define FT_RB_VERSION 3
 #define FT_RB_LEVELS 4
 #define FT_RB_SETS 2 /* live + spare ring set per slot (snapshot) */
 #define FT_RB_PAGE_MIN 1024u
@@ -196,6 +228,9 @@ enum ft_rb_slot_state {
 };
 
 #define FT_RB_F_OVERWRITE 0x1u /* area.flags: overwrite mode (else producer/consumer) */
+#define FT_RB_F_BLOCK 0x2u     /* area.flags: producer/consumer writers wait for room
+				* (bounded by area.block_ms); ignored in overwrite mode */
+#define FT_RB_BLOCK_MS_DEFAULT 1000u /* longest wait without the reader making progress */
 
 /* What ft_rb_area_init lays out. */
 struct ft_rb_params {
@@ -203,6 +238,8 @@ struct ft_rb_params {
 	uint32_t npages[FT_RB_LEVELS]; /* pages per ring, per level, each >= 2 */
 	uint32_t nr_slots;    /* threads that can trace at once, <= FT_RB_MAX_SLOTS */
 	uint32_t flags;       /* FT_RB_F_* */
+	uint32_t block_ms;    /* FT_RB_F_BLOCK: drop (counted) after this long without the
+			       * reader freeing a page; 0 = FT_RB_BLOCK_MS_DEFAULT */
 };
 
 /*
@@ -284,6 +321,21 @@ struct ft_rb_area {
 	uint64_t snap_swaps;     /* atomic add: swaps done */
 	uint64_t snap_missed;    /* atomic add: swap asked while not allocated */
 	uint64_t snap_skipped;   /* atomic add: swap asked while the last one was being saved */
+
+	/*
+	 * Blocking mode (FT_RB_F_BLOCK; "Blocking mode" above).  A line of
+	 * its own: writers touch it only when their ring is full.
+	 */
+	uint32_t space_seq __attribute__((aligned(64))); /* futex word: bumped by the
+			       * reader after freeing pages while space_waiters != 0 */
+	uint32_t space_waiters; /* atomic add/sub: writers about to sleep on space_seq */
+	uint32_t block_ms;      /* set at init (params.block_ms) */
+	uint32_t block_off;     /* 1: a wait timed out (or the reader has finished):
+			         * writers drop instead of waiting; the reader's next
+			         * pass (ft_rb_reader_alive) clears it */
+	uint64_t block_waits;   /* atomic add: page switches that had to wait */
+	uint64_t block_timeouts; /* atomic add: waits that gave up (their event dropped) */
+	uint64_t block_wait_ns; /* atomic add: time writers spent waiting */
 };
 
 /*
@@ -767,6 +819,9 @@ struct ft_rb_totals {
 	uint64_t lost;      /* sum of the four lost counters */
 	uint64_t claims;
 	uint64_t claim_fails;
+	uint64_t block_waits;    /* blocking mode: page switches that waited */
+	uint64_t block_timeouts; /* ... waits that gave up (their event is in lost_new) */
+	uint64_t block_wait_ns;  /* ... time spent waiting, all writers */
 };
 void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot);
 
@@ -777,6 +832,18 @@ void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot);
  */
 void ft_rb_wait(struct ft_rb_area *a, int timeout_ms);
 void ft_rb_wake(struct ft_rb_area *a);
+
+/*
+ * Reader: it is alive and draining (call once per pass): writers of a
+ * blocking-mode area may wait again after a timeout (clears block_off).
+ */
+void ft_rb_reader_alive(struct ft_rb_area *a);
+
+/*
+ * Reader: it will drain no more; writers of a blocking-mode area drop (and
+ * count) instead of waiting, and those waiting now stop waiting.
+ */
+void ft_rb_reader_done(struct ft_rb_area *a);
 
 /* ---- snapshot (seed 001's spare buffer; see "Snapshot" above) ---- */
 

@@ -7,10 +7,12 @@
  * in consuming mode and recycling the slots of exited threads, fewer slots
  * than threads (some threads get none), tiny buffers (losses happen).
  *
- * Checks, in producer/consumer mode and then in overwrite mode:
+ * Checks, in producer/consumer mode, overwrite mode and blocking mode:
  *   - events attempted = events read + events lost, exactly (lost from the
  *     area totals: newest dropped, pages overwritten, no slot, too deep);
  *   - events committed (area totals) = read + overwritten;
+ *   - blocking mode: writers (handlers included) did wait, and no event was
+ *     dropped for want of room (only slot-less and too-deep ones are lost);
  *   - every page parses; every marker's checksum is right; its writer is
  *     the page's thread; per (writer, context) marker sequence numbers
  *     strictly increase; every ENTRY's fid names the page's writer;
@@ -338,8 +340,12 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-static int run(int overwrite)
+enum { MODE_DROP, MODE_OVERWRITE, MODE_BLOCK };
+
+static int run(int mode)
 {
+	int overwrite = mode == MODE_OVERWRITE;
+	static const char *const names[] = {"producer/consumer", "overwrite", "block"};
 	struct ft_rb_params p;
 	struct ft_rb_totals tot;
 	struct itimerval it = {{0, 50}, {0, 50}};
@@ -354,6 +360,8 @@ static int run(int overwrite)
 	writers_done = 0;
 
 	ft_rb_params_default(&p, 4, overwrite); /* 1 KiB pages, 4 per thread */
+	if (mode == MODE_BLOCK)
+		p.flags |= FT_RB_F_BLOCK;
 	p.nr_slots = nr_per_wave - 2;		/* two threads per wave go without */
 	area_len = ft_rb_area_size(&p);
 	area_mem = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -383,7 +391,7 @@ static int run(int overwrite)
 	ft_rb_area_totals(area, &tot);
 	printf("%s: attempted %llu read %llu (%llu pages) lost %llu = new %llu + overwritten %llu "
 	       "(%llu pages) + noslot %llu + nested %llu; committed %llu; claims %llu fails %llu\n",
-	       overwrite ? "overwrite" : "producer/consumer", (unsigned long long)total_attempts,
+	       names[mode], (unsigned long long)total_attempts,
 	       (unsigned long long)read_events, (unsigned long long)read_pages,
 	       (unsigned long long)tot.lost, (unsigned long long)tot.lost_new,
 	       (unsigned long long)tot.lost_old, (unsigned long long)tot.pages_old,
@@ -400,6 +408,15 @@ static int run(int overwrite)
 	       (unsigned long long)sig_count, (unsigned long long)nested_count);
 	if (overwrite && !tot.lost_old)
 		fail("no page was overwritten", 0, 0);
+	if (mode == MODE_BLOCK) {
+		printf("  block: %llu waits, %llu timeouts, %.3f s waited\n",
+		       (unsigned long long)tot.block_waits, (unsigned long long)tot.block_timeouts,
+		       tot.block_wait_ns / 1e9);
+		if (!tot.block_waits)
+			fail("no writer waited for room", 0, 0);
+		if (tot.lost_new || tot.lost_old)
+			fail("block mode dropped events for want of room", tot.lost_new, tot.lost_old);
+	}
 #ifndef FT_TSAN
 	/*
 	 * TSan delivers a signal raised with pthread_kill at its next
@@ -431,8 +448,9 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_timer;
 	sa.sa_flags = SA_RESTART | SA_NODEFER;
 	sigaction(SIGALRM, &sa, NULL);
-	rc |= run(0);
-	rc |= run(1);
+	rc |= run(MODE_DROP);
+	rc |= run(MODE_OVERWRITE);
+	rc |= run(MODE_BLOCK);
 	if (!rc)
 		printf("ringbuf_stress: OK\n");
 	return rc;
