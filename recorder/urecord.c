@@ -141,6 +141,7 @@ struct ft_urecord {
 
 	uint64_t events, bytes, pages;
 	uint64_t last_dead_check;
+	uint64_t peak_bytes; /* most of the memfd resident at once (sampled per pass) */
 };
 
 static uint64_t mono_ns(void)
@@ -739,6 +740,14 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	uint64_t now = mono_ns();
 
 	r |= snap_poll(u, w);
+	ft_rb_reader_alive(a);
+	{
+		struct stat st;
+
+		/* resident shared memory: rings are allocated when first written */
+		if (!fstat(u->memfd, &st) && (uint64_t)st.st_blocks * 512 > u->peak_bytes)
+			u->peak_bytes = (uint64_t)st.st_blocks * 512;
+	}
 
 	if (now - u->last_dead_check > DEAD_CHECK_NS) {
 		check_dead = 1;
@@ -931,6 +940,9 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 		goto fail;
 
 	ft_rb_params_default(&p, o->buffer_kb, !!(o->options & FT_OPT(OVERWRITE)));
+	/* lossless by default: writers wait for the drain (ringbuf.h, "Blocking mode") */
+	if ((o->options & FT_OPT(BLOCK)) && !(o->options & FT_OPT(OVERWRITE)))
+		p.flags |= FT_RB_F_BLOCK;
 	ring_size = ft_rb_area_size(&p);
 	u->len = ft_session_size(o, ring_size);
 	u->memfd = memfd_create("ftrail-session", MFD_CLOEXEC);
@@ -1362,7 +1374,14 @@ static int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft
 		      (unsigned long long)t->claims,
 		      u->o->buffer_kb ? u->o->buffer_kb : FT_RB_DEFAULT_KB, u->area->page_size,
 		      u->area->nr_slots,
-		      (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite" : "producer-consumer");
+		      (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
+		      : (u->area->flags & FT_RB_F_BLOCK)   ? "block"
+							   : "producer-consumer");
+	n += snprintf(buf + n, sizeof(buf) - n,
+		      "buffer_block_waits=%llu\nbuffer_block_timeouts=%llu\n"
+		      "buffer_block_wait_ns=%llu\nbuffer_peak_kb=%llu\n",
+		      (unsigned long long)t->block_waits, (unsigned long long)t->block_timeouts,
+		      (unsigned long long)t->block_wait_ns, (unsigned long long)(u->peak_bytes >> 10));
 	if (u->main_done && WIFSIGNALED(u->main_status))
 		n += snprintf(buf + n, sizeof(buf) - n, "program_signal=%d\nprogram_core=%d\n",
 			      WTERMSIG(u->main_status), WCOREDUMP(u->main_status) ? 1 : 0);
@@ -1488,6 +1507,8 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		/* a swap during that pass (a program still running after Ctrl-C): save it too */
 		if (ft_rb_snapshot_state(u->area) == FT_RB_SNAP_SAVING)
 			wr |= drain(u, w, 1);
+		/* a writer still running (untraced after Ctrl-C, or a leftover child) never waits */
+		ft_rb_reader_done(u->area);
 		wr |= pend_flush_all(u, w);
 		wr |= queue_stop(u); /* every UDATA chunk written */
 		pull_rt_msgs(u);
@@ -1513,6 +1534,14 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		wr |= write_meta(u, w, &tot, stopped);
 		res->lost = tot.lost;
 		res->threads = (unsigned int)tot.claims;
+		res->mode = (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
+			    : (u->area->flags & FT_RB_F_BLOCK)   ? "block"
+								 : "producer-consumer";
+		res->buffer_kb = u->o->buffer_kb ? u->o->buffer_kb : FT_RB_DEFAULT_KB;
+		res->peak_bytes = u->peak_bytes;
+		res->size_bytes = u->len;
+		res->block_waits = tot.block_waits;
+		res->block_wait_ns = tot.block_wait_ns;
 	}
 	res->events = u->events;
 	res->bytes = u->bytes;

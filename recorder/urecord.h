@@ -29,6 +29,12 @@ struct ft_urecord_result {
 	uint64_t lost;       /* records lost (overwritten or dropped), all buffers */
 	uint64_t bytes;      /* record bytes drained */
 	unsigned int threads; /* threads that traced */
+	const char *mode;    /* buffer mode: "block", "producer-consumer", "overwrite" */
+	unsigned int buffer_kb; /* per thread (level 0) */
+	uint64_t peak_bytes; /* most shared memory resident at once (rings, stack map, control) */
+	uint64_t size_bytes; /* the shared memory's size: the bound of peak_bytes */
+	uint64_t block_waits; /* block mode: page switches that waited for the recorder */
+	uint64_t block_wait_ns; /* ... time spent waiting, all threads */
 };
 
 /*

@@ -2,7 +2,7 @@
 # requires: cc
 . "$TOP/tests/e2e/t0399-rec.inc"
 mk_selfw
-for mode in "" "-O overwrite"; do
+for mode in "-O noblock" "-O overwrite"; do
 	# shellcheck disable=SC2086
 	$FTRAIL record -b 4 $mode -o l.dat -- ./selfw 200000 plain 2>err || fail "record $mode: $(cat err)"
 	set -- $(counts err)

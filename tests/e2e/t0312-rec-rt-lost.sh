@@ -8,7 +8,7 @@ set -- $(counts err)
 [ "$2" = 0 ] || fail "a 64 MiB buffer lost records: $(cat err)"
 total=$1
 [ "$total" -ge 400000 ] || fail "only $total records for 200000 calls"
-for mode in "" "-O overwrite"; do
+for mode in "-O noblock" "-O overwrite"; do
 	# shellcheck disable=SC2086
 	$FTRAIL record -b 4 $mode -o l.dat -- ./loop 100000 2>err || fail "record -b 4 $mode: $(cat err)"
 	set -- $(counts err)

@@ -6,7 +6,7 @@ cc -O2 -pthread -I"$TOP/include" -o ev_threads "$TOP/tests/progs/ev_threads.c" |
 sum_lost() { grep -o 'LOST [0-9]* EVENTS' "$1" | awk '{ s += $2 } END { print s + 0 }'; }
 meta() { strings "$1" | sed -n "s/^$2=//p" | tail -1; }
 for b in 4 16; do
-	for mode in "" "-O overwrite"; do
+	for mode in "-O noblock" "-O overwrite"; do
 		for snap in "" "-e u:thr:sig -R snapshot"; do
 			what="-b $b $mode $snap"
 			# shellcheck disable=SC2086
