@@ -283,6 +283,38 @@ static inline uint16_t func_flags(struct rt_func *f)
 
 /* ---- records ---- */
 
+/*
+ * A call of f whose hook cannot run (a signal handler interrupted a hook of
+ * this thread): count the records it would have written, in the unit every
+ * lost count uses -- records, so a function_graph call lost whole counts
+ * its entry and its exit (its return is never hijacked, so no exit comes),
+ * a function tracer call one record, a function the filters leave out or
+ * a tracer that records no calls none.  f NULL (not looked up yet) or not
+ * evaluated for this epoch: assumed selected (the lock that evaluates it
+ * cannot be taken here).  Async-signal-safe; calls no hook.
+ */
+static void lost_call(struct rt_thread *t, struct rt_func *f)
+{
+	uint32_t n;
+
+	if (f == &nofunc)
+		return;
+	if (f && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
+	    !(f->flags & RF_TRACE))
+		return;
+	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+		return;
+	if (rt.tracer == FT_TRACER_FUNCTION)
+		n = 1;
+	else if (rt.tracer == FT_TRACER_FUNCTION_GRAPH && !t->notrace &&
+		 (!rt.have_graph_roots || t->roots) &&
+		 (!rt.max_depth || t->rec_depth < (uint32_t)rt.max_depth))
+		n = 2;
+	else
+		return;
+	ft_rb__lost_nolevel(&t->rb, n);
+}
+
 void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len)
 {
 	if (t->rb.area)
@@ -494,8 +526,9 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 		goto stack_only;
 push:
 	if (unlikely(t->depth >= RT_MAX_FRAMES)) {
-		if (t->rb.area)
-			ft_rb__lost_nolevel(&t->rb, 1);
+		/* a recorded call loses its entry and its exit; the function tracer's record is in */
+		if (t->rb.area && (frflags & FR_RECORDED))
+			ft_rb__lost_nolevel(&t->rb, 2);
 		return;
 	}
 	now = ft_rdtsc();
@@ -734,11 +767,11 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
  * stores: only a handler on this same thread reads busy.  hook_end refreshes
  * the fast-path gate and drops the guard.
  */
-static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t)
+static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t, uint64_t key)
 {
 	if (unlikely(t->busy)) {
 		if (t->rb.area)
-			ft_rb__lost_nolevel(&t->rb, 1);
+			lost_call(t, lookup_fast(key));
 		return 0;
 	}
 	t->busy = 1;
@@ -769,7 +802,7 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 
 	if (unlikely(!rt.sess))
 		return;
-	if (!hook_begin(t))
+	if (!hook_begin(t, key))
 		return;
 	if (thread_ready(t)) {
 		f = lookup(key, 0);
@@ -900,7 +933,7 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 				return;
 		}
 	}
-	if (!hook_begin(t))
+	if (!hook_begin(t, (uint64_t)fn))
 		return;
 	if (thread_ready(t)) {
 		uint64_t *sp = cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
