@@ -148,6 +148,13 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case 'O':
 			if (ft_options_apply(&o->options, optarg))
 				ft_die("unknown option '%s' (see 'ftrail help record')", optarg);
+			{
+				uint64_t on = 0, off = ~0ull; /* which bit optarg names */
+
+				ft_options_apply(&on, optarg);
+				ft_options_apply(&off, optarg);
+				o->options_set |= on | ~off;
+			}
 			break;
 		case 'b':
 			if (ft_parse_u64(optarg, 4, 4u << 20, &v))

@@ -41,6 +41,7 @@ struct ft_record_opts {
 	size_t nr_events;
 
 	uint64_t options;          /* ftrace option bits (options.h), after -O and -T */
+	uint64_t options_set;      /* bits -O named, on or off (a default kept apart from a choice) */
 	unsigned int buffer_kb;    /* -b: per buffer (per thread / per CPU), KiB */
 	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default 14 */
 	int all_cpus;              /* -a: system-wide kernel capture */

@@ -115,6 +115,8 @@ struct kcpu {
 	size_t pend_stacks_len;
 	/* counters, read by stop() after join */
 	uint64_t events, lost, stacks, stack_ids;
+	int stats_fd;        /* per_cpu/cpuN/stats: the kernel's loss counters, or -1 */
+	uint64_t lost_base;  /* their sum when we started (a fresh instance: 0) */
 	double cpu_seconds;
 	int err; /* errno of a failed write, 0 */
 };
@@ -565,6 +567,57 @@ static void handle_stack(struct kcpu *c, const unsigned char *data, int size, in
 	attach_stack(c, ips, nr, user);
 }
 
+/*
+ * The kernel's count of this CPU's lost entries (per_cpu/cpuN/stats): the
+ * sum of "overrun" (overwritten unread, overwrite mode), "commit overrun"
+ * (a writer wrapped onto its own uncommitted page) and "dropped events"
+ * (buffer full, producer/consumer mode) -- every entry the ring buffer
+ * failed to keep is in exactly one of them.  An entry is an event or a
+ * stack record, the unit of show's entries-in-buffer/entries-written.
+ * Returns 0 and the sum in *sum, or -1 when the file cannot be read.
+ */
+static int stats_lost(struct kcpu *c, uint64_t *sum)
+{
+	static const char *const keys[] = {"overrun:", "commit overrun:", "dropped events:"};
+	char buf[1024];
+	ssize_t n;
+
+	if (c->stats_fd < 0)
+		return -1;
+	n = pread(c->stats_fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	*sum = 0;
+	for (char *l = buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (!strncmp(l, keys[i], strlen(keys[i])))
+				*sum += strtoull(l + strlen(keys[i]), NULL, 10);
+	return 0;
+}
+
+/*
+ * Write what the kernel lost on this CPU since our last look as one
+ * KREC_MISSED at ticks, so that the MISSED records of a CPU add up to the
+ * kernel's own counters exactly, whether or not a page said how many it
+ * missed (the count is stored only when the page has room for it, which
+ * is where a bare "[LOST EVENTS]" came from).  Returns 0, or -1 when the
+ * counters cannot be read (the caller falls back on the page's count).
+ */
+static int sync_lost(struct kcpu *c, uint64_t ticks)
+{
+	uint64_t sum;
+
+	if (stats_lost(c, &sum))
+		return -1;
+	sum = sum > c->lost_base ? sum - c->lost_base : 0;
+	if (sum > c->lost) {
+		put_missed(c, ticks, sum - c->lost);
+		c->lost = sum;
+	}
+	return 0;
+}
+
 /* Parse one sub-buffer read from trace_pipe_raw. */
 static void handle_page(struct kcpu *c, void *page)
 {
@@ -576,9 +629,12 @@ static void handle_page(struct kcpu *c, void *page)
 		return;
 	missed = kbuffer_missed_events(c->kbuf);
 	if (missed) {
+		/* the entries lost lie before this page's first one */
 		flush_pending(c);
-		put_missed(c, kbuffer_timestamp(c->kbuf), missed > 0 ? (uint64_t)missed : 0);
-		c->lost += missed > 0 ? (uint64_t)missed : 1;
+		if (sync_lost(c, kbuffer_timestamp(c->kbuf))) {
+			put_missed(c, kbuffer_timestamp(c->kbuf), missed > 0 ? (uint64_t)missed : 0);
+			c->lost += missed > 0 ? (uint64_t)missed : 1;
+		}
 	}
 	for (data = kbuffer_read_event(c->kbuf, &ts); data;
 	     data = kbuffer_next_event(c->kbuf, &ts)) {
@@ -623,6 +679,14 @@ static void *reader_main(void *arg)
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
 		poll(&pfd, 1, 100);
 		drain(c, 0);
+		/*
+		 * Losses no page marks (producer/consumer drops, and overruns
+		 * since the last page): they lie after what we have read.  The
+		 * pending event stays pending (its stack may follow), so the
+		 * mark goes at its time.
+		 */
+		sync_lost(c, c->pending && c->pend_ticks > c->last_ticks ? c->pend_ticks
+									 : c->last_ticks);
 	}
 	drain(c, 0);
 	drain(c, 1);
@@ -713,6 +777,8 @@ static void destroy(struct ft_kcapture *kc)
 				tracefs_cpu_free_fd(c->tcpu);
 			if (c->fd >= 0)
 				close(c->fd);
+			if (c->stats_fd >= 0)
+				close(c->stats_fd);
 			if (c->kbuf)
 				kbuffer_free(c->kbuf);
 			free(c->page);
@@ -872,9 +938,19 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 			goto fail;
 		}
 	}
-	/* overwrite: the oldest events go first, and every loss is reported
-	 * inline by the kernel on the next page (trace-cmd's default too) */
-	inst_write(kc, "options/overwrite", "1");
+	/*
+	 * Overwrite (the oldest events go first: the kernel's and trace-cmd's
+	 * default) unless -O nooverwrite asks for producer/consumer (the
+	 * newest are dropped).  The kernel cannot wait for us, so neither mode
+	 * is lossless; both are counted exactly (sync_lost).
+	 */
+	if (inst_write(kc, "options/overwrite",
+		       (opts->options_set & FT_OPT(OVERWRITE)) && !(opts->options & FT_OPT(OVERWRITE))
+			   ? "0"
+			   : "1")) {
+		ft_seterr(err, errlen, "cannot set option overwrite: %s", strerror(errno));
+		goto fail;
+	}
 	inst_write(kc, "options/record-cmd", "1");
 	if ((opts->options & FT_OPT(STACKTRACE)) && inst_write(kc, "options/stacktrace", "1")) {
 		ft_seterr(err, errlen, "cannot enable option stacktrace: %s", strerror(errno));
@@ -933,7 +1009,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		goto fail;
 	}
 	for (int i = 0; i < kc->nr_cpus; i++)
-		kc->cpus[i].fd = -1;
+		kc->cpus[i].fd = kc->cpus[i].stats_fd = -1;
 	/* the ring buffer's sub-buffer ("page") size, 1 page unless configured */
 	{
 		long long kb = 0;
@@ -957,6 +1033,10 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 			goto fail;
 		}
 		c->page_size = subbuf_size;
+		snprintf(path, sizeof(path), "%s/per_cpu/cpu%d/stats", kc->dir, i);
+		c->stats_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (stats_lost(c, &c->lost_base))
+			c->lost_base = 0;
 		c->tcpu = tracefs_cpu_alloc_fd(c->fd, c->page_size, true);
 		c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
 		c->page = malloc((size_t)c->page_size);
@@ -1219,8 +1299,22 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 	struct blob b = { 0 };
 	char name[600], file[600];
 	size_t len;
-	char *ks;
-	int rc = 0;
+	char *ks, *ow;
+	int rc = 0, mlen;
+	uint64_t lost = 0;
+
+	/* the mode the kernel ran in (read back), and its losses in entries */
+	for (int i = 0; i < kc->nr_cpus; i++)
+		lost += kc->cpus[i].lost;
+	ow = tracefs_instance_file_read(kc->inst, "options/overwrite", NULL);
+	mlen = snprintf(name, sizeof(name), "kernel_buffer_mode=%s\nkernel_lost=%llu\n",
+		     !ow ? "unknown" : ow[0] == '0' ? "producer-consumer" : "overwrite",
+		     (unsigned long long)lost);
+	free(ow);
+	if (ft_writer_add(kc->w, FT_SEC_META, 0, name, (size_t)mlen, 0)) {
+		ft_seterr(err, errlen, "cannot write the kernel counters: %s", strerror(errno));
+		rc = -1;
+	}
 
 	blob_add_file(&b, kc->inst, "header_page", "events/header_page");
 	blob_add_file(&b, kc->inst, "header_event", "events/header_event");
@@ -1293,23 +1387,6 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 	return rc;
 }
 
-/* "dropped events: N" of a per-CPU stats file (losses not seen inline). */
-static uint64_t dropped_events(struct ft_kcapture *kc, int cpu)
-{
-	char file[64], *s, *p;
-	uint64_t v = 0;
-
-	snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", cpu);
-	s = tracefs_instance_file_read(kc->inst, file, NULL);
-	if (!s)
-		return 0;
-	p = strstr(s, "dropped events:");
-	if (p)
-		v = strtoull(p + 15, NULL, 10);
-	free(s);
-	return v;
-}
-
 int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
 		     size_t errlen)
 {
@@ -1322,18 +1399,16 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 	atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		struct kcpu *c = &kc->cpus[i];
-		uint64_t dropped;
+		uint64_t before;
 
 		if (!c->started)
 			continue;
 		pthread_join(c->thr, NULL);
-		/* producer/consumer drops are not marked in pages: add them at the end */
-		dropped = dropped_events(kc, i);
-		if (dropped) {
-			put_missed(c, c->last_ticks, dropped);
-			c->lost += dropped;
+		/* what was lost after the last page read: at the end */
+		before = c->lost;
+		sync_lost(c, c->last_ticks);
+		if (c->lost != before)
 			chunk_flush(c);
-		}
 		if (c->err && !rc) {
 			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
 			       strerror(c->err));
@@ -1368,6 +1443,10 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 		if (c->fd >= 0) {
 			close(c->fd);
 			c->fd = -1;
+		}
+		if (c->stats_fd >= 0) {
+			close(c->stats_fd);
+			c->stats_fd = -1;
 		}
 	}
 	if (tracefs_instance_destroy(kc->inst) && dir_exists(kc->dir) && !rc) {
