@@ -117,7 +117,7 @@ int cmd_show(int argc, char **argv)
 	struct ft_ksource ks = {0};
 	char *opts[64];
 	int nopts = 0, expand = 0, snapshot = 0, c;
-	uint64_t options, entries = 0, lost = 0, nth = 0;
+	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	struct ft_event ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
@@ -207,6 +207,9 @@ int cmd_show(int argc, char **argv)
 				if (ks.cur.kind == FT_KEV_EVENT)
 					entries += 1 + (ks.cur.kstack_id >= 0 || ks.cur.kstack_nr) +
 						   (ks.cur.ustack_id >= 0 || ks.cur.ustack_nr);
+				/* the kernel's losses, in the same unit (entries) */
+				else if (ks.cur.kind == FT_KEV_MISSED)
+					klost += ks.cur.missed;
 			} else if (ev.type != FT_EV_LOST) {
 				entries++;
 			}
@@ -227,7 +230,7 @@ int cmd_show(int argc, char **argv)
 	if (w && strtoull(w, NULL, 10) > lost)
 		lost = strtoull(w, NULL, 10);
 	w = snapshot ? NULL : ft_trace_meta(t, "written");
-	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost);
+	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost + klost);
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
 		if (ft_fmt_event(f, &ev) < 0)
 			ft_die("writing the output: write error");
