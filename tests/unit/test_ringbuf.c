@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -692,6 +694,112 @@ static void test_snapshot_totals(void **state)
 	freearea(f);
 }
 
+/* A blocking-mode area of 4 pages of 1 KiB (248 entries each), waits of block_ms. */
+static struct fixture *mkblock(uint32_t block_ms)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct ft_rb_params p = {0};
+
+	assert_non_null(f);
+	p.page_size = 1024;
+	p.npages[0] = 4;
+	p.npages[1] = p.npages[2] = p.npages[3] = 2;
+	p.nr_slots = 1;
+	p.flags = FT_RB_F_BLOCK;
+	p.block_ms = block_ms;
+	f->len = ft_rb_area_size(&p);
+	f->mem = mmap(NULL, f->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(f->mem != MAP_FAILED);
+	f->a = ft_rb_area_init(f->mem, f->len, &p);
+	assert_non_null(f->a);
+	return f;
+}
+
+/* Blocking mode without a reader: one bounded wait, then drops, counted. */
+static void test_block_timeout(void **state)
+{
+	struct fixture *f = mkblock(30);
+	struct ft_rb_pageinfo info;
+	struct ft_rb_totals tot;
+	uint64_t t = 1, read = 0;
+	uint32_t ok;
+
+	(void)state;
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	ok = fill(f, 4 * 248 + 100, &t);
+	/* 4 pages, then the wait for page 0 gives up: that event and the rest drop */
+	assert_int_equal(ok, 4 * 248);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.lost_new, 100);
+	assert_int_equal(tot.block_waits, 1);	 /* a dead reader costs one wait, */
+	assert_int_equal(tot.block_timeouts, 1); /* not one per event */
+	assert_true(tot.block_wait_ns >= 30000000ull);
+	/* the reader comes back: writers may wait again, and the freed page is used */
+	ft_rb_reader_alive(f->a);
+	assert_int_equal(ft_rb_consume(f->a, 0, 0, 0, f->page, &info), 1);
+	read += info.nev;
+	assert_int_equal(fill(f, 248, &t), 248);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.block_waits, 1);
+	/* a reader that is done: no wait at all */
+	ft_rb_reader_done(f->a);
+	assert_int_equal(fill(f, 10, &t), 0);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.block_waits, 1);
+	while (ft_rb_consume(f->a, 0, 0, 1, f->page, &info) == 1)
+		read += info.nev;
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(read + tot.lost, 4 * 248 + 100 + 248 + 10);
+	ft_rb_thread_detach(&f->t);
+	freearea(f);
+}
+
+static int writer_done; /* atomic: the writer of test_block_lossless detached */
+
+static void *slow_reader(void *arg)
+{
+	struct fixture *f = arg;
+	struct ft_rb_pageinfo info;
+	static char page[1024];
+	uint64_t read = 0;
+	struct timespec ms = {0, 1000000};
+
+	while (!__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE)) {
+		nanosleep(&ms, NULL); /* far slower than the writer */
+		ft_rb_reader_alive(f->a);
+		if (ft_rb_consume(f->a, 0, 0, 0, page, &info) == 1)
+			read += info.nev;
+	}
+	while (ft_rb_consume(f->a, 0, 0, 1, page, &info) == 1)
+		read += info.nev;
+	return (void *)(uintptr_t)read;
+}
+
+/* Blocking mode with a slow reader: the writer waits, nothing is lost. */
+static void test_block_lossless(void **state)
+{
+	struct fixture *f = mkblock(0);
+	struct ft_rb_totals tot;
+	pthread_t rd;
+	void *read;
+	uint64_t t = 1;
+
+	(void)state;
+	assert_int_equal(pthread_create(&rd, NULL, slow_reader, f), 0);
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	assert_int_equal(fill(f, 20 * 248, &t), 20 * 248); /* 20 pages through a 4-page ring */
+	ft_rb_thread_detach(&f->t);
+	/* release: the detach (EXITED, the last commits) before the reader's final pass */
+	__atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+	pthread_join(rd, &read);
+	ft_rb_area_totals(f->a, &tot);
+	assert_int_equal(tot.lost, 0);
+	assert_int_equal((uintptr_t)read, 20 * 248);
+	assert_true(tot.block_waits >= 10);
+	assert_int_equal(tot.block_timeouts, 0);
+	freearea(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -701,7 +809,8 @@ int main(void)
 	    cmocka_unit_test(test_slots),	 cmocka_unit_test(test_peek),
 	    cmocka_unit_test(test_ext_limits),	 cmocka_unit_test(test_count_lost),
 	    cmocka_unit_test(test_snapshot_swap), cmocka_unit_test(test_snapshot_mid_write),
-	    cmocka_unit_test(test_snapshot_totals),
+	    cmocka_unit_test(test_snapshot_totals), cmocka_unit_test(test_block_timeout),
+	    cmocka_unit_test(test_block_lossless),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
