@@ -431,14 +431,16 @@ static uint64_t mono_ns(void)
 /*
  * Blocking mode (ringbuf.h, "Blocking mode"): wait until the reader has
  * consumed page `old` of r.  Returns 0 when it has, -1 when the wait gave
- * up (block_ms without the reader freeing any page, or blocking switched
- * off): the caller drops the event.  Sleeps in slices, so a waiter whose
- * futex wake went to the wrong round still looks again soon.
+ * up (block_ms without the reader consuming a page of THIS ring -- the
+ * reader draining other rings does not make us wait longer -- or blocking
+ * switched off): the caller drops the event.  Sleeps in slices, so a
+ * waiter whose futex wake went to the wrong round still looks again soon.
  */
 static int wait_space(struct ft_rb_area *a, struct ft_rb_ring *r, uint64_t old)
 {
-	uint64_t start = mono_ns(), last = start, limit;
-	uint32_t seq, seen = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
+	uint64_t start = mono_ns(), last = start, limit, rnum;
+	uint64_t seen = __atomic_load_n(&r->rpage, __ATOMIC_ACQUIRE) >> 1;
+	uint32_t seq;
 	int ret = -1;
 
 	limit = (uint64_t)__atomic_load_n(&a->block_ms, __ATOMIC_RELAXED) * 1000000ull;
@@ -466,9 +468,9 @@ static int wait_space(struct ft_rb_area *a, struct ft_rb_ring *r, uint64_t old)
 		futex(&a->space_seq, FUTEX_WAIT, seq, &slice);
 		__atomic_fetch_sub(&a->space_waiters, 1, __ATOMIC_RELAXED);
 		now = mono_ns();
-		seq = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
-		if (seq != seen) { /* the reader freed pages: it is alive, wait on */
-			seen = seq;
+		rnum = __atomic_load_n(&r->rpage, __ATOMIC_ACQUIRE) >> 1;
+		if (rnum != seen) { /* the reader consumed pages of ours: wait on */
+			seen = rnum;
 			last = now;
 		} else if (now - last >= limit) {
 			/* relaxed: a hint; the reader clears it on its next pass */

@@ -102,8 +102,9 @@
  *   (futex on area.space_seq) until the reader frees it, so a program that
  *   writes faster than the recorder drains is slowed down instead of
  *   losing records.  Only the page-switch slow path waits: the per-record
- *   fast path is unchanged.  A wait gives up after block_ms without any
- *   page freed by the reader (a recorder that is stopped, killed or stuck):
+ *   fast path is unchanged.  A wait gives up after block_ms without the
+ *   reader consuming a page of the writer's ring (a recorder that is
+ *   stopped, killed or stuck, or that does not drain this ring):
  *   the event is dropped and counted as in producer/consumer mode, and
  *   area.block_off makes every writer drop without waiting until the
  *   reader shows it is alive again, so a dead recorder costs one timeout,
