@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "analysis/escape.h"
-#include "analysis/tidtab.h"
+#include "core/hashtab.h"
 #include "core/version.h"
 
 struct open_call { /* X mode only */
@@ -19,7 +19,7 @@ struct open_call { /* X mode only */
 };
 
 struct cthread {
-	struct ft_tid_entry h; /* first (tidtab.h): tid, pid */
+	struct ft_hentry h; /* first (hashtab.h): key tid, aux pid */
 	uint64_t depth;    /* open calls */
 	struct open_call *calls;
 	size_t ccap;
@@ -30,7 +30,7 @@ struct cthread {
 struct ft_chrome {
 	FILE *out;
 	struct ft_chrome_opts o;
-	struct ft_tidtab threads; /* struct cthread */
+	struct ft_htab threads; /* struct cthread */
 	int have_base;
 	uint64_t base, last;
 	struct ft_chrome_stats st;
@@ -46,7 +46,7 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 	c->out = out;
 	if (opts)
 		c->o = *opts;
-	if (ft_tidtab_init(&c->threads, sizeof(struct cthread))) {
+	if (ft_htab_init(&c->threads, sizeof(struct cthread))) {
 		free(c);
 		errno = ENOMEM;
 		return NULL;
@@ -57,7 +57,12 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 
 static struct cthread *get_thread(struct ft_chrome *c, uint32_t tid, uint32_t pid)
 {
-	return ft_tidtab_get(&c->threads, tid, pid, 1);
+	int created;
+	struct cthread *t = ft_htab_get_eq(&c->threads, tid, NULL, NULL, 1, &created);
+
+	if (t && created)
+		t->h.aux = pid;
+	return t;
 }
 
 /* Separator, then the fields every event has. */
@@ -123,13 +128,13 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts)
 		struct open_call *oc = &t->calls[t->depth - 1];
 		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
 
-		begin_event(c, "X", oc->start, t->h.pid, t->h.tid);
+		begin_event(c, "X", oc->start, t->h.aux, (uint32_t)t->h.key);
 		fprintf(c->out, ",\"dur\":%" PRIu64 ".%03u", dur / 1000, (unsigned int)(dur % 1000));
 		put_name_cat(c, t->names + oc->name_off, "function");
 		fputc('}', c->out);
 		t->nlen = oc->name_off;
 	} else {
-		begin_event(c, "E", ts, t->h.pid, t->h.tid);
+		begin_event(c, "E", ts, t->h.aux, (uint32_t)t->h.key);
 		fputc('}', c->out);
 	}
 	t->depth--;
@@ -241,7 +246,7 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 	int ret = 0;
 
 	for (size_t i = 0; i < c->threads.cap; i++) {
-		struct cthread *t = ft_tidtab_slot(&c->threads, i);
+		struct cthread *t = ft_htab_slot(&c->threads, i);
 
 		if (!t)
 			continue;
@@ -268,14 +273,14 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 	if (stats)
 		*stats = c->st;
 	for (size_t i = 0; i < c->threads.cap; i++) {
-		struct cthread *t = ft_tidtab_slot(&c->threads, i);
+		struct cthread *t = ft_htab_slot(&c->threads, i);
 
 		if (t) {
 			free(t->calls);
 			free(t->names);
 		}
 	}
-	ft_tidtab_free(&c->threads);
+	ft_htab_free(&c->threads);
 	free(c);
 	return ret;
 }

@@ -94,6 +94,19 @@ void *ft_htab_get_eq(struct ft_htab *h, uint64_t key,
 	return e;
 }
 
+void *ft_htab_find(const struct ft_htab *h, uint64_t key)
+{
+	size_t mask, j;
+
+	if (!h->tab)
+		return NULL;
+	mask = h->cap - 1;
+	for (j = ft_hash_u64(key) & mask; entry(h, h->tab, j)->used; j = (j + 1) & mask)
+		if (entry(h, h->tab, j)->key == key)
+			return entry(h, h->tab, j);
+	return NULL;
+}
+
 void *ft_htab_get(struct ft_htab *h, uint64_t key, int create)
 {
 	return ft_htab_get_eq(h, key, NULL, NULL, create, NULL);

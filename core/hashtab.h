@@ -54,6 +54,9 @@ int ft_htab_init(struct ft_htab *h, size_t esize);
  */
 void *ft_htab_get(struct ft_htab *h, uint64_t key, int create);
 
+/* ft_htab_get() without create, on a const table: the entry of key, or NULL. */
+void *ft_htab_find(const struct ft_htab *h, uint64_t key);
+
 /**
  * ft_htab_get_eq() - the entry whose key is hash and that eq() accepts
  * @eq: eq(entry, key) is non-zero when entry holds key
