@@ -15,13 +15,13 @@
 #include "analysis/kevents.h"
 #include "core/options.h"
 #include "analysis/uevent_table.h"
+#include "core/hashtab.h"
 
 #define MAX_INDENT 512 /* levels; deeper calls print at this indentation */
 #define MAX_KCPUS 8192 /* kernel CPUs tracked for the graph's context-switch lines */
 
 struct buf_state {
-	uint64_t id;
-	int used;
+	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
 	int skip_exit; /* the next EXIT of this buffer was printed as a leaf */
 };
 
@@ -34,8 +34,7 @@ struct ft_fmt {
 	int cpu_width;
 	uint64_t first_ts;
 	int have_first;
-	struct buf_state *bufs; /* open addressing, cap power of 2 */
-	size_t nr_bufs, cap_bufs;
+	struct ft_htab bufs; /* struct buf_state, per user buffer */
 	int64_t last_tid[64]; /* per level: thread last shown (context-switch lines) */
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
@@ -112,36 +111,12 @@ void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns)
 		buf[n] = 0;
 }
 
+/* The state of user buffer id (created on first use); NULL when out of memory. */
 static struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
 {
-	size_t mask, i;
-
-	if ((f->nr_bufs + 1) * 2 > f->cap_bufs) {
-		size_t ocap = f->cap_bufs, ncap = ocap ? ocap * 2 : 64;
-		struct buf_state *old = f->bufs, *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		f->bufs = n;
-		f->cap_bufs = ncap;
-		for (size_t j = 0; j < ocap; j++) {
-			if (!old[j].used)
-				continue;
-			for (i = (old[j].id * 0x9E3779B97F4A7C15ull >> 17) & (ncap - 1); n[i].used;
-			     i = (i + 1) & (ncap - 1))
-				;
-			n[i] = old[j];
-		}
-		free(old);
-	}
-	mask = f->cap_bufs - 1;
-	for (i = (id * 0x9E3779B97F4A7C15ull >> 17) & mask; f->bufs[i].used; i = (i + 1) & mask)
-		if (f->bufs[i].id == id)
-			return &f->bufs[i];
-	f->bufs[i].used = 1;
-	f->bufs[i].id = id;
-	f->nr_bufs++;
-	return &f->bufs[i];
+	if (!f->bufs.tab && ft_htab_init(&f->bufs, sizeof(struct buf_state)) < 0)
+		return NULL;
+	return ft_htab_get(&f->bufs, id, 1);
 }
 
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
@@ -172,7 +147,7 @@ void ft_fmt_free(struct ft_fmt *f)
 	if (!f)
 		return;
 	ft_uev_table_free(&f->uev);
-	free(f->bufs);
+	ft_htab_free(&f->bufs);
 	free(f->klast);
 	free(f->marks);
 	free(f);
