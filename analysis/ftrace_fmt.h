@@ -108,6 +108,13 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written);
  */
 int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
 
+/*
+ * Hand what is formatted so far to the output stream (ft_fmt_event()
+ * buffers up to about 64 KiB; ft_fmt_free() flushes too).  0, or -1 on a
+ * write error or when the formatter ran out of memory.
+ */
+int ft_fmt_flush(struct ft_fmt *f);
+
 /* The kernel's duration marker for ns: one of "$@*#!+" or ' '. */
 char ft_fmt_mark(uint64_t ns);
 

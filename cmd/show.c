@@ -234,7 +234,7 @@ int cmd_show(int argc, char **argv)
 	}
 	if (ret < 0)
 		ft_die("%s: %s", input, err);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ft_fmt_flush(f) < 0 || fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
 	ft_fmt_free(f);
 	if (ks.k)
