@@ -53,7 +53,6 @@ struct ft_fmt {
 	uint64_t first_ts;
 	int have_first;
 	struct ft_htab bufs; /* struct buf_state, per user buffer */
-	int64_t last_tid[64]; /* per level: thread last shown (context-switch lines) */
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
 	const struct ft_trace_source *ksrc;
@@ -313,8 +312,6 @@ struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
 	f->cpu_width = 1;
 	for (n = n > 1 ? n - 1 : 0; n >= 10; n /= 10)
 		f->cpu_width++;
-	for (size_t i = 0; i < sizeof(f->last_tid) / sizeof(f->last_tid[0]); i++)
-		f->last_tid[i] = -1;
 	return f;
 }
 
@@ -879,16 +876,18 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
 		ob_printf(f, " %s | ", c->flags);
 }
 
+/*
+ * A user event's columns.  No context-switch block: the kernel prints one
+ * when another task shows on a CPU, and the runtime does not know the CPU
+ * (the column holds the nesting level), so a block at every change of
+ * thread would only say that threads ran at the same time.  The TASK/PID
+ * column (funcgraph-proc, on by default in show when the trace has several
+ * threads) names the thread on every line instead, as uftrace's TID column.
+ */
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
-	int lvl = ev->level < 64 ? ev->level : 63;
 	struct ctx c = user_ctx(f, ev, ' ');
 
-	/* the kernel's context-switch block, per "CPU" (level) */
-	if (f->last_tid[lvl] >= 0 && f->last_tid[lvl] != (int64_t)ev->tid)
-		switch_block(f, ev->level, ft_trace_comm(f->t, (uint32_t)f->last_tid[lvl]),
-			     (uint32_t)f->last_tid[lvl], c.comm, ev->tid);
-	f->last_tid[lvl] = ev->tid;
 	graph_columns(f, &c);
 }
 

@@ -14,8 +14,10 @@
  *     kernel events are merged in; then, and with latency-format, user
  *     events show "....." there, with 'h' in the hardirq column for events
  *     of a signal handler (level > 0).
- *   - function_graph prints the kernel's context-switch block when the
- *     thread shown at one level changes, leaf calls as "func();", durations
+ *   - function_graph prints no context-switch block for user events (the
+ *     kernel prints one when the task on a CPU changes, and user events
+ *     have no CPU): the TASK/PID column (funcgraph-proc) names the thread
+ *     instead.  It prints leaf calls as "func();", durations
  *     with the kernel's markers (+ > 10us, ! > 100us, # > 1ms, * > 10ms,
  *     @ > 100ms, $ > 1s), a closing brace with the function's name in a C
  *     comment with funcgraph-tail or when the entry is not in the trace,
