@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "analysis/kevents.h"
+#include "analysis/numfmt.h"
 #include "core/options.h"
 #include "analysis/uevent_table.h"
 #include "core/hashtab.h"
@@ -164,15 +165,6 @@ __attribute__((format(printf, 2, 3))) static void ob_printf(struct ft_fmt *f, co
 	f->ob_len += (size_t)n;
 }
 
-/* Decimal digits of v into the end of buf[24]; returns where they start. */
-static char *u64_digits(char *end, uint64_t v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
 
 /*
  * v in decimal, at least width characters: right-aligned in spaces
@@ -181,7 +173,7 @@ static char *u64_digits(char *end, uint64_t v)
  */
 static void ob_u64(struct ft_fmt *f, uint64_t v, int width, int zero, int left)
 {
-	char buf[24], *p = u64_digits(buf + sizeof(buf), v);
+	char buf[24], *p = ft_u64_digits(buf + sizeof(buf), v);
 	size_t n = (size_t)(buf + sizeof(buf) - p), pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
 	char *d = ob_room(f, n + pad);
 
@@ -251,7 +243,7 @@ char ft_fmt_mark(uint64_t d)
 /* The duration cell into buf (at least 24 bytes); returns its length. */
 static size_t graph_duration_cell(char *buf, uint64_t ns)
 {
-	char tmp[24], *us = u64_digits(tmp + sizeof(tmp), ns / 1000);
+	char tmp[24], *us = ft_u64_digits(tmp + sizeof(tmp), ns / 1000);
 	size_t l = (size_t)(tmp + sizeof(tmp) - us), n = l;
 
 	memcpy(buf, us, l);
