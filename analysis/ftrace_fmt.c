@@ -54,6 +54,7 @@ struct ft_fmt {
 	uint64_t first_ts;
 	int have_first;
 	struct ft_htab bufs; /* struct buf_state, per user buffer */
+	struct buf_state *last_buf;
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
 	const struct ft_trace_source *ksrc;
@@ -281,9 +282,14 @@ void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns)
 /* The state of user buffer id (created on first use); NULL when out of memory. */
 static struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
 {
+	/* consecutive events nearly always come from one buffer */
+	if (f->last_buf && f->last_buf->h.key == id)
+		return f->last_buf;
 	if (!f->bufs.tab && ft_htab_init(&f->bufs, sizeof(struct buf_state)) < 0)
 		return NULL;
-	return ft_htab_get(&f->bufs, id, 1);
+	/* a create may move every entry: last_buf is always the latest lookup */
+	f->last_buf = ft_htab_get(&f->bufs, id, 1);
+	return f->last_buf;
 }
 
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
