@@ -27,6 +27,7 @@
 #include "analysis/kevents.h"
 #include "analysis/offcpu.h"
 #include "analysis/trace.h"
+#include "core/hash.h"
 #include "core/hashtab.h"
 #include "core/tracefile.h"
 
@@ -88,16 +89,6 @@ struct ft_offcpu {
 
 	struct ft_offcpu_stats st;
 };
-
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
 
 struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns)
 {
@@ -180,7 +171,7 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
 
 	for (uint32_t i = 0; i < nr; i++)
-		h = mix64(h ^ ips[i]) + i;
+		h = ft_hash_u64(h ^ ips[i]) + i;
 	return h ? h : 1;
 }
 
@@ -282,10 +273,10 @@ static int key_eq(const struct key *a, const struct key *b)
 
 static uint64_t key_hash(const struct key *k)
 {
-	uint64_t h = mix64(((uint64_t)k->tgid << 32) | k->tid);
+	uint64_t h = ft_hash_u64(((uint64_t)k->tgid << 32) | k->tid);
 
-	h = mix64(h ^ (((uint64_t)k->kstack << 32) | k->ustack));
-	return mix64(h ^ (((uint64_t)k->state << 8) | k->cut));
+	h = ft_hash_u64(h ^ (((uint64_t)k->kstack << 32) | k->ustack));
+	return ft_hash_u64(h ^ (((uint64_t)k->state << 8) | k->cut));
 }
 
 static struct keyent *key_slot(struct keyent *tab, size_t cap, const struct key *k)
