@@ -55,6 +55,8 @@ struct ft_fmt {
 	int have_first;
 	struct ft_htab bufs; /* struct buf_state, per user buffer */
 	struct buf_state *last_buf;
+	int given;			   /* in ft_fmt_event_next(): */
+	const struct ft_event *given_next; /* its next (NULL: none) */
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
 	const struct ft_trace_source *ksrc;
@@ -399,6 +401,21 @@ void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
 }
 
 /*
+ * The next event of ev's buffer into *next: the one ft_fmt_event_next()
+ * was given, or the reader's.  1 when there is one, else 0.
+ */
+static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *next)
+{
+	if (f->given) {
+		if (!f->given_next)
+			return 0;
+		*next = *f->given_next;
+		return 1;
+	}
+	return ft_trace_peek_buffer(f->t, ev, next) == 1;
+}
+
+/*
  * The delay mark of the entry being printed (called once per entry, lost
  * notes excepted, in stream order).  Without a scan: the time to the next
  * record of the same user buffer.
@@ -414,7 +431,7 @@ static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	if (!OPT(f, LATENCY_FORMAT) || ev->type == FT_EV_SOURCE)
 		return ' ';
-	if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.ts > ev->ts)
+	if (peek(f, ev, &next) && next.ts > ev->ts)
 		return ft_fmt_mark((next.ts - ev->ts) / 1000 * 1000);
 	return ' ';
 }
@@ -532,7 +549,8 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 
 static const char *comm_of(struct ft_fmt *f, const struct ft_event *ev)
 {
-	return ft_trace_comm(f->t, ev->tid);
+	/* a prefetched event carries its name (analysis/prefetch.h) */
+	return ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid);
 }
 
 /*
@@ -941,7 +959,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 	case FT_EV_ENTRY:
 		b = buf_get(f, ev->buffer);
 		graph_prologue(f, ev);
-		if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.type == FT_EV_EXIT &&
+		if (peek(f, ev, &next) && next.type == FT_EV_EXIT &&
 		    next.has_entry && !next.unwound && next.depth == ev->depth) {
 			graph_duration(f, next.duration, FILL_NONE);
 			indent(f, ev->depth);
@@ -1224,6 +1242,17 @@ static void source_event(struct ft_fmt *f, const struct ft_event *ev)
 			ob_putc(f, '\n');
 	}
 	free(buf);
+}
+
+int ft_fmt_event_next(struct ft_fmt *f, const struct ft_event *ev, const struct ft_event *next)
+{
+	int ret;
+
+	f->given = 1;
+	f->given_next = next;
+	ret = ft_fmt_event(f, ev);
+	f->given = 0;
+	return ret;
 }
 
 int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)

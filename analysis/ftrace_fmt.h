@@ -117,6 +117,14 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
  */
 int ft_fmt_flush(struct ft_fmt *f);
 
+/*
+ * The same for an event read ahead of the formatter (analysis/prefetch.h):
+ * next is the following event of ev's buffer (NULL: none), which the
+ * formatter would otherwise ask the reader for; ev->comm, when set, is the
+ * thread's name.  Then the formatter does not touch the reader's stream.
+ */
+int ft_fmt_event_next(struct ft_fmt *f, const struct ft_event *ev, const struct ft_event *next);
+
 /* The kernel's duration marker for ns: one of "$@*#!+" or ' '. */
 char ft_fmt_mark(uint64_t ns);
 

@@ -11,13 +11,14 @@
 #include "cmd/builtin.h"
 #include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
+#include "analysis/prefetch.h"
 #include "core/options.h"
 #include "analysis/trace.h"
 #include "core/util.h"
 
 const char cmd_show_usage[] =
     "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
-    "                   [--tid TID[,TID...]]\n"
+    "                   [--tid TID[,TID...]] [--jobs 1|2]\n"
     "\n"
     "Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
     "'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
@@ -50,6 +51,10 @@ const char cmd_show_usage[] =
     "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
     "  --tid TID,...      only these threads (user records by thread id, kernel\n"
     "                     events by pid): a per-thread view\n"
+    "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
+    "                     on a thread of its own, ahead of the formatter (traces\n"
+    "                     without kernel events, without latency-format); the\n"
+    "                     same output, about 40% more CPU time in all\n"
     "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
     "                     trace (ftrace's snapshot file): what the buffers held\n"
     "                     when it was taken\n"
@@ -112,6 +117,26 @@ static int tid_shown(const struct tids *s, const struct ft_event *ev, const stru
 	       ks->cur.kind == FT_KEV_MISSED;
 }
 
+/* The events of t formatted while a thread of their own decodes them.  0, or -1 (err). */
+static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct tids *tids,
+			   const struct ft_ksource *ks, char *err, size_t errlen)
+{
+	const struct ft_event *ev, *next;
+	struct ft_prefetch *p = ft_prefetch_start(t, err, errlen);
+	int ret;
+
+	if (!p)
+		ft_die("show: %s", err);
+	while ((ret = ft_prefetch_next(p, &ev, &next, err, errlen)) == 1) {
+		if (!tid_shown(tids, ev, ks))
+			continue;
+		if (ft_fmt_event_next(f, ev, next) < 0)
+			ft_die("writing the output: write error");
+	}
+	ft_prefetch_stop(p);
+	return ret;
+}
+
 static uint64_t options_of(struct ft_trace *t)
 {
 	const char *rec = ft_trace_meta(t, "options");
@@ -158,6 +183,7 @@ int cmd_show(int argc, char **argv)
 	    {"expand-stacks", no_argument, NULL, 'E'},
 	    {"snapshot", optional_argument, NULL, 'S'},
 	    {"tid", required_argument, NULL, 'T'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *input = "ftrail.dat";
@@ -167,6 +193,7 @@ int cmd_show(int argc, char **argv)
 	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, c;
 	struct tids tids = {0};
 	uint64_t options, entries = 0, lost = 0, nth = 0;
+	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
 	struct ft_event ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
@@ -189,6 +216,10 @@ int cmd_show(int argc, char **argv)
 			break;
 		case 'T':
 			parse_tids(&tids, optarg);
+			break;
+		case 'j':
+			if (ft_parse_u64(optarg, 1, 2, &jobs))
+				ft_die("show: --jobs wants 1 or 2, not '%s'", optarg);
 			break;
 		case 'S':
 			snapshot = 1;
@@ -286,12 +317,15 @@ int cmd_show(int argc, char **argv)
 		lost = strtoull(w, NULL, 10);
 	w = snapshot ? NULL : ft_trace_meta(t, "written");
 	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost);
-	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-		if (!tid_shown(&tids, &ev, &ks))
-			continue;
-		if (ft_fmt_event(f, &ev) < 0)
-			ft_die("writing the output: write error");
-	}
+	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
+		ret = show_prefetched(t, f, &tids, &ks, err, sizeof(err));
+	else
+		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, &ev, &ks))
+				continue;
+			if (ft_fmt_event(f, &ev) < 0)
+				ft_die("writing the output: write error");
+		}
 	if (ret < 0)
 		ft_die("%s: %s", input, err);
 	if (ft_fmt_flush(f) < 0 || fflush(stdout) != 0 || ferror(stdout))
