@@ -58,12 +58,7 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 
 static struct cthread *get_thread(struct ft_chrome *c, uint32_t tid, uint32_t pid)
 {
-	int created;
-	struct cthread *t = ft_htab_get_eq(&c->threads, tid, NULL, NULL, 1, &created);
-
-	if (t && created)
-		t->h.aux = pid;
-	return t;
+	return ft_htab_get_aux(&c->threads, tid, pid);
 }
 
 /*

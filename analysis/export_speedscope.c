@@ -157,12 +157,7 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
-	int created;
-	struct sthread *t = ft_htab_get_eq(&s->threads, tid, NULL, NULL, 1, &created);
-
-	if (t && created)
-		t->h.aux = pid;
-	return t;
+	return ft_htab_get_aux(&s->threads, tid, pid);
 }
 
 static int open_spill(struct ft_speedscope *s)

@@ -112,6 +112,16 @@ void *ft_htab_get(struct ft_htab *h, uint64_t key, int create)
 	return ft_htab_get_eq(h, key, NULL, NULL, create, NULL);
 }
 
+void *ft_htab_get_aux(struct ft_htab *h, uint64_t key, uint32_t aux)
+{
+	int created;
+	struct ft_hentry *e = ft_htab_get_eq(h, key, NULL, NULL, 1, &created);
+
+	if (e && created)
+		e->aux = aux;
+	return e;
+}
+
 void *ft_htab_slot(const struct ft_htab *h, size_t i)
 {
 	struct ft_hentry *e = entry(h, h->tab, i);

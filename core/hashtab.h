@@ -54,6 +54,9 @@ int ft_htab_init(struct ft_htab *h, size_t esize);
  */
 void *ft_htab_get(struct ft_htab *h, uint64_t key, int create);
 
+/* ft_htab_get() with create, aux set in a new entry's head.  NULL: ENOMEM. */
+void *ft_htab_get_aux(struct ft_htab *h, uint64_t key, uint32_t aux);
+
 /* ft_htab_get() without create, on a const table: the entry of key, or NULL. */
 void *ft_htab_find(const struct ft_htab *h, uint64_t key);
 

@@ -45,10 +45,14 @@ static void test_ids_through_growth(void **state)
 		assert_int_equal(e->val, k + 1);
 	}
 	assert_null(ft_htab_get(&h, 5000ull << 20, 0));
+	/* aux is set when the entry is made, kept when it is found */
+	assert_int_equal(((struct ent *)ft_htab_get_aux(&h, 5000ull << 20, 7))->h.aux, 7);
+	assert_int_equal(((struct ent *)ft_htab_get_aux(&h, 5000ull << 20, 9))->h.aux, 7);
+	assert_int_equal(((struct ent *)ft_htab_get_aux(&h, 3ull << 20, 9))->h.aux, 0);
 	assert_null(ft_htab_get(&h, 1, 0));
 	for (size_t i = 0; i < h.cap; i++)
 		seen += ft_htab_slot(&h, i) != NULL;
-	assert_int_equal(seen, 5000);
+	assert_int_equal(seen, 5001);
 	ft_htab_clear(&h);
 	assert_int_equal(h.used, 0);
 	assert_null(ft_htab_get(&h, 0, 0));
