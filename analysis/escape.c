@@ -35,7 +35,19 @@ void ft_json_str(FILE *out, const char *s)
 
 	fputc('"', out);
 	while (left) {
-		size_t l = ft_utf8_len(u, left);
+		size_t l, run = 0;
+
+		/* a run of plain printable ASCII goes out as it is, in one write */
+		while (run < left && u[run] >= 0x20 && u[run] < 0x7f && u[run] != '"' &&
+		       u[run] != '\\')
+			run++;
+		if (run) {
+			fwrite_unlocked(u, 1, run, out);
+			u += run;
+			left -= run;
+			continue;
+		}
+		l = ft_utf8_len(u, left);
 
 		if (!l) {
 			fputs("\\ufffd", out);

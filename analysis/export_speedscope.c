@@ -13,7 +13,7 @@
 
 #include "analysis/escape.h"
 #include "core/hash.h"
-#include "analysis/tidtab.h"
+#include "core/hashtab.h"
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -24,7 +24,7 @@ struct chunk {
 };
 
 struct sthread {
-	struct ft_tid_entry h; /* first (tidtab.h): tid, pid */
+	struct ft_hentry h; /* first (hashtab.h): key tid, aux pid */
 	char *name;           /* thread name, or NULL */
 	char *buf;            /* events not yet spilled */
 	size_t blen;
@@ -48,7 +48,7 @@ struct ft_speedscope {
 	char *name;
 	int spill;          /* fd of the unlinked temporary file, or -1 */
 	uint64_t spill_off;
-	struct ft_tidtab threads; /* struct sthread */
+	struct ft_htab threads; /* struct sthread */
 	struct fslot *ftab; /* frame name -> id */
 	size_t fcap, nframes;
 	uint32_t *forder;   /* id -> arena offset */
@@ -81,9 +81,9 @@ struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char
 	s->name = strdup(name ? name : "ftrail");
 	s->fcap = 1024;
 	s->ftab = calloc(s->fcap, sizeof(*s->ftab));
-	if (ft_tidtab_init(&s->threads, sizeof(struct sthread)) || !s->name || !s->ftab) {
+	if (ft_htab_init(&s->threads, sizeof(struct sthread)) || !s->name || !s->ftab) {
 		free(s->name);
-		ft_tidtab_free(&s->threads);
+		ft_htab_free(&s->threads);
 		free(s->ftab);
 		free(s);
 		errno = ENOMEM;
@@ -157,7 +157,7 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
-	return ft_tidtab_get(&s->threads, tid, pid, 1);
+	return ft_htab_get_aux(&s->threads, tid, pid);
 }
 
 static int open_spill(struct ft_speedscope *s)
@@ -357,10 +357,10 @@ static int write_profile(struct ft_speedscope *s, struct sthread *t, int first)
 		s->st.closed_at_end++;
 	}
 	if (t->name && *t->name)
-		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, t->h.tid);
+		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, (uint32_t)t->h.key);
 	else
-		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", t->h.tid,
-			 t->h.pid);
+		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", (uint32_t)t->h.key,
+			 t->h.aux);
 	fputs(first ? "\n" : ",\n", s->out);
 	fputs("{\"type\":\"evented\",\"name\":", s->out);
 	ft_json_str(s->out, pname);
@@ -382,7 +382,7 @@ static int cmp_tid(const void *a, const void *b)
 	const struct sthread *x = *(const struct sthread *const *)a;
 	const struct sthread *y = *(const struct sthread *const *)b;
 
-	return x->h.tid < y->h.tid ? -1 : x->h.tid > y->h.tid;
+	return x->h.key < y->h.key ? -1 : x->h.key > y->h.key;
 }
 
 int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *stats)
@@ -397,7 +397,7 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 		goto out;
 	}
 	for (size_t i = 0; i < s->threads.cap; i++) {
-		struct sthread *t = ft_tidtab_slot(&s->threads, i);
+		struct sthread *t = ft_htab_slot(&s->threads, i);
 
 		if (t && (t->nevents || t->depth))
 			order[n++] = t;
@@ -445,7 +445,7 @@ out:
 	if (stats)
 		*stats = s->st;
 	for (size_t i = 0; i < s->threads.cap; i++) {
-		struct sthread *t = ft_tidtab_slot(&s->threads, i);
+		struct sthread *t = ft_htab_slot(&s->threads, i);
 
 		if (t) {
 			free(t->name);
@@ -457,7 +457,7 @@ out:
 	if (s->spill >= 0)
 		close(s->spill);
 	free(order);
-	ft_tidtab_free(&s->threads);
+	ft_htab_free(&s->threads);
 	free(s->ftab);
 	free(s->forder);
 	free(s->arena);

@@ -17,7 +17,7 @@
 
 #include "analysis/export_progress.h"
 #include "core/hash.h"
-#include "analysis/tidtab.h"
+#include "core/hashtab.h"
 
 struct slot {
 	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */
@@ -487,7 +487,7 @@ struct gcall {
 };
 
 struct gthread {
-	struct ft_tid_entry h; /* first (tidtab.h): tid */
+	struct ft_hentry h; /* first (hashtab.h): key tid */
 	char *path;        /* "root;a;b" of the open calls */
 	size_t plen, pcap;
 	size_t root_len;   /* length of the root part (no call open) */
@@ -497,7 +497,7 @@ struct gthread {
 
 struct ft_graphfold {
 	struct ft_folded *out;
-	struct ft_tidtab threads; /* struct gthread */
+	struct ft_htab threads; /* struct gthread */
 	uint64_t unmatched;
 };
 
@@ -508,7 +508,7 @@ struct ft_graphfold *ft_graphfold_new(struct ft_folded *out)
 	if (!g)
 		return NULL;
 	g->out = out;
-	if (ft_tidtab_init(&g->threads, sizeof(struct gthread))) {
+	if (ft_htab_init(&g->threads, sizeof(struct gthread))) {
 		free(g);
 		errno = ENOMEM;
 		return NULL;
@@ -521,20 +521,20 @@ void ft_graphfold_free(struct ft_graphfold *g)
 	if (!g)
 		return;
 	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *t = ft_tidtab_slot(&g->threads, i);
+		struct gthread *t = ft_htab_slot(&g->threads, i);
 
 		if (t) {
 			free(t->path);
 			free(t->calls);
 		}
 	}
-	ft_tidtab_free(&g->threads);
+	ft_htab_free(&g->threads);
 	free(g);
 }
 
 static struct gthread *get_thread(struct ft_graphfold *g, uint32_t tid, int create)
 {
-	return ft_tidtab_get(&g->threads, tid, 0, create);
+	return ft_htab_get(&g->threads, tid, create);
 }
 
 static int path_append(struct gthread *t, const char *name)
@@ -626,7 +626,7 @@ int ft_graphfold_exit(struct ft_graphfold *g, uint32_t tid, uint64_t ts)
 int ft_graphfold_finish(struct ft_graphfold *g, uint64_t end_ts)
 {
 	for (size_t i = 0; i < g->threads.cap; i++) {
-		struct gthread *t = ft_tidtab_slot(&g->threads, i);
+		struct gthread *t = ft_htab_slot(&g->threads, i);
 
 		if (!t)
 			continue;

@@ -9,34 +9,54 @@
  */
 #include "analysis/ftrace_fmt.h"
 
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/kevents.h"
+#include "analysis/numfmt.h"
 #include "core/options.h"
 #include "analysis/uevent_table.h"
+#include "core/hashtab.h"
 
 #define MAX_INDENT 512 /* levels; deeper calls print at this indentation */
 #define MAX_KCPUS 8192 /* kernel CPUs tracked for the graph's context-switch lines */
 
 struct buf_state {
-	uint64_t id;
-	int used;
+	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
 	int skip_exit; /* the next EXIT of this buffer was printed as a leaf */
+};
+
+/* A function's name as printed, cached per fid (see fid_name()). */
+struct name {
+	char *s;
+	uint32_t len;
 };
 
 struct ft_fmt {
 	struct ft_trace *t;
 	uint64_t opt;
 	FILE *out;
+	/*
+	 * Output is formatted into ob by hand (the hot lines never go through
+	 * printf: it was 30% of show's time) and handed to out in blocks of
+	 * about OB_FLUSH bytes, always at an event's end, so that an event's
+	 * text can still be edited in place while it is written.
+	 */
+	char *ob;
+	size_t ob_len, ob_cap;
+	int ob_err;
+	struct name *names[2]; /* per fid: [0] bare, [1] with sym-offset */
+	uint32_t nr_names;
 	int graph;
 	int irq_info;
 	int cpu_width;
 	uint64_t first_ts;
 	int have_first;
-	struct buf_state *bufs; /* open addressing, cap power of 2 */
-	size_t nr_bufs, cap_bufs;
-	int64_t last_tid[64]; /* per level: thread last shown (context-switch lines) */
+	struct ft_htab bufs; /* struct buf_state, per user buffer */
+	struct buf_state *last_buf;
+	int given;			   /* in ft_fmt_event_next(): */
+	const struct ft_event *given_next; /* its next (NULL: none) */
 	/* kernel events (ft_fmt_set_kevents) */
 	struct ft_kevents *kev;
 	const struct ft_trace_source *ksrc;
@@ -71,6 +91,142 @@ struct ctx {
 
 #define OPT(f, name) (((f)->opt & FT_OPT(name)) != 0)
 
+/* ---------------------------------------------------------- output buffer */
+
+#define OB_FLUSH (64u * 1024)
+
+/* Room for n more bytes in ob; NULL (and ob_err) when out of memory. */
+static char *ob_room(struct ft_fmt *f, size_t n)
+{
+	if (f->ob_len + n > f->ob_cap) {
+		size_t nc = f->ob_cap ? f->ob_cap : 2 * OB_FLUSH;
+		char *b;
+
+		while (nc < f->ob_len + n)
+			nc *= 2;
+		b = realloc(f->ob, nc);
+		if (!b) {
+			f->ob_err = 1;
+			return NULL;
+		}
+		f->ob = b;
+		f->ob_cap = nc;
+	}
+	return f->ob + f->ob_len;
+}
+
+static void ob_write(struct ft_fmt *f, const void *p, size_t n)
+{
+	char *d = ob_room(f, n);
+
+	if (d) {
+		memcpy(d, p, n);
+		f->ob_len += n;
+	}
+}
+
+static void ob_puts(struct ft_fmt *f, const char *s)
+{
+	ob_write(f, s, strlen(s));
+}
+
+static void ob_putc(struct ft_fmt *f, char c)
+{
+	char *d = ob_room(f, 1);
+
+	if (d) {
+		*d = c;
+		f->ob_len++;
+	}
+}
+
+static void ob_spaces(struct ft_fmt *f, size_t n)
+{
+	char *d = ob_room(f, n);
+
+	if (d) {
+		memset(d, ' ', n);
+		f->ob_len += n;
+	}
+}
+
+/* The rare lines (headers, raw/hex, events' text): printf is fine there. */
+__attribute__((format(printf, 2, 3))) static void ob_printf(struct ft_fmt *f, const char *fmt, ...)
+{
+	va_list ap;
+	char *d;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !(d = ob_room(f, (size_t)n + 1)))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(d, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	f->ob_len += (size_t)n;
+}
+
+
+/*
+ * v in decimal, at least width characters: right-aligned in spaces
+ * (printf's %*llu), in zeros with zero (%0*llu), or left-aligned with
+ * left (%-*llu).
+ */
+static void ob_u64(struct ft_fmt *f, uint64_t v, int width, int zero, int left)
+{
+	char buf[24], *p = ft_u64_digits(buf + sizeof(buf), v);
+	size_t n = (size_t)(buf + sizeof(buf) - p), pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+	char *d = ob_room(f, n + pad);
+
+	if (!d)
+		return;
+	if (!left) {
+		memset(d, zero ? '0' : ' ', pad);
+		d += pad;
+	}
+	memcpy(d, p, n);
+	if (left)
+		memset(d + n, ' ', pad);
+	f->ob_len += n + pad;
+}
+
+/* "sec.usec" of a ns time with the seconds right-aligned in width (%5llu.%06llu). */
+static void ob_sec_usec(struct ft_fmt *f, uint64_t ns, int width)
+{
+	ob_u64(f, ns / 1000000000ull, width, 0, 0);
+	ob_putc(f, '.');
+	ob_u64(f, ns % 1000000000ull / 1000, 6, 1, 0);
+}
+
+/* A signed int right-aligned in width (%*d). */
+static void ob_int(struct ft_fmt *f, int v, int width)
+{
+	if (v >= 0)
+		ob_u64(f, (uint64_t)v, width, 0, 0);
+	else
+		ob_printf(f, "%*d", width, v);
+}
+
+/* s right-aligned in width (%*s), or as it is when longer. */
+static void ob_rjust(struct ft_fmt *f, const char *s, size_t width)
+{
+	size_t n = strlen(s);
+
+	if (n < width)
+		ob_spaces(f, width - n);
+	ob_write(f, s, n);
+}
+
+int ft_fmt_flush(struct ft_fmt *f)
+{
+	if (f->ob_len && fwrite(f->ob, 1, f->ob_len, f->out) != f->ob_len)
+		f->ob_err = 1;
+	f->ob_len = 0;
+	return f->ob_err || ferror(f->out) ? -1 : 0;
+}
+
 char ft_fmt_mark(uint64_t d)
 {
 	static const struct {
@@ -87,61 +243,55 @@ char ft_fmt_mark(uint64_t d)
 	return ' ';
 }
 
-void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns)
+/* The duration cell into buf (at least 24 bytes); returns its length. */
+static size_t graph_duration_cell(char *buf, uint64_t ns)
 {
-	char us[24], nsr[8];
-	size_t l, n;
+	char tmp[24], *us = ft_u64_digits(tmp + sizeof(tmp), ns / 1000);
+	size_t l = (size_t)(tmp + sizeof(tmp) - us), n = l;
 
-	snprintf(us, sizeof(us), "%llu", (unsigned long long)(ns / 1000));
-	l = strlen(us);
-	n = (size_t)snprintf(buf, len, "%s", us);
-	if (l < 7 && n < len) {
+	memcpy(buf, us, l);
+	if (l < 7) {
 		/* nsecs: at most 7 digits in all, as the kernel prints them */
 		size_t keep = 8 - l - 1 < 3 ? 8 - l - 1 : 3;
+		unsigned int r = (unsigned int)(ns % 1000);
+		char d[3] = {(char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10)};
 
-		snprintf(nsr, sizeof(nsr), "%03llu", (unsigned long long)(ns % 1000));
-		nsr[keep] = 0;
-		n += (size_t)snprintf(buf + n, len - n, ".%s", nsr);
-		l += strlen(nsr) + 1;
+		buf[n++] = '.';
+		memcpy(buf + n, d, keep);
+		n += keep;
+		l += keep + 1;
 	}
-	if (n < len)
-		n += (size_t)snprintf(buf + n, len - n, " us ");
-	for (; l < 8 && n + 1 < len; l++)
+	memcpy(buf + n, " us ", 4);
+	n += 4;
+	for (; l < 8; l++)
 		buf[n++] = ' ';
-	if (n < len)
-		buf[n] = 0;
+	return n;
 }
 
+void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns)
+{
+	char cell[32];
+	size_t n = graph_duration_cell(cell, ns);
+
+	if (!len)
+		return;
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, cell, n);
+	buf[n] = 0;
+}
+
+/* The state of user buffer id (created on first use); NULL when out of memory. */
 static struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
 {
-	size_t mask, i;
-
-	if ((f->nr_bufs + 1) * 2 > f->cap_bufs) {
-		size_t ocap = f->cap_bufs, ncap = ocap ? ocap * 2 : 64;
-		struct buf_state *old = f->bufs, *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		f->bufs = n;
-		f->cap_bufs = ncap;
-		for (size_t j = 0; j < ocap; j++) {
-			if (!old[j].used)
-				continue;
-			for (i = (old[j].id * 0x9E3779B97F4A7C15ull >> 17) & (ncap - 1); n[i].used;
-			     i = (i + 1) & (ncap - 1))
-				;
-			n[i] = old[j];
-		}
-		free(old);
-	}
-	mask = f->cap_bufs - 1;
-	for (i = (id * 0x9E3779B97F4A7C15ull >> 17) & mask; f->bufs[i].used; i = (i + 1) & mask)
-		if (f->bufs[i].id == id)
-			return &f->bufs[i];
-	f->bufs[i].used = 1;
-	f->bufs[i].id = id;
-	f->nr_bufs++;
-	return &f->bufs[i];
+	/* consecutive events nearly always come from one buffer */
+	if (f->last_buf && f->last_buf->h.key == id)
+		return f->last_buf;
+	if (!f->bufs.tab && ft_htab_init(&f->bufs, sizeof(struct buf_state)) < 0)
+		return NULL;
+	/* a create may move every entry: last_buf is always the latest lookup */
+	f->last_buf = ft_htab_get(&f->bufs, id, 1);
+	return f->last_buf;
 }
 
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
@@ -162,8 +312,6 @@ struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
 	f->cpu_width = 1;
 	for (n = n > 1 ? n - 1 : 0; n >= 10; n /= 10)
 		f->cpu_width++;
-	for (size_t i = 0; i < sizeof(f->last_tid) / sizeof(f->last_tid[0]); i++)
-		f->last_tid[i] = -1;
 	return f;
 }
 
@@ -171,8 +319,15 @@ void ft_fmt_free(struct ft_fmt *f)
 {
 	if (!f)
 		return;
+	ft_fmt_flush(f);
+	free(f->ob);
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; f->names[k] && i < f->nr_names; i++)
+			free(f->names[k][i].s);
+		free(f->names[k]);
+	}
 	ft_uev_table_free(&f->uev);
-	free(f->bufs);
+	ft_htab_free(&f->bufs);
 	free(f->klast);
 	free(f->marks);
 	free(f);
@@ -246,6 +401,21 @@ void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
 }
 
 /*
+ * The next event of ev's buffer into *next: the one ft_fmt_event_next()
+ * was given, or the reader's.  1 when there is one, else 0.
+ */
+static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *next)
+{
+	if (f->given) {
+		if (!f->given_next)
+			return 0;
+		*next = *f->given_next;
+		return 1;
+	}
+	return ft_trace_peek_buffer(f->t, ev, next) == 1;
+}
+
+/*
  * The delay mark of the entry being printed (called once per entry, lost
  * notes excepted, in stream order).  Without a scan: the time to the next
  * record of the same user buffer.
@@ -261,7 +431,7 @@ static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	if (!OPT(f, LATENCY_FORMAT) || ev->type == FT_EV_SOURCE)
 		return ' ';
-	if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.ts > ev->ts)
+	if (peek(f, ev, &next) && next.ts > ev->ts)
 		return ft_fmt_mark((next.ts - ev->ts) / 1000 * 1000);
 	return ' ';
 }
@@ -279,23 +449,21 @@ static void lat_trace_header(struct ft_fmt *f, uint64_t entries, uint64_t writte
 {
 	const char *kr = ft_trace_meta(f->t, "kernel");
 
-	fprintf(f->out, "# %s latency trace v1.1.5 on %s\n", ft_trace_tracer(f->t),
+	ob_printf(f, "# %s latency trace v1.1.5 on %s\n", ft_trace_tracer(f->t),
 		kr ? kr : "unknown");
-	fprintf(f->out, "# --------------------------------------------------------------------\n");
-	fprintf(f->out,
+	ob_printf(f, "# --------------------------------------------------------------------\n");
+	ob_printf(f,
 		"# latency: 0 us, #%llu/%llu, CPU#0 | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
 		(unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
-	fprintf(f->out, "#    -----------------\n");
-	fprintf(f->out, "#    | task: %.16s-%u (uid:0 nice:0 policy:0 rt_prio:0)\n",
+	ob_printf(f, "#    -----------------\n");
+	ob_printf(f, "#    | task: %.16s-%u (uid:0 nice:0 policy:0 rt_prio:0)\n",
 		f->have_task ? f->task_comm : "", f->have_task ? f->task_pid : 0);
-	fprintf(f->out, "#    -----------------\n");
-	fprintf(f->out, "#\n");
+	ob_printf(f, "#    -----------------\n");
+	ob_printf(f, "#\n");
 }
 
 static void graph_header(struct ft_fmt *f, int lat)
 {
-	FILE *o = f->out;
-
 	if (lat) {
 		static const char spaces[] = "                                     ";
 		int size = 0;
@@ -306,43 +474,43 @@ static void graph_header(struct ft_fmt *f, int lat)
 			size += 4;
 		if (OPT(f, FUNCGRAPH_PROC))
 			size += 17;
-		fprintf(o, "#%.*s  _-----=> irqs-off        \n", size, spaces);
-		fprintf(o, "#%.*s / _----=> need-resched    \n", size, spaces);
-		fprintf(o, "#%.*s| / _---=> hardirq/softirq \n", size, spaces);
-		fprintf(o, "#%.*s|| / _--=> preempt-depth   \n", size, spaces);
-		fprintf(o, "#%.*s||| /                      \n", size, spaces);
+		ob_printf(f, "#%.*s  _-----=> irqs-off        \n", size, spaces);
+		ob_printf(f, "#%.*s / _----=> need-resched    \n", size, spaces);
+		ob_printf(f, "#%.*s| / _---=> hardirq/softirq \n", size, spaces);
+		ob_printf(f, "#%.*s|| / _--=> preempt-depth   \n", size, spaces);
+		ob_printf(f, "#%.*s||| /                      \n", size, spaces);
 	}
-	fputc('#', o);
+	ob_putc(f, '#');
 	if (OPT(f, FUNCGRAPH_ABSTIME))
-		fputs("     TIME       ", o);
+		ob_puts(f, "     TIME       ");
 	if (OPT(f, FUNCGRAPH_CPU))
-		fputs(" CPU", o);
+		ob_puts(f, " CPU");
 	if (OPT(f, FUNCGRAPH_PROC))
-		fputs("  TASK/PID       ", o);
+		ob_puts(f, "  TASK/PID       ");
 	if (lat)
-		fputs("||||   ", o);
+		ob_puts(f, "||||   ");
 	if (OPT(f, FUNCGRAPH_DURATION))
-		fputs("  DURATION   ", o);
-	fputs("               FUNCTION CALLS\n", o);
-	fputc('#', o);
+		ob_puts(f, "  DURATION   ");
+	ob_puts(f, "               FUNCTION CALLS\n");
+	ob_putc(f, '#');
 	if (OPT(f, FUNCGRAPH_ABSTIME))
-		fputs("      |         ", o);
+		ob_puts(f, "      |         ");
 	if (OPT(f, FUNCGRAPH_CPU))
-		fputs(" |  ", o);
+		ob_puts(f, " |  ");
 	if (OPT(f, FUNCGRAPH_PROC))
-		fputs("   |    |        ", o);
+		ob_puts(f, "   |    |        ");
 	if (lat)
-		fputs("||||   ", o);
+		ob_puts(f, "||||   ");
 	if (OPT(f, FUNCGRAPH_DURATION))
-		fputs("   |   |      ", o);
-	fputs("               |   |   |   |\n", o);
+		ob_puts(f, "   |   |      ");
+	ob_puts(f, "               |   |   |   |\n");
 }
 
 void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 {
 	int lat = OPT(f, LATENCY_FORMAT);
 
-	fprintf(f->out, "# tracer: %s\n#\n", ft_trace_tracer(f->t));
+	ob_printf(f, "# tracer: %s\n#\n", ft_trace_tracer(f->t));
 	if (f->graph) {
 		if (lat)
 			lat_trace_header(f, entries, written);
@@ -351,7 +519,7 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 	}
 	if (lat) {
 		lat_trace_header(f, entries, written);
-		fputs("#                    _------=> CPU#            \n"
+		ob_puts(f, "#                    _------=> CPU#            \n"
 		      "#                   / _-----=> irqs-off/BH-disabled\n"
 		      "#                  | / _----=> need-resched    \n"
 		      "#                  || / _---=> hardirq/softirq \n"
@@ -359,32 +527,30 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 		      "#                  |||| / _-=> migrate-disable \n"
 		      "#                  ||||| /     delay           \n"
 		      "#  cmd     pid     |||||| time  |   caller     \n"
-		      "#     \\   /        ||||||  \\    |    /       \n",
-		      f->out);
+		      "#     \\   /        ||||||  \\    |    /       \n");
 		return;
 	}
-	fprintf(f->out, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n",
+	ob_printf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n",
 		(unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
 	if (f->irq_info) {
-		fputs("#                                _-----=> irqs-off/BH-disabled\n"
+		ob_puts(f, "#                                _-----=> irqs-off/BH-disabled\n"
 		      "#                               / _----=> need-resched\n"
 		      "#                              | / _---=> hardirq/softirq\n"
 		      "#                              || / _--=> preempt-depth\n"
 		      "#                              ||| / _-=> migrate-disable\n"
 		      "#                              |||| /     delay\n"
 		      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		      "#              | |         |   |||||     |         |\n",
-		      f->out);
+		      "#              | |         |   |||||     |         |\n");
 		return;
 	}
-	fputs("#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-	      "#              | |         |         |         |\n",
-	      f->out);
+	ob_puts(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+	      "#              | |         |         |         |\n");
 }
 
 static const char *comm_of(struct ft_fmt *f, const struct ft_event *ev)
 {
-	return ft_trace_comm(f->t, ev->tid);
+	/* a prefetched event carries its name (analysis/prefetch.h) */
+	return ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid);
 }
 
 /*
@@ -400,24 +566,36 @@ static void print_ctx(struct ft_fmt *f, const struct ctx *c)
 		f->first_ts = c->ts;
 	}
 	if (OPT(f, HEX)) {
-		fprintf(f->out, "%08x %08x %016llx ", c->pid, (unsigned int)c->cpu,
+		ob_printf(f, "%08x %08x %016llx ", c->pid, (unsigned int)c->cpu,
 			(unsigned long long)c->ts);
 		return;
 	}
 	if (OPT(f, RAW)) {
-		fprintf(f->out, "%u %d %llu ", c->pid, c->cpu, (unsigned long long)c->ts);
+		ob_printf(f, "%u %d %llu ", c->pid, c->cpu, (unsigned long long)c->ts);
 		return;
 	}
 	if (OPT(f, LATENCY_FORMAT)) {
 		uint64_t rel = c->ts >= f->first_ts ? c->ts - f->first_ts : 0;
 
-		fprintf(f->out, "%8.8s-%-7u %3d%s %4lluus%c: ", c->comm, c->pid, c->cpu, c->flags,
+		ob_printf(f, "%8.8s-%-7u %3d%s %4lluus%c: ", c->comm, c->pid, c->cpu, c->flags,
 			(unsigned long long)(rel / 1000), c->mark);
 		return;
 	}
-	fprintf(f->out, "%16s-%-7u [%03d] %s %5llu.%06llu: ", c->comm, c->pid, c->cpu,
-		f->irq_info ? c->flags : "", (unsigned long long)(c->ts / 1000000000ull),
-		(unsigned long long)(c->ts % 1000000000ull / 1000));
+	/* "%16s-%-7u [%03d] %s %5llu.%06llu: " */
+	ob_rjust(f, c->comm, 16);
+	ob_putc(f, '-');
+	ob_u64(f, c->pid, 7, 0, 1);
+	ob_write(f, " [", 2);
+	if (c->cpu >= 0)
+		ob_u64(f, (uint64_t)c->cpu, 3, 1, 0);
+	else
+		ob_printf(f, "%03d", c->cpu);
+	ob_write(f, "] ", 2);
+	if (f->irq_info)
+		ob_puts(f, c->flags);
+	ob_putc(f, ' ');
+	ob_sec_usec(f, c->ts, 5);
+	ob_write(f, ": ", 2);
 }
 
 /* A user event's context: thread, nesting level as CPU, 'h' for a signal handler. */
@@ -435,40 +613,73 @@ static struct ctx user_ctx(struct ft_fmt *f, const struct ft_event *ev, char mar
 	return c;
 }
 
-static void print_sym_fid(struct ft_fmt *f, uint32_t fid)
+/*
+ * fid's name as ft_trace_func_name() gives it (with sym-offset: k = 1),
+ * resolved once per fid and kept: a trace names few functions, often.
+ */
+static void print_fid_name(struct ft_fmt *f, uint32_t fid, int k)
 {
 	char buf[512];
+	struct name *n;
 
-	fputs(ft_trace_func_name(f->t, fid, OPT(f, SYM_OFFSET), buf, sizeof(buf)), f->out);
+	if (fid < ft_trace_nr_funcs(f->t) && fid >= f->nr_names) {
+		uint32_t nr = ft_trace_nr_funcs(f->t);
+
+		for (int i = 0; i < 2; i++) {
+			struct name *v = calloc(nr, sizeof(*v));
+
+			if (!v)
+				goto plain;
+			free(f->names[i]);
+			f->names[i] = v;
+		}
+		f->nr_names = nr;
+	}
+	if (fid >= f->nr_names)
+		goto plain;
+	n = &f->names[k][fid];
+	if (!n->s) {
+		ft_trace_func_name(f->t, fid, k, buf, sizeof(buf));
+		n->s = strdup(buf);
+		if (!n->s)
+			goto plain;
+		n->len = (uint32_t)strlen(buf);
+	}
+	ob_write(f, n->s, n->len);
+	return;
+plain:
+	ob_puts(f, ft_trace_func_name(f->t, fid, k, buf, sizeof(buf)));
+}
+
+static void print_sym_fid(struct ft_fmt *f, uint32_t fid)
+{
+	print_fid_name(f, fid, OPT(f, SYM_OFFSET));
 	if (OPT(f, SYM_ADDR))
-		fprintf(f->out, " <%016llx>", (unsigned long long)ft_trace_func_addr(f->t, fid));
+		ob_printf(f, " <%016llx>", (unsigned long long)ft_trace_func_addr(f->t, fid));
 }
 
 /* function_graph names: "%ps", the sym-* options do not apply */
 static void print_graph_fid(struct ft_fmt *f, uint32_t fid)
 {
-	char buf[512];
-
-	fputs(ft_trace_func_name(f->t, fid, 0, buf, sizeof(buf)), f->out);
+	print_fid_name(f, fid, 0);
 }
 
 static void print_sym_addr(struct ft_fmt *f, uint32_t pid, uint64_t addr)
 {
 	char buf[512];
 
-	fputs(ft_trace_addr_name_pid(f->t, pid, addr, OPT(f, SYM_OFFSET), buf, sizeof(buf)),
-	      f->out);
+	ob_puts(f, ft_trace_addr_name_pid(f->t, pid, addr, OPT(f, SYM_OFFSET), buf, sizeof(buf)));
 	if (OPT(f, SYM_ADDR))
-		fprintf(f->out, " <%016llx>", (unsigned long long)addr);
+		ob_printf(f, " <%016llx>", (unsigned long long)addr);
 }
 
 /* A stack address with raw/hex: the number alone. */
 static int print_num_addr(struct ft_fmt *f, uint64_t addr)
 {
 	if (OPT(f, HEX))
-		fprintf(f->out, "%016llx", (unsigned long long)addr);
+		ob_printf(f, "%016llx", (unsigned long long)addr);
 	else if (OPT(f, RAW))
-		fprintf(f->out, "%llx", (unsigned long long)addr);
+		ob_printf(f, "%llx", (unsigned long long)addr);
 	else
 		return 0;
 	return 1;
@@ -496,16 +707,16 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 		n = marker_len(ev);
 		if (OPT(f, HEX))
 			/* trace_print_raw()'s "# ip text"; user markers have no ip */
-			fprintf(f->out, "# %016x %.*s", 0, (int)n, d);
+			ob_printf(f, "# %016x %.*s", 0, (int)n, d);
 		else if (OPT(f, RAW))
-			fprintf(f->out, "# %x %.*s", 0, (int)n, d);
+			ob_printf(f, "# %x %.*s", 0, (int)n, d);
 		else
-			fprintf(f->out, "tracing_mark_write: %.*s", (int)n, d);
+			ob_printf(f, "tracing_mark_write: %.*s", (int)n, d);
 		break;
 	case FT_EV_BINMARKER:
-		fputs("raw_data:", f->out);
+		ob_puts(f, "raw_data:");
 		for (size_t i = 0; i < n && i < 64; i++)
-			fprintf(f->out, " %02x", (unsigned char)d[i]);
+			ob_printf(f, " %02x", (unsigned char)d[i]);
 		break;
 	case FT_EV_EVENT: { /* issue 7 (uev): "name: field=value ..." from UFORMATS */
 		char line[8192], err[256];
@@ -515,33 +726,33 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 			if (ft_uev_table_load(&f->uev, ft_trace_reader(f->t), err, sizeof(err)))
 				ft_uev_table_free(&f->uev);
 		}
-		fputs(ft_uev_render(&f->uev, ev->event_id, d, n, line, sizeof(line)), f->out);
+		ob_puts(f, ft_uev_render(&f->uev, ev->event_id, d, n, line, sizeof(line)));
 		break;
 	}
 	case FT_EV_COMM:
-		fprintf(f->out, "task_rename: newcomm=%.*s", (int)strnlen(d, n), d);
+		ob_printf(f, "task_rename: newcomm=%.*s", (int)strnlen(d, n), d);
 		break;
 	case FT_EV_EXEC:
-		fprintf(f->out, "sched_process_exec: filename=%.*s", (int)strnlen(d, n), d);
+		ob_printf(f, "sched_process_exec: filename=%.*s", (int)strnlen(d, n), d);
 		break;
 	case FT_EV_FORK:
-		fprintf(f->out, "sched_process_fork: child_pid=%llu",
+		ob_printf(f, "sched_process_fork: child_pid=%llu",
 			(unsigned long long)ev->count);
 		break;
 	case FT_EV_TEXIT:
-		fprintf(f->out, "sched_process_exit: status=%lld", (long long)(int64_t)ev->count);
+		ob_printf(f, "sched_process_exit: status=%lld", (long long)(int64_t)ev->count);
 		break;
 	case FT_EV_SIGNAL:
-		fprintf(f->out, "signal_deliver: sig=%llu", (unsigned long long)ev->count);
+		ob_printf(f, "signal_deliver: sig=%llu", (unsigned long long)ev->count);
 		break;
 	case FT_EV_TRACE_ON:
-		fputs("tracing_on", f->out);
+		ob_puts(f, "tracing_on");
 		break;
 	case FT_EV_TRACE_OFF:
-		fputs("tracing_off", f->out);
+		ob_puts(f, "tracing_off");
 		break;
 	default:
-		fprintf(f->out, "event type %d", (int)ev->type);
+		ob_printf(f, "event type %d", (int)ev->type);
 		break;
 	}
 }
@@ -550,29 +761,29 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 static void print_stack_lines(struct ft_fmt *f, const struct ft_event *ev)
 {
 	if (ev->stack_id >= 0 && !OPT(f, EXPAND_STACKS)) {
-		fprintf(f->out, "<stack_id %lld>\n", (long long)ev->stack_id);
+		ob_printf(f, "<stack_id %lld>\n", (long long)ev->stack_id);
 		return;
 	}
-	fputs("<stack trace>\n", f->out);
+	ob_puts(f, "<stack trace>\n");
 	if (ev->stack_id >= 0 && !ev->ips) {
-		fprintf(f->out, " => <stack_id %lld not in the trace's stack map>\n",
+		ob_printf(f, " => <stack_id %lld not in the trace's stack map>\n",
 			(long long)ev->stack_id);
 		return;
 	}
 	for (uint32_t i = 0; i < ev->nr_ips; i++) {
-		fputs(" => ", f->out);
+		ob_puts(f, " => ");
 		if (!print_num_addr(f, ev->ips[i]))
 			print_sym_addr(f, ev->pid, ev->ips[i]);
-		fputc('\n', f->out);
+		ob_putc(f, '\n');
 	}
 }
 
 static void print_lost(struct ft_fmt *f, int cpu, uint64_t n)
 {
 	if (n)
-		fprintf(f->out, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)n);
+		ob_printf(f, "CPU:%d [LOST %llu EVENTS]\n", cpu, (unsigned long long)n);
 	else
-		fprintf(f->out, "CPU:%d [LOST EVENTS]\n", cpu);
+		ob_printf(f, "CPU:%d [LOST EVENTS]\n", cpu);
 }
 
 /* The function tracer's line for a user event (also the graph's stack lines). */
@@ -600,33 +811,33 @@ static void function_event(struct ft_fmt *f, const struct ft_event *ev, char mar
 					  ? ft_trace_func_addr(f->t, ev->parent_fid)
 					  : 0;
 			if (OPT(f, HEX))
-				fprintf(f->out, "%016llx %016llx \n", (unsigned long long)ip,
+				ob_printf(f, "%016llx %016llx \n", (unsigned long long)ip,
 					(unsigned long long)pip);
 			else
-				fprintf(f->out, "%llx %llx\n", (unsigned long long)ip,
+				ob_printf(f, "%llx %llx\n", (unsigned long long)ip,
 					(unsigned long long)pip);
 			break;
 		}
 		if (ev->type == FT_EV_EXIT)
-			fputs("return from ", f->out);
+			ob_puts(f, "return from ");
 		print_sym_fid(f, ev->fid);
 		if (OPT(f, PRINT_PARENT) && ev->type == FT_EV_FUNC) {
 			if (ev->parent_fid != FT_FID_UNKNOWN) {
-				fputs(" <-", f->out);
+				ob_puts(f, " <-");
 				print_sym_fid(f, ev->parent_fid);
 			} else if (ev->parent_addr) {
-				fputs(" <-", f->out);
+				ob_puts(f, " <-");
 				print_sym_addr(f, ev->pid, ev->parent_addr);
 			}
 		}
-		fputc('\n', f->out);
+		ob_putc(f, '\n');
 		break;
 	case FT_EV_STACK:
 		print_stack_lines(f, ev);
 		break;
 	default:
 		event_text(f, ev);
-		fputc('\n', f->out);
+		ob_putc(f, '\n');
 		break;
 	}
 }
@@ -642,19 +853,19 @@ static void graph_proc(struct ft_fmt *f, const char *comm, uint32_t tid)
 	len = (int)(strlen(c) + strlen(pid) + 1);
 	if (len < 14)
 		spaces = 14 - len;
-	fprintf(f->out, "%*s%s-%s%*s", spaces / 2, "", c, pid, spaces - spaces / 2, "");
+	ob_printf(f, "%*s%s-%s%*s", spaces / 2, "", c, pid, spaces - spaces / 2, "");
 }
 
 /* verif_pid(): the context-switch block when another task shows on a CPU. */
 static void switch_block(struct ft_fmt *f, int cpu, const char *prev_comm, uint32_t prev,
 			 const char *comm, uint32_t pid)
 {
-	fputs(" ------------------------------------------\n", f->out);
-	fprintf(f->out, " %*d) ", f->cpu_width, cpu);
+	ob_puts(f, " ------------------------------------------\n");
+	ob_printf(f, " %*d) ", f->cpu_width, cpu);
 	graph_proc(f, prev_comm, prev);
-	fputs(" => ", f->out);
+	ob_puts(f, " => ");
 	graph_proc(f, comm, pid);
-	fputs("\n ------------------------------------------\n\n", f->out);
+	ob_puts(f, "\n ------------------------------------------\n\n");
 }
 
 /* print_graph_prologue()'s columns: abstime, cpu, proc, latency flags. */
@@ -664,29 +875,35 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
 		f->have_first = 1;
 		f->first_ts = c->ts;
 	}
-	if (OPT(f, FUNCGRAPH_ABSTIME))
-		fprintf(f->out, "%5llu.%06llu |  ", (unsigned long long)(c->ts / 1000000000ull),
-			(unsigned long long)(c->ts % 1000000000ull / 1000));
-	if (OPT(f, FUNCGRAPH_CPU))
-		fprintf(f->out, " %*d) ", f->cpu_width, c->cpu);
+	if (OPT(f, FUNCGRAPH_ABSTIME)) {
+		ob_sec_usec(f, c->ts, 5);
+		ob_write(f, " |  ", 4);
+	}
+	if (OPT(f, FUNCGRAPH_CPU)) {
+		ob_putc(f, ' ');
+		ob_int(f, c->cpu, f->cpu_width);
+		ob_write(f, ") ", 2);
+	}
 	if (OPT(f, FUNCGRAPH_PROC)) {
 		graph_proc(f, c->comm, c->pid);
-		fputs(" | ", f->out);
+		ob_puts(f, " | ");
 	}
 	if (OPT(f, LATENCY_FORMAT))
-		fprintf(f->out, " %s | ", c->flags);
+		ob_printf(f, " %s | ", c->flags);
 }
 
+/*
+ * A user event's columns.  No context-switch block: the kernel prints one
+ * when another task shows on a CPU, and the runtime does not know the CPU
+ * (the column holds the nesting level), so a block at every change of
+ * thread would only say that threads ran at the same time.  The TASK/PID
+ * column (funcgraph-proc, on by default in show when the trace has several
+ * threads) names the thread on every line instead, as uftrace's TID column.
+ */
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
-	int lvl = ev->level < 64 ? ev->level : 63;
 	struct ctx c = user_ctx(f, ev, ' ');
 
-	/* the kernel's context-switch block, per "CPU" (level) */
-	if (f->last_tid[lvl] >= 0 && f->last_tid[lvl] != (int64_t)ev->tid)
-		switch_block(f, ev->level, ft_trace_comm(f->t, (uint32_t)f->last_tid[lvl]),
-			     (uint32_t)f->last_tid[lvl], c.comm, ev->tid);
-	f->last_tid[lvl] = ev->tid;
 	graph_columns(f, &c);
 }
 
@@ -699,16 +916,16 @@ static void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
 	if (!OPT(f, FUNCGRAPH_DURATION))
 		return;
 	if (fill == FILL_FULL) {
-		fputs("              |  ", f->out);
+		ob_puts(f, "              |  ");
 		return;
 	}
 	if (OPT(f, FUNCGRAPH_OVERHEAD))
-		fprintf(f->out, "%c ", ft_fmt_mark(ns));
+		ob_putc(f, ft_fmt_mark(ns));
 	else
-		fputs("  ", f->out);
-	ft_fmt_graph_duration(buf, sizeof(buf), ns);
-	fputs(buf, f->out);
-	fputs("|  ", f->out);
+		ob_putc(f, ' ');
+	ob_putc(f, ' ');
+	ob_write(f, buf, graph_duration_cell(buf, ns));
+	ob_write(f, "|  ", 3);
 }
 
 static void indent(struct ft_fmt *f, int depth)
@@ -717,7 +934,7 @@ static void indent(struct ft_fmt *f, int depth)
 		depth = 0;
 	if (depth > MAX_INDENT)
 		depth = MAX_INDENT;
-	fprintf(f->out, "%*s", depth * 2, "");
+	ob_spaces(f, (size_t)depth * 2);
 }
 
 /*
@@ -742,12 +959,12 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 	case FT_EV_ENTRY:
 		b = buf_get(f, ev->buffer);
 		graph_prologue(f, ev);
-		if (ft_trace_peek_buffer(f->t, ev, &next) == 1 && next.type == FT_EV_EXIT &&
+		if (peek(f, ev, &next) && next.type == FT_EV_EXIT &&
 		    next.has_entry && !next.unwound && next.depth == ev->depth) {
 			graph_duration(f, next.duration, FILL_NONE);
 			indent(f, ev->depth);
 			print_graph_fid(f, ev->fid);
-			fputs("();\n", f->out);
+			ob_puts(f, "();\n");
 			if (b)
 				b->skip_exit = 1;
 			return;
@@ -755,7 +972,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		graph_duration(f, 0, FILL_FULL);
 		indent(f, ev->depth);
 		print_graph_fid(f, ev->fid);
-		fputs("() {\n", f->out);
+		ob_puts(f, "() {\n");
 		return;
 	case FT_EV_EXIT:
 		b = buf_get(f, ev->buffer);
@@ -767,15 +984,15 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		graph_duration(f, ev->duration, ev->has_entry ? FILL_NONE : FILL_FULL);
 		indent(f, ev->depth);
 		if (ev->unwound) {
-			fputs("} /* ", f->out);
+			ob_puts(f, "} /* ");
 			print_graph_fid(f, ev->fid);
-			fputs(" (unwound) */\n", f->out);
+			ob_puts(f, " (unwound) */\n");
 		} else if (OPT(f, FUNCGRAPH_TAIL) || !ev->has_entry) {
-			fputs("} /* ", f->out);
+			ob_puts(f, "} /* ");
 			print_graph_fid(f, ev->fid);
-			fputs(" */\n", f->out);
+			ob_puts(f, " */\n");
 		} else {
-			fputs("}\n", f->out);
+			ob_puts(f, "}\n");
 		}
 		return;
 	case FT_EV_FUNC:
@@ -788,7 +1005,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 			graph_prologue(f, ev);
 			graph_duration(f, 0, FILL_FULL);
 			comment_indent(f, ev->depth);
-			fprintf(f->out, "/* <stack_id %lld> */\n", (long long)ev->stack_id);
+			ob_printf(f, "/* <stack_id %lld> */\n", (long long)ev->stack_id);
 			return;
 		}
 		/* TRACE_STACK is not a graph comment: the trace file's own line */
@@ -799,14 +1016,14 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		graph_prologue(f, ev);
 		graph_duration(f, 0, FILL_FULL);
 		comment_indent(f, ev->depth);
-		fputs("/* ", f->out);
+		ob_puts(f, "/* ");
 		if (ev->type == FT_EV_MARKER) {
 			/* trace_marker text alone, as the kernel prints trace_printk */
-			fprintf(f->out, "%.*s", (int)marker_len(ev), (const char *)ev->data);
+			ob_printf(f, "%.*s", (int)marker_len(ev), (const char *)ev->data);
 		} else {
 			event_text(f, ev);
 		}
-		fputs(" */\n", f->out);
+		ob_puts(f, " */\n");
 		return;
 	}
 }
@@ -864,26 +1081,26 @@ static void kstack_lines(struct ft_fmt *f, const struct ft_kevent *ke, int user)
 	char sym[512];
 
 	if (kstack_as_id(f, id)) {
-		fprintf(f->out, "<%sstack_id %d>\n", user ? "user_" : "", id);
+		ob_printf(f, "<%sstack_id %d>\n", user ? "user_" : "", id);
 		return;
 	}
-	fprintf(f->out, "<%sstack trace>\n", user ? "user " : "");
+	ob_printf(f, "<%sstack trace>\n", user ? "user " : "");
 	for (uint32_t i = 0; i < nr; i++) {
-		fputs(" => ", f->out);
+		ob_puts(f, " => ");
 		if (print_num_addr(f, ips[i])) {
-			fputc('\n', f->out);
+			ob_putc(f, '\n');
 			continue;
 		}
 		if (user) {
 			/* seq_print_user_ip() without sym-userobj */
-			fprintf(f->out, " <%016llx>\n", (unsigned long long)ips[i]);
+			ob_printf(f, " <%016llx>\n", (unsigned long long)ips[i]);
 			continue;
 		}
 		f->kops.sym(f->kev, ips[i], OPT(f, SYM_OFFSET), sym, sizeof(sym));
-		fputs(sym, f->out);
+		ob_puts(f, sym);
 		if (OPT(f, SYM_ADDR))
-			fprintf(f->out, " <%016llx>", (unsigned long long)ips[i]);
-		fputc('\n', f->out);
+			ob_printf(f, " <%016llx>", (unsigned long long)ips[i]);
+		ob_putc(f, '\n');
 	}
 }
 
@@ -921,8 +1138,9 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 	};
 	if (!f->graph) {
 		print_ctx(f, &c);
+		ft_fmt_flush(f); /* print_info() writes to out itself */
 		f->kops.print_info(f->kev, ke, f->opt, f->out);
-		fputc('\n', f->out);
+		ob_putc(f, '\n');
 		for (int user = 0; user < 2; user++) {
 			if (!(user ? nu : nk))
 				continue;
@@ -934,42 +1152,34 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 	}
 	kgraph_prologue(f, &c);
 	graph_duration(f, 0, FILL_FULL);
-	fputs("/* ", f->out);
+	ob_puts(f, "/* ");
 	/* the graph's comments print the event's own text: no raw/hex there */
+	ft_fmt_flush(f); /* print_info() writes to out itself */
 	f->kops.print_info(f->kev, ke, f->opt & ~(FT_OPT(RAW) | FT_OPT(HEX)), f->out);
-	fputs(" */\n", f->out);
+	ob_puts(f, " */\n");
 	if (nk) {
 		c.mark = !nu ? mark : ' ';
 		if (kstack_as_id(f, ke->kstack_id)) {
 			kgraph_prologue(f, &c);
 			graph_duration(f, 0, FILL_FULL);
-			fprintf(f->out, "/* <stack_id %d> */\n", ke->kstack_id);
+			ob_printf(f, "/* <stack_id %d> */\n", ke->kstack_id);
 		} else {
 			print_ctx(f, &c);
 			kstack_lines(f, ke, 0);
 		}
 	}
 	if (nu) {
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *real = f->out, *m;
+		size_t start;
 
 		kgraph_prologue(f, &c);
 		graph_duration(f, 0, FILL_FULL);
 		/* the comment: the lines less the last newline, then the closing mark */
-		m = open_memstream(&buf, &len);
-		if (!m) {
-			fputs("/* <user stack trace> */\n", f->out);
-			return;
-		}
-		f->out = m;
+		ob_puts(f, "/* ");
+		start = f->ob_len;
 		kstack_lines(f, ke, 1);
-		f->out = real;
-		fclose(m);
-		while (len && buf[len - 1] == '\n')
-			len--;
-		fprintf(f->out, "/* %.*s */\n", (int)len, buf);
-		free(buf);
+		while (f->ob_len > start && f->ob[f->ob_len - 1] == '\n')
+			f->ob_len--;
+		ob_puts(f, " */\n");
 	}
 }
 
@@ -1022,16 +1232,27 @@ static void source_event(struct ft_fmt *f, const struct ft_event *ev)
 
 		graph_columns(f, &c);
 		graph_duration(f, 0, FILL_FULL);
-		fprintf(f->out, "/* %.*s */\n", (int)(nl ? (size_t)(nl - text) : strlen(text)), text);
-		fwrite(rest, 1, rest_len, f->out);
+		ob_printf(f, "/* %.*s */\n", (int)(nl ? (size_t)(nl - text) : strlen(text)), text);
+		ob_write(f, rest, rest_len);
 		if (rest_len && rest[rest_len - 1] != '\n')
-			fputc('\n', f->out);
+			ob_putc(f, '\n');
 	} else {
-		fwrite(buf, 1, len, f->out);
+		ob_write(f, buf, len);
 		if (len && buf[len - 1] != '\n')
-			fputc('\n', f->out);
+			ob_putc(f, '\n');
 	}
 	free(buf);
+}
+
+int ft_fmt_event_next(struct ft_fmt *f, const struct ft_event *ev, const struct ft_event *next)
+{
+	int ret;
+
+	f->given = 1;
+	f->given_next = next;
+	ret = ft_fmt_event(f, ev);
+	f->given = 0;
+	return ret;
 }
 
 int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)
@@ -1048,5 +1269,7 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)
 		graph_event(f, ev, mark);
 	else
 		function_event(f, ev, mark);
-	return ferror(f->out) ? -1 : 0;
+	if (f->ob_len >= OB_FLUSH)
+		return ft_fmt_flush(f);
+	return f->ob_err || ferror(f->out) ? -1 : 0;
 }

@@ -14,8 +14,10 @@
  *     kernel events are merged in; then, and with latency-format, user
  *     events show "....." there, with 'h' in the hardirq column for events
  *     of a signal handler (level > 0).
- *   - function_graph prints the kernel's context-switch block when the
- *     thread shown at one level changes, leaf calls as "func();", durations
+ *   - function_graph prints no context-switch block for user events (the
+ *     kernel prints one when the task on a CPU changes, and user events
+ *     have no CPU): the TASK/PID column (funcgraph-proc) names the thread
+ *     instead.  It prints leaf calls as "func();", durations
  *     with the kernel's markers (+ > 10us, ! > 100us, # > 1ms, * > 10ms,
  *     @ > 100ms, $ > 1s), a closing brace with the function's name in a C
  *     comment with funcgraph-tail or when the entry is not in the trace,
@@ -107,6 +109,21 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written);
  * is then skipped when it arrives.  Returns 0, or -1 on a write error.
  */
 int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
+
+/*
+ * Hand what is formatted so far to the output stream (ft_fmt_event()
+ * buffers up to about 64 KiB; ft_fmt_free() flushes too).  0, or -1 on a
+ * write error or when the formatter ran out of memory.
+ */
+int ft_fmt_flush(struct ft_fmt *f);
+
+/*
+ * The same for an event read ahead of the formatter (analysis/prefetch.h):
+ * next is the following event of ev's buffer (NULL: none), which the
+ * formatter would otherwise ask the reader for; ev->comm, when set, is the
+ * thread's name.  Then the formatter does not touch the reader's stream.
+ */
+int ft_fmt_event_next(struct ft_fmt *f, const struct ft_event *ev, const struct ft_event *next);
 
 /* The kernel's duration marker for ns: one of "$@*#!+" or ' '. */
 char ft_fmt_mark(uint64_t ns);

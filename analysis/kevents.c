@@ -28,6 +28,7 @@
 #include "core/stackmap.h"
 #include "analysis/trace.h"
 #include "core/tracefile.h"
+#include "core/symbols.h"
 #include "core/util.h"
 
 #define MAX_CPUS 8192
@@ -106,7 +107,7 @@ static int sym_cmp(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Parse "addr type name [mod]" lines (text in k->ktext, modified in place). */
+/* The text symbols of k->ktext (ft_kallsyms_line()); names are NUL-terminated in place. */
 static void load_kallsyms(struct ft_kevents *k, size_t len)
 {
 	char *p = k->ktext, *end = k->ktext + len;
@@ -114,22 +115,18 @@ static void load_kallsyms(struct ft_kevents *k, size_t len)
 
 	while (p < end) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
-		char *line = p, *type, *name, *e;
-		uint64_t addr;
+		struct ft_kallsyms_ent e;
+		char *name;
 
 		if (!nl)
 			nl = end;
+		if (!ft_kallsyms_line(p, (size_t)(nl - p), &e)) {
+			p = nl + 1;
+			continue;
+		}
 		p = nl + 1;
-		*nl = 0;
-		addr = strtoull(line, &type, 16);
-		if (type == line || *type != ' ' || !type[1] || type[2] != ' ')
-			continue;
-		if (!strchr("tTwW", type[1]) || !addr)
-			continue;
-		name = type + 3;
-		e = strpbrk(name, " \t");
-		if (e)
-			*e = 0; /* drop the [module] column */
+		name = (char *)e.name;
+		name[e.name_len] = 0; /* on the newline or the [module] column */
 		if (k->nr_syms == cap) {
 			size_t nc = cap ? cap * 2 : 65536;
 			struct ksym *n = realloc(k->syms, nc * sizeof(*n));
@@ -139,7 +136,7 @@ static void load_kallsyms(struct ft_kevents *k, size_t len)
 			k->syms = n;
 			cap = nc;
 		}
-		k->syms[k->nr_syms++] = (struct ksym){ addr, 0, name };
+		k->syms[k->nr_syms++] = (struct ksym){ e.addr, 0, name };
 	}
 	if (!k->nr_syms)
 		return;

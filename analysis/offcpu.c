@@ -27,10 +27,13 @@
 #include "analysis/kevents.h"
 #include "analysis/offcpu.h"
 #include "analysis/trace.h"
+#include "core/hash.h"
+#include "core/hashtab.h"
 #include "core/tracefile.h"
 
 struct thread {
-	uint32_t tid; /* 0: free slot (tid 0, the idle task, is never stored) */
+	struct ft_hentry h; /* first (hashtab.h): key the tid */
+	uint32_t tid; /* the key again (tid 0, the idle task, is never stored) */
 	uint32_t tgid;
 	uint64_t ts_out;  /* when it went off-CPU (valid when off) */
 	uint64_t ts_wake; /* first wakeup while off, 0 when none */
@@ -71,8 +74,7 @@ struct ft_offcpu {
 	int (*accept)(uint32_t tid, uint32_t tgid, void *arg);
 	void *accept_arg;
 
-	struct thread *threads;
-	size_t threads_cap, threads_nr;
+	struct ft_htab threads; /* struct thread */
 
 	uint32_t *stack_slots; /* id or 0 */
 	size_t stack_slots_cap;
@@ -88,16 +90,6 @@ struct ft_offcpu {
 	struct ft_offcpu_stats st;
 };
 
-static uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdull;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ull;
-	x ^= x >> 33;
-	return x;
-}
-
 struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns)
 {
 	struct ft_offcpu *oc = calloc(1, sizeof(*oc));
@@ -105,13 +97,15 @@ struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns)
 	if (!oc)
 		return NULL;
 	oc->thresh = thresh_ns;
-	oc->threads_cap = 64;
-	oc->threads = calloc(oc->threads_cap, sizeof(*oc->threads));
+	if (ft_htab_init(&oc->threads, sizeof(struct thread)) < 0) {
+		free(oc);
+		return NULL;
+	}
 	oc->stack_slots_cap = 256;
 	oc->stack_slots = calloc(oc->stack_slots_cap, sizeof(*oc->stack_slots));
 	oc->keys_cap = 256;
 	oc->keys = calloc(oc->keys_cap, sizeof(*oc->keys));
-	if (!oc->threads || !oc->stack_slots || !oc->keys) {
+	if (!oc->stack_slots || !oc->keys) {
 		ft_offcpu_free(oc);
 		errno = ENOMEM;
 		return NULL;
@@ -127,7 +121,7 @@ void ft_offcpu_free(struct ft_offcpu *oc)
 		free(oc->stacks[i].ips);
 	free(oc->stacks);
 	free(oc->stack_slots);
-	free(oc->threads);
+	ft_htab_free(&oc->threads);
 	free(oc->keys);
 	free(oc->samples);
 	free(oc);
@@ -147,46 +141,19 @@ void ft_offcpu_begin(struct ft_offcpu *oc, uint64_t ts)
 
 /* --- threads ------------------------------------------------------------- */
 
-/* Slot of tid in a table of cap (power of two) entries: its own or a free one. */
-static struct thread *thread_slot(struct thread *tab, size_t cap, uint32_t tid)
-{
-	size_t i = mix64(tid) & (cap - 1);
-
-	while (tab[i].tid && tab[i].tid != tid)
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
-}
-
 /* The entry of tid, created when create is set.  NULL: absent, or ENOMEM. */
 static struct thread *thread_get(struct ft_offcpu *oc, uint32_t tid, int create)
 {
 	struct thread *t;
+	int created;
 
 	if (!tid)
 		return NULL;
-	t = thread_slot(oc->threads, oc->threads_cap, tid);
-	if (t->tid || !create)
-		return t->tid ? t : NULL;
-	if ((oc->threads_nr + 1) * 2 > oc->threads_cap) {
-		size_t ncap = oc->threads_cap * 2;
-		struct thread *n = calloc(ncap, sizeof(*n));
-
-		if (!n) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		for (size_t i = 0; i < oc->threads_cap; i++)
-			if (oc->threads[i].tid)
-				*thread_slot(n, ncap, oc->threads[i].tid) = oc->threads[i];
-		free(oc->threads);
-		oc->threads = n;
-		oc->threads_cap = ncap;
-		t = thread_slot(n, ncap, tid);
+	t = ft_htab_get_eq(&oc->threads, tid, NULL, NULL, create, &created);
+	if (t && created) {
+		t->tid = tid;
+		oc->st.threads = (uint32_t)oc->threads.used;
 	}
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	oc->threads_nr++;
-	oc->st.threads = (uint32_t)oc->threads_nr;
 	return t;
 }
 
@@ -204,7 +171,7 @@ static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
 	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
 
 	for (uint32_t i = 0; i < nr; i++)
-		h = mix64(h ^ ips[i]) + i;
+		h = ft_hash_u64(h ^ ips[i]) + i;
 	return h ? h : 1;
 }
 
@@ -306,10 +273,10 @@ static int key_eq(const struct key *a, const struct key *b)
 
 static uint64_t key_hash(const struct key *k)
 {
-	uint64_t h = mix64(((uint64_t)k->tgid << 32) | k->tid);
+	uint64_t h = ft_hash_u64(((uint64_t)k->tgid << 32) | k->tid);
 
-	h = mix64(h ^ (((uint64_t)k->kstack << 32) | k->ustack));
-	return mix64(h ^ (((uint64_t)k->state << 8) | k->cut));
+	h = ft_hash_u64(h ^ (((uint64_t)k->kstack << 32) | k->ustack));
+	return ft_hash_u64(h ^ (((uint64_t)k->state << 8) | k->cut));
 }
 
 static struct keyent *key_slot(struct keyent *tab, size_t cap, const struct key *k)
@@ -587,10 +554,10 @@ int ft_offcpu_end(struct ft_offcpu *oc, uint64_t ts)
 	if (oc->ended)
 		return 0;
 	oc->end_ts = ts;
-	for (size_t i = 0; i < oc->threads_cap; i++) {
-		struct thread *t = &oc->threads[i];
+	for (size_t i = 0; i < oc->threads.cap; i++) {
+		struct thread *t = ft_htab_slot(&oc->threads, i);
 
-		if (!t->tid || !t->off)
+		if (!t || !t->off)
 			continue;
 		if (close_interval(oc, t, t->ts_out, ts > t->ts_out ? ts : t->ts_out, t->ts_wake,
 				   t->state, t->kstack, t->ustack, FT_OFFCPU_CUT_END, 0))
@@ -711,8 +678,8 @@ const char *ft_offcpu_comm(const struct ft_offcpu *oc, uint32_t tid)
 
 	if (!tid)
 		return NULL;
-	t = thread_slot(oc->threads, oc->threads_cap, tid);
-	return t->tid && t->comm[0] ? t->comm : NULL;
+	t = ft_htab_find(&oc->threads, tid);
+	return t && t->comm[0] ? t->comm : NULL;
 }
 
 const char *ft_offcpu_state_str(uint32_t state, char *buf, size_t len)
@@ -998,15 +965,14 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 /* --- user stacks from function_graph records ----------------------------- */
 
 struct ustack_thr {
-	uint32_t tid;	/* 0: free */
+	struct ft_hentry h; /* first (hashtab.h): key the tid */
 	uint32_t depth; /* open calls, including those beyond the stored ones */
 	uint32_t cap;
 	uint64_t *addrs; /* root first, addrs[0..min(depth, MAX)) */
 };
 
 struct ft_offcpu_ustack {
-	struct ustack_thr *tab;
-	size_t cap, nr;
+	struct ft_htab tab; /* struct ustack_thr */
 };
 
 struct ft_offcpu_ustack *ft_offcpu_ustack_new(void)
@@ -1015,11 +981,8 @@ struct ft_offcpu_ustack *ft_offcpu_ustack_new(void)
 
 	if (!us)
 		return NULL;
-	us->cap = 64;
-	us->tab = calloc(us->cap, sizeof(*us->tab));
-	if (!us->tab) {
+	if (ft_htab_init(&us->tab, sizeof(struct ustack_thr)) < 0) {
 		free(us);
-		errno = ENOMEM;
 		return NULL;
 	}
 	return us;
@@ -1029,47 +992,19 @@ void ft_offcpu_ustack_free(struct ft_offcpu_ustack *us)
 {
 	if (!us)
 		return;
-	for (size_t i = 0; i < us->cap; i++)
-		free(us->tab[i].addrs);
-	free(us->tab);
+	for (size_t i = 0; i < us->tab.cap; i++) {
+		struct ustack_thr *t = ft_htab_slot(&us->tab, i);
+
+		if (t)
+			free(t->addrs);
+	}
+	ft_htab_free(&us->tab);
 	free(us);
-}
-
-static struct ustack_thr *ustack_slot(struct ustack_thr *tab, size_t cap, uint32_t tid)
-{
-	size_t i = mix64(tid) & (cap - 1);
-
-	while (tab[i].tid && tab[i].tid != tid)
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
 }
 
 static struct ustack_thr *ustack_get(struct ft_offcpu_ustack *us, uint32_t tid, int create)
 {
-	struct ustack_thr *t = ustack_slot(us->tab, us->cap, tid);
-
-	if (t->tid || !create || !tid)
-		return t->tid ? t : NULL;
-	if ((us->nr + 1) * 2 > us->cap) {
-		size_t ncap = us->cap * 2;
-		struct ustack_thr *n = calloc(ncap, sizeof(*n));
-
-		if (!n) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		for (size_t i = 0; i < us->cap; i++)
-			if (us->tab[i].tid)
-				*ustack_slot(n, ncap, us->tab[i].tid) = us->tab[i];
-		free(us->tab);
-		us->tab = n;
-		us->cap = ncap;
-		t = ustack_slot(n, ncap, tid);
-	}
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	us->nr++;
-	return t;
+	return tid ? ft_htab_get(&us->tab, tid, create) : NULL;
 }
 
 /* Make room for frame index i (< FT_OFFCPU_USTACK_MAX).  0 or -1 ENOMEM. */
@@ -1139,10 +1074,10 @@ void ft_offcpu_ustack_exit(struct ft_offcpu_ustack *us, uint32_t tid, int depth)
 uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, uint64_t *ips,
 			      uint32_t max)
 {
-	const struct ustack_thr *t = ustack_slot(us->tab, us->cap, tid);
+	const struct ustack_thr *t = tid ? ft_htab_find(&us->tab, tid) : NULL;
 	uint32_t stored, n = 0;
 
-	if (!tid || !t->tid)
+	if (!t)
 		return 0;
 	stored = t->depth < FT_OFFCPU_USTACK_MAX ? t->depth : FT_OFFCPU_USTACK_MAX;
 	for (uint32_t i = stored; i-- > 0 && n < max;)
@@ -1156,7 +1091,7 @@ uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, u
 
 /* tid -> tgid, and whether the thread is one of those analysed. */
 struct tident {
-	uint32_t tid; /* 0: free */
+	struct ft_hentry h; /* first (hashtab.h): key the tid */
 	uint32_t tgid;
 	uint8_t in;
 };
@@ -1168,8 +1103,7 @@ struct ft_offcpu_file {
 	int own_reader;
 	struct ft_kevents *k;
 	struct ft_offcpu_ustack *us;
-	struct tident *ids;
-	size_t ids_cap, ids_nr;
+	struct ft_htab ids; /* struct tident */
 	int filter;    /* 1: only threads marked in */
 	uint32_t root; /* pid whose forks are followed, 0 none */
 	struct ft_offcpu_file_stats st;
@@ -1177,40 +1111,11 @@ struct ft_offcpu_file {
 
 static struct tident *tident_get(struct ft_offcpu_file *f, uint32_t tid, int create)
 {
-	size_t i;
-
 	if (!tid)
 		return NULL;
-	if (create && (f->ids_nr + 1) * 2 > f->ids_cap) {
-		size_t ncap = f->ids_cap ? f->ids_cap * 2 : 256;
-		struct tident *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return NULL;
-		for (size_t j = 0; j < f->ids_cap; j++) {
-			if (!f->ids[j].tid)
-				continue;
-			i = mix64(f->ids[j].tid) & (ncap - 1);
-			while (n[i].tid)
-				i = (i + 1) & (ncap - 1);
-			n[i] = f->ids[j];
-		}
-		free(f->ids);
-		f->ids = n;
-		f->ids_cap = ncap;
-	}
-	if (!f->ids_cap)
+	if (!f->ids.tab && (!create || ft_htab_init(&f->ids, sizeof(struct tident)) < 0))
 		return NULL;
-	i = mix64(tid) & (f->ids_cap - 1);
-	while (f->ids[i].tid && f->ids[i].tid != tid)
-		i = (i + 1) & (f->ids_cap - 1);
-	if (f->ids[i].tid)
-		return &f->ids[i];
-	if (!create)
-		return NULL;
-	f->ids[i].tid = tid;
-	f->ids_nr++;
-	return &f->ids[i];
+	return ft_htab_get(&f->ids, tid, create);
 }
 
 static int file_accept(uint32_t tid, uint32_t tgid, void *arg)
@@ -1598,7 +1503,7 @@ void ft_offcpu_file_close(struct ft_offcpu_file *f)
 		ft_reader_close(f->r);
 	ft_offcpu_ustack_free(f->us);
 	ft_offcpu_free(f->oc);
-	free(f->ids);
+	ft_htab_free(&f->ids);
 	free(f);
 }
 

@@ -228,6 +228,21 @@ static void task_set(struct ft_trace *t, uint32_t tid, const char *comm, size_t 
 	s->comm = c;
 }
 
+size_t ft_trace_nr_threads(const struct ft_trace *t)
+{
+	size_t n = 0;
+
+	/* a buffer id is one thread life at one nesting level (core/ringbuf.h) */
+	for (size_t i = 0; i < t->nr_cursors; i++) {
+		size_t j = 0;
+
+		while (j < i && (t->cursors[j].id & ~3ull) != (t->cursors[i].id & ~3ull))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
 const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid)
 {
 	const struct task *s;

@@ -198,6 +198,9 @@ const char *ft_trace_addr_name(const struct ft_trace *t, uint64_t addr, int sym_
 const char *ft_trace_addr_name_pid(const struct ft_trace *t, uint32_t pid, uint64_t addr,
 				   int sym_offset, char *buf, size_t len);
 
+/* Threads with user records (thread lives: a tid reused later counts again). */
+size_t ft_trace_nr_threads(const struct ft_trace *t);
+
 /* Thread name of tid (TASKS, updated by COMM events as the stream is read). */
 const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid);
 

@@ -17,6 +17,7 @@
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "analysis/outfile.h"
+#include "analysis/stackset.h"
 #include "cmd/builtin.h"
 #include "core/util.h"
 
@@ -157,36 +158,46 @@ static uint64_t graph_from_trace(struct ft_folded *f, const char *path)
 	return xs.lost;
 }
 
-/* One stack of addresses (leaf first) as frame names into f. */
-static void add_ips(struct ft_folded *f, struct ft_trace *t, struct ft_kevents *k, int kernel,
-		    const uint64_t *ips, uint32_t nr)
+/* One unique stack (leaf first) as frame names into f, with its count as weight. */
+static void add_stack(struct ft_folded *f, struct ft_trace *t, struct ft_kevents *k,
+		      const struct ft_ustack *u)
 {
-	char **names = ft_calloc(nr, sizeof(*names));
+	char **names = ft_calloc(u->nr ? u->nr : 1, sizeof(*names));
 	char buf[512];
 
-	for (uint32_t i = 0; i < nr; i++) {
+	for (uint32_t i = 0; i < u->nr; i++) {
 		const char *n = NULL;
 		uint64_t off;
 
-		if (kernel) {
-			n = k ? ft_kevents_sym_name(k, ips[i], &off) : NULL;
+		if (u->kind == 'k') {
+			n = k ? ft_kevents_sym_name(k, u->ips[i], &off) : NULL;
 			if (n)
 				snprintf(buf, sizeof(buf), "%s_[k]", n);
 			else
-				snprintf(buf, sizeof(buf), "0x%llx_[k]", (unsigned long long)ips[i]);
+				snprintf(buf, sizeof(buf), "0x%llx_[k]", (unsigned long long)u->ips[i]);
 		} else {
-			ft_trace_addr_name(t, ips[i], 0, buf, sizeof(buf));
+			ft_trace_addr_name(t, u->ips[i], 0, buf, sizeof(buf));
 		}
 		names[i] = ft_strdup(buf);
 	}
-	if (ft_folded_add_frames(f, (const char *const *)names, nr, 1, 1) < 0)
+	if (ft_folded_add_frames(f, (const char *const *)names, u->nr, 1, u->count) < 0)
 		ft_die("adding a stack: %s", strerror(errno));
-	for (uint32_t i = 0; i < nr; i++)
+	for (uint32_t i = 0; i < u->nr; i++)
 		free(names[i]);
 	free(names);
 }
 
-/* Every recorded stack (user records' and kernel events') counted once. */
+static void count_stack(struct ft_stackset *set, char kind, const uint64_t *ips, uint32_t nr)
+{
+	if (ft_stackset_add(set, kind, ips, nr, 1) < 0)
+		ft_die("out of memory");
+}
+
+/*
+ * Every recorded stack (user records' and kernel events'), counted by
+ * frames first and symbolised once per unique stack: a trace holds
+ * millions of stacks but few distinct ones.
+ */
 static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 {
 	struct ft_trace *t;
@@ -195,8 +206,11 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 	struct ft_kevent kev;
 	char err[1024] = "";
 	uint64_t n = 0, lost = 0;
+	struct ft_stackset set;
 	int ret;
 
+	if (ft_stackset_init(&set) < 0)
+		ft_die("out of memory");
 	t = ft_trace_open(path, err, sizeof(err));
 	if (!t)
 		ft_die("%s", err);
@@ -211,7 +225,7 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 		if (ev.type == FT_EV_LOST)
 			lost += ev.count;
 		if (ev.type == FT_EV_STACK && ev.nr_ips) {
-			add_ips(f, t, k, 0, ev.ips, ev.nr_ips);
+			count_stack(&set, 'u', ev.ips, ev.nr_ips);
 			n++;
 		}
 	}
@@ -223,11 +237,11 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 			continue;
 		}
 		if (kev.kstack_nr) {
-			add_ips(f, t, k, 1, kev.kstack, kev.kstack_nr);
+			count_stack(&set, 'k', kev.kstack, kev.kstack_nr);
 			n++;
 		}
 		if (kev.ustack_nr) {
-			add_ips(f, t, k, 0, kev.ustack, kev.ustack_nr);
+			count_stack(&set, 'u', kev.ustack, kev.ustack_nr);
 			n++;
 		}
 	}
@@ -236,6 +250,13 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 	if (!n)
 		ft_die("%s: no stacks recorded (record with -O stacktrace, or -T for kernel events)",
 		       path);
+	for (size_t i = 0; i < set.tab.cap; i++) {
+		const struct ft_ustack *u = ft_htab_slot(&set.tab, i);
+
+		if (u && u->ips)
+			add_stack(f, t, k, u);
+	}
+	ft_stackset_free(&set);
 	if (k)
 		ft_kevents_close(k);
 	ft_trace_close(t);

@@ -17,6 +17,7 @@
 
 #include "cmd/builtin.h"
 #include "analysis/trace.h"
+#include "core/hashtab.h"
 #include "core/util.h"
 
 const char cmd_report_usage[] =
@@ -43,8 +44,7 @@ struct frame {
 };
 
 struct bufstack {
-	uint64_t id;
-	int used;
+	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
 	struct frame *f;
 	size_t cap;
 };
@@ -53,8 +53,8 @@ struct report {
 	struct fstat *fs; /* indexed by fid, grown on demand */
 	size_t nr_fs;
 	struct fstat unknown;
-	struct bufstack *bs;
-	size_t nr_bs, cap_bs;
+	struct ft_htab bs;     /* struct bufstack, per user buffer */
+	struct bufstack *last; /* the one used last (creating may move it) */
 };
 
 static struct fstat *stat_of(struct report *r, uint32_t fid)
@@ -72,34 +72,20 @@ static struct fstat *stat_of(struct report *r, uint32_t fid)
 	return &r->fs[fid];
 }
 
+/* The frame stack of user buffer id (created on first use). */
 static struct bufstack *stack_of(struct report *r, uint64_t id)
 {
-	size_t mask, i;
+	struct bufstack *b;
 
-	if ((r->nr_bs + 1) * 2 > r->cap_bs) {
-		size_t ocap = r->cap_bs, ncap = ocap ? ocap * 2 : 64;
-		struct bufstack *old = r->bs, *n = ft_calloc(ncap, sizeof(*n));
-
-		for (size_t j = 0; j < ocap; j++) {
-			if (!old[j].used)
-				continue;
-			for (i = (old[j].id * 0x9E3779B97F4A7C15ull >> 17) & (ncap - 1); n[i].used;
-			     i = (i + 1) & (ncap - 1))
-				;
-			n[i] = old[j];
-		}
-		free(old);
-		r->bs = n;
-		r->cap_bs = ncap;
-	}
-	mask = r->cap_bs - 1;
-	for (i = (id * 0x9E3779B97F4A7C15ull >> 17) & mask; r->bs[i].used; i = (i + 1) & mask)
-		if (r->bs[i].id == id)
-			return &r->bs[i];
-	r->bs[i].used = 1;
-	r->bs[i].id = id;
-	r->nr_bs++;
-	return &r->bs[i];
+	if (r->last && r->last->h.key == id)
+		return r->last;
+	if (!r->bs.tab && ft_htab_init(&r->bs, sizeof(struct bufstack)) < 0)
+		ft_die("out of memory");
+	b = ft_htab_get(&r->bs, id, 1);
+	if (!b)
+		ft_die("out of memory");
+	r->last = b;
+	return b;
 }
 
 static struct frame *frame_at(struct bufstack *b, size_t d)
@@ -292,9 +278,13 @@ int cmd_report(int argc, char **argv)
 		ft_die("writing the output: write error");
 	free(out);
 	free(r.fs);
-	for (size_t i = 0; i < r.cap_bs; i++)
-		free(r.bs[i].f);
-	free(r.bs);
+	for (size_t i = 0; r.bs.tab && i < r.bs.cap; i++) {
+		struct bufstack *b = ft_htab_slot(&r.bs, i);
+
+		if (b)
+			free(b->f);
+	}
+	ft_htab_free(&r.bs);
 	ft_trace_close(t);
 	return 0;
 }

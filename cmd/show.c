@@ -11,12 +11,14 @@
 #include "cmd/builtin.h"
 #include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
+#include "analysis/prefetch.h"
 #include "core/options.h"
 #include "analysis/trace.h"
 #include "core/util.h"
 
 const char cmd_show_usage[] =
     "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
+    "                   [--tid TID[,TID...]] [--jobs 1|2]\n"
     "\n"
     "Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
     "'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
@@ -31,6 +33,11 @@ const char cmd_show_usage[] =
     "The CPU column of user events holds the nesting level instead (the\n"
     "runtime does not know the CPU): 0 for a thread's own code, N for the N-th\n"
     "nested signal handler.  TASK-PID is the thread name and thread id.\n"
+    "In the function_graph layout of a trace with several threads, the\n"
+    "TASK/PID column (funcgraph-proc) is on unless -O nofuncgraph-proc: it\n"
+    "names the thread of every line, where the kernel's context-switch\n"
+    "blocks need a CPU that user events do not have (kernel events keep\n"
+    "their blocks, per CPU).\n"
     "\n"
     "  -i FILE            trace file (default ./ftrail.dat)\n"
     "  -O [no]OPTION      display option, on top of those recorded; one of\n"
@@ -42,6 +49,12 @@ const char cmd_show_usage[] =
     "                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
     "                     options (the function_graph layout ignores them)\n"
     "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
+    "  --tid TID,...      only these threads (user records by thread id, kernel\n"
+    "                     events by pid): a per-thread view\n"
+    "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
+    "                     on a thread of its own, ahead of the formatter (traces\n"
+    "                     without kernel events, without latency-format); the\n"
+    "                     same output, about 40% more CPU time in all\n"
     "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
     "                     trace (ftrace's snapshot file): what the buffers held\n"
     "                     when it was taken\n"
@@ -64,6 +77,65 @@ static const struct ft_fmt_kops kops = {
     .sym = ft_kevents_sym,
     .comm = ft_kevents_comm,
 };
+
+/* --tid: the threads shown, or all when n is 0. */
+struct tids {
+	uint32_t *v;
+	size_t n;
+};
+
+static void parse_tids(struct tids *s, const char *arg)
+{
+	char *copy = ft_strdup(arg), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		uint64_t v;
+
+		if (ft_parse_u64(tok, 1, UINT32_MAX, &v))
+			ft_die("show: --tid wants thread ids separated by commas, not '%s'", arg);
+		s->v = ft_realloc(s->v, (s->n + 1) * sizeof(*s->v));
+		s->v[s->n++] = (uint32_t)v;
+	}
+	if (!s->n)
+		ft_die("show: --tid wants thread ids separated by commas, not '%s'", arg);
+	free(copy);
+}
+
+/*
+ * Whether ev belongs to a thread shown.  Lost-event notes of a user buffer
+ * belong to its thread; those of the kernel (source events) to none, so
+ * they stay: the view must not hide that events are missing.
+ */
+static int tid_shown(const struct tids *s, const struct ft_event *ev, const struct ft_ksource *ks)
+{
+	if (!s->n)
+		return 1;
+	for (size_t i = 0; i < s->n; i++)
+		if (ev->tid == s->v[i])
+			return 1;
+	return ks->k && ev->type == FT_EV_SOURCE && ev->priv == &ks->cur &&
+	       ks->cur.kind == FT_KEV_MISSED;
+}
+
+/* The events of t formatted while a thread of their own decodes them.  0, or -1 (err). */
+static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct tids *tids,
+			   const struct ft_ksource *ks, char *err, size_t errlen)
+{
+	const struct ft_event *ev, *next;
+	struct ft_prefetch *p = ft_prefetch_start(t, err, errlen);
+	int ret;
+
+	if (!p)
+		ft_die("show: %s", err);
+	while ((ret = ft_prefetch_next(p, &ev, &next, err, errlen)) == 1) {
+		if (!tid_shown(tids, ev, ks))
+			continue;
+		if (ft_fmt_event_next(f, ev, next) < 0)
+			ft_die("writing the output: write error");
+	}
+	ft_prefetch_stop(p);
+	return ret;
+}
 
 static uint64_t options_of(struct ft_trace *t)
 {
@@ -110,14 +182,18 @@ int cmd_show(int argc, char **argv)
 	    {"input", required_argument, NULL, 'i'},
 	    {"expand-stacks", no_argument, NULL, 'E'},
 	    {"snapshot", optional_argument, NULL, 'S'},
+	    {"tid", required_argument, NULL, 'T'},
+	    {"jobs", required_argument, NULL, 'j'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *input = "ftrail.dat";
 	struct ft_trace_source src;
 	struct ft_ksource ks = {0};
 	char *opts[64];
-	int nopts = 0, expand = 0, snapshot = 0, c;
+	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, c;
+	struct tids tids = {0};
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
+	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
 	struct ft_event ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
@@ -137,6 +213,13 @@ int cmd_show(int argc, char **argv)
 			break;
 		case 'E':
 			expand = 1;
+			break;
+		case 'T':
+			parse_tids(&tids, optarg);
+			break;
+		case 'j':
+			if (ft_parse_u64(optarg, 1, 2, &jobs))
+				ft_die("show: --jobs wants 1 or 2, not '%s'", optarg);
 			break;
 		case 'S':
 			snapshot = 1;
@@ -160,7 +243,11 @@ int cmd_show(int argc, char **argv)
 	for (int i = 0; i < nopts; i++) {
 		if (ft_options_apply(&options, opts[i]) < 0)
 			ft_die("show: unknown option '%s' (see ftrail show --help)", opts[i]);
+		proc_set |= !strcmp(opts[i] + (strncmp(opts[i], "no", 2) ? 0 : 2), "funcgraph-proc");
 	}
+	/* several threads in one graph: name the thread on every line */
+	if (!proc_set && ft_trace_nr_threads(t) > 1 && tids.n != 1)
+		options |= FT_OPT(FUNCGRAPH_PROC);
 	if (expand)
 		options |= FT_OPT(EXPAND_STACKS);
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
@@ -202,6 +289,8 @@ int cmd_show(int argc, char **argv)
 	 */
 	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
 		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, &ev, &ks))
+				continue;
 			if (ev.type == FT_EV_SOURCE && ks.k && ev.priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
 				if (ks.cur.kind == FT_KEV_EVENT)
@@ -231,17 +320,23 @@ int cmd_show(int argc, char **argv)
 		lost = strtoull(w, NULL, 10);
 	w = snapshot ? NULL : ft_trace_meta(t, "written");
 	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost + klost);
-	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-		if (ft_fmt_event(f, &ev) < 0)
-			ft_die("writing the output: write error");
-	}
+	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
+		ret = show_prefetched(t, f, &tids, &ks, err, sizeof(err));
+	else
+		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, &ev, &ks))
+				continue;
+			if (ft_fmt_event(f, &ev) < 0)
+				ft_die("writing the output: write error");
+		}
 	if (ret < 0)
 		ft_die("%s: %s", input, err);
-	if (fflush(stdout) != 0 || ferror(stdout))
+	if (ft_fmt_flush(f) < 0 || fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
 	ft_fmt_free(f);
 	if (ks.k)
 		ft_kevents_close(ks.k);
 	ft_trace_close(t);
+	free(tids.v);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "cmd/builtin.h"
 #include "analysis/kevents.h"
+#include "analysis/stackset.h"
 #include "analysis/trace.h"
 #include "core/smapfull.h"
 #include "core/tracefile.h"
@@ -57,85 +58,6 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* One unique stack: kind 'k' (kernel addresses) or 'u' (user), frames, count. */
-struct ustack {
-	char kind;
-	uint32_t nr;
-	uint64_t *ips;
-	uint64_t count;
-	uint64_t hash;
-};
-
-struct stackset {
-	struct ustack *v;
-	size_t n, cap;
-	size_t *slots; /* index + 1, 0 free */
-	size_t nslots;
-};
-
-static uint64_t hash_stack(char kind, const uint64_t *ips, uint32_t nr)
-{
-	uint64_t h = 1469598103934665603ull ^ (uint64_t)kind;
-
-	for (uint32_t i = 0; i < nr; i++) {
-		h ^= ips[i];
-		h *= 1099511628211ull;
-		h ^= h >> 29;
-	}
-	return h ^ nr;
-}
-
-static void set_grow(struct stackset *s)
-{
-	size_t n = s->nslots ? s->nslots * 2 : 1024;
-	size_t *slots = ft_calloc(n, sizeof(*slots));
-
-	for (size_t i = 0; i < s->n; i++) {
-		size_t j = s->v[i].hash & (n - 1);
-
-		while (slots[j])
-			j = (j + 1) & (n - 1);
-		slots[j] = i + 1;
-	}
-	free(s->slots);
-	s->slots = slots;
-	s->nslots = n;
-}
-
-static void set_add(struct stackset *s, char kind, const uint64_t *ips, uint32_t nr)
-{
-	uint64_t h = hash_stack(kind, ips, nr);
-	size_t j;
-
-	if ((s->n + 1) * 2 > s->nslots)
-		set_grow(s);
-	for (j = h & (s->nslots - 1); s->slots[j]; j = (j + 1) & (s->nslots - 1)) {
-		struct ustack *u = &s->v[s->slots[j] - 1];
-
-		if (u->hash == h && u->kind == kind && u->nr == nr &&
-		    !memcmp(u->ips, ips, nr * sizeof(*ips))) {
-			u->count++;
-			return;
-		}
-	}
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 256;
-		s->v = ft_realloc(s->v, s->cap * sizeof(*s->v));
-	}
-	s->v[s->n] = (struct ustack){ kind, nr, ft_malloc(nr * sizeof(*ips) + 1), 1, h };
-	memcpy(s->v[s->n].ips, ips, nr * sizeof(*ips));
-	s->slots[j] = ++s->n;
-}
-
-static int by_count(const void *a, const void *b)
-{
-	const struct ustack *x = a, *y = b;
-
-	if (x->count != y->count)
-		return x->count > y->count ? -1 : 1;
-	return x->kind - y->kind;
-}
-
 /* Does kernel event "sys:name" match one of the -e patterns? */
 static int event_selected(struct tep_event *e, char **pats, size_t n)
 {
@@ -155,6 +77,12 @@ static int event_selected(struct tep_event *e, char **pats, size_t n)
 			return 1;
 	}
 	return 0;
+}
+
+static void add(struct ft_stackset *s, char kind, const uint64_t *ips, uint32_t nr)
+{
+	if (ft_stackset_add(s, kind, ips, nr, 1) < 0)
+		ft_die("out of memory");
 }
 
 struct printer {
@@ -187,11 +115,13 @@ static void frame(struct printer *p, char kind, uint64_t ip, int with_off, char 
 int cmd_stacks(int argc, char **argv)
 {
 	const char *input = "ftrail.dat";
-	struct stackset set = { 0 };
+	struct ft_stackset set;
+	struct ft_ustack **v;
+	size_t n;
 	struct printer pr = { 0 };
 	char **pats = NULL, err[512] = "", buf[512];
 	size_t npats = 0;
-	uint64_t top = 0, total = 0;
+	uint64_t top = 0;
 	int folded = 0, want_user = 1, want_kernel = 1, c, ret;
 	struct ft_kevent kev;
 	struct ft_event ev;
@@ -231,6 +161,8 @@ int cmd_stacks(int argc, char **argv)
 	if (!want_user && !want_kernel)
 		ft_die("stacks: --user and --kernel exclude each other");
 
+	if (ft_stackset_init(&set) < 0)
+		ft_die("out of memory");
 	pr.t = ft_trace_open(input, err, sizeof(err));
 	if (!pr.t)
 		ft_die("%s", err);
@@ -247,9 +179,9 @@ int cmd_stacks(int argc, char **argv)
 			if (kev.kind != FT_KEV_EVENT || !event_selected(kev.event, pats, npats))
 				continue;
 			if (want_kernel && kev.kstack_nr)
-				set_add(&set, 'k', kev.kstack, kev.kstack_nr);
+				add(&set, 'k', kev.kstack, kev.kstack_nr);
 			if (want_user && kev.ustack_nr)
-				set_add(&set, 'u', kev.ustack, kev.ustack_nr);
+				add(&set, 'u', kev.ustack, kev.ustack_nr);
 		}
 		if (ret < 0)
 			ft_die("%s: %s", input, ft_kevents_error(pr.k));
@@ -258,17 +190,16 @@ int cmd_stacks(int argc, char **argv)
 	if (want_user && !npats) {
 		while ((ret = ft_trace_next(pr.t, &ev, err, sizeof(err))) == 1)
 			if (ev.type == FT_EV_STACK && ev.nr_ips)
-				set_add(&set, 'u', ev.ips, ev.nr_ips);
+				add(&set, 'u', ev.ips, ev.nr_ips);
 		if (ret < 0)
 			ft_die("%s: %s", input, err);
 	}
 
-	if (set.n)
-		qsort(set.v, set.n, sizeof(*set.v), by_count);
-	for (size_t i = 0; i < set.n; i++)
-		total += set.v[i].count;
-	for (size_t i = 0; i < set.n && (!top || i < top); i++) {
-		struct ustack *u = &set.v[i];
+	v = ft_stackset_sorted(&set, &n);
+	if (!v && ft_stackset_count(&set))
+		ft_die("out of memory");
+	for (size_t i = 0; i < n && (!top || i < top); i++) {
+		struct ft_ustack *u = v[i];
 
 		if (folded) {
 			for (uint32_t j = u->nr; j-- > 0;) {
@@ -289,8 +220,8 @@ int cmd_stacks(int argc, char **argv)
 		printf("]: %llu\n\n", (unsigned long long)u->count);
 	}
 	if (!folded)
-		printf("%zu unique stacks, %llu stacks in all\n", set.n,
-		       (unsigned long long)total);
+		printf("%zu unique stacks, %llu stacks in all\n", n,
+		       (unsigned long long)set.total);
 	if (fflush(stdout) || ferror(stdout))
 		ft_die("writing the output: write error");
 	/* the counts stand (refused stacks were recorded in full); say why ids were few */
@@ -301,10 +232,8 @@ int cmd_stacks(int argc, char **argv)
 		    ft_smap_full_meta(ft_trace_reader(pr.t), which, buf, sizeof(buf)))
 			ft_warn("%s", buf);
 	}
-	for (size_t i = 0; i < set.n; i++)
-		free(set.v[i].ips);
-	free(set.v);
-	free(set.slots);
+	free(v);
+	ft_stackset_free(&set);
 	free(pats);
 	ft_kevents_close(pr.k);
 	ft_trace_close(pr.t);

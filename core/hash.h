@@ -243,4 +243,21 @@ static inline uint64_t ft_hash_fnv1a(const char *s, size_t n)
 	return h;
 }
 
+/* ---- integer keys ---- */
+
+/*
+ * splitmix64's finaliser: a bijective mix of a 64-bit key (ids, thread ids,
+ * addresses, or a hash computed elsewhere) so that the low bits index an
+ * open-addressing table well.  Not seeded.
+ */
+static inline uint64_t ft_hash_u64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= 0xbf58476d1ce4e5b9ull;
+	x ^= x >> 27;
+	x *= 0x94d049bb133111ebull;
+	x ^= x >> 31;
+	return x;
+}
+
 #endif

@@ -377,6 +377,38 @@ oom:
 	return NULL;
 }
 
+int ft_kallsyms_line(const char *line, size_t len, struct ft_kallsyms_ent *e)
+{
+	const char *p = line, *end = line + len, *name;
+	uint64_t addr = 0;
+	int digits = 0;
+
+	/* by hand rather than sscanf: ~200k lines, and the line is not a C string */
+	for (; p < end && digits <= 16; p++, digits++) {
+		int v = *p >= '0' && *p <= '9'   ? *p - '0'
+			: *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
+			: *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
+						 : -1;
+		if (v < 0)
+			break;
+		addr = addr << 4 | (uint64_t)v;
+	}
+	if (!digits || digits > 16 || end - p < 4 || p[0] != ' ' || p[2] != ' ' || !addr)
+		return 0;
+	if (p[1] != 't' && p[1] != 'T' && p[1] != 'w' && p[1] != 'W')
+		return 0;
+	e->addr = addr;
+	e->type = p[1];
+	name = p + 3;
+	for (p = name; p < end && *p != ' ' && *p != '\t' && *p != '\n'; p++)
+		;
+	if (p == name)
+		return 0;
+	e->name = name;
+	e->name_len = (size_t)(p - name);
+	return 1;
+}
+
 struct ft_symtab *ft_kallsyms_parse(const char *text, size_t len, char *err, size_t errlen)
 {
 	const char *p = text, *end = text + len;
@@ -389,21 +421,13 @@ struct ft_symtab *ft_kallsyms_parse(const char *text, size_t len, char *err, siz
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *le = nl ? nl : end;
-		char line[512], name[256], type;
-		unsigned long long addr;
-		size_t l = (size_t)(le - p);
+		struct ft_kallsyms_ent e;
 
-		if (l < sizeof(line)) {
-			memcpy(line, p, l);
-			line[l] = 0;
-			if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && addr &&
-			    (type == 't' || type == 'T' || type == 'w' || type == 'W')) {
-				if (b_add(&b, addr, 0, name, strlen(name)) < 0) {
-					ft_seterr(err, errlen, "out of memory");
-					b_abort(&b);
-					return NULL;
-				}
-			}
+		if (ft_kallsyms_line(p, (size_t)(le - p), &e) &&
+		    b_add(&b, e.addr, 0, e.name, e.name_len) < 0) {
+			ft_seterr(err, errlen, "out of memory");
+			b_abort(&b);
+			return NULL;
 		}
 		p = le + 1;
 	}

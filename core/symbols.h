@@ -74,6 +74,23 @@ void *ft_symtab_encode(const struct ft_symtab *st, size_t *len);
  */
 struct ft_symtab *ft_symtab_decode(const void *buf, size_t len, char *err, size_t errlen);
 
+/* One /proc/kallsyms line, as ft_kallsyms_line() reads it. */
+struct ft_kallsyms_ent {
+	uint64_t addr;
+	char type;	  /* 't', 'T', 'w' or 'W' */
+	const char *name; /* into the line; not NUL-terminated */
+	size_t name_len;  /* without the "[module]" column */
+};
+
+/**
+ * ft_kallsyms_line() - the one kallsyms line parser
+ * @line: "addr type name [module]", len bytes, with or without the newline
+ *
+ * Return: 1 with *e filled for a text symbol (types t T w W) at a non-zero
+ * address (what stacks and %ps resolve to), 0 for any other line.
+ */
+int ft_kallsyms_line(const char *line, size_t len, struct ft_kallsyms_ent *e);
+
 /*
  * Parse /proc/kallsyms text ("addr type name [module]").  Only text symbols
  * (t, T, w, W) are kept; sizes are the distance to the next symbol.  Lines

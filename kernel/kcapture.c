@@ -67,6 +67,7 @@
 #include "core/options.h"
 #include "core/smapfull.h"
 #include "core/stackmap.h"
+#include "core/symbols.h"
 #include "core/tracefile.h"
 #include "core/util.h"
 
@@ -1163,8 +1164,9 @@ static char *slurp(const char *path, size_t *len)
 }
 
 /*
- * /proc/kallsyms, text symbols only (types t T w W), which is what stacks
- * and %ps need; in place.  Returns the new length.
+ * /proc/kallsyms, text symbols only (ft_kallsyms_line(): types t T w W at
+ * a non-zero address), which is what stacks and %ps need; in place.
+ * Returns the new length.
  */
 static size_t kallsyms_text_only(char *s, size_t len)
 {
@@ -1173,9 +1175,9 @@ static size_t kallsyms_text_only(char *s, size_t len)
 	while (in < len) {
 		char *nl = memchr(s + in, '\n', len - in);
 		size_t l = nl ? (size_t)(nl - (s + in)) + 1 : len - in;
-		char *sp = memchr(s + in, ' ', l);
+		struct ft_kallsyms_ent e;
 
-		if (sp && sp + 2 < s + in + l && strchr("tTwW", sp[1]) && sp[2] == ' ') {
+		if (ft_kallsyms_line(s + in, l, &e)) {
 			memmove(s + out, s + in, l);
 			out += l;
 		}
@@ -1220,6 +1222,7 @@ static size_t kallsyms_subset(struct ft_kcapture *kc, char *s, size_t len)
 {
 	struct addrset all = { 0 };
 	struct kline *lines = NULL;
+	struct ft_kallsyms_ent e;
 	size_t n = 0, cap = 0, out = 0;
 	char *copy;
 
@@ -1249,7 +1252,9 @@ static size_t kallsyms_subset(struct ft_kcapture *kc, char *s, size_t len)
 				goto full;
 			lines = nv;
 		}
-		lines[n++] = (struct kline){ strtoull(s + in, NULL, 16), in, l, 0 };
+		/* every line passed kallsyms_text_only(): it parses */
+		if (ft_kallsyms_line(s + in, l, &e))
+			lines[n++] = (struct kline){ e.addr, in, l, 0 };
 		in += l;
 	}
 	qsort(lines, n, sizeof(*lines), kline_cmp);

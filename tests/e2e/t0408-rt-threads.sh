@@ -11,8 +11,8 @@ for flags in "-O0 -pg -mfentry" "-O2 -fpatchable-function-entry=5" "-O2 -finstru
 	[ "$(calls t.dat leaf)" = 14 ] || fail "$flags: leaf calls $(calls t.dat leaf)"
 	[ "$(calls t.dat quit_here)" = 1 ] || fail "$flags: quit_here calls"
 	"$FTRAIL" show -i t.dat >show.out || fail show
-	# five threads traced (main + 4)
-	n=$(grep -o '^ *[^ ]*-[0-9]*' show.out | sort -u | wc -l)
-	[ "$n" -ge 1 ] || fail "no task column"
+	# five threads traced (main + 4), each named in the TASK/PID column
+	n=$(grep -v '^#' show.out | sed -n 's/^ *[0-9]*)  *[^ ]*-\([0-9][0-9]*\)  *|.*/\1/p' | sort -u | wc -l)
+	[ "$n" = 5 ] || fail "$flags: $n threads in the task column"
 done
 exit 0

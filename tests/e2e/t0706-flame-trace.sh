@@ -47,6 +47,13 @@ awk '{ s += $NF } END { exit !(s == 20000) }' lost.folded || fail "lost total: $
 # recorded stacks, counted
 $FTRAIL flame -i func.dat --stacks --folded >stacks.folded || fail "--stacks"
 [ "$(awk '{ s += $NF } END { print s }' stacks.folded)" -ge 1 ] || fail "no stacks counted"
+# the same stacks and counts as `ftrail stacks` (folded per unique stack there too)
+$FTRAIL stacks -i func.dat >stacks.txt || fail "stacks"
+all=$(sed -n 's/^[0-9]* unique stacks, \([0-9]*\) stacks in all$/\1/p' stacks.txt)
+[ "$all" = "$(awk '{ s += $NF } END { print s }' stacks.folded)" ] ||
+	fail "flame --stacks counted $(awk '{ s += $NF } END { print s }' stacks.folded), stacks $all"
+$FTRAIL stacks -i func.dat --folded | sort >stacks.sf || fail "stacks --folded"
+sort stacks.folded | cmp -s - stacks.sf || fail "flame --stacks --folded differs from stacks --folded"
 $FTRAIL flame -i func.dat --stacks -o stacks.html || fail "--stacks html"
 grep -q '<!DOCTYPE html>' stacks.html || fail "no html"
 

@@ -342,9 +342,10 @@ static inline int mk_threads(struct ft_writer *w, int compress)
 	struct mk_buf m, k, h;
 	int ret;
 
+	/* buffer ids as the recorder makes them: slot << 2 | level (core/ringbuf.h) */
 	mk_init(&m, 0, 1000, 1000, 0);
-	mk_init(&k, 1, 1000, 1001, 0);
-	mk_init(&h, 2, 1000, 1000, 1);
+	mk_init(&k, 1 << 2, 1000, 1001, 0);
+	mk_init(&h, 0 << 2 | 1, 1000, 1000, 1);
 	mk_page(&m, 3 * S, 0, 0);
 	mk_page(&k, 3 * S + 1000, 0, 0);
 	mk_page(&h, 3 * S + 2500, 0, 0);

@@ -566,6 +566,30 @@ static void test_kallsyms(void **state)
 	ft_symbols_free(s);
 }
 
+/* The one kallsyms line parser: what it takes and what it refuses. */
+static void test_kallsyms_line(void **state)
+{
+	static const char *const no[] = {
+	    "ffffffff81000180 D some_data", "0000000000000000 T hidden", "garbage line",
+	    "ffffffff81000180 T", "ffffffff81000180 T ", "11112222333344445 T too_long",
+	    "ffffffff81000180  T two_spaces", "",
+	};
+	struct ft_kallsyms_ent e;
+	const char *l = "ffffffff81000200 W schedule\t[kvm]\n";
+
+	(void)state;
+	assert_int_equal(ft_kallsyms_line(l, strlen(l), &e), 1);
+	assert_true(e.addr == 0xffffffff81000200ull);
+	assert_int_equal(e.type, 'W');
+	assert_int_equal(e.name_len, 8);
+	assert_memory_equal(e.name, "schedule", 8);
+	/* the length bounds the line: no NUL needed, none read past */
+	assert_int_equal(ft_kallsyms_line("FFFF8000 t a_long_name", 12, &e), 1);
+	assert_int_equal(e.name_len, 1);
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		assert_int_equal(ft_kallsyms_line(no[i], strlen(no[i]), &e), 0);
+}
+
 /* After an exec two programs share addresses: module and pid pick the right one. */
 static void test_overlapping_modules(void **state)
 {
@@ -753,6 +777,7 @@ static void test_fmt_durations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_kallsyms_line),
 	    cmocka_unit_test_setup_teardown(test_graph_decode, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_and_resync, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unwind_long, setup, teardown),
