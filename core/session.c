@@ -303,17 +303,90 @@ void ft_session_set_tracing_on(struct ft_session_hdr *h, int on)
 	__atomic_store_n(&ft_session_ctl(h)->tracing_on, on ? 1u : 0u, __ATOMIC_RELEASE);
 }
 
+/*
+ * The runtime warning area (ctl->rt_msg) is an append-only sequence of
+ * records, each a 4-byte header then the text, padded to 4 bytes:
+ *
+ *	header = MSG_DONE | text length      (0 until the text is complete)
+ *
+ * Memory-ordering contract:
+ *   - a writer reserves [pos, pos + size) with one fetch_add on rt_msg_len:
+ *     relaxed, since the reservation publishes nothing; distinct writers
+ *     (threads, or a signal handler interrupting a writer) get disjoint
+ *     ranges.
+ *   - it copies the text with plain stores, then stores the header with
+ *     release: the header is the only thing a reader trusts, and it pairs
+ *     with the reader's acquire load, so text is visible before the header.
+ *   - the reader walks records from its cursor and stops at the first header
+ *     that is still 0 (a writer between reserve and publish), even when
+ *     later records are complete: no record is skipped, none is read torn.
+ * A record that would cross the end of the area is not written; it is
+ * counted in rt_msg_dropped (relaxed: read once the writers are gone), and
+ * the first such writes MSG_END in place of its header (every later
+ * reservation starts past the end).  The
+ * area lives in memory the traced program can scribble on, so the reader
+ * bounds every length it reads.
+ */
+#define MSG_DONE 0x80000000u
+#define MSG_END 0x40000000u /* no record here or after: the area is full */
+#define MSG_LEN_MASK 0xffffu
+
+typedef uint32_t __attribute__((may_alias)) msg_word;
+
+static uint32_t msg_size(uint32_t n)
+{
+	return 4 + ((n + 3) & ~3u);
+}
+
 void ft_session_msg(struct ft_session_hdr *h, const char *line)
 {
 	struct ft_session_ctl *c = ft_session_ctl(h);
-	uint32_t n = (uint32_t)strlen(line) + 1, pos;
+	uint32_t n = (uint32_t)strnlen(line, FT_SESSION_MSG_LINE_MAX), size = msg_size(n), pos;
 
-	/* reserve [pos, pos+n) with one atomic add: writers never overlap */
-	pos = __atomic_fetch_add(&c->rt_msg_len, n, __ATOMIC_RELAXED);
-	if (pos >= FT_SESSION_MSG_MAX - 1)
+	pos = __atomic_fetch_add(&c->rt_msg_len, size, __ATOMIC_RELAXED);
+	if (pos > FT_SESSION_MSG_MAX || size > FT_SESSION_MSG_MAX - pos) {
+		__atomic_fetch_add(&c->rt_msg_dropped, 1, __ATOMIC_RELAXED);
+		/* the first record that does not fit ends the area for the reader */
+		if (pos <= FT_SESSION_MSG_MAX - 4)
+			__atomic_store_n((msg_word *)(c->rt_msg + pos), MSG_END, __ATOMIC_RELEASE);
 		return;
-	if (pos + n > FT_SESSION_MSG_MAX - 1)
-		n = FT_SESSION_MSG_MAX - 1 - pos;
-	memcpy(c->rt_msg + pos, line, n - 1);
-	c->rt_msg[pos + n - 1] = '\n';
+	}
+	memcpy(c->rt_msg + pos + 4, line, n);
+	/* publishes the text above: pairs with the acquire in ft_session_msg_next() */
+	__atomic_store_n((msg_word *)(c->rt_msg + pos), MSG_DONE | n, __ATOMIC_RELEASE);
+}
+
+int ft_session_msg_next(struct ft_session_hdr *h, uint32_t *pos, char *buf, size_t len)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+	uint32_t p = *pos, hdr, n;
+
+	if (p > FT_SESSION_MSG_MAX - 4 || (p & 3))
+		return 0;
+	/* pairs with the release in ft_session_msg(): the text is complete */
+	hdr = __atomic_load_n((msg_word *)(c->rt_msg + p), __ATOMIC_ACQUIRE);
+	n = hdr & MSG_LEN_MASK;
+	if ((hdr & (MSG_DONE | MSG_END)) != MSG_DONE || n > FT_SESSION_MSG_MAX - p - 4)
+		return 0;
+	if (len) {
+		size_t k = n < len - 1 ? n : len - 1;
+
+		memcpy(buf, c->rt_msg + p + 4, k);
+		buf[k] = 0;
+	}
+	*pos = p + msg_size(n);
+	return 1;
+}
+
+uint32_t ft_session_msg_left(struct ft_session_hdr *h, uint32_t pos)
+{
+	struct ft_session_ctl *c = ft_session_ctl(h);
+	uint32_t reserved = __atomic_load_n(&c->rt_msg_len, __ATOMIC_ACQUIRE);
+	uint32_t left = __atomic_load_n(&c->rt_msg_dropped, __ATOMIC_RELAXED);
+
+	/* space reserved at pos but no header: its writer died between the two */
+	if (pos < reserved && pos <= FT_SESSION_MSG_MAX - 4 && !(pos & 3) &&
+	    !__atomic_load_n((msg_word *)(c->rt_msg + pos), __ATOMIC_ACQUIRE))
+		left++;
+	return left;
 }

@@ -59,7 +59,7 @@
 #include <stdint.h>
 
 #define FT_SESSION_MAGIC 0x53525446u /* "FTRS" little endian */
-#define FT_SESSION_VERSION 1
+#define FT_SESSION_VERSION 2
 #define FT_SESSION_ENV_FD "FTRAIL_SHM_FD"
 
 #define FT_SESSION_LIST_MAX 16384 /* bytes of text per filter list, NUL included */
@@ -68,6 +68,7 @@
 #define FT_SESSION_MAX_MODULES 1024
 #define FT_SESSION_PATH_MAX 512
 #define FT_SESSION_MSG_MAX 1024
+#define FT_SESSION_MSG_LINE_MAX 255 /* bytes of one runtime warning */
 
 enum ft_tracer {
 	FT_TRACER_NOP = 0,
@@ -125,8 +126,10 @@ struct ft_session_ctl {
 	uint32_t rt_patched;      /* sites currently patched (last process to apply) */
 	uint32_t rt_selected;     /* functions selected by the filters */
 	uint32_t rt_funcs_dropped; /* functions seen when the table was full */
-	uint32_t rt_msg_len;      /* bytes reserved in rt_msg: clamp to MSG_MAX */
-	char rt_msg[FT_SESSION_MSG_MAX]; /* warnings for the recorder to print, '\n' separated */
+	uint32_t rt_msg_len;      /* atomic: bytes reserved in rt_msg (may exceed MSG_MAX) */
+	uint32_t rt_msg_dropped;  /* atomic: messages that did not fit in rt_msg */
+	/* warnings for the recorder to print: records, see ft_session_msg() */
+	_Alignas(4) char rt_msg[FT_SESSION_MSG_MAX];
 };
 
 /* Function table entry: the FUNCS section's layout exactly. */
@@ -229,10 +232,38 @@ void ft_session_set_tracing_on(struct ft_session_hdr *h, int on);
 int ft_tracer_from_name(const char *name);
 const char *ft_tracer_name(int tracer);
 
-/*
- * Runtime side: append a warning line for the recorder to print (truncated
- * when the area is full; lock-free: reserves space with an atomic add).
+/**
+ * ft_session_msg() - append a warning line for the recorder to print
+ * @h: the session
+ * @line: the text (one line; cut to FT_SESSION_MSG_LINE_MAX bytes)
+ *
+ * Runtime side.  Lock-free and async-signal-safe: any thread, or a signal
+ * handler interrupting another call, may call it at any time.  A line is
+ * delivered whole or, when the area is full, counted in rt_msg_dropped.
  */
 void ft_session_msg(struct ft_session_hdr *h, const char *line);
+
+/**
+ * ft_session_msg_next() - the next complete runtime warning
+ * @h: the session
+ * @pos: the reader's cursor (0 at first), advanced past what is returned
+ * @buf: where the line goes, NUL-terminated
+ * @len: size of buf (FT_SESSION_MSG_LINE_MAX + 1 holds any line)
+ *
+ * Tool side, one reader per cursor.  Lines come in the order their space was
+ * reserved; a line whose writer has not finished stops the reader there
+ * until it has.  Return: 1 a line, 0 none complete at @pos (yet).
+ */
+int ft_session_msg_next(struct ft_session_hdr *h, uint32_t *pos, char *buf, size_t len);
+
+/**
+ * ft_session_msg_left() - runtime warnings the reader at @pos cannot get
+ * @h: the session
+ * @pos: the reader's cursor after ft_session_msg_next() returned 0
+ *
+ * Once every writer is gone: lines dropped because the area was full, plus
+ * one for a line left half-written at @pos (its writer died mid-call).
+ */
+uint32_t ft_session_msg_left(struct ft_session_hdr *h, uint32_t pos);
 
 #endif

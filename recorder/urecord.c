@@ -135,7 +135,7 @@ struct ft_urecord {
 	char *warn; /* '\n'-separated lines not yet handed out */
 	size_t warn_len, warn_pos;
 	char cur_warn[512];
-	size_t rt_msg_seen;
+	uint32_t rt_msg_seen;
 	int said_noinstr; /* the ELF check warned: the runtime's own line would repeat it */
 	int said_static;  /* warned that the program is static */
 
@@ -202,33 +202,20 @@ const char *ft_urecord_next_warning(struct ft_urecord *u)
 	return u->cur_warn;
 }
 
-/* Runtime warnings (session rt_msg) not yet queued. */
-static void pull_rt_msgs(struct ft_urecord *u)
+/* Runtime warnings (session rt_msg) not yet queued; final: the writers are gone. */
+static void pull_rt_msgs(struct ft_urecord *u, int final)
 {
-	struct ft_session_ctl *c;
-	uint32_t n;
-	char line[FT_SESSION_MSG_MAX];
+	char line[FT_SESSION_MSG_LINE_MAX + 1];
+	uint32_t left;
 
 	if (!u->h)
 		return;
-	c = ft_session_ctl(u->h);
-	n = __atomic_load_n(&c->rt_msg_len, __ATOMIC_ACQUIRE);
-	if (n > FT_SESSION_MSG_MAX - 1)
-		n = FT_SESSION_MSG_MAX - 1;
-	while (u->rt_msg_seen < n) {
-		size_t i = u->rt_msg_seen, l = 0;
-
-		while (i + l < n && c->rt_msg[i + l] != '\n')
-			l++;
-		if (i + l >= n)
-			break; /* a line still being copied: next time */
-		memcpy(line, c->rt_msg + i, l);
-		line[l] = 0;
-		/* a line a crash left half written has NUL bytes: keep the prefix */
+	while (ft_session_msg_next(u->h, &u->rt_msg_seen, line, sizeof(line)))
 		if (line[0] && !(u->said_noinstr && strstr(line, "no instrumentation")))
 			add_warning(u, "%s", line);
-		u->rt_msg_seen = i + l + 1;
-	}
+	if (final && (left = ft_session_msg_left(u->h, u->rt_msg_seen)))
+		add_warning(u, "%u runtime warning(s) lost (the message area is full, or the "
+			    "program died writing one)", left);
 }
 
 /* ---- tasks ---- */
@@ -1478,7 +1465,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		}
 		if (u->area) {
 			wr |= drain(u, w, 0);
-			pull_rt_msgs(u);
+			pull_rt_msgs(u, 0);
 		}
 		all_gone = reap(u);
 		if (all_gone)
@@ -1511,7 +1498,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		ft_rb_reader_done(u->area);
 		wr |= pend_flush_all(u, w);
 		wr |= queue_stop(u); /* every UDATA chunk written */
-		pull_rt_msgs(u);
+		pull_rt_msgs(u, all_gone);
 		if (u->h) {
 			struct ft_session_ctl *c = ft_session_ctl(u->h);
 

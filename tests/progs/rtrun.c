@@ -393,9 +393,8 @@ int main(int argc, char **argv)
 	{
 		struct ft_rb_totals tot;
 		struct ft_session_ctl *ctl = ft_session_ctl(sess);
-		uint32_t ml = ctl->rt_msg_len < FT_SESSION_MSG_MAX ? ctl->rt_msg_len :
-								     FT_SESSION_MSG_MAX;
-		char *s = ctl->rt_msg, *e = s + ml;
+		char line[FT_SESSION_MSG_LINE_MAX + 1];
+		uint32_t mpos = 0;
 
 		ft_rb_area_totals(area, &tot);
 		if (quiet) {
@@ -413,14 +412,8 @@ int main(int argc, char **argv)
 		printf("#stat calls=%llu bytes=%llu lost=%llu hooks=0x%x patched=%u\n",
 		       (unsigned long long)calls, (unsigned long long)bytes,
 		       (unsigned long long)tot.lost, ctl->rt_hooks, ctl->rt_patched);
-		while (s < e) {
-			char *nl = memchr(s, '\n', (size_t)(e - s));
-
-			if (!nl)
-				nl = e;
-			printf("#msg %.*s\n", (int)(nl - s), s);
-			s = nl + 1;
-		}
+		while (ft_session_msg_next(sess, &mpos, line, sizeof(line)))
+			printf("#msg %s\n", line);
 	}
 	if (getenv("RTRUN_FUNCS")) { /* debugging: the function table */
 		for (uint32_t f = 0; f < ft_session_nr_funcs(sess); f++) {

@@ -83,7 +83,7 @@ static void test_session_init(void **state)
 	struct ft_session_ctl *c;
 	struct ft_stackmap sm;
 	char err[128];
-	size_t len, ring = 65536, ml;
+	size_t len, ring = 65536;
 	void *mem, *p;
 
 	(void)state;
@@ -132,15 +132,31 @@ static void test_session_init(void **state)
 	ft_session_set_tracing_on(h, 0);
 	assert_int_equal(c->tracing_on, 0);
 
-	/* runtime messages are lines, clamped to the area */
-	ft_session_msg(h, "one");
-	ft_session_msg(h, "two");
-	ml = c->rt_msg_len;
-	assert_int_equal(ml, 8);
-	assert_memory_equal(c->rt_msg, "one\ntwo\n", 8);
-	for (int i = 0; i < 200; i++)
-		ft_session_msg(h, "a fairly long warning line that fills the area");
-	assert_true(c->rt_msg[FT_SESSION_MSG_MAX - 1] == '\0');
+	/* runtime messages are lines, delivered whole or counted dropped */
+	{
+		char line[FT_SESSION_MSG_LINE_MAX + 1];
+		uint32_t pos = 0, got = 0;
+
+		assert_int_equal(ft_session_msg_next(h, &pos, line, sizeof(line)), 0);
+		ft_session_msg(h, "one");
+		ft_session_msg(h, "two");
+		assert_int_equal(ft_session_msg_next(h, &pos, line, sizeof(line)), 1);
+		assert_string_equal(line, "one");
+		assert_int_equal(ft_session_msg_next(h, &pos, line, sizeof(line)), 1);
+		assert_string_equal(line, "two");
+		assert_int_equal(ft_session_msg_next(h, &pos, line, sizeof(line)), 0);
+		for (int i = 0; i < 200; i++)
+			ft_session_msg(h, "a fairly long warning line that fills the area");
+		while (ft_session_msg_next(h, &pos, line, sizeof(line))) {
+			assert_string_equal(line, "a fairly long warning line that fills the area");
+			got++;
+		}
+		assert_true(got > 0 && got < 200);
+		assert_int_equal(ft_session_msg_left(h, pos), 200 - got);
+		/* a line cut short: a truncated copy for a small buffer */
+		assert_int_equal(ft_session_msg_next(h, &(uint32_t){0}, line, 3), 1);
+		assert_string_equal(line, "on");
+	}
 	free(mem);
 	opts_free(&o);
 }
