@@ -58,25 +58,42 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Does kernel event "sys:name" match one of the -e patterns? */
-static int event_selected(struct tep_event *e, char **pats, size_t n)
+/* Does kernel event "sys:name" match the -e pattern p? */
+static int event_matches(const struct tep_event *e, const char *p)
 {
 	char name[512];
 
+	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
+	return !strcmp(p, "all") || !fnmatch(p, name, 0) ||
+	       (!strchr(p, ':') && !strcmp(p, e->system));
+}
+
+/* Does kernel event e match one of the -e patterns? */
+static int event_selected(struct tep_event *e, char **pats, size_t n)
+{
 	if (!n)
 		return 1;
 	if (!e)
 		return 0;
-	snprintf(name, sizeof(name), "%s:%s", e->system, e->name);
-	for (size_t i = 0; i < n; i++) {
-		const char *p = pats[i];
-
-		if (!strcmp(p, "all") || !fnmatch(p, name, 0))
+	for (size_t i = 0; i < n; i++)
+		if (event_matches(e, pats[i]))
 			return 1;
-		if (!strchr(p, ':') && !strcmp(p, e->system))
-			return 1;
-	}
 	return 0;
+}
+
+/* Every -e pattern names at least one event the trace has a format for. */
+static void check_patterns(struct ft_kevents *k, char **pats, size_t n, const char *input)
+{
+	struct tep_event **evs = tep_list_events(ft_kevents_tep(k), TEP_EVENT_SORT_ID);
+
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+
+		while (evs && evs[j] && !event_matches(evs[j], pats[i]))
+			j++;
+		if (!evs || !evs[j])
+			ft_die("stacks: no event matches '%s' in %s", pats[i], input);
+	}
 }
 
 static void add(struct ft_stackset *s, char kind, const uint64_t *ips, uint32_t nr)
@@ -173,6 +190,8 @@ int cmd_stacks(int argc, char **argv)
 		ft_kevents_fix_user_stacks(pr.k, input);
 	if (npats && !pr.k)
 		ft_die("stacks: %s has no kernel events to select with -e", input);
+	if (npats)
+		check_patterns(pr.k, pats, npats, input);
 
 	if (pr.k) {
 		while ((ret = ft_kevents_next(pr.k, &kev)) == 1) {
