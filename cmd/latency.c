@@ -106,6 +106,47 @@ static int matches(struct tep_event *e, const char *list)
 	return 0;
 }
 
+/* Can --key/--label name read on event e?  cpu and pid always work. */
+static int has_field(struct tep_event *e, const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "pid") || tep_find_any_field(e, name);
+}
+
+/*
+ * Before any output: --from and --to each name an event the trace has a
+ * format for, and every such event has the --key (and, for --from, the
+ * --label) field.
+ */
+static void check_events(struct ft_kevents *k, const char *from, const char *to,
+			 const char *keyf, const char *labelf, const char *input)
+{
+	struct tep_event **evs = tep_list_events(ft_kevents_tep(k), TEP_EVENT_SORT_ID);
+	int saw_from = 0, saw_to = 0;
+
+	for (size_t i = 0; evs && evs[i]; i++) {
+		struct tep_event *e = evs[i];
+		int is_from = matches(e, from), is_to = matches(e, to);
+
+		saw_from |= is_from;
+		saw_to |= is_to;
+		if ((is_from || is_to) && !has_field(e, keyf))
+			ft_die("latency: event %s:%s has no field '%s' to use as --key", e->system,
+			       e->name, keyf);
+		if (is_from && labelf && !has_field(e, labelf))
+			ft_die("latency: event %s:%s has no field '%s' to use as --label",
+			       e->system, e->name, labelf);
+	}
+	if (!saw_from)
+		ft_die("latency: no '%s' event in %s", from, input);
+	if (!saw_to)
+		ft_die("latency: no '%s' event in %s", to, input);
+}
+
+static void print_header(void)
+{
+	printf("%-18s %-6s %-12s %-40s %s\n", "BEGIN(s)", "CPU", "KEY", "LABEL", "DURATION(us)");
+}
+
 static struct keyq *get_key(struct lat *l, const char *key)
 {
 	for (size_t i = 0; i < l->nkeys; i++)
@@ -208,7 +249,7 @@ int cmd_latency(int argc, char **argv)
 	struct ft_kevents *k;
 	struct ft_kevent ev;
 	char err[512] = "", key[256], label[256], b1[32], b2[32], b3[32], b4[32];
-	int summary = 0, c, ret, saw_from = 0, saw_to = 0;
+	int summary = 0, c, ret, saw_from = 0, saw_to = 0, header = 0;
 	uint64_t open_left = 0;
 
 	while ((c = getopt_long(argc, argv, ":i:h", long_options, NULL)) != -1) {
@@ -251,9 +292,8 @@ int cmd_latency(int argc, char **argv)
 	if (!k)
 		ft_die("%s: %s", input, err[0] ? err : "no kernel events in this trace");
 
-	if (!summary)
-		printf("%-18s %-6s %-12s %-40s %s\n", "BEGIN(s)", "CPU", "KEY", "LABEL",
-		       "DURATION(us)");
+	check_events(k, from, to, keyf, labelf, input);
+
 	while ((ret = ft_kevents_next(k, &ev)) == 1) {
 		int is_from, is_to;
 
@@ -298,6 +338,8 @@ int cmd_latency(int argc, char **argv)
 			}
 			b = &q->v[--q->n];
 			d = ev.ts >= b->ts ? ev.ts - b->ts : 0;
+			if (!summary && !header++)
+				print_header();
 			if (!summary)
 				printf("%7llu.%09llu   %-6d %-12s %*s%-*s %s\n",
 				       (unsigned long long)(b->ts / 1000000000ull),
@@ -321,6 +363,8 @@ int cmd_latency(int argc, char **argv)
 		ft_die("latency: no '%s' event in %s", from, input);
 	if (!saw_to)
 		ft_die("latency: no '%s' event in %s", to, input);
+	if (!summary && !header)
+		print_header();
 
 	if (l.nlabels)
 		qsort(l.labels, l.nlabels, sizeof(*l.labels), by_total);
