@@ -105,6 +105,10 @@ static void read_folded(struct ft_folded *f, const char *path)
 	ft_progress_done(&pr);
 	if (r)
 		ft_die("%s", err);
+	/* an empty picture is no answer: say so, as for a trace with no calls */
+	if (!ft_folded_count(f) && !ft_folded_flushes(f))
+		ft_die("%s: no folded stacks ('a;b;c COUNT' lines) to draw",
+		       strcmp(path, "-") ? path : "stdin");
 }
 
 struct graph_ctx {

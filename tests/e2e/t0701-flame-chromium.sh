@@ -50,9 +50,12 @@ headless shot.log --window-size=1200,900 --screenshot="$PWD/flame.png" "file://$
 px=$(png_colours flame.png) || fail "cannot read the screenshot"
 echo "coloured pixels: $px"
 [ "$px" -gt 50000 ] || fail "screenshot shows almost no frames ($px coloured pixels)"
-# an empty graph has none
+# input without stacks is refused, and leaves no picture behind
 : >empty.folded
-$FTRAIL flame --from-folded empty.folded -o empty.svg || fail "empty flame"
+expect_fail "ftrail: empty.folded: no folded stacks*" $FTRAIL flame --from-folded empty.folded -o none.svg
+[ ! -e none.svg ] || fail "a refused flame left none.svg"
+# the control: a picture without frames shows (almost) no coloured pixels
+printf '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="300"></svg>\n' >empty.svg
 headless empty.log --window-size=1200,300 --screenshot="$PWD/empty.png" "file://$PWD/empty.svg" ||
 	fail "screenshot of the empty graph failed"
 epx=$(png_colours empty.png)
