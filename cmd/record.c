@@ -15,6 +15,7 @@
 
 #include "cmd/builtin.h"
 #include "core/options.h"
+#include "core/stackmap.h"
 #include "recorder/record_session.h"
 #include "core/util.h"
 
@@ -54,7 +55,8 @@ const char cmd_record_usage[] =
 	"                       (ftrace's producer/consumer mode), -O overwrite the\n"
 	"                       oldest; either way every loss is counted\n"
 	"  -b KB                buffer size per buffer (per thread, per CPU), KiB\n"
-	"  --stackmap-bits N    stack map capacity 2^N stacks, N in [10,18], default 14\n"
+	"  --stackmap-bits N    stack map capacity 2^N stacks, N in [10,18] (else an\n"
+	"                       error), default 14\n"
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
 	"  -o FILE              output file (default ftrail.dat)\n"
@@ -165,10 +167,11 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			o->snapshot_alloc = 1;
 			break;
 		case OPT_STACKMAP_BITS:
-			if (ft_parse_u64(optarg, 0, 64, &v))
-				ft_die("--stackmap-bits wants a number, not '%s'", optarg);
-			/* clamped to [10,18] like the kernel's ftrace_stackmap.bits */
-			o->stackmap_bits = v < 10 ? 10 : v > 18 ? 18 : (unsigned int)v;
+			/* out of range is an error, as tracefs refuses a bad value */
+			if (ft_parse_u64(optarg, FT_STACKMAP_BITS_MIN, FT_STACKMAP_BITS_MAX, &v))
+				ft_die("--stackmap-bits wants a number in [%d,%d], not '%s'",
+				       FT_STACKMAP_BITS_MIN, FT_STACKMAP_BITS_MAX, optarg);
+			o->stackmap_bits = (unsigned int)v;
 			break;
 		case 'a':
 			o->all_cpus = 1;
