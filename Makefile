@@ -56,7 +56,8 @@ else
 Q := @
 quiet = @printf '  %-7s %s\n'
 endif
-LDLIBS  := $(PKG_LIBS) -lpthread -lm -ldl
+# -liberty: the C++ demangler (core/symbols.c; Debian libiberty-dev)
+LDLIBS  := $(PKG_LIBS) -liberty -lpthread -lm -ldl
 
 CORE_SRC     := $(wildcard core/*.c)
 # The runtime is built only from the pieces of core it needs: it lives inside

@@ -19,4 +19,12 @@
  */
 void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn));
 
+/*
+ * --no-demangle, for every command that prints user symbols: its getopt
+ * entry, its case value (calls ft_symbols_set_demangle(0)) and help line.
+ */
+#define FT_OPT_NO_DEMANGLE 0x4e444d /* "NDM": apart from every command's own values */
+#define FT_NO_DEMANGLE_LONGOPT { "no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE }
+#define FT_NO_DEMANGLE_HELP "  --no-demangle    print C++ names as stored (mangled), as uftrace --demangle=no\n"
+
 #endif

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_progress.h"
 #include "analysis/export_speedscope.h"
@@ -37,6 +38,7 @@ const char cmd_export_usage[] =
 	"\n"
 	"  -f, --format F      chrome or speedscope (required)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n"
+	FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
 	"  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
 	"                      timeline instead of reading a trace\n"
@@ -54,6 +56,7 @@ enum {
 };
 
 static const struct option long_opts[] = {
+	FT_NO_DEMANGLE_LONGOPT,
 	{ "format", required_argument, NULL, 'f' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
@@ -208,6 +211,9 @@ int cmd_export(int argc, char **argv)
 		case OPT_COMPLETE: co.complete = 1; break;
 		case OPT_ABSOLUTE: co.absolute_time = 1; break;
 		case OPT_NO_KERNEL: kernel = 0; break;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
+			break;
 		default:
 			ft_bad_option("export", c, argv);
 		}

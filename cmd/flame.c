@@ -19,6 +19,7 @@
 #include "analysis/outfile.h"
 #include "analysis/stackset.h"
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "core/util.h"
 
 const char cmd_flame_usage[] =
@@ -32,6 +33,7 @@ const char cmd_flame_usage[] =
 	"searches on load.\n"
 	"\n"
 	"  -i FILE            trace file to read (default ./ftrail.dat)\n"
+	FT_NO_DEMANGLE_HELP
 	"  --graph            weight = self time of function_graph calls (default)\n"
 	"  --stacks           weight = number of times each recorded stack was seen\n"
 	"  --offcpu           weight = off-CPU time per stack (see ftrail offcpu)\n"
@@ -66,6 +68,7 @@ enum {
 };
 
 static const struct option long_opts[] = {
+	FT_NO_DEMANGLE_LONGOPT,
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "graph", no_argument, NULL, OPT_GRAPH },
@@ -345,6 +348,9 @@ int cmd_flame(int argc, char **argv)
 		case OPT_MAXMEM:
 			if (ft_parse_u64(optarg, 1, 1u << 20, &maxmem))
 				ft_die("--max-memory wants megabytes in [1,1048576], not '%s'", optarg);
+			break;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
 			break;
 		default:
 			ft_bad_option("flame", c, argv);

@@ -50,6 +50,7 @@ const char cmd_offcpu_usage[] =
     "  -o FILE           --record: output file (default ftrail.dat)\n"
     "  -b KB             --record: kernel buffer size per CPU, KiB\n"
     "  -i FILE           input trace file (default ftrail.dat)\n"
+    FT_NO_DEMANGLE_HELP
     "  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
     "  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
     "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
@@ -66,6 +67,7 @@ enum {
 };
 
 static const struct option long_options[] = {
+    FT_NO_DEMANGLE_LONGOPT,
     {"record", no_argument, NULL, OPT_RECORD},
     {"threshold", required_argument, NULL, OPT_THRESHOLD},
     {"top", required_argument, NULL, OPT_TOP},
@@ -142,6 +144,9 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 		case 'h':
 			fputs(cmd_offcpu_usage, stdout);
 			exit(0);
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
+			break;
 		default:
 			ft_bad_option("offcpu", c, argv);
 		}

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
 #include "core/util.h"
@@ -29,6 +30,7 @@ const char cmd_report_usage[] =
     "tracer show their calls only.\n"
     "\n"
     "  -i FILE          trace file (default ./ftrail.dat)\n"
+    FT_NO_DEMANGLE_HELP
     "  -s KEY           sort by total (default), self, calls or name\n";
 
 struct fstat {
@@ -196,6 +198,7 @@ static void time_cell(char *buf, size_t len, uint64_t ns, int timed)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+	    FT_NO_DEMANGLE_LONGOPT,
 	    {"input", required_argument, NULL, 'i'},
 	    {"sort", required_argument, NULL, 's'},
 	    {NULL, 0, NULL, 0},
@@ -226,6 +229,9 @@ int cmd_report(int argc, char **argv)
 			else
 				ft_die("report: unknown sort key '%s' (total, self, calls or name)",
 				       optarg);
+			break;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
 			break;
 		default:
 			ft_bad_option("report", c, argv);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
 #include "analysis/prefetch.h"
@@ -40,6 +41,7 @@ const char cmd_show_usage[] =
     "their blocks, per CPU).\n"
     "\n"
     "  -i FILE            trace file (default ./ftrail.dat)\n"
+    FT_NO_DEMANGLE_HELP
     "  -O [no]OPTION      display option, on top of those recorded; one of\n"
     "                     print-parent sym-offset sym-addr latency-format raw hex\n"
     "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
@@ -179,6 +181,7 @@ static int snapshot_note(struct ft_trace *t, uint64_t options)
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+	    FT_NO_DEMANGLE_LONGOPT,
 	    {"input", required_argument, NULL, 'i'},
 	    {"expand-stacks", no_argument, NULL, 'E'},
 	    {"snapshot", optional_argument, NULL, 'S'},
@@ -226,6 +229,9 @@ int cmd_show(int argc, char **argv)
 			if (optarg && (ft_parse_u64(optarg, 1, INT32_MAX, &nth)))
 				ft_die("show: --snapshot=N wants a snapshot number (1 is the first), not '%s'",
 				       optarg);
+			break;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
 			break;
 		default:
 			ft_bad_option("show", c, argv);

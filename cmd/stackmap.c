@@ -53,6 +53,7 @@ const char cmd_stackmap_usage[] =
     "  export -o FILE   write its FSMB v2 binary to FILE (mode 0600)\n"
     "\n"
     "  -i TRACE         trace file to read (default ./ftrail.dat)\n"
+    FT_NO_DEMANGLE_HELP
     "  --kernel         the kernel stacks' map (default: the traced program's)\n"
     "  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
     "  --top N          only the N stacks with the most references\n"
@@ -505,6 +506,7 @@ static int do_export(const struct opts *o)
 int cmd_stackmap(int argc, char **argv)
 {
 	static const struct option longopts[] = {
+	    FT_NO_DEMANGLE_LONGOPT,
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"top", required_argument, NULL, OPT_TOP},
 	    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
@@ -553,6 +555,9 @@ int cmd_stackmap(int argc, char **argv)
 		case OPT_ELF:
 			o.elf = ft_realloc(o.elf, (o.nr_elf + 1) * sizeof(char *));
 			o.elf[o.nr_elf++] = optarg;
+			break;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
 			break;
 		default:
 			ft_bad_option("stackmap", c, argv);

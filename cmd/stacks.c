@@ -17,6 +17,7 @@
 #include <event-parse.h>
 
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "analysis/kevents.h"
 #include "analysis/stackset.h"
 #include "analysis/trace.h"
@@ -40,6 +41,7 @@ const char cmd_stacks_usage[] =
 	"the user stacks the kernel took with its events.\n"
 	"\n"
 	"  -i FILE        trace file (default ./ftrail.dat)\n"
+	FT_NO_DEMANGLE_HELP
 	"  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
 	"                 like 'sched:sched_*' (repeatable)\n"
 	"  --top N        only the N most frequent stacks\n"
@@ -50,6 +52,7 @@ const char cmd_stacks_usage[] =
 enum { OPT_TOP = 256, OPT_FOLDED, OPT_USER, OPT_KERNEL };
 
 static const struct option long_options[] = {
+	FT_NO_DEMANGLE_LONGOPT,
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "user", no_argument, NULL, OPT_USER },
@@ -168,6 +171,9 @@ int cmd_stacks(int argc, char **argv)
 		case 'h':
 			fputs(cmd_stacks_usage, stdout);
 			return 0;
+		case FT_OPT_NO_DEMANGLE:
+			ft_symbols_set_demangle(0);
+			break;
 		default:
 			ft_bad_option("stacks", c, argv);
 		}

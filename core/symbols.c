@@ -17,10 +17,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <libiberty/demangle.h>
+
 void ft_symtab_free(struct ft_symtab *st)
 {
 	if (!st)
 		return;
+	for (size_t i = 0; st->demangled && i < st->nr; i++)
+		if (st->demangled[i] != st->syms[i].name)
+			free(st->demangled[i]);
+	free(st->demangled);
 	free(st->syms);
 	free(st->strings);
 	free(st);
@@ -593,12 +599,50 @@ const struct ft_sym *ft_symbols_find(const struct ft_symbols *s, uint64_t ip, ui
 	return sym;
 }
 
+static int demangle_names = 1;
+
+void ft_symbols_set_demangle(int on)
+{
+	demangle_names = on;
+}
+
+/*
+ * The name to print for sym of table st: demangled when it is a C++
+ * (Itanium ABI, "_Z") name and demangling is on, by libiberty's demangler
+ * (the one of binutils and gdb) without the parameter list, as uftrace's
+ * default --demangle=simple: "ns::Cls<int>::method", so the function_graph
+ * layout's "name() {" reads as for C.  Each name is demangled once, on
+ * first use, into st->demangled (a trace names few of a library's
+ * symbols); one that does not demangle prints as stored.
+ */
+static const char *sym_name(struct ft_symtab *st, const struct ft_sym *sym)
+{
+	size_t i = (size_t)(sym - st->syms);
+	char *d;
+
+	if (!demangle_names || strncmp(sym->name, "_Z", 2) || i >= st->nr)
+		return sym->name;
+	if (!st->demangled) {
+		st->demangled = calloc(st->nr, sizeof(*st->demangled));
+		if (!st->demangled)
+			return sym->name;
+	}
+	if (!st->demangled[i]) {
+		d = cplus_demangle(sym->name, DMGL_AUTO);
+		if (!d)
+			d = (char *)sym->name; /* not owned: ft_symtab_free() skips it */
+		st->demangled[i] = d;
+	}
+	return st->demangled[i];
+}
+
 static int resolve(const struct ft_symbols *s, uint32_t pid, size_t only, uint64_t ip,
 		   int with_offset, char *buf, size_t len)
 {
 	const struct module *m;
 	uint64_t start = 0;
 	const struct ft_sym *sym = find_sym(s, pid, only, ip, &start, &m);
+	const char *name;
 
 	if (!sym) {
 		/* like ftrace's sym-userobj: the object and the offset in it */
@@ -609,11 +653,12 @@ static int resolve(const struct ft_symbols *s, uint32_t pid, size_t only, uint64
 			snprintf(buf, len, "0x%llx", (unsigned long long)ip);
 		return -1;
 	}
+	name = sym_name(m ? m->st : s->kernel, sym);
 	if (with_offset)
-		snprintf(buf, len, "%s+0x%llx/0x%x", sym->name, (unsigned long long)(ip - start),
+		snprintf(buf, len, "%s+0x%llx/0x%x", name, (unsigned long long)(ip - start),
 			 sym->size);
 	else
-		snprintf(buf, len, "%s", sym->name);
+		snprintf(buf, len, "%s", name);
 	return 0;
 }
 

@@ -34,6 +34,7 @@ struct ft_symtab {
 	size_t nr;
 	char *strings; /* owns the names */
 	size_t strings_len;
+	char **demangled; /* per symbol, filled on first print (see ft_symbols_set_demangle) */
 };
 
 void ft_symtab_free(struct ft_symtab *st);
@@ -138,6 +139,17 @@ const struct ft_sym *ft_symbols_find(const struct ft_symbols *s, uint64_t ip, ui
  */
 int ft_symbols_resolve(const struct ft_symbols *s, uint64_t ip, int with_offset, char *buf,
 		       size_t len);
+
+/**
+ * ft_symbols_set_demangle() - print C++ names demangled or as stored
+ * @on: 1 (the default): the ft_symbols_resolve*() family prints "_Z" names
+ *      demangled without parameters ("ns::Cls<int>::f", uftrace's
+ *      --demangle=simple); 0: as stored, as uftrace --demangle=no.  Names in
+ *      trace files stay mangled either way.
+ *
+ * Process-wide: the tool's --no-demangle.  Not thread-safe with resolving.
+ */
+void ft_symbols_set_demangle(int on);
 int ft_symbols_resolve_fn(uint64_t ip, char *buf, size_t len, void *arg);
 
 /*

@@ -9,13 +9,13 @@ for cc in g++ clang++; do
 		build exc $cc $flags "$P/exc.cc" || continue
 		rec t.dat -- ./exc
 		grep -q '^1$' rec.out || fail "$cc $flags: program result: $(cat rec.out)"
-		[ "$(calls t.dat _Z7catcheri)" = 2 ] || fail "$cc $flags: catcher $(calls t.dat _Z7catcheri)"
-		[ "$(calls t.dat _Z5afterv)" = 2 ] || fail "$cc $flags: after"
-		[ "$(calls t.dat _Z7throweri)" = 2 ] || fail "$cc $flags: thrower"
+		[ "$(calls t.dat catcher)" = 2 ] || fail "$cc $flags: catcher $(calls t.dat catcher)"
+		[ "$(calls t.dat after)" = 2 ] || fail "$cc $flags: after"
+		[ "$(calls t.dat thrower)" = 2 ] || fail "$cc $flags: thrower"
 		# the second catcher (no throw) is complete and ends before main
 		got=$(shape t.dat)
 		case $got in
-		*"_Z7catcheri() { _Z9rethroweri() { _Z6middlei() { _Z7throweri(); } } } _Z5afterv(); }") ;;
+		*"catcher() { rethrower() { middle() { thrower(); } } } after(); }") ;;
 		*) fail "$cc $flags: shape '$got'" ;;
 		esac
 		n=$((n + 1))

@@ -8,7 +8,7 @@
 # runtime that patches a closed library's sites writes into unmapped
 # memory or into the next library's code.
 cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
-	$(pkg-config --libs libelf libdw libzstd) -lpthread || fail "build rtrun"
+	$(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || fail "build rtrun"
 n=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
 	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount"; do

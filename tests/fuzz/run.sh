@@ -30,7 +30,7 @@ PKGS="libtracefs libtraceevent libzstd libelf libdw"
 if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
 	-I. -Iinclude $(pkg-config --cflags $PKGS) \
-	-o "$OUT/fuzz_reader" $SRC $(pkg-config --libs $PKGS) -lpthread -lm -ldl \
+	-o "$OUT/fuzz_reader" $SRC $(pkg-config --libs $PKGS) -liberty -lpthread -lm -ldl \
 	2>"$OUT/build.log"; then
 	cat "$OUT/build.log"
 	echo "fuzz target does not build"
