@@ -9,6 +9,7 @@
  * decoded "head" record per CPU and hands out the oldest (k-way merge).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -345,21 +346,132 @@ static struct tep_handle *new_tep(void)
 #define SANDBOX_SECONDS 10
 #define SANDBOX_MAX_BAD 16
 
+/* What the sandbox found out about one blob (see sandbox_formats()). */
+enum fmt_verdict {
+	FMT_UNKNOWN = 0, /* not checked yet: the child parses it */
+	FMT_SAFE,        /* parsed in a child without harm */
+	FMT_CRASH,       /* killed the child: left out, its events print raw */
+	FMT_HANG,        /* kept the parser busy SANDBOX_SECONDS: section refused */
+};
+
+/*
+ * The sandbox's verdicts, kept for the life of the process and keyed by the
+ * blob itself (its name, long_size and bytes), so that a blob is checked in a
+ * child once: `show` of many traces from one machine, and the fuzz target,
+ * which opens the same formats thousands of times a second, fork only for a
+ * blob never seen.  The hash only picks a bucket; a hit compares the whole
+ * key, so a hostile file cannot pass a crashing blob off as a checked one by
+ * colliding hashes.  Bounded (FMT_CACHE_SLOTS entries, FMT_CACHE_BYTES of
+ * keys); when full, new blobs are checked every time, as without a cache.
+ * A mutex serialises lookups and inserts (never held across fork()).
+ */
+#define FMT_CACHE_SLOTS 4096 /* a power of two */
+#define FMT_CACHE_BYTES (32u << 20)
+
+struct fmt_entry {
+	uint64_t hash;
+	unsigned char *key; /* name NUL long_size-byte data */
+	size_t len;
+	enum fmt_verdict verdict;
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct fmt_entry slot[FMT_CACHE_SLOTS];
+	size_t nr, bytes;
+} fmt_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The cache key of a blob, malloc'ed into *key; its length, 0 when out of memory. */
+static size_t fmt_key(const char *name, const char *data, uint32_t dl, int long_size,
+		      unsigned char **key)
+{
+	size_t nl = strlen(name) + 1, len = nl + 1 + dl;
+
+	*key = malloc(len);
+	if (!*key)
+		return 0;
+	memcpy(*key, name, nl);
+	(*key)[nl] = (unsigned char)long_size;
+	memcpy(*key + nl + 1, data, dl);
+	return len;
+}
+
+/* FNV-1a: a bucket index only (equality is decided by memcmp). */
+static uint64_t fmt_hash(const unsigned char *p, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The verdict on key (FMT_UNKNOWN when never checked). */
+static enum fmt_verdict fmt_cache_get(const unsigned char *key, size_t len, uint64_t h)
+{
+	enum fmt_verdict v = FMT_UNKNOWN;
+
+	pthread_mutex_lock(&fmt_cache.lock);
+	for (size_t i = h & (FMT_CACHE_SLOTS - 1), n = 0; n < FMT_CACHE_SLOTS;
+	     i = (i + 1) & (FMT_CACHE_SLOTS - 1), n++) {
+		const struct fmt_entry *e = &fmt_cache.slot[i];
+
+		if (!e->key)
+			break;
+		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
+			v = e->verdict;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&fmt_cache.lock);
+	return v;
+}
+
+/* Remember a verdict; takes key (freed when the cache has no room). */
+static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_verdict v)
+{
+	pthread_mutex_lock(&fmt_cache.lock);
+	/* at most half full, so probes stay short and a free slot ends every miss */
+	if (fmt_cache.nr < FMT_CACHE_SLOTS / 2 && fmt_cache.bytes + len <= FMT_CACHE_BYTES) {
+		size_t i = h & (FMT_CACHE_SLOTS - 1);
+
+		while (fmt_cache.slot[i].key) {
+			if (fmt_cache.slot[i].hash == h && fmt_cache.slot[i].len == len &&
+			    !memcmp(fmt_cache.slot[i].key, key, len))
+				goto out; /* another thread checked it too */
+			i = (i + 1) & (FMT_CACHE_SLOTS - 1);
+		}
+		fmt_cache.slot[i] = (struct fmt_entry){ h, key, len, v };
+		fmt_cache.nr++;
+		fmt_cache.bytes += len;
+		key = NULL;
+	}
+out:
+	pthread_mutex_unlock(&fmt_cache.lock);
+	free(key);
+}
+
 /*
  * libtraceevent's parsers trust their input (1.7 dereferences NULL when a
  * print fmt names a field its format lacks), and a trace file is not to be
- * trusted.  So the blobs are first handed to libtraceevent in a short-lived
- * child process, in the same order as the parent will, with a handle of its
- * own.  Before each blob the child writes its index (u32) into a pipe; when
- * the child dies (signal, non-zero exit) the blob it was on is marked in
- * bad[] and a new child starts over without it, so every blob that kills
- * libtraceevent is found (one child for a sane file).  The parent then
- * leaves the bad blobs out: their events print raw.  Bounded work for a
- * hostile file: a blob that keeps the parser busy SANDBOX_SECONDS, or more
- * than SANDBOX_MAX_BAD bad blobs, make the whole section an error.  Returns
- * 0, or -1 with a reason in err.
+ * trusted.  So the blobs not checked before (state[i] == FMT_UNKNOWN) are
+ * first handed to libtraceevent in a short-lived child process, in the same
+ * order as the parent will, with a handle of their own.  Before each blob
+ * the child writes its index (u32) into a pipe; when the child dies (signal,
+ * non-zero exit) the blob it was on is marked FMT_CRASH and a new child
+ * starts over without it, so every blob that kills libtraceevent is found
+ * (one child for a sane file).  The blobs left FMT_UNKNOWN parsed safely.
+ * Bounded work for a hostile file: a blob that keeps the parser busy
+ * SANDBOX_SECONDS is marked FMT_HANG and, like more than SANDBOX_MAX_BAD
+ * crashing blobs, makes the whole section an error.
+ *
+ * Blobs known from the cache are skipped in the child: parsing one event
+ * format in libtraceevent depends on that blob and long_size (both in the
+ * key), not on the other events of the handle, so a verdict holds in any
+ * company.  A file seen for the first time replays exactly the parent's
+ * sequence, as without a cache.  Returns 0, or -1 with a reason in err.
  */
-static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *bad,
+static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
 			   uint32_t n, char *err, size_t errlen)
 {
 	for (uint32_t round = 0; round <= n; round++) {
@@ -397,7 +509,7 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 				_exit(2);
 			tep_set_long_size(tep, long_size);
 			for (idx = 0; next_blob(&q, end, name, &data, &dl, NULL, 0) == 1; idx++) {
-				if (!bad[idx]) {
+				if (state[idx] == FMT_UNKNOWN) {
 					if (write(fds[1], &idx, sizeof(idx)) != sizeof(idx))
 						_exit(2);
 					tep_take(tep, name, data, dl, long_size);
@@ -423,29 +535,89 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 			return -1;
 		}
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+			state[last] = FMT_HANG;
 			ft_seterr(err, errlen,
 				  "kernel format %u: libtraceevent does not finish parsing it", last);
 			return -1;
 		}
+		state[last] = FMT_CRASH;
 		if (round >= SANDBOX_MAX_BAD) {
 			ft_seterr(err, errlen, "kernel formats: more than %d of them crash libtraceevent",
 				  SANDBOX_MAX_BAD);
 			return -1;
 		}
-		bad[last] = 1;
 	}
 	ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
 	return -1;
 }
 
-/* Parse the KFORMATS blobs into the tep handle (see sandbox_formats()). */
+/*
+ * The verdict on every blob: from the cache, else from the sandbox (whose
+ * findings are cached).  state[] has n entries.  Returns 0, or -1 with a
+ * reason in err (a blob that hangs the parser, too many crashing blobs).
+ */
+static int check_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
+			 uint32_t n, char *err, size_t errlen)
+{
+	struct { unsigned char *key; size_t len; uint64_t h; int cached; } *keys = calloc(n + 1, sizeof(*keys));
+	unsigned char *q = p;
+	char name[300], *data;
+	uint32_t dl, idx = 0, todo = 0;
+	int ret = 0;
+
+	if (!keys) {
+		ft_seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	for (; idx < n && next_blob(&q, end, name, &data, &dl, NULL, 0) == 1; idx++) {
+		keys[idx].len = fmt_key(name, data, dl, long_size, &keys[idx].key);
+		free(data);
+		if (!keys[idx].len) {
+			state[idx] = FMT_UNKNOWN;
+			todo++;
+			continue;
+		}
+		keys[idx].h = fmt_hash(keys[idx].key, keys[idx].len);
+		state[idx] = (char)fmt_cache_get(keys[idx].key, keys[idx].len, keys[idx].h);
+		if (state[idx] == FMT_HANG) {
+			ft_seterr(err, errlen,
+				  "kernel format %u: libtraceevent does not finish parsing it", idx);
+			ret = -1;
+			goto out;
+		}
+		keys[idx].cached = state[idx] != FMT_UNKNOWN;
+		todo += !keys[idx].cached;
+	}
+	if (todo) {
+		/* hand the sandbox's findings to the cache, errors included */
+		ret = sandbox_formats(p, end, long_size, state, n, err, errlen);
+		for (idx = 0; idx < n; idx++) {
+			if (keys[idx].cached)
+				continue;
+			if (state[idx] == FMT_UNKNOWN && ret == 0)
+				state[idx] = FMT_SAFE;
+			if (keys[idx].key && state[idx] != FMT_UNKNOWN) {
+				fmt_cache_put(keys[idx].key, keys[idx].len, keys[idx].h,
+					      (enum fmt_verdict)state[idx]);
+				keys[idx].key = NULL;
+			}
+		}
+	}
+out:
+	for (idx = 0; idx < n; idx++)
+		free(keys[idx].key);
+	free(keys);
+	return ret;
+}
+
+/* Parse the KFORMATS blobs into the tep handle (see check_formats()). */
 static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char *err,
 			size_t errlen)
 {
 	unsigned char *end = p + len;
 	int long_size = (int)sizeof(long);
 	uint32_t n = 0, idx = 0;
-	char *bad = NULL;
+	char *state = NULL;
 
 	k->tep = new_tep();
 	if (!k->tep) {
@@ -461,13 +633,13 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 
 		if (pass == 1) {
 			tep_set_long_size(k->tep, long_size);
-			bad = calloc(n + 1, 1);
-			if (!bad) {
+			state = calloc(n + 1, 1);
+			if (!state) {
 				ft_seterr(err, errlen, "out of memory");
 				return -1;
 			}
-			if (sandbox_formats(p, end, long_size, bad, n, err, errlen)) {
-				free(bad);
+			if (check_formats(p, end, long_size, state, n, err, errlen)) {
+				free(state);
 				return -1;
 			}
 		}
@@ -478,18 +650,17 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 				else if (!strcmp(name, "nr_cpus"))
 					k->nr_cpus = atoi(data);
 				n++;
-			} else if (!bad[idx++]) {
+			} else if (state[idx++] == FMT_SAFE) {
 				tep_take(k->tep, name, data, dl, long_size);
 			}
 			free(data);
 		}
 		if (ret < 0) {
-			if (pass == 1)
-				free(bad);
+			free(state);
 			return -1;
 		}
 	}
-	free(bad);
+	free(state);
 	return 0;
 }
 

@@ -29,8 +29,10 @@
  * the reason in ft_kevents_error() on a corrupt stream.  Nothing here exits
  * or prints on stderr.  Hostile files never make it read out of bounds.
  * libtraceevent's own parsers are not hardened, so open first parses the
- * stored formats in a short-lived child process (one fork per open) and
- * leaves out any format that crashes or hangs it: those events print raw.
+ * stored formats in a short-lived child process and leaves out any format
+ * that crashes or hangs it: those events print raw.  The verdicts are kept
+ * for the life of the process, keyed by the format's bytes, so only a format
+ * never seen before costs a fork (one per open of a new file at most).
  * Not thread-safe: one iterator per thread.
  */
 #ifndef FTRAIL_KEVENTS_H
