@@ -93,7 +93,7 @@ struct ft_kevents {
 	struct tep_record rec;
 	uint64_t *recbuf; /* 8-aligned copy of the raw bytes */
 	size_t recbuf_cap;
-	uint64_t cur_kips[MAX_FULL_STACK], cur_uips[MAX_FULL_STACK];
+	uint64_t *cur_ips; /* 2 x MAX_FULL_STACK, on first use: kernel, then user */
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
 	char errbuf[256];
 	int failed;
@@ -129,7 +129,7 @@ static void load_kallsyms(struct ft_kevents *k, size_t len)
 		name = (char *)e.name;
 		name[e.name_len] = 0; /* on the newline or the [module] column */
 		if (k->nr_syms == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
+			size_t nc = cap ? cap * 2 : 1024;
 			struct ksym *n = realloc(k->syms, nc * sizeof(*n));
 
 			if (!n)
@@ -224,7 +224,7 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 		k->nr_stacks = n;
 	}
 	if (k->nr_stack_ips + nr > k->cap_stack_ips) {
-		size_t nc = k->cap_stack_ips ? k->cap_stack_ips : 65536;
+		size_t nc = k->cap_stack_ips ? k->cap_stack_ips : 1024;
 
 		while (nc < k->nr_stack_ips + nr)
 			nc *= 2;
@@ -774,6 +774,7 @@ void ft_kevents_close(struct ft_kevents *k)
 	free(k->stack_ips);
 	free(k->recbuf);
 	ft_graphret_free(k->graphret);
+	free(k->cur_ips);
 	free(k);
 }
 
@@ -1032,16 +1033,25 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 		/* stacks: copy full ones out of the stream's scratch (next fill reuses it) */
 		ev->kstack_id = h->kid;
 		ev->ustack_id = h->uid;
+		if ((h->knr || h->unr) && !k->cur_ips) {
+			k->cur_ips = malloc(2 * MAX_FULL_STACK * sizeof(uint64_t));
+			if (!k->cur_ips) {
+				snprintf(k->errbuf, sizeof(k->errbuf), "out of memory");
+				k->failed = 1;
+				return -1;
+			}
+		}
 		if (h->knr) {
-			memcpy(k->cur_kips, h->kips, h->knr * sizeof(uint64_t));
-			ev->kstack = k->cur_kips;
+			memcpy(k->cur_ips, h->kips, h->knr * sizeof(uint64_t));
+			ev->kstack = k->cur_ips;
 			ev->kstack_nr = h->knr;
 		}
 		if (h->unr) {
-			memcpy(k->cur_uips, h->uips, h->unr * sizeof(uint64_t));
+			memcpy(k->cur_ips + MAX_FULL_STACK, h->uips, h->unr * sizeof(uint64_t));
 			/* function_graph's hijacked return addresses, put back */
-			ft_graphret_fix(k->graphret, (uint32_t)ev->pid, ev->ts, k->cur_uips, h->unr);
-			ev->ustack = k->cur_uips;
+			ft_graphret_fix(k->graphret, (uint32_t)ev->pid, ev->ts, k->cur_ips + MAX_FULL_STACK,
+					h->unr);
+			ev->ustack = k->cur_ips + MAX_FULL_STACK;
 			ev->ustack_nr = h->unr;
 		}
 	}
