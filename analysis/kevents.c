@@ -75,6 +75,12 @@ struct kcpu_stream {
 struct ft_kevents {
 	struct ft_reader *r;
 	struct tep_handle *tep;
+	/* what tep was parsed from (KFORMATS, KALLSYMS), to hand it to the
+	 * next open of the same formats (see tep_cache_take()) */
+	unsigned char *tep_key;
+	size_t tep_key_len;
+	int formats_nr_cpus; /* "nr_cpus" of the formats */
+	int tep_ready;       /* tep holds every format and kallsyms: cacheable */
 	struct ft_clock clk;
 	int have_clk;
 	int nr_cpus;
@@ -648,7 +654,7 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 				if (!strcmp(name, "long_size"))
 					long_size = atoi(data) == 4 ? 4 : 8;
 				else if (!strcmp(name, "nr_cpus"))
-					k->nr_cpus = atoi(data);
+					k->formats_nr_cpus = atoi(data);
 				n++;
 			} else if (state[idx++] == FMT_SAFE) {
 				tep_take(k->tep, name, data, dl, long_size);
@@ -664,11 +670,100 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 	return 0;
 }
 
+/*
+ * The parsed handle of the last closed iterator, kept for the next open of
+ * the same formats and kallsyms: parsing them is most of what an open costs,
+ * and a reader often opens one file's kernel events several times in a row
+ * (offcpu: the report, then the folded stacks; the fuzz target: every
+ * reader on the same input).  Exclusive: an open takes the handle out and
+ * its close puts it back (replacing the previous one), so no two live
+ * iterators ever share one and ft_kevents keeps its one-iterator-per-thread
+ * contract.  The key is the bytes themselves (compared whole); a handle's
+ * later state (sorted cmdlines and function maps, libtraceevent's
+ * last-event cache) only memoises lookups, so a reused handle answers as a
+ * fresh one.  A mutex guards the slot.
+ */
+static struct {
+	pthread_mutex_t lock;
+	struct tep_handle *tep;
+	unsigned char *key;
+	size_t len;
+	int nr_cpus;
+} tep_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* The key of (formats, kallsyms): lengths first, so no two pairs collide. */
+static unsigned char *tep_key(const unsigned char *fm, size_t flen, const char *ks, size_t klen,
+			      size_t *len)
+{
+	unsigned char *key;
+
+	*len = 2 * sizeof(size_t) + flen + klen;
+	key = malloc(*len);
+	if (!key)
+		return NULL;
+	memcpy(key, &flen, sizeof(size_t));
+	memcpy(key + sizeof(size_t), &klen, sizeof(size_t));
+	memcpy(key + 2 * sizeof(size_t), fm, flen);
+	if (klen)
+		memcpy(key + 2 * sizeof(size_t) + flen, ks, klen);
+	return key;
+}
+
+/* The cached handle for key, taken out of the cache; NULL on a miss. */
+static struct tep_handle *tep_cache_take(const unsigned char *key, size_t len, int *nr_cpus)
+{
+	struct tep_handle *tep = NULL;
+
+	pthread_mutex_lock(&tep_cache.lock);
+	if (tep_cache.tep && tep_cache.len == len && !memcmp(tep_cache.key, key, len)) {
+		tep = tep_cache.tep;
+		*nr_cpus = tep_cache.nr_cpus;
+		tep_cache.tep = NULL;
+		free(tep_cache.key);
+		tep_cache.key = NULL;
+	}
+	pthread_mutex_unlock(&tep_cache.lock);
+	return tep;
+}
+
+/* Put k's handle into the cache (it takes tep and key), freeing the previous one. */
+static void tep_cache_put(struct ft_kevents *k)
+{
+	struct tep_handle *old;
+	unsigned char *old_key;
+
+	pthread_mutex_lock(&tep_cache.lock);
+	old = tep_cache.tep;
+	old_key = tep_cache.key;
+	tep_cache.tep = k->tep;
+	tep_cache.key = k->tep_key;
+	tep_cache.len = k->tep_key_len;
+	tep_cache.nr_cpus = k->formats_nr_cpus;
+	pthread_mutex_unlock(&tep_cache.lock);
+	k->tep = NULL;
+	k->tep_key = NULL;
+	if (old)
+		tep_free(old);
+	free(old_key);
+}
+
+/* Free the cached handle at exit, so leak checkers see a clean heap. */
+static void __attribute__((destructor)) tep_cache_drop(void)
+{
+	pthread_mutex_lock(&tep_cache.lock);
+	if (tep_cache.tep)
+		tep_free(tep_cache.tep);
+	free(tep_cache.key);
+	tep_cache.tep = NULL;
+	tep_cache.key = NULL;
+	pthread_mutex_unlock(&tep_cache.lock);
+}
+
 struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen)
 {
 	struct ft_kevents *k;
 	char e[256] = "";
-	size_t len;
+	size_t len, klen;
 	unsigned char *fm;
 	int max_id = -1;
 
@@ -687,12 +782,39 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 		return NULL;
 	}
 	k->r = r;
-	if (load_formats(k, fm, len, err, errlen)) {
-		free(fm);
-		ft_kevents_close(k);
-		return NULL;
+	e[0] = 0;
+	klen = 0;
+	k->ktext = ft_reader_load_all(r, FT_SEC_KALLSYMS, UINT64_MAX, &klen, e, sizeof(e));
+	if (k->ktext) {
+		char *t = realloc(k->ktext, klen + 1);
+
+		if (!t) {
+			free(fm);
+			ft_seterr(err, errlen, "out of memory");
+			ft_kevents_close(k);
+			return NULL;
+		}
+		k->ktext = t;
+		t[klen] = 0;
+	}
+	k->tep_key = tep_key(fm, len, k->ktext, klen, &k->tep_key_len);
+	if (k->tep_key)
+		k->tep = tep_cache_take(k->tep_key, k->tep_key_len, &k->formats_nr_cpus);
+	if (!k->tep) {
+		if (load_formats(k, fm, len, err, errlen)) {
+			free(fm);
+			ft_kevents_close(k);
+			return NULL;
+		}
+		/* tep resolves %ps from its own copy of kallsyms; ours keeps sizes */
+		if (k->ktext)
+			tep_parse_kallsyms(k->tep, k->ktext);
 	}
 	free(fm);
+	k->tep_ready = 1;
+	k->nr_cpus = k->formats_nr_cpus;
+	if (k->ktext)
+		load_kallsyms(k, klen);
 	k->have_clk = ft_clock_from_meta(&k->clk, meta_get, r) == 0;
 
 	/* CPUs: the highest KDATA id seen, bounded */
@@ -720,19 +842,6 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 			ft_seterr(err, errlen, "kernel events of CPU %d: %s", c, e);
 			ft_kevents_close(k);
 			return NULL;
-		}
-	}
-	e[0] = 0;
-	k->ktext = ft_reader_load_all(r, FT_SEC_KALLSYMS, UINT64_MAX, &len, e, sizeof(e));
-	if (k->ktext) {
-		char *t = realloc(k->ktext, len + 1);
-
-		if (t) {
-			k->ktext = t;
-			t[len] = 0;
-			/* tep resolves %ps from its own copy; ours keeps sizes */
-			tep_parse_kallsyms(k->tep, t);
-			load_kallsyms(k, len);
 		}
 	}
 	if (load_stackmap(k, err, errlen)) {
@@ -766,8 +875,11 @@ void ft_kevents_close(struct ft_kevents *k)
 			free(k->cpus[c].ufull);
 		}
 	free(k->cpus);
+	if (k->tep && k->tep_key && k->tep_ready)
+		tep_cache_put(k);
 	if (k->tep)
 		tep_free(k->tep);
+	free(k->tep_key);
 	free(k->ktext);
 	free(k->syms);
 	free(k->stacks);

@@ -32,7 +32,9 @@
  * stored formats in a short-lived child process and leaves out any format
  * that crashes or hangs it: those events print raw.  The verdicts are kept
  * for the life of the process, keyed by the format's bytes, so only a format
- * never seen before costs a fork (one per open of a new file at most).
+ * never seen before costs a fork (one per open of a new file at most); and
+ * the parsed handle of the last closed iterator is reused by the next open
+ * of the same formats.
  * Not thread-safe: one iterator per thread.
  */
 #ifndef FTRAIL_KEVENTS_H
