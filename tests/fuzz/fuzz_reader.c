@@ -167,10 +167,10 @@ static const struct ft_fmt_kops kops = {
 
 /*
  * `show` as cmd/show.c runs it (a counting pass that lets the formatter scan
- * the stream, rewind, the printing pass), with report's/stacks' lookups on
- * the events.
+ * the stream, rewind, the printing pass), once per display-option set on one
+ * open trace, with report's/stacks' lookups on the events of the first.
  */
-static void walk_events(const char *path, uint64_t options, int snapshot)
+static void walk_events(const char *path, const uint64_t *optsets, size_t nr_optsets, int snapshot)
 {
 	char err[512], buf[64];
 	struct ft_trace *t = snapshot ? ft_trace_open_snapshot(path, 0, err, sizeof(err))
@@ -192,7 +192,6 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 		ft_uev_table_free(&ut);
 	if (!snapshot) {
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
-		ks.options = options;
 		if (ks.k) {
 			src = (struct ft_trace_source){"kernel", ft_ksource_next, ft_ksource_print, &ks};
 			if (ft_trace_add_source(t, &src) < 0) {
@@ -201,31 +200,41 @@ static void walk_events(const char *path, uint64_t options, int snapshot)
 			}
 		}
 	}
-	f = ft_fmt_new(t, options, sink);
-	if (!f)
-		goto out;
-	ft_fmt_set_irq_info(f, ks.k != NULL);
-	if (ks.k)
-		ft_fmt_set_kevents(f, ks.k, &src, &kops);
-	for (n = 0; (ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n < MAX_EVENTS; n++) {
-		ft_fmt_scan(f, &ev);
-		if (n < 2000) {
-			resolve_event(t, &ut, &ev);
-			if (ev.buffer != UINT64_MAX)
-				(void)ft_trace_peek_buffer(t, &ev, &next);
+	for (size_t o = 0; o < nr_optsets; o++) {
+		ks.options = optsets[o];
+		if (o) {
+			if (ks.k)
+				ft_kevents_rewind(ks.k);
+			if (ft_trace_rewind(t, err, sizeof(err)))
+				break;
 		}
+		f = ft_fmt_new(t, optsets[o], sink);
+		if (!f)
+			break;
+		ft_fmt_set_irq_info(f, ks.k != NULL);
+		if (ks.k)
+			ft_fmt_set_kevents(f, ks.k, &src, &kops);
+		for (n = 0; (ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n < MAX_EVENTS;
+		     n++) {
+			ft_fmt_scan(f, &ev);
+			if (o == 0 && n < 2000) {
+				resolve_event(t, &ut, &ev);
+				if (ev.buffer != UINT64_MAX)
+					(void)ft_trace_peek_buffer(t, &ev, &next);
+			}
+		}
+		(void)ft_trace_nr_decoded(t);
+		(void)ft_trace_nr_lost(t);
+		if (ks.k)
+			ft_kevents_rewind(ks.k);
+		if (ret >= 0 && !ft_trace_rewind(t, err, sizeof(err))) {
+			ft_fmt_header(f, 1, 2);
+			for (n = 0; ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n < MAX_EVENTS;
+			     n++)
+				ft_fmt_event(f, &ev);
+		}
+		ft_fmt_free(f);
 	}
-	(void)ft_trace_nr_decoded(t);
-	(void)ft_trace_nr_lost(t);
-	if (ks.k)
-		ft_kevents_rewind(ks.k);
-	if (ret >= 0 && !ft_trace_rewind(t, err, sizeof(err))) {
-		ft_fmt_header(f, 1, 2);
-		for (n = 0; ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n < MAX_EVENTS; n++)
-			ft_fmt_event(f, &ev);
-	}
-	ft_fmt_free(f);
-out:
 	ft_uev_table_free(&ut);
 	ft_trace_close(t);
 	ft_kevents_close(ks.k);
@@ -315,20 +324,26 @@ static void walk_kevents(const char *path)
 	ft_reader_close(r);
 }
 
-/* `export` (both formats) and `flame`'s function_graph folding, one pass. */
+/*
+ * `export` in both formats (and both Chrome layouts) and `flame`'s
+ * function_graph folding, all fed by one pass over the trace.
+ */
 struct xsink {
-	struct ft_chrome *c;
+	struct ft_chrome *c[2];
 	struct ft_speedscope *s;
 	struct ft_graphfold *g;
-	uint64_t last;
+	uint64_t last, n;
 };
 
 static int xevent(const struct ft_xevent *ev, void *arg)
 {
 	struct xsink *x = arg;
 
-	if (x->c && ft_chrome_event(x->c, ev))
+	if (++x->n > MAX_EVENTS)
 		return 1;
+	for (int i = 0; i < 2; i++)
+		if (x->c[i] && ft_chrome_event(x->c[i], ev))
+			return 1;
 	if (x->s && ft_speedscope_event(x->s, ev))
 		return 1;
 	x->last = ev->ts;
@@ -350,9 +365,10 @@ static void draw(struct ft_folded *fo)
 	}
 }
 
-static void walk_export(const char *path, int complete)
+static void walk_export(const char *path)
 {
-	struct ft_chrome_opts co = {.complete = complete, .source = path};
+	struct ft_chrome_opts co[2] = {{.complete = 0, .source = path},
+				       {.complete = 1, .source = path}};
 	struct ft_xtrace_stats st;
 	struct xsink x = {0};
 	struct ft_folded *fo;
@@ -364,13 +380,15 @@ static void walk_export(const char *path, int complete)
 	for (size_t i = 0; i < ft_xtrace_nr_warnings(xt); i++)
 		(void)ft_xtrace_warning(xt, i);
 	fo = ft_folded_new(1u << 20);
-	x.c = ft_chrome_open(sink, &co);
-	x.s = complete ? ft_speedscope_open(sink, path, NULL) : NULL;
+	for (int i = 0; i < 2; i++)
+		x.c[i] = ft_chrome_open(sink, &co[i]);
+	x.s = ft_speedscope_open(sink, path, NULL);
 	x.g = fo ? ft_graphfold_new(fo) : NULL;
 	(void)ft_xtrace_run(xt, xevent, &x, NULL, err, sizeof(err));
 	ft_xtrace_get_stats(xt, &st);
-	if (x.c)
-		ft_chrome_close(x.c, NULL);
+	for (int i = 0; i < 2; i++)
+		if (x.c[i])
+			ft_chrome_close(x.c[i], NULL);
 	if (x.s)
 		ft_speedscope_close(x.s, NULL);
 	if (x.g) {
@@ -383,15 +401,18 @@ static void walk_export(const char *path, int complete)
 	ft_xtrace_close(xt);
 }
 
-/* `offcpu` (report, samples, folded) and `flame --offcpu`. */
-static void walk_offcpu(const char *path, uint64_t thresh)
+/*
+ * `offcpu` (report, samples, folded stacks drawn) with every interval
+ * counted as a sample, and `flame --offcpu` with ftrail's default threshold.
+ */
+static void walk_offcpu(const char *path)
 {
 	struct ft_offcpu_file_stats st;
 	struct ft_offcpu_file *f;
 	struct ft_folded *fo;
 	char err[512];
 
-	f = ft_offcpu_file_open(path, thresh, 0, err, sizeof(err));
+	f = ft_offcpu_file_open(path, 1, 0, err, sizeof(err));
 	if (!f)
 		return;
 	ft_offcpu_file_get_stats(f, &st);
@@ -406,7 +427,7 @@ static void walk_offcpu(const char *path, uint64_t thresh)
 	ft_offcpu_file_close(f);
 	fo = ft_folded_new(1u << 20);
 	if (fo) {
-		(void)ft_offcpu_fold_file(path, thresh, 0, fo, 1, err, sizeof(err));
+		(void)ft_offcpu_fold_file(path, 1000000, 0, fo, 1, err, sizeof(err));
 		ft_folded_free(fo);
 	}
 }
@@ -416,10 +437,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char path[64];
 	static int fd = -1;
-	uint64_t all = ft_options_default(), sum = 0;
+	static uint64_t optsets[3];
+	uint64_t sum = 0;
 	char err[256];
 
 	if (fd < 0) {
+		/* the defaults, then every display option (other code paths of
+		 * the formatter), then the raw layouts */
+		static const char *const more[] = {
+		    "latency-format", "sym-offset", "sym-addr", "funcgraph-proc",
+		    "funcgraph-abstime", "funcgraph-tail", "funcgraph-cpu", "expand-stacks"};
+		static const char *const raw[] = {"raw", "hex", "nofuncgraph-duration"};
+
+		optsets[0] = ft_options_default();
+		optsets[1] = optsets[0];
+		for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+			ft_options_apply(&optsets[1], more[i]);
+		optsets[2] = optsets[1];
+		for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++)
+			ft_options_apply(&optsets[2], raw[i]);
 		fd = memfd_create("ftrail-fuzz", 0);
 		if (fd < 0)
 			abort();
@@ -433,26 +469,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 8 || memcmp(data, FT_FILE_MAGIC, 8))
 		return 0;
 	walk_sections(path);
-	walk_events(path, all, 0);
+	walk_events(path, optsets, sizeof(optsets) / sizeof(optsets[0]), 0);
+	walk_events(path, optsets, 1, 1);
 	walk_kevents(path);
-	walk_export(path, 0);
-	walk_export(path, 1);
-	walk_offcpu(path, 1000000);
-	walk_offcpu(path, 1);
-	walk_events(path, all, 1);
-	/* every display option once more: other code paths of the formatter */
-	ft_options_apply(&all, "latency-format");
-	ft_options_apply(&all, "sym-offset");
-	ft_options_apply(&all, "sym-addr");
-	ft_options_apply(&all, "funcgraph-proc");
-	ft_options_apply(&all, "funcgraph-abstime");
-	ft_options_apply(&all, "funcgraph-tail");
-	ft_options_apply(&all, "funcgraph-cpu");
-	ft_options_apply(&all, "expand-stacks");
-	walk_events(path, all, 0);
-	ft_options_apply(&all, "raw");
-	ft_options_apply(&all, "hex");
-	ft_options_apply(&all, "nofuncgraph-duration");
-	walk_events(path, all, 0);
+	walk_export(path);
+	walk_offcpu(path);
 	return 0;
 }
