@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
 # Build the trace-reader fuzz target with libFuzzer + ASan + UBSan and run it
-# for a bounded time on a copy of the seed corpus (tests/fuzz/corpus/).
+# for a bounded time on the seed corpus (tests/fuzz/corpus/).
 #
-#   tests/fuzz/run.sh                 60 s
-#   FUZZ_SECONDS=600 tests/fuzz/run.sh
-#   FUZZ_SEED=0 tests/fuzz/run.sh     a random seed (exploring); the suite
-#                                     uses seed 1 so its run is repeatable
+#   tests/fuzz/run.sh                 60 s, seed 1 (the suite's run: repeatable)
+#   FUZZ_SECONDS=1800 FUZZ_SEED=0 FUZZ_CORPUS=build-fuzz/corpus tests/fuzz/run.sh
+#                                     30 min, a random seed, and a working
+#                                     corpus that is kept from run to run
 #
-# Exit status: 0 no crash, 1 a crash/leak/timeout (the input is saved under
-# tests/fuzz/findings/, which git ignores), 77 when clang cannot build it.
-# New interesting inputs go to a scratch corpus, never into the repository;
-# to grow the committed corpus, minimise by hand (-merge=1) and commit.
+# Exit status: 0 no finding; 1 a finding (crash, leak, timeout, out of
+# memory: the input is saved under tests/fuzz/findings/, which git ignores,
+# and its path printed); 2 the target does not build or libFuzzer itself
+# failed; 77 no clang (the suite counts it as skipped).
+# New interesting inputs go to FUZZ_CORPUS (default: a scratch directory
+# removed at the end), never into the repository; to grow the committed
+# corpus, minimise by hand (-merge=1) and commit.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
@@ -34,19 +37,35 @@ if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	2>"$OUT/build.log"; then
 	cat "$OUT/build.log"
 	echo "fuzz target does not build"
-	exit 1
+	exit 2
 fi
 
 # leaks inside libtraceevent itself (see the file) are not ours to fix
 export LSAN_OPTIONS=suppressions=$TOP/tests/fuzz/lsan.supp:print_suppressions=0${LSAN_OPTIONS:+:$LSAN_OPTIONS}
-WORK=$(mktemp -d /tmp/ftrail-fuzz.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# a 16 MB quarantine (256 MB by default) still catches a use after free within
+# an input (each allocates far less) and saves recycling big chunks
+export ASAN_OPTIONS=quarantine_size_mb=16${ASAN_OPTIONS:+:$ASAN_OPTIONS}
+SCRATCH=$(mktemp -d /tmp/ftrail-fuzz.XXXXXX)
+trap 'rm -rf "$SCRATCH"' EXIT
+CORPUS=${FUZZ_CORPUS:-$SCRATCH/corpus}
+mkdir -p "$CORPUS"
+# a finding exits 1 whatever its kind (libFuzzer's default is 77, which
+# tests/run.sh would count as skipped); anything else is libFuzzer failing
 "$OUT/fuzz_reader" -seed="$SEED" -max_total_time="$SECS" -max_len=65536 -timeout=20 \
 	-rss_limit_mb=2048 -malloc_limit_mb=1024 -print_final_stats=1 \
-	-artifact_prefix="$TOP/tests/fuzz/findings/" "$WORK" tests/fuzz/corpus
-rc=$?
-if [ $rc -ne 0 ]; then
-	echo "FUZZ FAILURE (exit $rc): reproducer in tests/fuzz/findings/"
+	-error_exitcode=1 -timeout_exitcode=1 \
+	-artifact_prefix="$TOP/tests/fuzz/findings/" "$CORPUS" tests/fuzz/corpus 2>&1 |
+	tee "$SCRATCH/log"
+rc=${PIPESTATUS[0]}
+art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$SCRATCH/log" | tail -n 1)
+if [ "$rc" -eq 0 ]; then
+	echo "fuzz: no finding in ${SECS}s"
+	exit 0
+fi
+if [ -n "$art" ]; then
+	kind=$(grep -m1 -o 'ERROR: [A-Za-z]*Sanitizer: [A-Za-z-]*\|ERROR: libFuzzer: [A-Za-z-]*' "$SCRATCH/log")
+	echo "FUZZ FINDING (${kind:-exit $rc}): reproduce with $OUT/fuzz_reader $art"
 	exit 1
 fi
-echo "fuzz: no crash in ${SECS}s"
+echo "fuzz: libFuzzer failed (exit $rc) without a finding"
+exit 2
