@@ -75,6 +75,7 @@ struct sink {
 	struct ft_chrome *c;
 	struct ft_speedscope *s;
 	uint64_t events;
+	int failed; /* the last write to the output failed */
 };
 
 static int sink_event(const struct ft_xevent *ev, void *arg)
@@ -82,7 +83,8 @@ static int sink_event(const struct ft_xevent *ev, void *arg)
 	struct sink *k = arg;
 
 	k->events++;
-	return k->fmt == FMT_CHROME ? ft_chrome_event(k->c, ev) : ft_speedscope_event(k->s, ev);
+	k->failed = k->fmt == FMT_CHROME ? ft_chrome_event(k->c, ev) : ft_speedscope_event(k->s, ev);
+	return k->failed;
 }
 
 /*
@@ -244,8 +246,12 @@ int cmd_export(int argc, char **argv)
 
 	/* a regular file is removed again if anything below fails */
 	out = ft_outfile_open(strcmp(output, "-") ? output : NULL);
-	if (!out)
-		ft_die("cannot create %s: %s", output, strerror(errno));
+	if (!out) {
+		int e = errno;
+
+		ft_xtrace_close(x); /* every exit frees what it opened (ASan's leak check) */
+		ft_die("cannot create %s: %s", output, strerror(e));
+	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	co.source = from_folded ? from_folded : input;
 	if (k.fmt == FMT_CHROME)
@@ -265,8 +271,11 @@ int cmd_export(int argc, char **argv)
 		ft_progress_init(&pr, "export", -1);
 		r = ft_xtrace_run(x, sink_event, &k, &pr, err, sizeof(err));
 		ft_progress_done(&pr);
-		if (r)
-			ft_die("%s: %s", input, err);
+		if (r) {
+			ft_xtrace_close(x);
+			/* the output failed (a full disk), or the input (corrupt) */
+			ft_die("%s: %s", k.failed ? output : input, err);
+		}
 		ft_xtrace_get_stats(x, &xs);
 		if (xs.lost)
 			ft_warn("%llu events were lost while recording; the export marks where",

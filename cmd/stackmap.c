@@ -486,20 +486,28 @@ static int do_export(const struct opts *o)
 	stacks_free(&s);
 	ft_reader_close(r);
 	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		ft_die("cannot create %s: %s", o->output, strerror(errno));
+	if (fd < 0) {
+		int e = errno;
+
+		free(blob); /* every exit frees what it loaded (ASan's leak check) */
+		ft_die("cannot create %s: %s", o->output, strerror(e));
+	}
 	while (done < len) {
 		ssize_t n = write(fd, (char *)blob + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			ft_die("cannot write %s: %s", o->output, strerror(errno));
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			free(blob);
+			ft_die("cannot write %s: %s", o->output, strerror(e));
+		}
 		done += (size_t)n;
 	}
+	free(blob);
 	if (close(fd))
 		ft_die("cannot write %s: %s", o->output, strerror(errno));
-	free(blob);
 	return 0;
 }
 
