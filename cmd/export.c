@@ -237,7 +237,7 @@ int cmd_export(int argc, char **argv)
 	if (!from_folded) {
 		x = ft_xtrace_open(input, kernel, err, sizeof(err));
 		if (!x)
-			ft_die("%s", err);
+			ft_die_file(input, err);
 		for (size_t i = 0; i < ft_xtrace_nr_warnings(x); i++)
 			ft_warn("%s", ft_xtrace_warning(x, i));
 	} else if (strcmp(from_folded, "-") && access(from_folded, R_OK)) {
@@ -274,7 +274,7 @@ int cmd_export(int argc, char **argv)
 		if (r) {
 			ft_xtrace_close(x);
 			/* the output failed (a full disk), or the input (corrupt) */
-			ft_die("%s: %s", k.failed ? output : input, err);
+			ft_die_file(k.failed ? output : input, err);
 		}
 		ft_xtrace_get_stats(x, &xs);
 		if (xs.lost)

@@ -144,7 +144,7 @@ static uint64_t graph_from_trace(struct ft_folded *f, const char *path)
 
 	x = ft_xtrace_open(path, 0, err, sizeof(err));
 	if (!x)
-		ft_die("%s", err);
+		ft_die_file(path, err);
 	for (size_t i = 0; i < ft_xtrace_nr_warnings(x); i++)
 		ft_warn("%s", ft_xtrace_warning(x, i));
 	gc.g = ft_graphfold_new(f);
@@ -153,7 +153,7 @@ static uint64_t graph_from_trace(struct ft_folded *f, const char *path)
 	ft_progress_init(&pr, "flame", -1);
 	if (ft_xtrace_run(x, graph_event, &gc, &pr, err, sizeof(err))) {
 		ft_progress_done(&pr);
-		ft_die("%s: %s", path, gc.err ? strerror(errno) : err);
+		ft_die_file(path, gc.err ? strerror(errno) : err);
 	}
 	ft_progress_done(&pr);
 	ft_xtrace_get_stats(x, &xs);
@@ -225,7 +225,7 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 		ft_warn("%s", ft_trace_warning(t, i));
 	k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 	if (!k && err[0])
-		ft_die("%s: %s", path, err);
+		ft_die_file(path, err);
 	if (k)
 		ft_kevents_fix_user_stacks(k, path);
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
@@ -237,7 +237,7 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 		}
 	}
 	if (ret < 0)
-		ft_die("%s: %s", path, err);
+		ft_die_file(path, err);
 	while (k && (ret = ft_kevents_next(k, &kev)) == 1) {
 		if (kev.kind == FT_KEV_MISSED) {
 			lost += kev.missed;
@@ -253,7 +253,7 @@ static uint64_t stacks_from_trace(struct ft_folded *f, const char *path)
 		}
 	}
 	if (k && ret < 0)
-		ft_die("%s: %s", path, ft_kevents_error(k));
+		ft_die_file(path, ft_kevents_error(k));
 	if (!n)
 		ft_die("%s: no stacks recorded (record with -O stacktrace, or -T for kernel events)",
 		       path);
@@ -295,7 +295,7 @@ static void read_trace(struct ft_folded *f, const char *path, enum flame_mode mo
 		*unit = "ns";
 		if (ft_offcpu_fold_file(path, (uint64_t)FT_OFFCPU_DEFAULT_THRESH_MS * 1000000, 0, f,
 					1, err, sizeof(err)))
-			ft_die("%s", err);
+			ft_die_file(path, err);
 		break;
 	}
 	if (lost)

@@ -290,7 +290,7 @@ int cmd_latency(int argc, char **argv)
 		ft_die("%s", err);
 	k = ft_kevents_open(r, err, sizeof(err));
 	if (!k)
-		ft_die("%s: %s", input, err[0] ? err : "no kernel events in this trace");
+		ft_die_file(input, err[0] ? err : "no kernel events in this trace");
 
 	check_events(k, from, to, keyf, labelf, input);
 
@@ -358,7 +358,7 @@ int cmd_latency(int argc, char **argv)
 		}
 	}
 	if (ret < 0)
-		ft_die("%s: %s", input, ft_kevents_error(k));
+		ft_die_file(input, ft_kevents_error(k));
 	if (!saw_from)
 		ft_die("latency: no '%s' event in %s", from, input);
 	if (!saw_to)

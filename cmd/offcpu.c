@@ -337,7 +337,7 @@ int cmd_offcpu(int argc, char **argv)
 		ft_die("cannot open %s: %s", a.input, strerror(errno));
 	f = ft_offcpu_file_open(a.input, a.thresh_ns, a.record ? 0 : a.pid, err, sizeof(err));
 	if (!f)
-		ft_die("%s", err);
+		ft_die_file(a.input, err);
 	oc = ft_offcpu_file_engine(f);
 	if (a.folded) {
 		struct ft_folded *fo = ft_folded_new(0);

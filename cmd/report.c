@@ -248,7 +248,7 @@ int cmd_report(int argc, char **argv)
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
 		account(&r, &ev);
 	if (ret < 0)
-		ft_die("%s: %s", input, err);
+		ft_die_file(input, err);
 
 	out = ft_calloc(r.nr_fs + 1, sizeof(*out));
 	for (size_t i = 0; i < r.nr_fs; i++) {

@@ -267,7 +267,7 @@ int cmd_show(int argc, char **argv)
 		/* kernel events are not in user snapshots */
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		if (!ks.k && err[0])
-			ft_die("%s: %s", input, err);
+			ft_die_file(input, err);
 		if (ks.k)
 			ft_kevents_fix_user_stacks(ks.k, input);
 		if (ks.k) {
@@ -312,12 +312,12 @@ int cmd_show(int argc, char **argv)
 				ft_fmt_scan(f, &ev);
 		}
 		if (ret < 0)
-			ft_die("%s: %s", input, err);
+			ft_die_file(input, err);
 		lost = ft_trace_nr_lost(t);
 		if (ks.k)
 			ft_kevents_rewind(ks.k);
 		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
-			ft_die("%s: %s", input, err);
+			ft_die_file(input, err);
 	}
 	/* entries-written: what the runtime wrote, lost ones included */
 	/* (a snapshot's own counts are its pages': the totals are the live trace's) */
@@ -336,7 +336,7 @@ int cmd_show(int argc, char **argv)
 				ft_die("writing the output: write error");
 		}
 	if (ret < 0)
-		ft_die("%s: %s", input, err);
+		ft_die_file(input, err);
 	if (ft_fmt_flush(f) < 0 || fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
 	ft_fmt_free(f);

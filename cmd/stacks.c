@@ -191,7 +191,7 @@ int cmd_stacks(int argc, char **argv)
 		ft_die("%s", err);
 	pr.k = ft_kevents_open(ft_trace_reader(pr.t), err, sizeof(err));
 	if (!pr.k && err[0])
-		ft_die("%s: %s", input, err);
+		ft_die_file(input, err);
 	if (pr.k)
 		ft_kevents_fix_user_stacks(pr.k, input);
 	if (npats && !pr.k)
@@ -209,7 +209,7 @@ int cmd_stacks(int argc, char **argv)
 				add(&set, 'u', kev.ustack, kev.ustack_nr);
 		}
 		if (ret < 0)
-			ft_die("%s: %s", input, ft_kevents_error(pr.k));
+			ft_die_file(input, ft_kevents_error(pr.k));
 	}
 	/* user records' stacks (not selectable by kernel event names) */
 	if (want_user && !npats) {
@@ -217,7 +217,7 @@ int cmd_stacks(int argc, char **argv)
 			if (ev.type == FT_EV_STACK && ev.nr_ips)
 				add(&set, 'u', ev.ips, ev.nr_ips);
 		if (ret < 0)
-			ft_die("%s: %s", input, err);
+			ft_die_file(input, err);
 	}
 
 	v = ft_stackset_sorted(&set, &n);

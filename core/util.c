@@ -35,6 +35,26 @@ void ft_die(const char *fmt, ...)
 	exit(1);
 }
 
+void ft_die_file(const char *path, const char *msg)
+{
+	size_t pl = strlen(path), n = 0;
+	char *out = malloc(strlen(msg) + 1);
+
+	if (!out)
+		ft_die("%s: %s", path, msg);
+	for (const char *p = msg; *p;) {
+		/* "PATH: " at the start, or after ": " */
+		if ((p == msg || (p - msg >= 2 && p[-2] == ':' && p[-1] == ' ')) &&
+		    !strncmp(p, path, pl) && p[pl] == ':' && p[pl + 1] == ' ') {
+			p += pl + 2;
+			continue;
+		}
+		out[n++] = *p++;
+	}
+	out[n] = 0;
+	ft_die("%s: %s", path, out);
+}
+
 void ft_warn(const char *fmt, ...)
 {
 	va_list ap;

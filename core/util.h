@@ -26,6 +26,16 @@ void ft_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((fo
 
 /* Print "ftrail: <msg>" on stderr and exit(1).  Tool only. */
 noreturn void ft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/**
+ * ft_die_file() - ft_die() for an error about the file @path
+ * @path: the file the command read or wrote
+ * @msg: a library's one-line reason, which may already quote "PATH: ..."
+ *       (the file layer names the file in its messages, and readers wrap them)
+ *
+ * Prints "ftrail: PATH: MSG" naming the file once: every "PATH: " that starts
+ * msg or follows a ": " in it is dropped first.  Tool only.
+ */
+noreturn void ft_die_file(const char *path, const char *msg);
 /* Print "ftrail: warning: <msg>" on stderr.  Tool only. */
 void ft_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
