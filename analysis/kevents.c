@@ -1297,6 +1297,96 @@ static void print_stack(struct ft_kevents *k, const struct ft_kevent *ev, struct
 	}
 }
 
+/*
+ * libtraceevent evaluates the '/' and '%' of a print format's arguments
+ * without checking the divisor (1.7: SIGFPE on "REC->a / REC->b" when b is
+ * 0, or on a divisor that is not a number or names no field, both read as
+ * 0); formats are not to be trusted, nor the records.  1 when printing ev
+ * through its print format may divide by zero: a divisor that is a field
+ * of this record equal to 0, an atom that reads as 0, or anything this
+ * check cannot evaluate (an expression, a cast...).  Such an event prints
+ * its fields raw instead (what the raw option prints).  depth bounds the
+ * walk of a hostile argument tree.
+ */
+static int arg_may_divide_by_zero(const struct tep_print_arg *a, const struct ft_kevent *ev,
+				  int depth)
+{
+	for (; a; a = a->next) {
+		const struct tep_print_arg *r;
+
+		if (depth > 32)
+			return 1;
+		switch (a->type) {
+		case TEP_PRINT_OP:
+			r = a->op.right;
+			if (a->op.op && (!strcmp(a->op.op, "/") || !strcmp(a->op.op, "%"))) {
+				unsigned long long v = 0;
+				struct tep_format_field *f;
+
+				if (!r)
+					return 1;
+				if (r->type == TEP_PRINT_ATOM) {
+					if (!r->atom.atom || !strtoull(r->atom.atom, NULL, 0))
+						return 1;
+				} else if (r->type == TEP_PRINT_FIELD) {
+					f = r->field.name ? tep_find_any_field(ev->event, r->field.name)
+							  : NULL;
+					if (!f || (int)(f->offset + f->size) > ev->record->size ||
+					    tep_read_number_field(f, ev->record->data, &v) || !v)
+						return 1;
+				} else {
+					return 1;
+				}
+			}
+			if (arg_may_divide_by_zero(a->op.left, ev, depth + 1) ||
+			    arg_may_divide_by_zero(r, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_TYPE:
+			if (arg_may_divide_by_zero(a->typecast.item, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_FLAGS:
+			if (arg_may_divide_by_zero(a->flags.field, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_SYMBOL:
+			if (arg_may_divide_by_zero(a->symbol.field, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_HEX:
+		case TEP_PRINT_HEX_STR:
+			if (arg_may_divide_by_zero(a->hex.field, ev, depth + 1) ||
+			    arg_may_divide_by_zero(a->hex.size, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_INT_ARRAY:
+			if (arg_may_divide_by_zero(a->int_array.field, ev, depth + 1) ||
+			    arg_may_divide_by_zero(a->int_array.count, ev, depth + 1) ||
+			    arg_may_divide_by_zero(a->int_array.el_size, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_DYNAMIC_ARRAY:
+			if (arg_may_divide_by_zero(a->dynarray.index, ev, depth + 1))
+				return 1;
+			break;
+		case TEP_PRINT_FUNC:
+			if (arg_may_divide_by_zero(a->func.args, ev, depth + 1))
+				return 1;
+			break;
+		default:
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Can ev go through its print format (TEP_PRINT_INFO) without a fault? */
+static int print_fmt_safe(const struct ft_kevent *ev)
+{
+	return !arg_may_divide_by_zero(ev->event->print_fmt.args, ev, 0);
+}
+
 int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
 		     FILE *out)
 {
@@ -1316,7 +1406,7 @@ int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t 
 				 ev->record ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record ? ev->record->size : 0);
 	} else {
-		if (options & FT_OPT(RAW))
+		if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev))
 			tep_print_event(k->tep, &s, ev->record,
 					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
 					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
@@ -1413,7 +1503,7 @@ int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint
 	} else if (options & FT_OPT(HEX)) {
 		trace_seq_printf(&s, "%s: ", ev->event->name);
 		print_hex_fields(ev, &s);
-	} else if (options & FT_OPT(RAW)) {
+	} else if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev)) {
 		struct trace_seq f;
 
 		/* tep's raw field list starts with a space: drop it */

@@ -50,4 +50,15 @@ open("many.dat", "wb").write(out)
 PY
 expect_fail "ftrail: many.dat: kernel formats: more than * of them crash libtraceevent" \
 	$FTRAIL show -i many.dat
+# a print format that divides by a divisor reading as 0 ("REC->pr/v_state",
+# found by the fuzz target) parses fine but kills libtraceevent's printer
+# with SIGFPE: such events print their fields raw
+div=$TOP/tests/fuzz/corpus/regress-kfmt-divide-by-zero
+for o in "" "-O latency-format"; do
+	$FTRAIL show -i "$div" $o >div.out 2>err || fail "show $o of a dividing format failed ($?): $(cat err)"
+	grep -q 'sched_switch: prev_comm=ftrail prev_pid=[0-9]* prev_prio=120 prev_state=' div.out ||
+		fail "show $o: sched_switch does not print raw: $(grep -m2 sched_switch div.out)"
+done
+$FTRAIL stacks -i "$div" >/dev/null 2>err || fail "stacks of a dividing format: $(cat err)"
+$FTRAIL export --format chrome -i "$div" -o div.json 2>err || fail "export of a dividing format: $(cat err)"
 exit 0
