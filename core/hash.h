@@ -12,24 +12,26 @@
  *                    waits for the previous multiply.
  *   ft_hash_mum2     wyhash-style: one 64x64->128 multiply per pair of
  *                    words, folded, summed.
- *   ft_hash_stack    NH (UMAC's universal hash) over pairs of words, one
- *                    plain 64-bit multiply per pair, no chain between pairs,
- *                    then one 128-bit "mum" to mix the sum down to 32 bits.
+ *   ft_hash_stack    NH (UMAC's universal hash) over the 32-bit halves of
+ *                    each word, two words per SSE2 multiply, no chain
+ *                    between words, then one 128-bit "mum" to mix the sums
+ *                    down to 32 bits (ft_hash_stack_avx2: the same, four
+ *                    words per instruction, what get_id uses on AVX2 CPUs).
  *
  * Why ft_hash_stack, measured (build/bench/stackmap_bench -c, thread CPU
- * time, 2-vCPU AMD EPYC VM, see bench/RESULTS.md), ns per stack at depth
- * 8/16/32/64:
+ * time, 2-vCPU AMD EPYC VM at load 10-20, see bench/RESULTS.md), ns per
+ * stack at depth 8/16/32/64:
  *
- *   jhash2          19.5  38.9  89.8  165.2
- *   mult-xorshift    6.6  15.9  35.3   89.0
- *   mum pairs        7.7  13.4  21.0   37.3
- *   ft_hash_stack    4.4   7.9  12.7   21.5
+ *   jhash2          20.7  40.2  85.7  163.0
+ *   mult-xorshift    6.4  16.1  38.2   94.4
+ *   mum pairs        7.0  15.7  24.7   47.5
+ *   ft_hash_stack    4.4   8.3   9.6   16.8
  *
- * 4.9x faster than jhash2 at depth 16 (7.7x at 64), and its distribution is
- * as good: the mean probes per lookup in a half-full linear-probing table
- * of realistic stacks (a shared call path, return addresses a few bytes
- * apart; user and kernel addresses; 8 seeds) are 1.50, as for jhash2 and
- * for an ideal uniform hash.
+ * 4.9x faster than jhash2 at depth 16 (9.7x at 64), and its distribution
+ * is as good: the mean probes per lookup in a half-full
+ * linear-probing table of realistic stacks (a shared call path, return
+ * addresses a few bytes apart; user and kernel addresses; 8 seeds) are
+ * 1.49-1.51, as for jhash2 and for an ideal uniform hash (1.50).
  *
  * All of these are pure functions: no state, no allocation, safe anywhere
  * (signal handlers included).
@@ -192,38 +194,122 @@ static inline void ft_hash_keys(uint64_t *keys, uint64_t seed)
 }
 
 /*
- * The map's hash.  NH (the universal hash family of UMAC) over 64-bit
- * words: sum over pairs of (w[2i] + k[2i]) * (w[2i+1] + k[2i+1]) mod 2^64,
- * with random per-position keys k (ft_hash_keys(), from the map's seed),
- * so the same frames in another order hash differently.  One plain 64-bit
- * multiply per two words, four independent accumulators, so the multiplies
- * overlap.  The sums are then mixed down to 32 bits by one 64x64->128
- * multiply (the wyhash "mum").  n <= FT_HASH_MAX_WORDS.
+ * The map's hash: NH, UMAC's universal hash, in its original 32-bit form.
+ * Each 64-bit return address is a pair of 32-bit halves (lo, hi); with a
+ * random per-position key k (ft_hash_keys(), from the map's seed), word i
+ * contributes (lo + k_lo) * (hi + k_hi) mod 2^32 factors, a 32x32->64
+ * product, summed mod 2^64 in two lanes (even and odd words), so the same
+ * frames in another order hash differently.  Both factors are below 2^32,
+ * so a product never vanishes mod 2^64 (the weakness of NH over whole
+ * 64-bit words, where a difference in the top bits could).  The two sums
+ * are then mixed down to 32 bits by one 64x64->128 multiply (the wyhash
+ * "mum").  n <= FT_HASH_MAX_WORDS.
  *
- * A weakness of NH mod 2^64 is that a difference confined to the top bits
- * of a word may vanish (a difference of 2^63 survives only when the other
- * factor is odd); return addresses of distinct stacks differ in their low
- * and middle bits, and the full compare on match keeps any collision
- * harmless (one more probe).
+ * On x86-64 two words go through one SSE2 pmuludq (the baseline ISA, no
+ * dispatch): one fused load+add, a shift, the multiply and an add per two
+ * words, about 1 cycle per word, against 3 instructions per word for the
+ * scalar form, which other architectures use (the same function: a block
+ * is only shared between processes of one machine).
  */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64_t *k)
 {
-	uint64_t a0 = (uint64_t)n * FT_HASH_P2, a1 = 0, a2 = 0, a3 = 0, h;
-	const uint64_t *end8 = w + (n & ~7u), *end = w + n;
+	uint64_t a0, a1, h;
+	uint32_t i = 0;
+#if defined(__SSE2__)
+	__m128i acc0 = _mm_set_epi64x(0, (long long)((uint64_t)n * FT_HASH_P2));
+	__m128i acc1 = _mm_setzero_si128();
 
-	for (; w < end8; w += 8, k += 8) {
-		a0 += (w[0] + k[0]) * (w[1] + k[1]);
-		a1 += (w[2] + k[2]) * (w[3] + k[3]);
-		a2 += (w[4] + k[4]) * (w[5] + k[5]);
-		a3 += (w[6] + k[6]) * (w[7] + k[7]);
+	for (; i + 4 <= n; i += 4) {
+		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
+					  _mm_loadu_si128((const __m128i *)(k + i)));
+		__m128i y = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i + 2)),
+					  _mm_loadu_si128((const __m128i *)(k + i + 2)));
+
+		acc0 = _mm_add_epi64(acc0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+		acc1 = _mm_add_epi64(acc1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
 	}
-	for (; end - w >= 2; w += 2, k += 2)
-		a0 += (w[0] + k[0]) * (w[1] + k[1]);
-	if (w < end)
-		a1 += (w[0] + k[0]) * (k[1] | 1);
-	h = ft_mum((a0 + a2) ^ FT_HASH_P3, (a1 + a3) ^ FT_HASH_P1);
+	if (i + 2 <= n) {
+		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
+					  _mm_loadu_si128((const __m128i *)(k + i)));
+
+		acc0 = _mm_add_epi64(acc0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+		i += 2;
+	}
+	acc0 = _mm_add_epi64(acc0, acc1);
+	a0 = (uint64_t)_mm_cvtsi128_si64(acc0);
+	a1 = (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(acc0, acc0));
+#else
+	a0 = (uint64_t)n * FT_HASH_P2;
+	a1 = 0;
+	for (; i + 2 <= n; i += 2) {
+		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
+		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
+		a1 += (uint64_t)((uint32_t)w[i + 1] + (uint32_t)k[i + 1]) *
+		      (uint32_t)((uint32_t)(w[i + 1] >> 32) + (uint32_t)(k[i + 1] >> 32));
+	}
+#endif
+	if (i < n) /* the last word of an odd count, in the even lane */
+		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
+		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
+	h = ft_mum(a0 ^ FT_HASH_P3, a1 ^ FT_HASH_P1);
 	return (uint32_t)(h ^ (h >> 32));
 }
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/*
+ * ft_hash_stack() with AVX2 (four words per instruction): the same function,
+ * bit for bit (lanes 0 and 2 sum the even words, 1 and 3 the odd ones).
+ * Only for callers that checked the CPU (the stack map does, once).
+ */
+__attribute__((target("avx2"))) static inline uint32_t
+ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
+{
+	__m256i acc = _mm256_set_epi64x(0, 0, 0, (long long)((uint64_t)n * FT_HASH_P2));
+	__m256i acc2 = _mm256_setzero_si256(); /* two sums: a shorter dependency chain */
+	__m128i a;
+	uint64_t a0, a1, h;
+	uint32_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i)),
+					     _mm256_loadu_si256((const __m256i *)(k + i)));
+		__m256i y = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i + 4)),
+					     _mm256_loadu_si256((const __m256i *)(k + i + 4)));
+
+		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
+		acc2 = _mm256_add_epi64(acc2, _mm256_mul_epu32(y, _mm256_srli_epi64(y, 32)));
+	}
+	if (i + 4 <= n) {
+		__m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i)),
+					     _mm256_loadu_si256((const __m256i *)(k + i)));
+
+		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
+		i += 4;
+	}
+	acc = _mm256_add_epi64(acc, acc2);
+	a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+	if (i + 2 <= n) {
+		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
+					  _mm_loadu_si128((const __m128i *)(k + i)));
+
+		a = _mm_add_epi64(a, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+		i += 2;
+	}
+	a0 = (uint64_t)_mm_cvtsi128_si64(a);
+	a1 = (uint64_t)_mm_extract_epi64(a, 1);
+	if (i < n)
+		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
+		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
+	h = ft_mum(a0 ^ FT_HASH_P3, a1 ^ FT_HASH_P1);
+	return (uint32_t)(h ^ (h >> 32));
+}
+#endif
 
 /* ---- names ---- */
 
