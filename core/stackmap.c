@@ -9,66 +9,113 @@
  *   +--------------------------+ 0
  *   | header: geometry, seed,  |  read-mostly: written by init and
  *   | hash keys (528 B),       |  (resetting, readers) by reset and
- *   | resetting, readers       |  walks only
- *   +--------------------------+ 576
- *   | next_elt (own line)      |
+ *   | resetting, readers,      |  walks only
+ *   | offsets of refs and elts |
  *   +--------------------------+ 640
- *   | shards[64] (64 B each):  |  per-thread counters (a thread-local
- *   |  served, drops           |  index picks one): successes and
- *   |                          |  in-flight callers packed in `served`
+ *   | next_elt, shards_used    |  pool cursor, shard high-water mark
+ *   +--------------------------+ 704
+ *   | ovf (64 B)               |  shared counters of threads without a shard
+ *   +--------------------------+ 768
+ *   | shards[128] (576 B):     |  one per thread (claimed): nest (calls in
+ *   |  owner, nest, counters,  |  flight), successes, drops, and a cache of
+ *   |  rc[64] ref-count cache  |  reference counts not yet added to refs[]
  *   +--------------------------+ SLOTS_OFF
- *   | slots[2^(bits+1)]:       |  the hash table: key (0 = free) and
- *   |  key u32, val u32        |  val = element index + 1 (0 = none yet)
- *   +--------------------------+ ELTS_OFF
- *   | elts[2^bits] (520 B):    |  the element pool: one stack each
- *   |  nr, ref, ips[64]        |
+ *   | slots[2^(bits+1)]: u64   |  key (low 32 bits, 0 = free) and val (high
+ *   |                          |  32: 0 = not published, else element
+ *   |                          |  index + 1 | depth << 24)
+ *   +--------------------------+ refs_off(bits)
+ *   | refs[2^bits]: u32        |  reference counts added so far
+ *   +--------------------------+ elts_off(bits)
+ *   | elts[2^bits] (512 B):    |  the element pool: one stack each, 64-byte
+ *   |  ips[64]                 |  aligned (depth 16 = two cache lines)
  *   +--------------------------+ mem_size(bits)
  *
  * get_id (the hot path, any thread, also a signal handler that interrupted
  * get_id on the same thread):
  *
- *   enter   served += 1 (seq_cst)          -- "I am in flight"
+ *   enter   shard->nest += 1 (plain store, compiler barrier) -- "in flight"
  *           resetting? -> leave, -EINVAL
  *   hash    32-bit key, 0 forced to 1; first slot = top bits of the key
- *   probe   at most FT_STACKMAP_MAX_PROBE slots:
- *             key == ours:  val published (acquire)?  full compare -> hit,
- *                           ref += 1; else (being filled, claimed-but-empty,
- *                           or another stack with the same key) go on
- *             key == 0:     claim it with cmpxchg; take an element from the
- *                           pool (fetch_add on next_elt), fill it, publish
- *                           val (release).  No element left: the slot stays
- *                           "claimed but empty" (a key cannot be given back
- *                           without racing other claimers) and it is a drop.
- *                           Lost the cmpxchg: go on -- if the winner inserts
- *                           the same stack we may insert a duplicate, which
- *                           is tolerated (waiting for the winner could
- *                           deadlock: the winner may be the very code this
- *                           signal handler interrupted).
- *   leave   served += (1 success - 1 in flight) (release), or drops += 1
+ *   probe   at most FT_STACKMAP_MAX_PROBE slots, one 64-bit load each:
+ *             key == ours and val published with our depth: full compare
+ *             -> hit.  Else (being filled, claimed-but-empty, another stack
+ *             with the same key) go on
+ *             key == 0: claim it with cmpxchg; take an element from the
+ *             pool (fetch_add on next_elt), fill it, publish val (release).
+ *             No element left: the slot stays "claimed but empty" (a key
+ *             cannot be given back without racing other claimers) and it is
+ *             a drop.  Lost the cmpxchg: go on -- if the winner inserts the
+ *             same stack we may insert a duplicate, which is tolerated
+ *             (waiting for the winner could deadlock: the winner may be the
+ *             very code this signal handler interrupted).
+ *   count   a hit adds 1 to the thread's cached count for that element
+ *           (rc[], plain store); the cache entry's previous element gets
+ *           its count with one atomic add to refs[].  successes/drops +1
+ *           in the thread's shard (plain store)
+ *   leave   shard->nest -= 1 (release store)
  *
- * Nothing on this path allocates, locks, or calls the kernel; every loop is
- * bounded (probe limit, memcmp of at most 64 words).  All atomics are
- * lock-free (static assertions below): an emulated atomic would take a lock,
- * and a signal handler interrupting its holder would deadlock, the reason
- * seed 003 uses local_t rather than atomic64_t.
+ * So a hit in the common case makes no atomic read-modify-write and writes
+ * only the thread's own cache lines: nothing bounces between threads that
+ * share stacks, and nothing costs a locked instruction.  Nothing on this
+ * path allocates, locks, or calls the kernel; every loop is bounded (probe
+ * limit, compare of at most 64 words).  All atomics are lock-free (static
+ * assertions below): an emulated atomic would take a lock, and a signal
+ * handler interrupting its holder would deadlock, the reason seed 003 uses
+ * local_t rather than atomic64_t.
+ *
+ * Shards.  A thread claims a shard (cmpxchg of `owner`) at its first call
+ * on a map and keeps it (thread-local cache of map -> shard) until
+ * ft_stackmap_thread_detach().  Only the owner writes a shard's counters
+ * and rc[] with plain (relaxed load + store) updates; a signal handler on
+ * the owner's thread is the only other writer.  Plain load+store is not
+ * atomic against a signal landing in between, so the nesting level decides:
+ * the outermost call (nest was 0) uses the plain updates; a call that
+ * interrupted another (nest > 0) uses atomic read-modify-writes on the
+ * nested_* counters and refs[] and never touches rc[].  A handler that lands
+ * before the outer call stored nest = 1 runs to completion as a level-0
+ * call before the outer call touches anything.  Threads past NR_SHARDS get
+ * no shard and use `ovf`: atomic counters, seq_cst enter, atomic refs[].
  *
  * stack_id = slot index, as in the seed: stable for the life of the stack,
  * below 2^19, and lookup is one array access.
  *
- * Reset (control path, tracing stopped) without RCU: every get_id counts
- * itself in flight in its thread's shard before it reads `resetting`;
- * reset sets `resetting` and then waits until every shard (all of them,
- * whichever thread or process uses which) has no caller in flight.
- * Both sides are seq_cst (a store followed by a load of the other's
- * variable, Dekker's pattern), so either reset sees the caller's count and
- * waits for it, or the caller sees `resetting` and leaves without touching
- * the map.  A caller that never leaves (its process died inside get_id)
- * makes reset give up after FT_STACKMAP_DRAIN_MS with -EBUSY.
+ * Reset (control path, tracing stopped) without RCU, with asymmetric fences
+ * as user-space RCU's membarrier flavour has them.  A caller stores its
+ * nest (in flight) and then loads `resetting`; reset stores `resetting` and
+ * then loads every nest.  That store->load pattern (Dekker's) needs a full
+ * fence on both sides; the caller's side is paid by reset instead:
+ * membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) makes every thread of every
+ * registered process that is running execute a full barrier (and one that
+ * is not running passes through the scheduler's barrier before it runs
+ * again).  Either a caller's load of `resetting` came before that barrier
+ * -- then its nest store is visible to reset's loads, which come after, and
+ * reset waits for it -- or after it, and then it sees `resetting` (stored
+ * and fenced before the membarrier) and leaves without touching the map.
+ *
+ * The map lives in shared memory: the traced program's threads call get_id
+ * (in every process it forks: registration is per mm and inherited across
+ * fork), the recorder (another process) reads and exports, and a reset may
+ * come from either.  So reset uses the GLOBAL command, which covers every
+ * process that registered, not the PRIVATE one, which covers only the
+ * resetting process.  Each process registers once, at its first
+ * init/attach; one whose registration fails (old kernel, seccomp) pays the
+ * fence itself (fast_enter = 0: a seq_cst fence after the nest store), and
+ * so does the TSan build (below).  Readers (for_each, export) exclude
+ * themselves from a reset with seq_cst read-modify-writes on `readers`
+ * (Dekker again, both sides fenced: they are control path), so the
+ * recorder needs no registration to read.
+ *
+ * A caller that never leaves (its process died inside get_id) makes reset
+ * give up after FT_STACKMAP_DRAIN_MS with -EBUSY.
  *
  * Readers (for_each, export, write_text) run in any process while inserts
  * go on and see a best-effort snapshot: a slot is visible once its val is
  * published, and everything in the element was written before that
- * release.  Against reset they play the part of the seed's reader_sem,
+ * release.  A stack's reference count is refs[] plus the counts cached in
+ * every shard's rc[] for that element (folded at export): exact once the
+ * callers have left; while they run, a count moving from rc[] to refs[] may
+ * be missed (never counted twice: the cache entry is overwritten before
+ * the add).  Against reset they play the part of the seed's reader_sem,
  * without a lock: a reader counts itself in `readers` (seq_cst RMW) and
  * then checks `resetting`; reset, once it owns `resetting`, also waits for
  * `readers` to drop to 0.  So a walk never sees a cleared or refilled
@@ -77,6 +124,13 @@
  * Readers therefore need the block mapped writable.  lookup() and stat
  * take no part: lookup's pointer is valid until the next reset, and the
  * counters are statistics.
+ *
+ * TSan does not know that membarrier() fences other threads, so under TSan
+ * every caller fences itself (fast_enter is 0, a seq_cst exchange of nest):
+ * the program stays correct under the C11 model TSan checks, and everything
+ * else (publication through
+ * val, shard hand-over through owner, reset's release of `resetting`, the
+ * nest release/acquire pairs) is checked as in the production build.
  */
 #include "core/stackmap.h"
 #include "core/hash.h"
@@ -85,48 +139,73 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <inttypes.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdalign.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "the stack map needs lock-free 32-bit atomics");
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the stack map needs lock-free 64-bit atomics");
 _Static_assert(FT_HASH_MAX_WORDS >= FT_STACKMAP_MAX_DEPTH, "the hash keys cover every frame");
 
 #define SHM_MAGIC 0x4D535446u /* "FTSM" */
-#define SHM_VERSION 1
-#define SHARD_BITS 6
-#define NR_SHARDS (1u << SHARD_BITS)
+#define SHM_VERSION 2
+#define NR_SHARDS 128u
+#define NO_SHARD NR_SHARDS /* thread-local cache: no shard left, use ovf */
+#define RC_BITS 6
+#define RC_ENTRIES (1u << RC_BITS)
+/* Maps a thread can hold a shard in at once (thread-local cache entries). */
+#define TLS_MAPS 4
 /*
- * shard.served packs two counters so that leaving get_id is one atomic
- * add: bits 0..19 count callers in flight, bits 20..63 count successes
- * (2^44 per shard before it wraps: days at 100 M stacks/s).
+ * ovf.served packs two counters so that leaving get_id is one atomic add:
+ * bits 0..19 count callers in flight, bits 20..63 count successes (2^44
+ * before it wraps: days at 100 M stacks/s).
  */
 #define INFLIGHT_BITS 20
 #define INFLIGHT_MASK ((1ull << INFLIGHT_BITS) - 1)
 #define ONE_SUCCESS (1ull << INFLIGHT_BITS)
+/* A slot's val: element index + 1 in the low 24 bits, depth above. */
+#define VAL_ELT_MASK ((1u << 24) - 1)
+#define VAL_NR_SHIFT 24
+_Static_assert((1u << FT_STACKMAP_BITS_MAX) < VAL_ELT_MASK, "element index fits val");
+_Static_assert(((uint64_t)FT_STACKMAP_MAX_DEPTH << VAL_NR_SHIFT) < (1ull << 32), "depth fits val");
 
-/* One cache line per shard (the block is 64-byte aligned, see layout). */
-struct shard {
+/* Counters of the threads without a shard of their own (all atomic RMW). */
+struct ovf {
 	_Atomic uint64_t served; /* successes << INFLIGHT_BITS | in flight */
 	_Atomic uint64_t drops;
 	char pad[48];
 };
-_Static_assert(sizeof(struct shard) == 64, "a shard fills one cache line");
 
-struct slot {
-	_Atomic uint32_t key; /* 0 = free; else the stack's hash, never 0 */
-	_Atomic uint32_t val; /* 0 = not published; else element index + 1 */
+/*
+ * One thread's shard.  owner: written by claim (cmpxchg) and detach.  nest,
+ * served, drops, rc[]: written by the owner's outermost call (plain), and
+ * by reset while no caller is in flight.  nested_*: atomic RMW by calls
+ * that interrupted another.  Read by anyone (relaxed) for statistics and
+ * folding.
+ */
+struct shard {
+	_Atomic uint32_t owner; /* 0 free, 1 claimed */
+	_Atomic uint32_t nest;	/* the owner's get_id calls in flight */
+	_Atomic uint64_t served;
+	_Atomic uint64_t drops;
+	_Atomic uint64_t nested_served;
+	_Atomic uint64_t nested_drops;
+	char pad[24];
+	/* count << 32 | (element index + 1); 0 = empty.  Direct-mapped by element. */
+	_Atomic uint64_t rc[RC_ENTRIES];
 };
+_Static_assert(sizeof(struct shard) == 64 + 8 * RC_ENTRIES, "a shard is whole cache lines");
 
 struct elt {
-	uint32_t nr;	      /* written before val's release, then constant */
-	_Atomic uint32_t ref; /* successes served by this stack */
-	uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+	uint64_t ips[FT_STACKMAP_MAX_DEPTH]; /* written before val's release, then constant */
 };
 
 struct ft_stackmap_shared {
@@ -140,6 +219,8 @@ struct ft_stackmap_shared {
 	uint64_t seed;		      /* per-instance random hash seed */
 	uint64_t size;		      /* bytes of the block */
 	uint64_t keys[FT_HASH_NKEYS]; /* ft_hash_stack's keys, from seed */
+	/* refs_off(bits), elts_off(bits): no shifts on the hot path */
+	uint64_t refs_at, elts_at;
 	/* Read by every get_id; written only by reset. */
 	_Atomic uint32_t resetting; /* 1 while a reset owns the map */
 	/* Walks in progress (control path). */
@@ -150,27 +231,42 @@ struct ft_stackmap_shared {
 	 * the number of racing callers; readers clamp.
 	 */
 	alignas(64) _Atomic uint32_t next_elt;
+	/* 1 + the highest shard index ever claimed: folds stop there. */
+	_Atomic uint32_t shards_used;
+	alignas(64) struct ovf ovf;
 	alignas(64) struct shard shards[NR_SHARDS];
-	/* slots[table_size] then elts[max_elts] follow */
+	/* slots[table_size], refs[max_elts], elts[max_elts] follow */
 };
 
 #define SLOTS_OFF sizeof(struct ft_stackmap_shared)
-_Static_assert(offsetof(struct ft_stackmap_shared, next_elt) == 576, "layout drawn above");
-_Static_assert(SLOTS_OFF == 640 + 64 * 64, "layout drawn above");
+_Static_assert(offsetof(struct ft_stackmap_shared, next_elt) == 640, "layout drawn above");
+_Static_assert(offsetof(struct ft_stackmap_shared, shards) == 768, "layout drawn above");
+_Static_assert(SLOTS_OFF % 64 == 0, "slots start on a cache line");
+
+static size_t refs_off(unsigned int bits)
+{
+	return SLOTS_OFF + sizeof(uint64_t) * ((size_t)2 << bits);
+}
 
 static size_t elts_off(unsigned int bits)
 {
-	return SLOTS_OFF + sizeof(struct slot) * ((size_t)2 << bits);
+	/* 4 << bits is a multiple of 64 (bits >= 10): elements stay line aligned */
+	return refs_off(bits) + sizeof(uint32_t) * ((size_t)1 << bits);
 }
 
-static inline struct slot *slots_of(const struct ft_stackmap_shared *m)
+static inline _Atomic uint64_t *slots_of(const struct ft_stackmap_shared *m)
 {
-	return (struct slot *)((char *)m + SLOTS_OFF);
+	return (_Atomic uint64_t *)((char *)m + SLOTS_OFF);
+}
+
+static inline _Atomic uint32_t *refs_of(const struct ft_stackmap_shared *m)
+{
+	return (_Atomic uint32_t *)((char *)m + m->refs_at);
 }
 
 static inline struct elt *elts_of(const struct ft_stackmap_shared *m)
 {
-	return (struct elt *)((char *)m + elts_off(m->bits));
+	return (struct elt *)((char *)m + m->elts_at);
 }
 
 unsigned int ft_stackmap_clamp_bits(unsigned int bits)
@@ -203,10 +299,206 @@ static uint64_t random_seed(const void *salt)
 	return ft_mum(seed ^ FT_HASH_P0, FT_HASH_P1);
 }
 
+/* ---- per-thread shards ---- */
+
+/*
+ * The thread's map -> shard cache.  initial-exec: the map is linked into
+ * the ftrail tool and into libftrail.so, which is LD_PRELOADed (never
+ * dlopen'ed), so the variable lives in the static TLS block that the loader
+ * allocates with the thread: an %fs-relative load, no __tls_get_addr, no
+ * lazy allocation (which could call malloc, unsafe in a signal handler).
+ * block is the map's address in this process and inst its seed (a block
+ * formatted again at the same address is another map).  Written by the
+ * thread and by its signal handlers only: relaxed atomics with signal
+ * fences, block last, so a handler that sees block == m sees the entry
+ * whole.
+ */
+struct tls_map {
+	_Atomic uintptr_t block;
+	_Atomic uint64_t inst;
+	_Atomic uint32_t shard; /* index, or NO_SHARD */
+};
+static __thread struct tls_map tls_maps[TLS_MAPS] __attribute__((tls_model("initial-exec")));
+static __thread _Atomic uint32_t tls_victim __attribute__((tls_model("initial-exec")));
+
+/*
+ * 1 when this process registered for MEMBARRIER_CMD_GLOBAL_EXPEDITED: then
+ * reset's membarrier fences our callers and get_id needs only a compiler
+ * barrier.  0 (the TSan build, or registration refused): get_id fences
+ * itself.  Written once per process before its first get_id (pthread_once
+ * in init/attach/create, which happen before the handle is used), read
+ * relaxed.
+ */
+static _Atomic int fast_enter;
+/* 1 when the CPU has AVX2 (get_id's hash and compare use it); set with fast_enter. */
+static _Atomic int have_avx2;
+static pthread_once_t proc_once = PTHREAD_ONCE_INIT;
+
+static long sys_membarrier(int cmd)
+{
+	return syscall(__NR_membarrier, cmd, 0, 0);
+}
+
+/*
+ * fork: the child's only thread inherits the forking thread's cache, whose
+ * shards the parent's thread still owns.  Forget them (the child claims its
+ * own).  The membarrier registration is per mm and is inherited.
+ */
+static void atfork_child(void)
+{
+	for (int i = 0; i < TLS_MAPS; i++)
+		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
+}
+
+static void proc_setup(void)
+{
+#if defined(__x86_64__)
+	__builtin_cpu_init();
+	if (__builtin_cpu_supports("avx2"))
+		atomic_store_explicit(&have_avx2, 1, memory_order_relaxed);
+#endif
+#ifndef __SANITIZE_THREAD__
+	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
+		atomic_store_explicit(&fast_enter, 1, memory_order_relaxed);
+#endif
+	pthread_atfork(NULL, NULL, atfork_child);
+}
+
+/* Install (m, idx) in the thread's cache: block last (see struct tls_map). */
+static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
+{
+	struct tls_map *t = NULL;
+
+	for (int i = 0; i < TLS_MAPS && !t; i++) {
+		uintptr_t b = atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed);
+
+		/* a free entry, or m's stale one (a map formatted again here) */
+		if (!b || b == (uintptr_t)m)
+			t = &tls_maps[i];
+	}
+	if (!t) { /* evict: that map's shard stays claimed (counts kept) */
+		uint32_t v = atomic_load_explicit(&tls_victim, memory_order_relaxed);
+
+		atomic_store_explicit(&tls_victim, v + 1, memory_order_relaxed);
+		t = &tls_maps[v % TLS_MAPS];
+	}
+	atomic_store_explicit(&t->block, 0, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->inst, m->seed, memory_order_relaxed);
+	atomic_store_explicit(&t->shard, idx, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+	atomic_store_explicit(&t->block, (uintptr_t)m, memory_order_relaxed);
+}
+
+/*
+ * First call of this thread on m: claim a free shard.  Acquire on the
+ * claim pairs with detach's release of owner: the previous owner's plain
+ * writes to the shard happen before ours.  Bounded: one pass.  A signal
+ * handler that interrupts a claim may claim a second shard for the same
+ * thread; the entry installed last wins and the other stays claimed, its
+ * counts still folded.
+ */
+static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stackmap_shared *m)
+{
+	uint32_t idx = NO_SHARD, used;
+
+	for (uint32_t i = 0; i < NR_SHARDS; i++) {
+		uint32_t zero = 0;
+
+		if (atomic_load_explicit(&m->shards[i].owner, memory_order_relaxed) == 0 &&
+		    atomic_compare_exchange_strong_explicit(&m->shards[i].owner, &zero, 1,
+							    memory_order_acquire,
+							    memory_order_relaxed)) {
+			idx = i;
+			break;
+		}
+	}
+	if (idx != NO_SHARD) {
+		/*
+		 * Raise the high-water mark before the shard counts anything.
+		 * Release pairs with the folds' acquire load: a fold that sees
+		 * the mark covers this shard.  The loop ends: each failure
+		 * means the mark rose, at most NR_SHARDS times.
+		 */
+		used = atomic_load_explicit(&m->shards_used, memory_order_relaxed);
+		while (used < idx + 1 && !atomic_compare_exchange_weak_explicit(
+					     &m->shards_used, &used, idx + 1, memory_order_release,
+					     memory_order_relaxed))
+			;
+	}
+	tls_install(m, idx);
+	return idx == NO_SHARD ? NULL : &m->shards[idx];
+}
+
+/* The thread's cache entries past the first one, or a claim. */
+static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_shared *m)
+{
+	for (int i = 1; i < TLS_MAPS; i++) {
+		uint32_t idx;
+
+		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) != (uintptr_t)m)
+			continue;
+		atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+		if (atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
+			break; /* m was formatted again: claim in the new map */
+		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
+		return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+	}
+	return claim_shard(m);
+}
+
+/*
+ * The calling thread's shard in m, claimed at its first call; NULL: use
+ * ovf.  The first cache entry inline (one map per thread is the common
+ * case), the others out of line.
+ */
+static inline struct shard *my_shard(struct ft_stackmap_shared *m)
+{
+	uint32_t idx;
+
+	if (__builtin_expect(
+		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
+		return find_shard(m);
+	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+	if (__builtin_expect(
+		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
+		return claim_shard(m);
+	idx = atomic_load_explicit(&tls_maps[0].shard, memory_order_relaxed);
+	return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+}
+
+void ft_stackmap_thread_detach(struct ft_stackmap *h)
+{
+	struct ft_stackmap_shared *m = h->shm;
+
+	for (int i = 0; i < TLS_MAPS; i++) {
+		uint32_t idx;
+
+		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) !=
+			(uintptr_t)m ||
+		    atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
+			continue;
+		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
+		/* forget it first: a signal handler from here on claims anew */
+		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+		/*
+		 * Release pairs with the next claimer's acquire cmpxchg: our
+		 * writes to the shard happen before its own.  The counts stay:
+		 * the next owner adds to them.
+		 */
+		if (idx < NR_SHARDS)
+			atomic_store_explicit(&m->shards[idx].owner, 0, memory_order_release);
+	}
+}
+
+/* ---- create, attach ---- */
+
 /*
  * Format mem as an empty map.  Only the header, the shards and the slots
- * are cleared: an element is written in full before it is published, so
- * the (large) pool is never touched here and stays lazily paged.
+ * are cleared: an element (and its refs[] entry) is written in full before
+ * it is published, so the (large) pool is never touched here and stays
+ * lazily paged.
  */
 int ft_stackmap_init(struct ft_stackmap *h, void *mem, size_t len, unsigned int bits)
 {
@@ -215,7 +507,8 @@ int ft_stackmap_init(struct ft_stackmap *h, void *mem, size_t len, unsigned int 
 	bits = ft_stackmap_clamp_bits(bits);
 	if (!h || !mem || ((uintptr_t)mem & 63) || len < ft_stackmap_mem_size(bits))
 		return -EINVAL;
-	memset(m, 0, elts_off(bits));
+	pthread_once(&proc_once, proc_setup);
+	memset(m, 0, refs_off(bits));
 	m->magic = SHM_MAGIC;
 	m->version = SHM_VERSION;
 	m->bits = bits;
@@ -225,6 +518,8 @@ int ft_stackmap_init(struct ft_stackmap *h, void *mem, size_t len, unsigned int 
 	m->seed = random_seed(m);
 	ft_hash_keys(m->keys, m->seed);
 	m->size = ft_stackmap_mem_size(bits);
+	m->refs_at = refs_off(bits);
+	m->elts_at = elts_off(bits);
 	/*
 	 * Whoever shares the block with other threads or processes after this
 	 * (a release store of a pointer, a thread or process creation) makes
@@ -246,8 +541,10 @@ int ft_stackmap_attach(struct ft_stackmap *h, void *mem, size_t len)
 	if (m->magic != SHM_MAGIC || m->version != SHM_VERSION || m->bits < FT_STACKMAP_BITS_MIN ||
 	    m->bits > FT_STACKMAP_BITS_MAX || m->table_size != (2u << m->bits) ||
 	    m->max_elts != (1u << m->bits) || m->nr_shards != NR_SHARDS ||
-	    m->size != ft_stackmap_mem_size(m->bits) || len < m->size)
+	    m->size != ft_stackmap_mem_size(m->bits) || len < m->size ||
+	    m->refs_at != refs_off(m->bits) || m->elts_at != elts_off(m->bits))
 		return -EINVAL;
+	pthread_once(&proc_once, proc_setup);
 	h->shm = mem;
 	h->hash_hook = NULL;
 	h->hash_hook_arg = NULL;
@@ -275,68 +572,28 @@ void ft_stackmap_destroy(struct ft_stackmap *h)
 {
 	if (!h)
 		return;
+	ft_stackmap_thread_detach(h);
 	free(h->shm);
 	free(h);
+}
+
+/* The hash of ips[0..nr), nr already clamped; inlined into get_id. */
+static inline __attribute__((always_inline)) uint32_t map_hash(const struct ft_stackmap *h,
+							       const uint64_t *ips, uint32_t nr)
+{
+	if (__builtin_expect(h->hash_hook != NULL, 0))
+		return h->hash_hook(ips, nr, h->hash_hook_arg);
+	return ft_hash_stack(ips, nr, h->shm->keys);
 }
 
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
 	if (nr > FT_STACKMAP_MAX_DEPTH)
 		nr = FT_STACKMAP_MAX_DEPTH;
-	if (__builtin_expect(h->hash_hook != NULL, 0))
-		return h->hash_hook(ips, nr, h->hash_hook_arg);
-	return ft_hash_stack(ips, nr, h->shm->keys);
+	return map_hash(h, ips, nr);
 }
 
-/*
- * The caller's counter shard: one per thread, not per stack.
- *
- * Each thread takes an index, round-robin from a process-wide cursor, the
- * first time it calls get_id, and keeps it in static TLS.  initial-exec:
- * the map is linked into the ftrail tool and into libftrail.so, which is
- * LD_PRELOADed (never dlopen'ed), so the variable lives in the static TLS
- * block that the loader allocates with the thread.  Reading it is an
- * %fs-relative load (in libftrail.so after one GOT load of its offset):
- * no __tls_get_addr, no lazy allocation (which could call malloc, unsafe
- * in a signal handler), no system call.  Shards are
- * 64 bytes apart (one cache line each, struct shard), so threads with
- * distinct indexes never write the same line; the first NR_SHARDS threads
- * of a process get distinct indexes, later ones wrap.
- *
- * A shard is not owned by one thread: threads past NR_SHARDS, and threads
- * of other processes that share the block (the cursor is per process; a
- * forked child inherits its parent's cursor and its forking thread's
- * index), may land on the same shard.  So
- * every update of a shard stays an atomic read-modify-write.  That also
- * covers a signal handler that interrupts get_id on the same thread: it
- * uses the same shard, and a relaxed atomic add is still one indivisible
- * RMW (one `lock xadd`/`lock add` on x86), which a signal cannot split; a
- * plain `x++` (load, add, store) would lose the handler's increment if the
- * signal landed between the load and the store.
- *
- * Lazy assignment and signals: if a handler interrupts the first call
- * between the load of tls_shard and the store below, both pick an index
- * and the later store wins; each get_id uses the shard it picked for both
- * its enter and its leave (the pointer is kept in a local), so the counts
- * stay balanced whichever index the thread keeps.  tls_shard is an atomic
- * accessed relaxed only because a handler may write it; it is thread-
- * private, so it orders nothing.
- */
-static __thread _Atomic uint32_t tls_shard __attribute__((tls_model("initial-exec")));
-static _Atomic uint32_t shard_cursor; /* next index to hand out, mod NR_SHARDS */
-
-static inline struct shard *pick_shard(struct ft_stackmap_shared *m)
-{
-	uint32_t i = atomic_load_explicit(&tls_shard, memory_order_relaxed);
-
-	if (__builtin_expect(i == 0, 0)) {
-		/* Relaxed: the index only spreads threads; it publishes nothing. */
-		i = atomic_fetch_add_explicit(&shard_cursor, 1, memory_order_relaxed);
-		i = i % NR_SHARDS + 1;
-		atomic_store_explicit(&tls_shard, i, memory_order_relaxed);
-	}
-	return &m->shards[i - 1]; /* 0 means "not assigned yet" */
-}
+/* ---- the hot path ---- */
 
 /*
  * Take an element from the pool, or -1 when it is exhausted.  The plain
@@ -344,7 +601,7 @@ static inline struct shard *pick_shard(struct ft_stackmap_shared *m)
  * full (the seed's early-out).  fetch_add may carry next_elt past
  * max_elts by the number of racing callers; readers clamp.  Relaxed: the
  * index only has to be unique; the element's contents are published by
- * the release store of slot.val.
+ * the release store of the slot's val.
  */
 static inline int64_t get_elt(struct ft_stackmap_shared *m)
 {
@@ -356,68 +613,108 @@ static inline int64_t get_elt(struct ft_stackmap_shared *m)
 	return i < m->max_elts ? (int64_t)i : -1;
 }
 
-int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+/*
+ * a[0..nr) == b[0..nr)?  Two words per vector lane pair (SSE2 on x86-64,
+ * the baseline; NEON elsewhere), no early exit (the hit path expects
+ * equality), no call: measured faster than glibc's memcmp through the PLT
+ * of libftrail.so at depths 8..64.
+ */
+typedef uint64_t ft_v2u64 __attribute__((vector_size(16), aligned(8), may_alias));
+
+static inline int ips_equal(const uint64_t *a, const uint64_t *b, uint32_t nr)
 {
-	struct ft_stackmap_shared *m = h->shm;
-	struct slot *slots;
-	struct shard *sh;
-	uint32_t key, idx, mask, probe;
-	int64_t ei;
+	ft_v2u64 acc = {0, 0};
+	uint64_t d;
+	uint32_t i = 0;
 
-	if (__builtin_expect(nr == 0, 0))
-		return -EINVAL;
-	if (nr > FT_STACKMAP_MAX_DEPTH)
-		nr = FT_STACKMAP_MAX_DEPTH;
-
-	sh = pick_shard(m);
-	/*
-	 * Enter: count ourselves in flight, then look at `resetting`.  Both
-	 * seq_cst: this RMW and the load below pair with reset's seq_cst
-	 * cmpxchg of `resetting` and its seq_cst loads of `served`, so the
-	 * two cannot both miss each other (store->load ordering, which
-	 * acquire/release alone does not give).  On x86 the RMW is one
-	 * `lock xadd` either way.
-	 */
-	atomic_fetch_add_explicit(&sh->served, 1, memory_order_seq_cst);
-	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
-		/* Release: our (absent) map accesses are done before reset sees 0. */
-		atomic_fetch_sub_explicit(&sh->served, 1, memory_order_release);
-		return -EINVAL;
+	for (; i + 4 <= nr; i += 4)
+		acc |= (*(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i)) |
+		       (*(const ft_v2u64 *)(a + i + 2) ^ *(const ft_v2u64 *)(b + i + 2));
+	if (i + 2 <= nr) {
+		acc |= *(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i);
+		i += 2;
 	}
+	d = acc[0] | acc[1];
+	if (i < nr)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
 
-	key = ft_stackmap_hash(h, ips, nr);
+#if defined(__x86_64__)
+/* ips_equal with AVX2: four words per compare. */
+__attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t *a,
+								 const uint64_t *b, uint32_t nr)
+{
+	__m256i acc = _mm256_setzero_si256();
+	__m128i a2;
+	uint64_t d;
+	uint32_t i = 0;
+
+	for (; i + 4 <= nr; i += 4)
+		acc = _mm256_or_si256(
+		    acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a + i)),
+					  _mm256_loadu_si256((const __m256i *)(b + i))));
+	a2 = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+	if (i + 2 <= nr) {
+		a2 = _mm_or_si128(a2, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i)),
+						    _mm_loadu_si128((const __m128i *)(b + i))));
+		i += 2;
+	}
+	d = (uint64_t)_mm_cvtsi128_si64(a2) | (uint64_t)_mm_extract_epi64(a2, 1);
+	if (i < nr)
+		d |= a[i] ^ b[i];
+	return d == 0;
+}
+#define HAVE_AVX2_PATH 1
+#else
+#define HAVE_AVX2_PATH 0
+#define ips_equal_avx2 ips_equal
+#define ft_hash_stack_avx2 ft_hash_stack
+#endif
+
+/*
+ * Find or insert: the slot index, with *ei its element; -ENOSPC (probe
+ * limit, or pool exhausted: then *claimed_empty).  Called in flight only.
+ */
+static inline __attribute__((always_inline)) int
+find_or_insert(struct ft_stackmap *h, struct ft_stackmap_shared *m, const uint64_t *ips,
+	       uint32_t nr, uint32_t *ei, int *inserted, const int avx2)
+{
+	_Atomic uint64_t *slots = slots_of(m);
+	uint32_t key, idx, mask = m->table_size - 1, want;
+
+	if (__builtin_expect(h->hash_hook != NULL, 0))
+		key = h->hash_hook(ips, nr, h->hash_hook_arg);
+	else if (avx2)
+		key = ft_hash_stack_avx2(ips, nr, m->keys);
+	else
+		key = ft_hash_stack(ips, nr, m->keys);
 	if (!key)
-		key = 1; /* 0 marks a free slot */
-	mask = m->table_size - 1;
+		key = 1;	     /* 0 marks a free slot */
 	idx = key >> (31 - m->bits); /* top bits+1 bits of the key */
-	slots = slots_of(m);
+	want = (uint32_t)nr << VAL_NR_SHIFT;
 
-	for (probe = 0; probe < FT_STACKMAP_MAX_PROBE; probe++, idx = (idx + 1) & mask) {
-		struct slot *s = &slots[idx];
+	for (uint32_t probe = 0; probe < FT_STACKMAP_MAX_PROBE; probe++, idx = (idx + 1) & mask) {
 		/*
-		 * Relaxed: the key carries no data; it only says which stack
-		 * may live here.  What we dereference is published by val.
+		 * Acquire pairs with the inserter's release store of the
+		 * slot: the element's ips and its refs[] entry are complete
+		 * once val is seen.  Key and val in one load: the first
+		 * probe's compare (key, depth) stays in the slot's line.
 		 */
-		uint32_t k = atomic_load_explicit(&s->key, memory_order_relaxed);
+		uint64_t s = atomic_load_explicit(&slots[idx], memory_order_acquire);
+		uint32_t k = (uint32_t)s, v = (uint32_t)(s >> 32);
+		int64_t e;
 
 		if (k == key) {
-			/*
-			 * Acquire pairs with the inserter's release store of
-			 * val: e->nr and e->ips are complete once val is seen.
-			 */
-			uint32_t v = atomic_load_explicit(&s->val, memory_order_acquire);
-			struct elt *e;
-
-			if (!v)
-				continue; /* being filled, or claimed but empty */
-			e = &elts_of(m)[v - 1];
-			/* Full compare (glibc's vector memcmp measured faster than an inline loop).
-			 */
-			if (e->nr != nr || memcmp(e->ips, ips, nr * sizeof(*ips)))
+			/* unpublished (being filled, claimed-but-empty) or other depth */
+			if ((v & ~VAL_ELT_MASK) != want || !(v & VAL_ELT_MASK))
+				continue;
+			*ei = (v & VAL_ELT_MASK) - 1;
+			if (!(avx2 ? ips_equal_avx2(elts_of(m)[*ei].ips, ips, nr)
+				   : ips_equal(elts_of(m)[*ei].ips, ips, nr)))
 				continue; /* another stack with the same key */
-			/* Relaxed: a count, publishes nothing. */
-			atomic_fetch_add_explicit(&e->ref, 1, memory_order_relaxed);
-			goto served;
+			*inserted = 0;
+			return (int)idx;
 		}
 		if (k != 0)
 			continue;
@@ -425,78 +722,249 @@ int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 		 * Free: claim it.  Relaxed on success and failure: the claim
 		 * only decides who fills the slot; val publishes the fill.
 		 */
-		if (!atomic_compare_exchange_strong_explicit(&s->key, &k, key, memory_order_relaxed,
-							     memory_order_relaxed))
+		if (!atomic_compare_exchange_strong_explicit(
+			&slots[idx], &s, key, memory_order_relaxed, memory_order_relaxed))
 			continue; /* someone else claimed it: duplicates tolerated */
-		ei = get_elt(m);
-		if (ei < 0)
-			goto drop; /* the slot stays claimed but empty */
-		{
-			struct elt *e = &elts_of(m)[ei];
-
-			e->nr = nr;
-			atomic_store_explicit(&e->ref, 1, memory_order_relaxed);
-			memcpy(e->ips, ips, nr * sizeof(*ips));
-			/*
-			 * Release: publishes nr, ref and ips above to every
-			 * acquire load of val (get_id, lookup, for_each, and
-			 * readers in other processes).
-			 */
-			atomic_store_explicit(&s->val, (uint32_t)ei + 1, memory_order_release);
-		}
-		goto served;
+		e = get_elt(m);
+		if (e < 0)
+			return -ENOSPC; /* the slot stays claimed but empty */
+		memcpy(elts_of(m)[e].ips, ips, nr * sizeof(*ips));
+		/* Relaxed: published by the release below. */
+		atomic_store_explicit(&refs_of(m)[e], 1, memory_order_relaxed);
+		/*
+		 * Release: publishes ips and refs[e] above to every acquire
+		 * load of the slot (get_id, lookup, for_each, and readers in
+		 * other processes).  A plain store: nobody else writes a
+		 * claimed slot (reset runs with no caller in flight).
+		 */
+		atomic_store_explicit(&slots[idx], key | (uint64_t)(want | ((uint32_t)e + 1)) << 32,
+				      memory_order_release);
+		*ei = (uint32_t)e;
+		*inserted = 1;
+		return (int)idx;
 	}
-drop:
-	atomic_fetch_add_explicit(&sh->drops, 1, memory_order_relaxed);
-	/* Release: our map accesses happen before reset sees us gone. */
-	atomic_fetch_sub_explicit(&sh->served, 1, memory_order_release);
 	return -ENOSPC;
-served:
-	/*
-	 * One add: +1 success, -1 in flight.  Release pairs with reset's
-	 * acquire load of `served`, so our map accesses happen before its
-	 * clearing stores.
-	 */
-	atomic_fetch_add_explicit(&sh->served, ONE_SUCCESS - 1, memory_order_release);
-	return (int)idx;
 }
 
-/* The published element of slot id, or NULL (free, being filled, empty). */
-static const struct elt *slot_elt(const struct ft_stackmap_shared *m, uint32_t id)
+/* Relaxed load + store: the owner's counters (see "Shards" at the top). */
+static inline void own_add(_Atomic uint64_t *c, uint64_t n)
 {
-	const struct slot *s;
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+
+/* A hit by the owner's outermost call: count it in the thread's rc[] cache. */
+static inline void rc_hit(struct ft_stackmap_shared *m, struct shard *sh, uint32_t ei)
+{
+	_Atomic uint64_t *c = &sh->rc[ei & (RC_ENTRIES - 1)];
+	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
+
+	if ((uint32_t)v == ei + 1) {
+		atomic_store_explicit(c, v + (1ull << 32), memory_order_relaxed);
+		return;
+	}
+	/*
+	 * Evict: the entry first, then the add, so a concurrent fold may
+	 * miss the evicted count for an instant but never counts it twice.
+	 * Relaxed: counts publish nothing.
+	 */
+	atomic_store_explicit(c, (1ull << 32) | (ei + 1), memory_order_relaxed);
+	if ((uint32_t)v)
+		atomic_fetch_add_explicit(&refs_of(m)[(uint32_t)v - 1], (uint32_t)(v >> 32),
+					  memory_order_relaxed);
+}
+
+/* Threads without a shard: the seq_cst read-modify-write protocol. */
+static __attribute__((noinline)) int get_id_ovf(struct ft_stackmap *h, struct ft_stackmap_shared *m,
+						const uint64_t *ips, uint32_t nr)
+{
+	struct ovf *o = &m->ovf;
+	uint32_t ei;
+	int id, ins;
+
+	/*
+	 * Enter: count ourselves in flight, then look at `resetting`.  Both
+	 * seq_cst: this RMW and the load pair with reset's seq_cst cmpxchg
+	 * of `resetting` and its seq_cst loads of ovf.served (Dekker, fenced
+	 * on both sides: no membarrier needed for these callers).
+	 */
+	atomic_fetch_add_explicit(&o->served, 1, memory_order_seq_cst);
+	if (atomic_load_explicit(&m->resetting, memory_order_seq_cst)) {
+		/* Release: our (absent) map accesses are done before reset sees 0. */
+		atomic_fetch_sub_explicit(&o->served, 1, memory_order_release);
+		return -EINVAL;
+	}
+	id = find_or_insert(h, m, ips, nr, &ei, &ins, 0);
+	if (id < 0) {
+		atomic_fetch_add_explicit(&o->drops, 1, memory_order_relaxed);
+		/* Release: our map accesses happen before reset sees us gone. */
+		atomic_fetch_sub_explicit(&o->served, 1, memory_order_release);
+		return id;
+	}
+	if (!ins) /* Relaxed: a count, publishes nothing. */
+		atomic_fetch_add_explicit(&refs_of(m)[ei], 1, memory_order_relaxed);
+	/*
+	 * One add: +1 success, -1 in flight.  Release pairs with reset's
+	 * acquire load of ovf.served, so our map accesses happen before its
+	 * clearing stores.
+	 */
+	atomic_fetch_add_explicit(&o->served, ONE_SUCCESS - 1, memory_order_release);
+	return id;
+}
+
+/* get_id's body, expanded once per instruction set (avx2: 0 or 1). */
+static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, const uint64_t *ips,
+							uint32_t nr, const int avx2)
+{
+	struct ft_stackmap_shared *m = h->shm;
+	struct shard *sh;
+	uint32_t lvl, ei;
+	int id, ins;
+
+	if (__builtin_expect(nr == 0, 0))
+		return -EINVAL;
+	if (nr > FT_STACKMAP_MAX_DEPTH)
+		nr = FT_STACKMAP_MAX_DEPTH;
+	sh = my_shard(m);
+	if (__builtin_expect(!sh, 0))
+		return get_id_ovf(h, m, ips, nr);
+
+	/*
+	 * Enter: nest += 1 ("in flight"), then load `resetting`.  A plain
+	 * load + store: only this thread and its signal handlers write nest,
+	 * and a handler leaves it as it found it.  The store->load order with
+	 * the load of `resetting` below is the caller's half of the Dekker
+	 * pair; its hardware fence is reset's membarrier (see the top of the
+	 * file), so a compiler barrier is enough here, unless this process
+	 * could not register (fast_enter == 0: fence ourselves with a seq_cst
+	 * exchange, the C11 Dekker pair with reset's seq_cst cmpxchg of
+	 * `resetting` and seq_cst loads of nest; TSan checks this form).
+	 */
+	lvl = atomic_load_explicit(&sh->nest, memory_order_relaxed);
+	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
+		atomic_store_explicit(&sh->nest, lvl + 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_exchange_explicit(&sh->nest, lvl + 1, memory_order_seq_cst);
+	}
+	/*
+	 * seq_cst (a plain load on x86, as acquire would be): the load half
+	 * of the pair above.  Its acquire pairs with reset's release store
+	 * of 0: a caller that sees 0 sees every clearing store (slots,
+	 * counters, rc[]).
+	 */
+	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
+		atomic_store_explicit(&sh->nest, lvl, memory_order_release);
+		return -EINVAL;
+	}
+
+	id = find_or_insert(h, m, ips, nr, &ei, &ins, avx2);
+	if (__builtin_expect(lvl == 0, 1)) {
+		/* outermost: plain updates of our own shard */
+		if (id < 0)
+			own_add(&sh->drops, 1);
+		else {
+			if (!ins)
+				rc_hit(m, sh, ei);
+			own_add(&sh->served, 1);
+		}
+	} else {
+		/* we interrupted a call of this thread: atomic RMW, no rc[] */
+		if (id < 0)
+			atomic_fetch_add_explicit(&sh->nested_drops, 1, memory_order_relaxed);
+		else {
+			if (!ins)
+				atomic_fetch_add_explicit(&refs_of(m)[ei], 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&sh->nested_served, 1, memory_order_relaxed);
+		}
+	}
+	/*
+	 * Leave.  Release pairs with reset's acquire load of nest: our map
+	 * accesses and counts happen before its clearing stores.  On x86 a
+	 * plain mov.
+	 */
+	atomic_store_explicit(&sh->nest, lvl, memory_order_release);
+	return id;
+}
+
+#if HAVE_AVX2_PATH
+/* flatten: the AVX2 hash and compare inline here, where AVX2 is allowed. */
+static __attribute__((target("avx2"), flatten, noinline)) int
+get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+{
+	return get_id(h, ips, nr, 1);
+}
+#endif
+
+int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+{
+#if HAVE_AVX2_PATH
+	if (__builtin_expect(atomic_load_explicit(&have_avx2, memory_order_relaxed), 1))
+		return get_id_avx2(h, ips, nr);
+#endif
+	return get_id(h, ips, nr, 0);
+}
+
+/* ---- readers ---- */
+
+/* The published element of slot id and its depth, or NULL (free, being filled, empty). */
+static const struct elt *slot_elt(const struct ft_stackmap_shared *m, uint32_t id, uint32_t *ei,
+				  uint32_t *nr)
+{
+	uint64_t s;
 	uint32_t v;
 
 	if (id >= m->table_size)
 		return NULL;
-	s = &slots_of(m)[id];
-	if (!atomic_load_explicit(&s->key, memory_order_relaxed))
-		return NULL;
-	/* Acquire pairs with get_id's release store of val. */
-	v = atomic_load_explicit(&s->val, memory_order_acquire);
-	if (!v || v > m->max_elts) /* bounds check: the block may be foreign */
-		return NULL;
-	return &elts_of(m)[v - 1];
+	/* Acquire pairs with get_id's release store of the slot. */
+	s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+	v = (uint32_t)(s >> 32);
+	if (!(uint32_t)s || !(v & VAL_ELT_MASK) || (v & VAL_ELT_MASK) > m->max_elts)
+		return NULL; /* bounds check: the block may be foreign */
+	*ei = (v & VAL_ELT_MASK) - 1;
+	*nr = v >> VAL_NR_SHIFT;
+	if (*nr > FT_STACKMAP_MAX_DEPTH)
+		*nr = FT_STACKMAP_MAX_DEPTH;
+	return &elts_of(m)[*ei];
 }
 
-static inline uint32_t clamp_nr(uint32_t nr)
+/*
+ * Element ei's reference count: refs[] plus the counts still cached in the
+ * shards' rc[].  Relaxed: statistics; exact once the callers have left
+ * (their nest release, or thread join / process exit, orders their counts
+ * before our loads).  Acquire on shards_used pairs with claim's release.
+ */
+static uint32_t elt_ref(const struct ft_stackmap_shared *m, uint32_t ei)
 {
-	return nr > FT_STACKMAP_MAX_DEPTH ? FT_STACKMAP_MAX_DEPTH : nr;
+	uint32_t ref = atomic_load_explicit(&refs_of(m)[ei], memory_order_relaxed);
+	uint32_t used = atomic_load_explicit(&m->shards_used, memory_order_acquire);
+
+	if (used > NR_SHARDS)
+		used = NR_SHARDS;
+	for (uint32_t i = 0; i < used; i++) {
+		uint64_t v = atomic_load_explicit(&m->shards[i].rc[ei & (RC_ENTRIES - 1)],
+						  memory_order_relaxed);
+
+		if ((uint32_t)v == ei + 1)
+			ref += (uint32_t)(v >> 32);
+	}
+	return ref;
 }
 
 int ft_stackmap_lookup(const struct ft_stackmap *h, uint32_t id, const uint64_t **ips, uint32_t *nr,
 		       uint32_t *ref)
 {
-	const struct elt *e = slot_elt(h->shm, id);
+	uint32_t ei, n;
+	const struct elt *e = slot_elt(h->shm, id, &ei, &n);
 
 	if (!e)
 		return -ENOENT;
 	if (ips)
 		*ips = e->ips;
 	if (nr)
-		*nr = clamp_nr(e->nr);
+		*nr = n;
 	if (ref)
-		*ref = atomic_load_explicit(&e->ref, memory_order_relaxed);
+		*ref = elt_ref(h->shm, ei);
 	return 0;
 }
 
@@ -524,13 +992,13 @@ static void reader_leave(struct ft_stackmap_shared *m)
 static int walk(const struct ft_stackmap_shared *m, ft_stackmap_iter_fn fn, void *arg)
 {
 	for (uint32_t id = 0; id < m->table_size; id++) {
-		const struct elt *e = slot_elt(m, id);
+		uint32_t ei, nr;
+		const struct elt *e = slot_elt(m, id, &ei, &nr);
 		int ret;
 
 		if (!e)
 			continue;
-		ret = fn(id, e->ips, clamp_nr(e->nr),
-			 atomic_load_explicit(&e->ref, memory_order_relaxed), arg);
+		ret = fn(id, e->ips, nr, elt_ref(m, ei), arg);
 		if (ret)
 			return ret;
 	}
@@ -551,7 +1019,7 @@ int ft_stackmap_for_each(const struct ft_stackmap *h, ft_stackmap_iter_fn fn, vo
 void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *st)
 {
 	const struct ft_stackmap_shared *m = h->shm;
-	const struct slot *slots = slots_of(m);
+	const _Atomic uint64_t *slots = slots_of(m);
 	uint32_t next, i;
 
 	memset(st, 0, sizeof(*st));
@@ -560,15 +1028,23 @@ void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *
 	st->max_entries = m->max_elts;
 	st->table_size = m->table_size;
 	/* Relaxed: statistics, read while callers may still add to them. */
+	st->successes = atomic_load_explicit(&m->ovf.served, memory_order_relaxed) >> INFLIGHT_BITS;
+	st->drops = atomic_load_explicit(&m->ovf.drops, memory_order_relaxed);
 	for (i = 0; i < NR_SHARDS; i++) {
-		st->successes += atomic_load_explicit(&m->shards[i].served, memory_order_relaxed) >>
-				 INFLIGHT_BITS;
-		st->drops += atomic_load_explicit(&m->shards[i].drops, memory_order_relaxed);
+		const struct shard *s = &m->shards[i];
+
+		st->successes += atomic_load_explicit(&s->served, memory_order_relaxed) +
+				 atomic_load_explicit(&s->nested_served, memory_order_relaxed);
+		st->drops += atomic_load_explicit(&s->drops, memory_order_relaxed) +
+			     atomic_load_explicit(&s->nested_drops, memory_order_relaxed);
+		st->threads += atomic_load_explicit(&s->owner, memory_order_relaxed) != 0;
 	}
-	for (i = 0; i < m->table_size; i++)
-		if (atomic_load_explicit(&slots[i].key, memory_order_relaxed) &&
-		    !atomic_load_explicit(&slots[i].val, memory_order_relaxed))
+	for (i = 0; i < m->table_size; i++) {
+		uint64_t s = atomic_load_explicit(&slots[i], memory_order_relaxed);
+
+		if ((uint32_t)s && !(s >> 32))
 			st->claimed_empty++;
+	}
 }
 
 int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char *buf, size_t len)
@@ -582,6 +1058,8 @@ int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char 
 			which, h->shm->bits, which, (unsigned long long)st.successes, which,
 			(unsigned long long)st.drops);
 }
+
+/* ---- reset ---- */
 
 /* Sleep a little while draining; 1 once FT_STACKMAP_DRAIN_MS have passed. */
 static int drain_wait(const struct timespec *t0, unsigned int *spins)
@@ -610,65 +1088,99 @@ static int drain(struct ft_stackmap_shared *m)
 	struct timespec t0;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	/* seq_cst and acquire, as for `served` below, paired with reader_enter/leave. */
+	/* seq_cst and acquire, as for ovf.served below, paired with reader_enter/leave. */
 	while (atomic_load_explicit(&m->readers, memory_order_seq_cst))
 		if (drain_wait(&t0, &spins))
 			return -EBUSY;
-	/* Every shard: a caller counts itself in its thread's, whichever that is. */
-	for (i = 0; i < NR_SHARDS; i++) {
-		/*
-		 * seq_cst: the load half of the Dekker pair (see get_id's
-		 * enter).  It is also an acquire: it pairs with the release
-		 * RMW with which a caller leaves, so that caller's map
-		 * accesses happen before our clearing stores.
-		 */
-		while (atomic_load_explicit(&m->shards[i].served, memory_order_seq_cst) &
-		       INFLIGHT_MASK)
+	/*
+	 * seq_cst: the load half of the Dekker pair with get_id_ovf's enter.
+	 * Also an acquire: pairs with the release RMW with which a caller
+	 * leaves, so its map accesses happen before our clearing stores.
+	 */
+	while (atomic_load_explicit(&m->ovf.served, memory_order_seq_cst) & INFLIGHT_MASK)
+		if (drain_wait(&t0, &spins))
+			return -EBUSY;
+	/*
+	 * Every shard, claimed or not (a claim may be racing with us).  After
+	 * the membarrier: the load half of the asymmetric Dekker pair; seq_cst
+	 * for the callers that fence themselves (see get_id's enter).  Also
+	 * an acquire: pairs with get_id's release store of nest on leaving.
+	 */
+	for (i = 0; i < NR_SHARDS; i++)
+		while (atomic_load_explicit(&m->shards[i].nest, memory_order_seq_cst))
 			if (drain_wait(&t0, &spins))
 				return -EBUSY;
-	}
 	return 0;
+}
+
+/*
+ * Reset's half of the asymmetric fence: a full barrier on every CPU that
+ * runs a thread of a registered process (see the top of the file).  0, or
+ * a negative errno when the kernel refuses it (then a registered caller
+ * might be missed).  ENOSYS/EINVAL: the kernel has no such command, so no
+ * process could register and every caller fences itself.
+ */
+static int fence_callers(void)
+{
+#ifndef __SANITIZE_THREAD__ /* GCC's TSan has no fences; its callers do not need us */
+	/* our own store of `resetting` before everyone's barrier */
+	atomic_thread_fence(memory_order_seq_cst);
+#endif
+	if (sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0)
+		return 0;
+	if (errno == ENOSYS || errno == EINVAL)
+		return 0;
+	return -errno;
 }
 
 int ft_stackmap_reset(struct ft_stackmap *h)
 {
 	struct ft_stackmap_shared *m = h->shm;
-	struct slot *slots = slots_of(m);
+	_Atomic uint64_t *slots = slots_of(m);
 	uint32_t zero = 0, i;
+	int ret;
 
 	/*
-	 * Claim the reset (seq_cst: the store half of the Dekker pair with
-	 * get_id; also makes a concurrent reset fail).  From here on new
-	 * get_id callers leave at once with -EINVAL.
+	 * Claim the reset (seq_cst: the store half of the Dekker pairs with
+	 * get_id and the readers; also makes a concurrent reset fail).  From
+	 * here on new get_id callers leave at once with -EINVAL.
 	 */
 	if (!atomic_compare_exchange_strong_explicit(&m->resetting, &zero, 1, memory_order_seq_cst,
 						     memory_order_relaxed))
 		return -EBUSY;
 	/* Asked after the claim, as the seed does: the flag blocks inserts. */
-	if ((h->tracing_is_on && h->tracing_is_on(h->arg)) || drain(m)) {
+	ret = (h->tracing_is_on && h->tracing_is_on(h->arg)) ? -EBUSY : fence_callers();
+	if (!ret)
+		ret = drain(m);
+	if (ret) {
 		atomic_store_explicit(&m->resetting, 0, memory_order_release);
-		return -EBUSY;
+		return ret;
 	}
 
 	/* Elements need no clearing: each is rewritten before it is published. */
-	for (i = 0; i < m->table_size; i++) {
-		atomic_store_explicit(&slots[i].val, 0, memory_order_relaxed);
-		atomic_store_explicit(&slots[i].key, 0, memory_order_relaxed);
-	}
+	for (i = 0; i < m->table_size; i++)
+		atomic_store_explicit(&slots[i], 0, memory_order_relaxed);
 	atomic_store_explicit(&m->next_elt, 0, memory_order_relaxed);
+	/*
+	 * Keep the in-flight bits: a caller turned away by `resetting` may
+	 * still be between its +1 and its -1.  Likewise nest and owner.
+	 */
+	atomic_fetch_and_explicit(&m->ovf.served, INFLIGHT_MASK, memory_order_relaxed);
+	atomic_store_explicit(&m->ovf.drops, 0, memory_order_relaxed);
 	for (i = 0; i < NR_SHARDS; i++) {
-		/*
-		 * Keep the in-flight bits: a caller turned away by
-		 * `resetting` may still be between its +1 and its -1.
-		 */
-		atomic_fetch_and_explicit(&m->shards[i].served, INFLIGHT_MASK,
-					  memory_order_relaxed);
-		atomic_store_explicit(&m->shards[i].drops, 0, memory_order_relaxed);
+		struct shard *s = &m->shards[i];
+
+		atomic_store_explicit(&s->served, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->drops, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->nested_served, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->nested_drops, 0, memory_order_relaxed);
+		for (uint32_t k = 0; k < RC_ENTRIES; k++)
+			atomic_store_explicit(&s->rc[k], 0, memory_order_relaxed);
 	}
 
 	/*
-	 * Release pairs with get_id's load of `resetting` (seq_cst, so at
-	 * least acquire): a caller that sees 0 sees every clearing store.
+	 * Release pairs with get_id's acquire load of `resetting`: a caller
+	 * that sees 0 sees every clearing store.
 	 */
 	atomic_store_explicit(&m->resetting, 0, memory_order_release);
 	return 0;

@@ -78,6 +78,8 @@ struct ft_stackmap_stat {
 	uint64_t drops;       /* get_id calls told to fall back */
 	uint32_t claimed_empty; /* slots claimed after the pool ran out (and any
 				 * being filled at that instant) */
+	uint32_t threads;	/* per-thread shards claimed (threads counting
+				 * in the map and not detached) */
 };
 
 /* Clamp bits into [MIN, MAX]; 0 means the default. */
@@ -112,6 +114,15 @@ void ft_stackmap_destroy(struct ft_stackmap *h);
  * a reset in progress).
  */
 int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
+
+/*
+ * The calling thread will make no more get_id calls on h (thread exit):
+ * its per-thread shard in h goes back to the pool, its counts kept.
+ * Optional: a thread that never detaches keeps its shard, and once every
+ * shard is taken later threads use the slower shared counters.  Control
+ * path; a signal handler that calls get_id afterwards claims a shard again.
+ */
+void ft_stackmap_thread_detach(struct ft_stackmap *h);
 
 /*
  * Look up a stack by id.  Returns 0 and fills ips/nr/ref (ips points into
@@ -149,8 +160,11 @@ uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint
  * Clear the map.  Returns 0, or -EBUSY when tracing is on (asked through
  * tracing_is_on), another reset is in progress, or get_id callers already
  * inside the map did not leave within FT_STACKMAP_DRAIN_MS (e.g. a traced
- * process died inside get_id).  Control path only, never from a signal
- * handler.  It waits for walks in progress (for_each, export, write_text)
+ * process died inside get_id); or the negative errno of membarrier() when
+ * the kernel refuses it (e.g. a seccomp filter), since then callers in
+ * other threads could not be fenced.  Control path only, never from a
+ * signal handler; it makes one membarrier() system call.  It waits for
+ * walks in progress (for_each, export, write_text)
  * to end; walks started meanwhile fail with -EBUSY / NULL.  Pointers from
  * lookup() are invalid after a reset.
  */

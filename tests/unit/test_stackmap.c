@@ -16,6 +16,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -234,13 +236,15 @@ static void test_pool_exhaustion(void **state)
 }
 
 /*
- * Counters are sharded per thread (a thread-local index, round-robin over
- * 64 shards): with more threads than shards, so that indexes wrap and
- * threads share shards, every success and every drop is still counted
- * exactly once, no caller is left "in flight" (reset drains at once and
- * clears every shard), and counting goes on after the reset.
+ * Counters and reference counts are sharded per thread (a shard of 128
+ * claimed at a thread's first call): with more threads alive than shards,
+ * so that the last ones count in the shared overflow counters, every
+ * success and every drop is still counted exactly once, the reference
+ * counts (cached per thread, folded at export) add up to the successes, no
+ * caller is left "in flight" (reset drains at once and clears every
+ * shard), and counting goes on after the reset.
  */
-#define CT_THREADS 80
+#define CT_THREADS 160
 #define CT_HITS 200
 #define CT_DROPS 5
 
@@ -841,23 +845,164 @@ static void test_per_instance_seed(void **state)
 	ft_stackmap_destroy(b);
 }
 
+#if defined(__x86_64__)
+#include "core/hash.h"
+
+/* The AVX2 hash get_id uses on this CPU is the portable one, bit for bit. */
+static void test_hash_avx2_same(void **state)
+{
+	uint64_t k[FT_HASH_NKEYS], w[64], r = 0x9E3779B97F4A7C15ull;
+
+	__builtin_cpu_init();
+	if (!__builtin_cpu_supports("avx2"))
+		skip();
+	for (int t = 0; t < 500; t++) {
+		ft_hash_keys(k, r + (uint64_t)t);
+		for (int i = 0; i < 64; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			w[i] = t & 1 ? r : 0x401000 + (r & 0xffff); /* random, and address-like */
+		}
+		for (uint32_t n = 0; n <= 64; n++)
+			assert_int_equal(ft_hash_stack(w, n, k), ft_hash_stack_avx2(w, n, k));
+	}
+}
+#endif
+
+/*
+ * Threads that detach give their shard back: 3 x 128 threads one after
+ * another each claim a shard (none is left for the overflow counters),
+ * and their counts, cached per thread, survive the hand-over exactly.
+ */
+struct det_arg {
+	struct ft_stackmap *h;
+	uint32_t seed;
+	int bad;
+};
+
+static void *detach_thread(void *arg)
+{
+	struct det_arg *a = arg;
+	uint64_t s[16];
+
+	for (int i = 0; i < 50; i++) {
+		mkstack(s, 16, a->seed + (uint32_t)(i % 5));
+		if (ft_stackmap_get_id(a->h, s, 16) < 0)
+			a->bad++;
+	}
+	ft_stackmap_thread_detach(a->h);
+	return NULL;
+}
+
+static void test_thread_detach(void **state)
+{
+	struct ft_stackmap *h = ft_stackmap_create(10);
+	struct ft_stackmap_stat st;
+	uint64_t refs = 0;
+
+	for (uint32_t t = 0; t < 3 * 128; t++) {
+		struct det_arg a = {h, (t % 7) * 5, 0};
+		pthread_t th;
+
+		assert_int_equal(pthread_create(&th, NULL, detach_thread, &a), 0);
+		pthread_join(th, NULL);
+		assert_int_equal(a.bad, 0);
+	}
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.successes, 3 * 128 * 50);
+	assert_int_equal(st.drops, 0);
+	assert_int_equal(ft_stackmap_for_each(h, sum_refs, &refs), 0);
+	assert_int_equal(refs, st.successes);
+	assert_int_equal(st.entries, 35);
+	assert_int_equal(st.threads, 0); /* every thread gave its shard back */
+	ft_stackmap_destroy(h);
+}
+
+/*
+ * fork: the child's thread must not keep counting in the shard its parent
+ * thread owns (plain, non-atomic updates from two processes at once would
+ * lose counts).  Parent and child hit the same stacks of a map in shared
+ * memory at the same time; every success is counted and the reference
+ * counts add up.
+ */
+#define FK_HITS 200000
+
+static void test_fork_child_own_shard(void **state)
+{
+	size_t len = ft_stackmap_mem_size(10);
+	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct ft_stackmap h = {0};
+	struct ft_stackmap_stat st;
+	uint64_t s[4][16], refs = 0;
+	volatile uint32_t *go;
+	int status, bad = 0;
+	pid_t pid;
+
+	assert_true(mem != MAP_FAILED);
+	go = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	assert_true(go != MAP_FAILED);
+	assert_int_equal(ft_stackmap_init(&h, mem, len, 10), 0);
+	for (uint32_t i = 0; i < 4; i++) {
+		mkstack(s[i], 16, 40 + i);
+		assert_true(ft_stackmap_get_id(&h, s[i], 16) >= 0); /* the parent's shard */
+	}
+	ft_stackmap_get_stat(&h, &st);
+	assert_int_equal(st.threads, 1);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (ft_stackmap_get_id(&h, s[0], 16) < 0)
+			_exit(2);
+		ft_stackmap_get_stat(&h, &st);
+		if (st.threads != 2) /* the child claimed a shard of its own */
+			_exit(3);
+		__atomic_store_n(go, 1, __ATOMIC_RELEASE);
+		for (int i = 0; i < FK_HITS; i++)
+			if (ft_stackmap_get_id(&h, s[i & 3], 16) < 0)
+				_exit(2);
+		_exit(0);
+	}
+	while (!__atomic_load_n(go, __ATOMIC_ACQUIRE) && waitpid(pid, &status, WNOHANG) == 0)
+		sched_yield();
+	assert_int_equal(__atomic_load_n(go, __ATOMIC_ACQUIRE), 1); /* else the child failed */
+	for (int i = 0; i < FK_HITS; i++)
+		bad += ft_stackmap_get_id(&h, s[i & 3], 16) < 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(bad, 0);
+	ft_stackmap_get_stat(&h, &st);
+	assert_int_equal(st.successes, 4 + 1 + 2 * FK_HITS);
+	assert_int_equal(ft_stackmap_for_each(&h, sum_refs, &refs), 0);
+	assert_int_equal(refs, st.successes);
+	assert_int_equal(ft_stackmap_reset(&h), 0); /* nobody left in flight */
+	ft_stackmap_thread_detach(&h);
+	munmap(mem, len);
+	munmap((void *)go, 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_bits_clamp),
-	    cmocka_unit_test(test_basic_ids_and_refs),
-	    cmocka_unit_test(test_hash_zero_is_not_free),
-	    cmocka_unit_test(test_probe_bound),
-	    cmocka_unit_test(test_pool_exhaustion),
-	    cmocka_unit_test(test_counters_per_thread),
-	    cmocka_unit_test(test_reset_rules),
-	    cmocka_unit_test(test_reset_drains_inflight),
-	    cmocka_unit_test(test_text_shapes),
-	    cmocka_unit_test(test_export_parse_round_trip),
-	    cmocka_unit_test(test_parse_hostile),
-	    cmocka_unit_test(test_parse_mutations),
-	    cmocka_unit_test(test_attach_shared_block),
-	    cmocka_unit_test(test_per_instance_seed),
+		cmocka_unit_test(test_bits_clamp),
+		cmocka_unit_test(test_basic_ids_and_refs),
+		cmocka_unit_test(test_hash_zero_is_not_free),
+		cmocka_unit_test(test_probe_bound),
+		cmocka_unit_test(test_pool_exhaustion),
+		cmocka_unit_test(test_counters_per_thread),
+		cmocka_unit_test(test_reset_rules),
+		cmocka_unit_test(test_reset_drains_inflight),
+		cmocka_unit_test(test_text_shapes),
+		cmocka_unit_test(test_export_parse_round_trip),
+		cmocka_unit_test(test_parse_hostile),
+		cmocka_unit_test(test_parse_mutations),
+		cmocka_unit_test(test_attach_shared_block),
+		cmocka_unit_test(test_per_instance_seed),
+#if defined(__x86_64__)
+		cmocka_unit_test(test_hash_avx2_same),
+#endif
+		cmocka_unit_test(test_thread_detach),
+		cmocka_unit_test(test_fork_child_own_shard),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
