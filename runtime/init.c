@@ -186,6 +186,8 @@ static void thread_dtor(void *arg)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (t->rb.area)
 		ft_rb_thread_detach(&t->rb);
+	if (rt.smap_ok) /* its stack map shard goes back to the pool */
+		ft_stackmap_thread_detach(&rt.smap);
 	t->state = 3;
 	if (t->frames && !t->depth) {
 		munmap(t->frames - 1, RT_FRAMES_BYTES);
