@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Everything at once on one stack map: several threads inserting and
+ * hitting, each interrupted every 40 us by its own timer signal whose
+ * handler calls get_id too (nested on the thread's shard), a reader
+ * walking and exporting, and a controller resetting between "tracing
+ * sessions".  The per-thread shards, the reference-count caches folded at
+ * export and reset's membarrier handshake are all on the line:
+ *
+ * Phase 1 (resets): at the end the reference counts must add up to the
+ * successes exactly.  A reset that did not wait for a caller (the
+ * membarrier half of the handshake missing) lets that caller's count land
+ * after the clearing, or be cleared with its success, and breaks it; so
+ * does a count cached in a shard and missed by the fold.
+ *
+ * Phase 2 (no reset): every call a thread or a handler saw succeed is one
+ * success, no more, no less, and the refs add up again.
+ *
+ * Fails also if no handler ever interrupted a get_id (outside TSan, which
+ * defers asynchronous signals), on a deadlock (the harness timeout), if an
+ * id resolves to another stack, or a reader sees a stack never inserted.
+ *
+ * Scale with FTRAIL_STRESS_SCALE (a float, default 1).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/stackmap.h"
+
+#ifdef __SANITIZE_THREAD__
+#define TSAN 1
+#else
+#define TSAN 0
+#endif
+
+#define NSTACKS 1024
+#define NTHREADS 4
+
+static uint64_t stacks[NSTACKS][FT_STACKMAP_MAX_DEPTH];
+static uint32_t depths[NSTACKS];
+static struct ft_stackmap *map;
+static atomic_int tracing_on, stop_threads, stop_reader, check_ids;
+static atomic_ullong total_ok, total_calls, total_inside;
+
+/* Per thread, shared with its own signal handler only. */
+static __thread volatile sig_atomic_t in_get_id;
+static __thread uint64_t t_ok, h_ok, h_calls, h_inside, h_rng;
+static __thread volatile sig_atomic_t h_bad;
+
+#define die(...)                                                                                   \
+	do {                                                                                       \
+		fprintf(stderr, "stackmap_mixed: " __VA_ARGS__);                                   \
+		fputc('\n', stderr);                                                               \
+		exit(1);                                                                           \
+	} while (0)
+
+static uint64_t xorshift(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+static void gen_stacks(void)
+{
+	uint64_t r = 0x2545F4914F6CDD1Dull;
+
+	for (int i = 0; i < NSTACKS; i++) {
+		depths[i] = 4 + (uint32_t)(xorshift(&r) % 29); /* 4..32 */
+		for (uint32_t k = 0; k < depths[i]; k++)
+			stacks[i][k] = 0x401000 + (xorshift(&r) % 4096) * 8;
+		stacks[i][0] = 0x600000 + (uint64_t)i * 4; /* unique innermost frame */
+	}
+}
+
+static int is_known(const uint64_t *ips, uint32_t nr)
+{
+	uint32_t i = (uint32_t)((ips[0] - 0x600000) / 4);
+
+	return ips[0] >= 0x600000 && i < NSTACKS && depths[i] == nr &&
+	       !memcmp(stacks[i], ips, nr * sizeof(*ips));
+}
+
+/* 1 when id is stack i's (lookup is async-signal-safe: loads only). */
+static int resolves(int id, uint32_t i)
+{
+	const uint64_t *ips;
+	uint32_t nr;
+
+	return ft_stackmap_lookup(map, (uint32_t)id, &ips, &nr, NULL) == 0 && nr == depths[i] &&
+	       !memcmp(ips, stacks[i], nr * sizeof(*ips));
+}
+
+static void on_timer(int sig)
+{
+	int saved = errno, id;
+	uint32_t i;
+
+	(void)sig;
+	if (!atomic_load_explicit(&tracing_on, memory_order_relaxed))
+		goto out;
+	h_calls++;
+	if (in_get_id)
+		h_inside++;
+	i = (uint32_t)(xorshift(&h_rng) % NSTACKS);
+	id = ft_stackmap_get_id(map, stacks[i], depths[i]);
+	if (id >= 0) {
+		h_ok++;
+		if (atomic_load_explicit(&check_ids, memory_order_relaxed) && !resolves(id, i))
+			h_bad = 1;
+	} else if (id != -EINVAL) {
+		h_bad = 1; /* -ENOSPC: the map is far from full */
+	}
+out:
+	errno = saved;
+}
+
+static void *worker(void *arg)
+{
+	long t = (long)arg;
+	uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1), calls = 0;
+	struct sigevent sev = {0};
+	struct itimerspec its = {{0, 40 * 1000}, {0, 40 * 1000}};
+	timer_t tm;
+	sigset_t set;
+
+	h_rng = r ^ 0x1234;
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGRTMIN;
+	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &tm))
+		die("timer_create: %s", strerror(errno));
+	timer_settime(tm, 0, &its, NULL);
+	while (!atomic_load_explicit(&stop_threads, memory_order_relaxed)) {
+		uint32_t i = (uint32_t)(xorshift(&r) % NSTACKS);
+		int id;
+
+		if (!atomic_load_explicit(&tracing_on, memory_order_relaxed))
+			continue;
+		in_get_id = 1;
+		id = ft_stackmap_get_id(map, stacks[i], depths[i]);
+		in_get_id = 0;
+		calls++;
+		if (id >= 0) {
+			t_ok++;
+			if (atomic_load_explicit(&check_ids, memory_order_relaxed) &&
+			    !resolves(id, i))
+				die("id %d resolves to another stack than %u", id, i);
+		} else if (id != -EINVAL) {
+			die("get_id returned %d in a map far from full", id);
+		}
+	}
+	timer_delete(tm);
+	sigemptyset(&set);
+	sigaddset(&set, SIGRTMIN);
+	pthread_sigmask(SIG_BLOCK, &set, NULL); /* a pending one must not run after this */
+	if (h_bad)
+		die("a handler's id did not resolve to its stack, or it was dropped");
+	atomic_fetch_add(&total_ok, t_ok + h_ok);
+	atomic_fetch_add(&total_calls, calls + h_calls);
+	atomic_fetch_add(&total_inside, h_inside);
+	ft_stackmap_thread_detach(map);
+	return NULL;
+}
+
+static int known_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	(void)id;
+	(void)ref;
+	(void)arg;
+	if (!is_known(ips, nr))
+		die("a reader saw a stack never inserted (depth %u)", nr);
+	return 0;
+}
+
+static void *reader(void *arg)
+{
+	long *walks = arg;
+	char err[256];
+
+	while (!atomic_load(&stop_reader)) {
+		size_t len;
+		void *bin;
+		int ret = ft_stackmap_for_each(map, known_cb, NULL);
+
+		if (ret && ret != -EBUSY)
+			die("for_each returned %d", ret);
+		bin = ft_stackmap_export_bin(map, &len);
+		if (!bin && errno == EBUSY)
+			continue;
+		if (!bin)
+			die("export failed");
+		if (ft_fsmb_parse(bin, len, known_cb, NULL, err, sizeof(err)))
+			die("export of a live map does not parse: %s", err);
+		free(bin);
+		(*walks)++;
+	}
+	return NULL;
+}
+
+static int sum_refs(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	(void)id;
+	(void)ips;
+	(void)nr;
+	*(uint64_t *)arg += ref;
+	return 0;
+}
+
+static int is_tracing(void *arg)
+{
+	(void)arg;
+	return atomic_load(&tracing_on);
+}
+
+/* Start the workers and the reader; run `rounds` resets (0: none) or sleep. */
+static void run_phase(const char *name, int rounds, double secs)
+{
+	pthread_t th[NTHREADS], rd;
+	long walks = 0, resets = 0, busy = 0;
+	struct ft_stackmap_stat st;
+	uint64_t refs = 0;
+
+	atomic_store(&stop_threads, 0);
+	atomic_store(&stop_reader, 0);
+	atomic_store(&total_ok, 0);
+	atomic_store(&total_calls, 0);
+	atomic_store(&total_inside, 0);
+	atomic_store(&tracing_on, 1);
+	pthread_create(&rd, NULL, reader, &walks);
+	for (long t = 0; t < NTHREADS; t++)
+		pthread_create(&th[t], NULL, worker, (void *)t);
+	for (int r = 0; r < rounds; r++) {
+		struct timespec nap = {0, 300 * 1000};
+		int ret;
+
+		nanosleep(&nap, NULL);
+		atomic_store(&tracing_on, 0);
+		/* no wait: callers and handlers that saw tracing on are still inside */
+		ret = ft_stackmap_reset(map);
+		if (ret == 0)
+			resets++;
+		else if (ret == -EBUSY)
+			busy++;
+		else
+			die("reset returned %d", ret);
+		atomic_store(&tracing_on, 1);
+	}
+	{
+		struct timespec nap = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+
+		nanosleep(&nap, NULL);
+	}
+	atomic_store(&stop_threads, 1);
+	for (int t = 0; t < NTHREADS; t++)
+		pthread_join(th[t], NULL);
+	atomic_store(&stop_reader, 1);
+	pthread_join(rd, NULL);
+
+	ft_stackmap_get_stat(map, &st);
+	if (ft_stackmap_for_each(map, sum_refs, &refs))
+		die("%s: final walk failed", name);
+	if (refs != st.successes)
+		die("%s: refs sum to %llu but successes = %llu", name, (unsigned long long)refs,
+		    (unsigned long long)st.successes);
+	if (st.drops || st.claimed_empty)
+		die("%s: %llu drops, %u claimed-but-empty in a map far from full", name,
+		    (unsigned long long)st.drops, st.claimed_empty);
+	if (st.threads)
+		die("%s: %u shards still claimed after every thread detached", name, st.threads);
+	if (!rounds && st.successes != atomic_load(&total_ok))
+		die("%s: %llu successes counted, %llu calls served", name,
+		    (unsigned long long)st.successes, (unsigned long long)atomic_load(&total_ok));
+	if (rounds && !resets)
+		die("%s: no reset succeeded", name);
+	if (!TSAN && !atomic_load(&total_inside))
+		die("%s: no handler interrupted a get_id", name);
+	printf("%s: %llu calls, %llu successes, %llu handler calls inside get_id, %ld resets "
+	       "(%ld busy), %ld reader walks\n",
+	       name, (unsigned long long)atomic_load(&total_calls),
+	       (unsigned long long)st.successes, (unsigned long long)atomic_load(&total_inside),
+	       resets, busy, walks);
+}
+
+int main(void)
+{
+	const char *env = getenv("FTRAIL_STRESS_SCALE");
+	double scale = env ? atof(env) : 1.0;
+	struct sigaction sa = {0};
+
+	if (scale <= 0)
+		scale = 1.0;
+	gen_stacks();
+	map = ft_stackmap_create(12);
+	if (!map)
+		die("cannot create map");
+	map->tracing_is_on = is_tracing;
+	sa.sa_handler = on_timer;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGRTMIN, &sa, NULL);
+
+	run_phase("phase 1 (resets)", (int)((TSAN ? 30 : 150) * scale), 0.05);
+	atomic_store(&tracing_on, 0);
+	if (ft_stackmap_reset(map))
+		die("reset failed with nobody in flight");
+	atomic_store(&check_ids, 1);
+	run_phase("phase 2 (no reset)", 0, (TSAN ? 0.3 : 0.5) * scale);
+	ft_stackmap_destroy(map);
+	printf("PASS\n");
+	return 0;
+}
