@@ -36,6 +36,13 @@
  * at the same time is printed (ovl): on a loaded machine it may be low,
  * and then those rows say little about contention.
  *
+ * Then a scaling table (depth 16, hit16): 1, 2, 4 and 8 threads pinned
+ * round-robin to the CPUs the process may use, on shared and on their own
+ * stacks, with the aggregate rate (calls per second of all threads over
+ * the wall-clock span of the run).  More threads than CPUs shows what
+ * oversubscription does: a thread preempted inside the mutex stalls every
+ * other; one preempted inside get_id stalls nobody.
+ *
  *   build/bench/stackmap_bench [-q] [-c]   (-q: a shorter run, for tests;
  *                                           -c: thread CPU time)
  */
@@ -53,8 +60,8 @@
 #define HOT 1024     /* distinct stacks of the "hit 1k" loops */
 #define HOT_SMALL 16 /* distinct stacks of the "hit 16" loops */
 #define INS_BITS 18  /* map for the insert loops: 2^18 stacks */
-#define MAXT 2
-#define NSETS MAXT /* hot sets: one per thread for the 2o rows */
+#define MAXT 8	     /* the scaling rows go up to 8 threads */
+#define NSETS MAXT   /* hot sets: one per thread for the 2o and scaling rows */
 
 static long hit_iters = 4000000, ins_per_thread = 100000;
 
@@ -174,8 +181,9 @@ struct job {
 	int mode; /* HIT16, HIT1K: hits on a hot set; INSERT: first inserts */
 	uint32_t depth;
 	int tid;
-	int own; /* hits on hot set `tid` (2o) instead of set 0 */
-	int cpu; /* CPU to pin to, -1: not pinned */
+	int own;    /* hits on hot set `tid` (2o) instead of set 0 */
+	int cpu;    /* CPU to pin to, -1: not pinned */
+	long iters; /* 0: the mode's default */
 	double ns_per_call;
 	double t0, t1; /* the timed loop, CLOCK_MONOTONIC (overlap of the threads) */
 };
@@ -228,10 +236,10 @@ static void *run_job(void *arg)
 	/* copy peer: a 1 MiB per-thread buffer written like a ring buffer */
 	static __thread uint64_t ring[1 << 17];
 	size_t pos = 0;
-	long n = j->mode == INSERT ? ins_per_thread : hit_iters;
+	long n = j->iters ? j->iters : j->mode == INSERT ? ins_per_thread : hit_iters;
 	uint32_t nhot = j->mode == HIT16 ? HOT_SMALL : HOT;
 	const uint64_t(*hs)[FT_STACKMAP_MAX_DEPTH] = hot + (j->own ? j->tid * HOT : 0);
-	uint32_t idx[4096];
+	static __thread uint32_t idx[4096];
 	uint64_t acc = 0;
 	double t0, t1;
 
@@ -283,6 +291,8 @@ static void *run_job(void *arg)
 	j->t1 = mono_ns();
 	sink += acc + ring[pos / 2];
 	j->ns_per_call = (t1 - t0) / (double)n;
+	if (j->peer == FT) /* its shard goes back, as the runtime's threads do */
+		ft_stackmap_thread_detach(&ftmap);
 	return NULL;
 }
 
@@ -291,8 +301,8 @@ static void *run_job(void *arg)
  * own; mean ns per call per thread.  *ovl: the share of the longest loop
  * during which all threads ran (2 threads only).
  */
-static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthreads, int own,
-		      double *ovl)
+static double measure_n(enum peer peer, enum mode mode, uint32_t depth, int nthreads, int own,
+			double *ovl, long iters, double *rate)
 {
 	int insert = mode == INSERT, nhot = mode == HIT16 ? HOT_SMALL : HOT;
 	int nsets = own ? nthreads : 1;
@@ -313,9 +323,14 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 		}
 	pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] =
-		    (struct job){.peer = peer, .mode = mode, .depth = depth, .tid = t, .own = own};
-		jobs[t].cpu = nthreads > 1 && ncpus >= nthreads ? cpus[t] : -1;
+		jobs[t] = (struct job){.peer = peer,
+				       .mode = mode,
+				       .depth = depth,
+				       .tid = t,
+				       .own = own,
+				       .iters = iters};
+		/* 2 threads: a CPU each (as before); more: round-robin, oversubscribed */
+		jobs[t].cpu = nthreads == 1 || ncpus < 2 ? -1 : cpus[t % ncpus];
 		pthread_create(&th[t], NULL, run_job, &jobs[t]);
 	}
 	for (int t = 0; t < nthreads; t++) {
@@ -323,6 +338,17 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 		sum += jobs[t].ns_per_call;
 	}
 	pthread_barrier_destroy(&barrier);
+	if (rate) { /* all threads' calls over the wall-clock span of the run */
+		double lo = jobs[0].t0, hi = jobs[0].t1;
+
+		for (int t = 1; t < nthreads; t++) {
+			lo = jobs[t].t0 < lo ? jobs[t].t0 : lo;
+			hi = jobs[t].t1 > hi ? jobs[t].t1 : hi;
+		}
+		*rate = hi > lo ? (double)nthreads * (double)(iters ? iters : hit_iters) /
+				      (hi - lo) * 1e3
+				: 0; /* M calls/s */
+	}
 	if (nthreads > 1) {
 		/* the share of the longest loop during which all threads ran */
 		double lo = jobs[0].t0, hi = jobs[0].t1, span = 0;
@@ -344,6 +370,12 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 				(unsigned long long)st.drops);
 	}
 	return sum / nthreads;
+}
+
+static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthreads, int own,
+		      double *ovl)
+{
+	return measure_n(peer, mode, depth, nthreads, own, ovl, 0, NULL);
 }
 
 /* ---- hash functions ---- */
@@ -556,7 +588,31 @@ int main(int argc, char **argv)
 	       100 * ovl[1][C2S], res[1][C2O][HIT16][FT],
 	       res[1][C2O][HIT16][MUTEX] / res[1][C2O][HIT16][FT], res[1][C2O][HIT1K][FT],
 	       res[1][C2O][HIT1K][MUTEX] / res[1][C2O][HIT1K][FT], 100 * ovl[1][C2O]);
-	printf("target: hit at depth 16 <= 15 ns and >= 5x cheaper than the mutex map (issue 2)\n");
+	printf("target: hit at depth 16 <= 10 ns and >= 5x cheaper than the mutex map with 2 "
+	       "threads\n");
+
+	/* scaling: depth 16, hit16, 1..8 threads */
+	gen_hot(16, 8);
+	printf(
+	    "\nscaling, depth 16, hit16: ns per call per thread (%s time) and aggregate M calls/s "
+	    "over the run's wall-clock span;\nthreads pinned round-robin to %d CPU(s): more "
+	    "threads than CPUs is oversubscription\n",
+	    bench_clock == CLOCK_MONOTONIC ? "wall-clock" : "thread CPU", ncpus);
+	printf("%4s | %-31s | %-31s\n", "", "     own stacks (2o-like)",
+	       "     shared stacks (2s-like)");
+	printf("%4s | %7s %7s %6s %8s | %7s %7s %6s %8s\n", "thr", "ftrail", "mutex", "m/ft",
+	       "ft Mc/s", "ftrail", "mutex", "m/ft", "ft Mc/s");
+	for (int n = 1; n <= MAXT; n *= 2) {
+		double r[2][2], rate[2][2], o = 0;
+
+		for (int sh = 0; sh < 2; sh++)
+			for (int p = 0; p < 2; p++)
+				r[sh][p] = measure_n((enum peer)p, HIT16, 16, n, !sh, &o,
+						     hit_iters / 2, &rate[sh][p]);
+		printf("%4d | %7.2f %7.2f %5.2fx %8.1f | %7.2f %7.2f %5.2fx %8.1f\n", n, r[0][FT],
+		       r[0][MUTEX], r[0][MUTEX] / r[0][FT], rate[0][FT], r[1][FT], r[1][MUTEX],
+		       r[1][MUTEX] / r[1][FT], rate[1][FT]);
+	}
 	(void)peer_name;
 	return 0;
 }
