@@ -19,17 +19,16 @@
  *
  * Three thread configurations, each a row per depth:
  *
- *   1    one thread: an uncontended mutex (two atomic ops) against the
- *        lock-free path (its own atomic adds): expect ~1x.  The lock-free
- *        map's advantage is under contention and in signal context (where
- *        a mutex cannot go at all), not single-threaded.
- *   2s   two threads hitting the SAME hot stacks: each hit adds to the
- *        stack's own reference count, so those lines bounce between the
- *        CPUs in both maps; the mutex adds its lock line.
+ *   1    one thread: an uncontended mutex (two locked ops) against the
+ *        lock-free hit (no locked op: plain stores into the thread's own
+ *        shard).  Both pay the same hash, probe and compare.
+ *   2s   two threads hitting the SAME hot stacks: the mutex map bounces
+ *        its lock line and the stacks' reference counts; the lock-free
+ *        map counts hits in each thread's own shard, so only the
+ *        read-only elements are shared.
  *   2o   two threads, each hitting its OWN hot stacks (threads running
- *        different code, the common case): the lock-free map writes only
- *        the thread's own elements and its own counter shard, so nothing
- *        bounces; the mutex map still bounces its lock.
+ *        different code, the common case): nothing the lock-free map
+ *        writes is shared; the mutex map still bounces its lock.
  *
  * In both 2-thread configurations the threads are pinned to separate CPUs
  * and started by a barrier, and the share of their timed loops that ran
@@ -575,9 +574,9 @@ int main(int argc, char **argv)
 		printf("thread CPU time does not charge a thread for time it sleeps on the mutex "
 		       "(futex wait): the mutex rows under contention are a lower bound\n");
 	printf("\nwhat each configuration shows (depth 16, mutex/ftrail):\n"
-	       "  1  thread : uncontended mutex vs lock-free, expect ~1x: hit16 %.2f ns, "
+	       "  1  thread : uncontended mutex vs lock-free (no locked op): hit16 %.2f ns, "
 	       "%.2fx; hit1k %.2f ns, %.2fx\n"
-	       "  2s threads: shared stacks, their refcount lines bounce in both maps: "
+	       "  2s threads: shared stacks, the mutex's lock and refcounts bounce: "
 	       "hit16 %.2f ns, %.2fx; hit1k %.2f ns, %.2fx (ovl %.0f%%)\n"
 	       "  2o threads: own stacks, only the mutex's lock bounces: "
 	       "hit16 %.2f ns, %.2fx; hit1k %.2f ns, %.2fx (ovl %.0f%%)\n",
