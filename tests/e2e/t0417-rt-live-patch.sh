@@ -4,8 +4,7 @@
 . "$TOP/tests/progs/rt_e2e.sh"
 # tests/progs/rtrun drives the session's control block directly (the
 # live tracefs-like tree of a later issue will do the same)
-cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
-	$(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || fail "build rtrun"
+build_rtrun
 n=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
 	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"; do

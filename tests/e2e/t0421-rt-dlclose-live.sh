@@ -7,8 +7,7 @@
 # while 0 or 3 threads keep opening and closing them (dl_cycle.c).  A
 # runtime that patches a closed library's sites writes into unmapped
 # memory or into the next library's code.
-cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
-	$(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || fail "build rtrun"
+build_rtrun
 n=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
 	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount"; do

@@ -11,8 +11,7 @@
 #   FTRAIL_STORM_MS    run length in ms (default 1500)
 runs=${FTRAIL_STORM_RUNS:-2}
 len=${FTRAIL_STORM_MS:-1500}
-cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
-	$(pkg-config --libs libelf libdw libzstd) -lpthread || fail "build rtrun"
+build_rtrun
 n=0 total=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
 	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount"; do

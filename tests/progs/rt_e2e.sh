@@ -5,6 +5,8 @@
 #                             (and the caller may skip) only when CC is not
 #                             installed or rejects one of the flags; any
 #                             other compile error fails the test
+# build_rtrun                 ./rtrun, the stand-alone session driver
+#                             (tests/progs/rtrun.c), linked against core
 # expect_built N              fail unless at least N builds succeeded, so a
 #                             loop that skips builds cannot pass vacuously
 # rec FILE [record opts] -- PROG ARGS   ftrail record -q into FILE, fails the test on error
@@ -27,6 +29,12 @@ build() {
 		fail "build $out with $cc $*: $(head -n 3 build.err)"
 	fi
 	BUILT=$((BUILT + 1))
+}
+
+build_rtrun() {
+	cc -O2 -D_GNU_SOURCE -I"$TOP" -o rtrun "$P/rtrun.c" "$BUILD/libftrail-core.a" \
+		$(pkg-config --libs libelf libdw libzstd) -liberty -lpthread 2>build.err ||
+		fail "build rtrun: $(head -n 5 build.err)"
 }
 
 expect_built() {
