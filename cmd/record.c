@@ -60,7 +60,11 @@ const char cmd_record_usage[] =
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
 	"  -o FILE              output file (default ftrail.dat)\n"
-	"  -q                   no summary on stderr\n";
+	"  -q                   no summary on stderr\n"
+	"\n"
+	"Exit status: PROG's own, or 128+N when signal N killed it (as time and\n"
+	"strace report it); without PROG, 0 once the trace is written.  ftrail's own\n"
+	"failures exit 1 with one line on stderr.\n";
 
 enum {
 	OPT_MAX_GRAPH_DEPTH = 256,
@@ -204,10 +208,12 @@ int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
 	char err[512] = "";
+	int status;
 
 	parse_args(argc, argv, &o);
-	if (ft_record_session(&o, NULL, argc, argv, err, sizeof(err)))
+	status = ft_record_session(&o, NULL, argc, argv, err, sizeof(err));
+	if (status < 0)
 		ft_die("%s", err);
 	ft_record_opts_free(&o);
-	return 0;
+	return status;
 }

@@ -93,14 +93,22 @@ static void print_urecord_warnings(struct ft_urecord *u)
 		ft_warn("%s", m);
 }
 
-static void report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
+/*
+ * Say how the program ended and return the command's exit status: the
+ * program's, or 128+N when signal N killed it (as time, strace and
+ * valgrind report it).
+ */
+static int report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
 {
-	if (r->signaled)
+	if (r->signaled) {
 		ft_warn("%s was killed by signal %d (%s)%s; events written before it are in %s",
 			o->argv[0], r->signo, strsignal(r->signo),
 			r->core_dumped ? ", core dumped" : "", o->output);
-	else if (r->exited && r->exit_status && !o->quiet)
+		return 128 + r->signo;
+	}
+	if (r->exited && r->exit_status && !o->quiet)
 		ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
+	return r->exited ? r->exit_status : 0;
 }
 
 /* Has the followed process gone? */
@@ -123,7 +131,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	struct ft_clock clk;
 	struct sigaction sa;
 	char msg[512] = "";
-	int want_kernel = 0, want_user_events = 0, inject;
+	int want_kernel = 0, want_user_events = 0, inject, status = 0;
 	pid_t pid = o->argv ? 0 : x->follow_pid;
 
 	if (o->argv && x->follow_pid) {
@@ -215,7 +223,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		return -1;
 	}
 	if (u) {
-		report_program(o, &ures);
+		status = report_program(o, &ures);
 		ft_urecord_destroy(u);
 	}
 	if (!o->quiet) {
@@ -237,7 +245,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 				(unsigned long long)kst.stacks);
 		fprintf(stderr, "ftrail: trace written to %s\n", o->output);
 	}
-	return 0;
+	return status;
 
 fail_capture:
 	if (kc)

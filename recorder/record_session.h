@@ -70,10 +70,12 @@ struct ft_record_extra {
  * tracer is not nop or user events (u:...) are selected.  Prints the
  * runtime's and the engines' warnings, the program's status (killed by a
  * signal; non-zero exit unless quiet) and, unless quiet, the summary lines.
- * Returns 0 (the file is complete), or -1 with a one-line reason in err:
- * kernel capture unavailable, the file cannot be created or written, the
- * program cannot be started (the partial file is then removed), or the file
- * cannot be finished.
+ * Returns the command's exit status once the file is complete: without a
+ * program 0; else the program's exit status, or 128+N when signal N killed
+ * it (as time, strace and valgrind).  Returns -1 with a one-line reason in
+ * err: kernel capture unavailable, the file cannot be created or written,
+ * the program cannot be started (the partial file is then removed), or the
+ * file cannot be finished.
  */
 int ft_record_session(const struct ft_record_opts *opts, const struct ft_record_extra *extra,
 		      int argc, char **argv, char *err, size_t errlen);
