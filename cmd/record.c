@@ -64,7 +64,16 @@ const char cmd_record_usage[] =
 	"\n"
 	"Exit status: PROG's own, or 128+N when signal N killed it (as time and\n"
 	"strace report it); without PROG, 0 once the trace is written.  ftrail's own\n"
-	"failures exit 1 with one line on stderr.\n";
+	"failures exit 1 with one line on stderr.\n"
+	"\n"
+	"Signals: SIGINT, SIGTERM and SIGHUP sent to ftrail are passed on to PROG\n"
+	"(one from the terminal, which PROG gets too, is not sent twice) and the\n"
+	"recording goes on while PROG exits.  If PROG still runs 2 seconds later, or\n"
+	"at a second signal, ftrail switches tracing off, writes the trace and exits\n"
+	"with 128+N; PROG runs on, untraced.  Without PROG the first one ends the\n"
+	"recording.  If ftrail dies (even by SIGKILL), PROG's runtime notices at its\n"
+	"next traced call, stops tracing and restores its patched functions: PROG\n"
+	"runs on untraced, at full speed, and its buffers stop growing.\n";
 
 enum {
 	OPT_MAX_GRAPH_DEPTH = 256,

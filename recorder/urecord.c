@@ -1060,7 +1060,8 @@ static void free_child_env(struct ft_urecord *u, char **env)
 	free(env);
 }
 
-int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
+int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
+		     size_t errlen)
 {
 	sigset_t all, mask;
 	int go[2], ep[2];
@@ -1132,9 +1133,10 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 
 		/*
 		 * The dispositions exec would leave (caught -> default, ignored
-		 * stays ignored), now: a signal that reaches the child while it
-		 * waits for go acts on it as it would on the program (record
-		 * forwards stop signals to it from the start).
+		 * stays ignored; ignore: back to ignored), now: a signal that
+		 * reaches the child while it waits for go acts on it as it
+		 * would on the program (record forwards stop signals to it
+		 * from the start).
 		 */
 		for (int s = 1; s < NSIG; s++) {
 			struct sigaction sa;
@@ -1143,7 +1145,7 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 			    sa.sa_handler == SIG_DFL)
 				continue;
 			memset(&sa, 0, sizeof(sa));
-			sa.sa_handler = SIG_DFL;
+			sa.sa_handler = ignore && sigismember(ignore, s) == 1 ? SIG_IGN : SIG_DFL;
 			sigaction(s, &sa, NULL);
 		}
 		pthread_sigmask(SIG_SETMASK, &mask, NULL);
