@@ -44,7 +44,8 @@ expect_fail "ftrail: unknown tracer 'nosuch'*" "$FTRAIL" record -p nosuch -o f.d
 [ $? = 1 ] || fail "a bad tracer does not exit 1"
 
 # documented
-"$FTRAIL" record --help | grep -q "^Exit status: PROG's own, or 128+N" || fail "record --help: no exit status"
+"$FTRAIL" record --help | grep -A1 '^Exit status:$' | grep -q "PROG's own, or 128+N" ||
+	fail "record --help: no exit status"
 "$FTRAIL" offcpu --help | grep -q "exit status" || fail "offcpu --help: no exit status"
 
 # kernel recordings: 0 without a program, the program's status with one
