@@ -56,7 +56,10 @@ const char cmd_offcpu_usage[] =
     "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
     "                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
     "  --samples         print the direct samples (perf script's shape)\n"
-    "  -q                --record: no recording summary\n";
+    "  -q                --record: no recording summary\n"
+    "\n"
+    "With --record, the exit status and the handling of signals are record's\n"
+    "(ftrail record --help): PROG's status, or 128+N when signal N killed it.\n";
 
 enum {
 	OPT_RECORD = 256,
@@ -266,13 +269,15 @@ static int on_attached(struct ft_writer *w, const char *path, pid_t pid, int spa
 /*
  * Record into a->output with `ftrail record`'s session
  * (recorder/record_session.h): scheduler events with kernel and user
- * stacks, plus function_graph for PROG.  Dies on failure.
+ * stacks, plus function_graph for PROG.  Returns record's exit status
+ * (PROG's, 128+N for a signal); dies on failure.
  */
-static void do_record(struct offcpu_args *a, int argc, char **argv)
+static int do_record(struct offcpu_args *a, int argc, char **argv)
 {
 	struct ft_record_opts o;
 	struct ft_record_extra x = { 0 };
 	char err[512] = "", meta[64];
+	int status;
 
 	if (ft_kcapture_available(err, sizeof(err)))
 		ft_die("%s", err);
@@ -297,10 +302,12 @@ static void do_record(struct offcpu_args *a, int argc, char **argv)
 	x.follow_pid = (pid_t)a->pid;
 	x.waiting = a->pid ? "off-CPU events of the process" : "off-CPU events system-wide";
 	x.attached = on_attached;
-	if (ft_record_session(&o, &x, argc, argv, err, sizeof(err)))
+	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
+	if (status < 0)
 		ft_die("%s", err);
 	ft_record_opts_free(&o);
 	a->input = a->output;
+	return status;
 }
 
 static void write_source_line(struct ft_offcpu_file *f, FILE *out)
@@ -328,11 +335,11 @@ int cmd_offcpu(int argc, char **argv)
 	struct ft_offcpu_file *f;
 	struct ft_offcpu *oc;
 	char err[512] = "";
-	int rc = 0;
+	int rc = 0, status = 0;
 
 	parse_args(argc, argv, &a);
 	if (a.record)
-		do_record(&a, argc, argv);
+		status = do_record(&a, argc, argv);
 	if (access(a.input, R_OK))
 		ft_die("cannot open %s: %s", a.input, strerror(errno));
 	f = ft_offcpu_file_open(a.input, a.thresh_ns, a.record ? 0 : a.pid, err, sizeof(err));
@@ -358,5 +365,5 @@ int cmd_offcpu(int argc, char **argv)
 	ft_offcpu_file_close(f);
 	if (rc || fflush(stdout))
 		ft_die("cannot write the output: %s", strerror(errno));
-	return 0;
+	return status; /* --record: PROG's, as record's (see ftrail record --help) */
 }

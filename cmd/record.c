@@ -60,7 +60,24 @@ const char cmd_record_usage[] =
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
 	"  -o FILE              output file (default ftrail.dat)\n"
-	"  -q                   no summary on stderr\n";
+	"  -q                   no summary on stderr\n"
+	"\n"
+	"Exit status:\n"
+	"  PROG's own, or 128+N when signal N killed it (as time and strace report\n"
+	"  it); without PROG, 0 once the trace is written.  ftrail's own failures\n"
+	"  exit 1 with one line on stderr.\n"
+	"\n"
+	"Signals:\n"
+	"  SIGINT, SIGTERM and SIGHUP sent to ftrail are passed on to PROG (one from\n"
+	"  the terminal, which PROG gets too, is not sent twice) and the recording\n"
+	"  goes on while PROG exits.  If PROG still runs 2 seconds later, or at a\n"
+	"  second signal, ftrail switches tracing off, writes the trace and exits with\n"
+	"  128+N; PROG runs on, untraced.  Without PROG the first one ends the\n"
+	"  recording.  Started with SIGHUP ignored (nohup), ftrail and PROG keep it\n"
+	"  ignored.  If ftrail dies (even by SIGKILL), PROG's runtime notices at its\n"
+	"  next traced call or event, stops tracing and restores its patched\n"
+	"  functions: PROG runs on untraced, at full speed, and its buffers stop\n"
+	"  growing.\n";
 
 enum {
 	OPT_MAX_GRAPH_DEPTH = 256,
@@ -204,10 +221,12 @@ int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
 	char err[512] = "";
+	int status;
 
 	parse_args(argc, argv, &o);
-	if (ft_record_session(&o, NULL, argc, argv, err, sizeof(err)))
+	status = ft_record_session(&o, NULL, argc, argv, err, sizeof(err));
+	if (status < 0)
 		ft_die("%s", err);
 	ft_record_opts_free(&o);
-	return 0;
+	return status;
 }

@@ -22,13 +22,94 @@
 #include "core/util.h"
 #include "core/version.h"
 
-/* Set by SIGINT/SIGTERM; read by the drain loop and the wait below. */
-static volatile sig_atomic_t stop_requested;
+/*
+ * Stop signals (record_session.h): SIGINT, SIGTERM and SIGHUP.
+ *
+ * With a program: each one is forwarded to it, unless the terminal sent it
+ * (si_code SI_KERNEL: Ctrl-C and a terminal hangup go to the whole foreground
+ * process group, the program included) or the program itself did (kill(0,
+ * ...)), so the program sees the signal exactly once.  Recording goes on
+ * while the program winds down; at a second signal, or STOP_GRACE_S seconds
+ * after the first (SIGALRM), the drain loop is told to stop.  Without one,
+ * the first signal stops the recording.
+ *
+ * Handlers may run on any of our threads; they only store these flags,
+ * call kill() and alarm() (async-signal-safe) and keep errno.
+ */
+#define STOP_GRACE_S 2
 
-static void on_stop_signal(int sig)
+static volatile sig_atomic_t stop_now;     /* read by the drain loop and the wait below */
+static volatile sig_atomic_t stop_signo;   /* the first stop signal received, 0: none */
+static volatile sig_atomic_t forward_pid;  /* the program (spawned by us), 0: none yet */
+
+static void on_stop_signal(int sig, siginfo_t *si, void *uc)
+{
+	int saved = errno;
+	pid_t pid = forward_pid;
+
+	(void)uc;
+	if (pid > 0 && si->si_code != SI_KERNEL && si->si_pid != pid)
+		kill(pid, sig);
+	if (!stop_signo && pid > 0) {
+		stop_signo = sig;
+		alarm(STOP_GRACE_S);
+	} else {
+		if (!stop_signo)
+			stop_signo = sig;
+		stop_now = 1;
+	}
+	errno = saved;
+}
+
+static void on_grace_over(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
+	stop_now = 1;
+}
+
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+#define NR_STOP_SIGNALS (sizeof(stop_signals) / sizeof(stop_signals[0]))
+
+/*
+ * Catch the stop signals (and SIGALRM for the grace period), saving what
+ * was there into old[] to put back.  SIGINT and SIGTERM are caught even
+ * when we were started with them ignored (a background job of a
+ * non-interactive shell ignores SIGINT, yet `kill -INT` is how scripts
+ * stop a recording, as with perf and trace-cmd); SIGHUP ignored (nohup)
+ * stays ignored.  *ign gets the ones we were started with ignored: the
+ * program starts with them ignored too, as it would without us.
+ */
+static void catch_stop_signals(struct sigaction old[NR_STOP_SIGNALS + 1], sigset_t *ign)
+{
+	struct sigaction sa;
+
+	stop_now = stop_signo = forward_pid = 0;
+	sigemptyset(ign);
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NR_STOP_SIGNALS; i++)
+		sigaddset(&sa.sa_mask, stop_signals[i]);
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sa.sa_sigaction = on_stop_signal;
+	for (size_t i = 0; i < NR_STOP_SIGNALS; i++) {
+		sigaction(stop_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler == SIG_IGN)
+			sigaddset(ign, stop_signals[i]);
+		if (old[i].sa_handler != SIG_IGN || stop_signals[i] != SIGHUP)
+			sigaction(stop_signals[i], &sa, NULL);
+	}
+	sa.sa_flags = SA_RESTART;
+	sa.sa_handler = on_grace_over;
+	sigaction(SIGALRM, &sa, &old[NR_STOP_SIGNALS]);
+}
+
+static void restore_stop_signals(const struct sigaction old[NR_STOP_SIGNALS + 1])
+{
+	alarm(0);
+	for (size_t i = 0; i < NR_STOP_SIGNALS; i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+	sigaction(SIGALRM, &old[NR_STOP_SIGNALS], NULL);
+	forward_pid = 0;
 }
 
 /*
@@ -93,14 +174,29 @@ static void print_urecord_warnings(struct ft_urecord *u)
 		ft_warn("%s", m);
 }
 
-static void report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r)
+/*
+ * Say how the program ended and return the command's exit status: the
+ * program's, 128+N when signal N killed it (as time, strace and valgrind
+ * report it), or 128+N for the stop signal N that ended the recording
+ * while the program runs on.
+ */
+static int report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r,
+			  pid_t pid, int stop_sig)
 {
-	if (r->signaled)
+	if (r->signaled) {
 		ft_warn("%s was killed by signal %d (%s)%s; events written before it are in %s",
 			o->argv[0], r->signo, strsignal(r->signo),
 			r->core_dumped ? ", core dumped" : "", o->output);
-	else if (r->exited && r->exit_status && !o->quiet)
-		ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
+		return 128 + r->signo;
+	}
+	if (r->exited) {
+		if (r->exit_status && !o->quiet)
+			ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
+		return r->exit_status;
+	}
+	ft_warn("stopped by signal %d (%s); %s (pid %d) runs on, untraced", stop_sig,
+		strsignal(stop_sig), o->argv[0], (int)pid);
+	return 128 + stop_sig;
 }
 
 /* Has the followed process gone? */
@@ -121,9 +217,10 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	struct ft_urecord *u = NULL;
 	struct ft_writer *w;
 	struct ft_clock clk;
-	struct sigaction sa;
+	struct sigaction old_sa[NR_STOP_SIGNALS + 1];
+	sigset_t ignored;
 	char msg[512] = "";
-	int want_kernel = 0, want_user_events = 0, inject;
+	int want_kernel = 0, want_user_events = 0, inject, status = 0, caught = 0;
 	pid_t pid = o->argv ? 0 : x->follow_pid;
 
 	if (o->argv && x->follow_pid) {
@@ -160,16 +257,22 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		goto fail_file;
 	}
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	catch_stop_signals(old_sa, &ignored);
+	caught = 1;
 
 	if (o->argv) {
 		u = ft_urecord_create(o, inject, err, errlen);
-		if (!u || ft_urecord_spawn(u, &pid, err, errlen))
+		if (!u || ft_urecord_spawn(u, &ignored, &pid, err, errlen))
 			goto fail_file;
 		print_urecord_warnings(u);
+		/*
+		 * From now on stop signals reach the program (paused until go:
+		 * it has the default actions already, see ft_urecord_spawn).
+		 * One that came during the setup is passed on now.
+		 */
+		forward_pid = pid;
+		if (stop_signo)
+			kill(pid, stop_signo);
 	}
 	if (want_kernel) {
 		/* a followed process: system-wide (see record_session.h) */
@@ -182,7 +285,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 
 	if (u) {
 		ft_urecord_go(u);
-		if (ft_urecord_run(u, w, &stop_requested, &ures, msg, sizeof(msg)))
+		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg)))
 			ft_warn("%s", msg);
 		print_urecord_warnings(u);
 	} else {
@@ -193,7 +296,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		 * Polled rather than pause(): a signal between the test and
 		 * pause() would be missed; a followed process ends it too.
 		 */
-		while (!stop_requested && !(pid > 0 && process_gone(pid)))
+		while (!stop_now && !(pid > 0 && process_gone(pid)))
 			usleep(100 * 1000);
 	}
 
@@ -212,12 +315,14 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		ft_seterr(err, errlen, "cannot finish %s: %s", o->output, strerror(errno));
 		if (u)
 			ft_urecord_destroy(u);
+		restore_stop_signals(old_sa);
 		return -1;
 	}
 	if (u) {
-		report_program(o, &ures);
-		ft_urecord_destroy(u);
+		status = report_program(o, &ures, pid, stop_signo);
+		ft_urecord_destroy(u); /* a program still running detaches now */
 	}
+	restore_stop_signals(old_sa);
 	if (!o->quiet) {
 		if (u && inject)
 			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
@@ -237,7 +342,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 				(unsigned long long)kst.stacks);
 		fprintf(stderr, "ftrail: trace written to %s\n", o->output);
 	}
-	return 0;
+	return status;
 
 fail_capture:
 	if (kc)
@@ -245,6 +350,8 @@ fail_capture:
 fail_file:
 	if (u)
 		ft_urecord_destroy(u); /* kills the paused child */
+	if (caught)
+		restore_stop_signals(old_sa);
 	ft_writer_close(w);
 	unlink(o->output);
 fail_uev:

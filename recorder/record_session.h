@@ -6,10 +6,19 @@
  * is missed:
  *
  *   META (how the trace was made, clock calibration) -> file open ->
- *   SIGINT/SIGTERM handlers -> program spawned paused -> kernel capture
- *   attached to its pid -> caller's tables -> go -> drain until it exits
- *   (or Ctrl-C) -> stop kernel capture -> user event formats -> close ->
- *   program-status warnings -> summary lines.
+ *   SIGINT/SIGTERM/SIGHUP handlers -> program spawned paused -> kernel
+ *   capture attached to its pid -> caller's tables -> go -> drain until it
+ *   exits (or a stop signal) -> stop kernel capture -> user event formats
+ *   -> close -> program-status warnings -> summary lines.
+ *
+ * Stop signals, with a program: SIGINT, SIGTERM and SIGHUP are forwarded to
+ * it (not when the terminal sent them: the program, in our process group,
+ * got them too), and the drain goes on while it exits; if it still runs 2
+ * seconds after the first one, or at a second one, tracing is switched off
+ * and the trace finished.  The program then runs on; its runtime detaches
+ * (unpatches, records nothing) when the recorder's lifeline goes at the
+ * end of the session -- or whenever the recorder dies, SIGKILL included
+ * (core/lifeline.h).  Without a program the first one ends the recording.
  *
  * This is tool code (linked into the ftrail binary only): it prints
  * warnings through ft_warn() and the summary on stderr, as the commands
@@ -70,10 +79,13 @@ struct ft_record_extra {
  * tracer is not nop or user events (u:...) are selected.  Prints the
  * runtime's and the engines' warnings, the program's status (killed by a
  * signal; non-zero exit unless quiet) and, unless quiet, the summary lines.
- * Returns 0 (the file is complete), or -1 with a one-line reason in err:
- * kernel capture unavailable, the file cannot be created or written, the
- * program cannot be started (the partial file is then removed), or the file
- * cannot be finished.
+ * Returns the command's exit status once the file is complete: without a
+ * program 0; else the program's exit status, 128+N when signal N killed
+ * it, or 128+N for the stop signal N after which it ran on (as time, strace
+ * and valgrind).  Returns -1 with a one-line reason in err: kernel capture
+ * unavailable, the file cannot be created or written, the program cannot
+ * be started (the partial file is then removed), or the file cannot be
+ * finished.  Stop signals are caught only while it runs (see above).
  */
 int ft_record_session(const struct ft_record_opts *opts, const struct ft_record_extra *extra,
 		      int argc, char **argv, char *err, size_t errlen);

@@ -18,6 +18,9 @@
  *   all gone: final drain of every slot,
  *     FUNCS, MODULES, SYMTAB, STACKMAP,
  *     TASKS, META (lost counts, exit status)
+ *   lifeline (core/lifeline.h) held from      we die or finish first: the
+ *     create to destroy                          runtime sees the lifeline go,
+ *                                                switches tracing off, unpatches
  *
  * The memfd has no name in any file system (nothing to unlink), is mode
  * 0600 and is close-on-exec everywhere except in the traced child.  Nothing
@@ -57,6 +60,7 @@
 #include <unistd.h>
 
 #include "core/clock.h"
+#include "core/lifeline.h"
 #include "core/options.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
@@ -98,6 +102,7 @@ struct ft_urecord {
 	char lib[PATH_MAX];
 
 	int memfd;
+	struct ft_lifeline life; /* held while we record: the runtime detaches when it goes */
 	void *mem;
 	size_t len;
 	struct ft_session_hdr *h;
@@ -900,6 +905,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	struct ft_clock clk;
 	struct ft_urecord *u = calloc(1, sizeof(*u));
 	struct ft_rb_params p;
+	char lerr[160];
 	size_t ring_size;
 	void *ring;
 
@@ -917,7 +923,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	}
 	pthread_mutex_init(&u->q->lock, NULL);
 	pthread_cond_init(&u->q->cond, NULL);
-	u->memfd = u->go_fd = u->err_fd = -1;
+	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
 	u->pid = -1;
 	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
 		goto fail;
@@ -965,6 +971,13 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	}
 	u->area_copy = *u->area;
 	/*
+	 * Without it a recorder that dies (SIGKILL, crash) leaves the program
+	 * traced into buffers nobody drains: say so, but record anyway.
+	 */
+	if (ft_lifeline_create(&u->life, lerr, sizeof(lerr)))
+		add_warning(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
+			    o->argv[0]);
+	/*
 	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
 	 * or when a snapshot trigger / function command is set, as ftrace
 	 * allocates it when such a trigger is registered.  It costs address
@@ -1000,12 +1013,13 @@ static char **child_env(struct ft_urecord *u)
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 3, sizeof(*env));
+	env = calloc(n + 4, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		if ((u->inject && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
-		    !strncmp(environ[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1))
+		    !strncmp(environ[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1) ||
+		    !strncmp(environ[i], FT_LIFELINE_ENV_FD "=", strlen(FT_LIFELINE_ENV_FD) + 1))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -1018,6 +1032,15 @@ static char **child_env(struct ft_urecord *u)
 		}
 		env[k++] = pre;
 		env[k++] = fdv;
+		if (u->life.fd >= 0) {
+			if (asprintf(&env[k], "%s=%d", FT_LIFELINE_ENV_FD, u->life.fd) < 0) {
+				free(pre);
+				free(fdv);
+				free(env);
+				return NULL;
+			}
+			k++;
+		}
 	}
 	env[k] = NULL;
 	return env;
@@ -1030,14 +1053,17 @@ static void free_child_env(struct ft_urecord *u, char **env)
 	if (u->inject) {
 		for (size_t i = 0; env[i]; i++)
 			if (!strncmp(env[i], "LD_PRELOAD=", 11) ||
-			    !strncmp(env[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1))
+			    !strncmp(env[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1) ||
+			    !strncmp(env[i], FT_LIFELINE_ENV_FD "=", strlen(FT_LIFELINE_ENV_FD) + 1))
 				free(env[i]);
 	}
 	free(env);
 }
 
-int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
+int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
+		     size_t errlen)
 {
+	sigset_t all, mask;
 	int go[2], ep[2];
 	char **env;
 	pid_t c;
@@ -1083,7 +1109,12 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 	 * us, so waitpid(-1) tells when the whole traced tree is gone.
 	 */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	/* no handler of ours may run in the child: signals wait until it reset them */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
 	c = fork();
+	if (c != 0)
+		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	if (c < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(go[0]);
@@ -1100,6 +1131,24 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 
 		ssize_t n;
 
+		/*
+		 * The dispositions exec would leave (caught -> default, ignored
+		 * stays ignored; ignore: back to ignored), now: a signal that
+		 * reaches the child while it waits for go acts on it as it
+		 * would on the program (record forwards stop signals to it
+		 * from the start).
+		 */
+		for (int s = 1; s < NSIG; s++) {
+			struct sigaction sa;
+
+			if (sigaction(s, NULL, &sa) || sa.sa_handler == SIG_IGN ||
+			    sa.sa_handler == SIG_DFL)
+				continue;
+			memset(&sa, 0, sizeof(sa));
+			sa.sa_handler = ignore && sigismember(ignore, s) == 1 ? SIG_IGN : SIG_DFL;
+			sigaction(s, &sa, NULL);
+		}
+		pthread_sigmask(SIG_SETMASK, &mask, NULL);
 		close(go[1]);
 		close(ep[0]);
 		do
@@ -1109,6 +1158,8 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 		if (n != 1 || b != 'g')
 			_exit(127);
 		if (u->inject && fcntl(u->memfd, F_SETFD, 0))
+			_exit(127);
+		if (u->life.fd >= 0 && fcntl(u->life.fd, F_SETFD, 0))
 			_exit(127);
 		execve(u->prog, u->o->argv, env);
 		e = errno;
@@ -1128,14 +1179,26 @@ int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen)
 
 int ft_urecord_go(struct ft_urecord *u)
 {
+	struct timespec now = { 0, 0 };
+	sigset_t pipe_sig, mask;
 	char b = 'g';
 	ssize_t n;
 
 	if (u->go_fd < 0)
 		return -1;
+	/*
+	 * The child may be dead already (a signal while it waited): EPIPE,
+	 * and the SIGPIPE that comes with it is taken here, not by us.
+	 */
+	sigemptyset(&pipe_sig);
+	sigaddset(&pipe_sig, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_sig, &mask);
 	do
 		n = write(u->go_fd, &b, 1);
 	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno == EPIPE && !sigismember(&mask, SIGPIPE))
+		sigtimedwait(&pipe_sig, NULL, &now);
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
 	close(u->go_fd);
 	u->go_fd = -1;
 	u->went = 1;
@@ -1570,6 +1633,7 @@ void ft_urecord_destroy(struct ft_urecord *u)
 		close(u->go_fd);
 	if (u->err_fd >= 0)
 		close(u->err_fd);
+	ft_lifeline_release(&u->life); /* a program still running detaches (lifeline.h) */
 	if (u->mem)
 		munmap(u->mem, u->len);
 	if (u->memfd >= 0)

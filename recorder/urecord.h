@@ -62,9 +62,17 @@ const char *ft_urecord_next_warning(struct ft_urecord *u);
 /*
  * Fork and exec opts->argv with the runtime preloaded; the child waits until
  * ft_urecord_go() so the caller can attach kernel capture to its pid first.
- * Returns 0 and the pid, or -1 with err ("no such program: ./x" ...).
+ * While it waits it already has the signal dispositions the program will
+ * have (what the caller catches is back to default, except the signals in
+ * ignore (may be NULL), which the caller's own parent had ignored; what is
+ * ignored stays ignored), so a signal sent to it acts as on the program.  It inherits
+ * the recorder's lifeline (core/lifeline.h) with the session: if the
+ * recorder dies, the program's runtime detaches.  Returns 0 and the pid, or
+ * -1 with err ("no such program: ./x" ...).
  */
-int ft_urecord_spawn(struct ft_urecord *u, pid_t *pid, char *err, size_t errlen);
+int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
+		     size_t errlen);
+/* Let the child exec.  0, or -1 when it is gone already (killed while it waited). */
 int ft_urecord_go(struct ft_urecord *u);
 
 /*

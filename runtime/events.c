@@ -134,7 +134,8 @@ static void set_tracing(void *ctx, int on)
 	struct rt_thread *t;
 
 	(void)ctx;
-	if (!rt.sess)
+	/* the recorder is gone: tracing stays off (init.c, rt_detach) */
+	if (!rt.sess || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED) || rt_orphaned())
 		return;
 	t = rt_thread_get();
 	/* the record first when turning off, after when turning on: both are seen */
@@ -296,6 +297,13 @@ static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
 	struct rt_thread *t;
 	uint32_t type = FT_EXT_EVENT;
 
+	if (rt_orphaned())
+		rt_detach();
+	if (unlikely(__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))) {
+		/* nobody records any more: the emitter stops calling us */
+		__atomic_store_n(&d->enabled, 0, __ATOMIC_RELAXED);
+		return;
+	}
 	if (d->kind == FTRAIL_KIND_MARKER) {
 		type = (len & FTRAIL_MARKER_BINARY) ? FT_EXT_BINMARKER : FT_EXT_MARKER;
 		len &= ~FTRAIL_MARKER_BINARY;

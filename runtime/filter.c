@@ -163,6 +163,13 @@ void rt_func_eval(struct rt_func *f)
 	uint16_t fl = 0;
 	int traced;
 
+	if (__atomic_load_n(&rt.detached, __ATOMIC_RELAXED)) {
+		/* the recorder is gone (init.c, rt_detach): nothing is hooked */
+		f->cmd_mask = 0;
+		f->flags = 0;
+		__atomic_store_n(&f->epoch, rt.epoch, __ATOMIC_RELEASE);
+		return;
+	}
 	traced = filter_active ? in_set(FT_SL_FILTER, f) : 1;
 	if (traced && in_set(FT_SL_NOTRACE, f))
 		traced = 0;

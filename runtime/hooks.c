@@ -317,7 +317,8 @@ static void lost_call(struct rt_thread *t, struct rt_func *f)
 
 void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len)
 {
-	if (t->rb.area)
+	/* detached (init.c, rt_detach): fork, exec, exit, names go unrecorded too */
+	if (t->rb.area && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
 		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
 }
 
@@ -731,7 +732,7 @@ static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
  * vector register (see the top of the file).  key is the hook's return
  * address (inside the function), slot the function's return-address slot.
  * Returns 1 when the call is fully handled (traced through fast_entry, or a
- * function that is not hooked, or no session), 0 when the trampoline must
+ * function that is not hooked, no session, or detached), 0 when the trampoline must
  * call ft_rt_entry -- nothing changed then.
  */
 int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
@@ -741,8 +742,9 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 	struct rt_func *f;
 	int done;
 
+	/* no session, or detached (init.c, rt_detach): nothing to do; else the general path */
 	if (unlikely(!hot_ok(t)))
-		return !rt.sess; /* no session: nothing to do; else the general path */
+		return !rt.sess || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED);
 	f = lookup_fast(key);
 	/* acquire: pairs with rt_func_eval's release of the epoch (flags computed) */
 	if (unlikely(!f) || __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) != rt.epoch)
@@ -762,7 +764,8 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
  * guard (a hook re-entered from a signal handler or from our own calls
  * counts its event as lost instead of recursing) and applies a control
  * change the tool published (acquire on gen pairs with the tool's release
- * in ft_session_ctl_end).  Returns 0 when the hook must do nothing.  The
+ * in ft_session_ctl_end), or detaches when the recorder is gone
+ * (init.c, rt_detach).  Returns 0 when the hook must do nothing.  The
  * signal fences keep the compiler from moving hook work across the guard's
  * stores: only a handler on this same thread reads busy.  hook_end refreshes
  * the fast-path gate and drops the guard.
@@ -778,6 +781,8 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
 		rt_sync_ctl();
+	if (rt_orphaned())
+		rt_detach();
 	return 1;
 }
 
@@ -933,6 +938,8 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 				return;
 		}
 	}
+	if (unlikely(__atomic_load_n(&rt.detached, __ATOMIC_RELAXED)))
+		return; /* init.c, rt_detach: nothing is hooked any more */
 	if (!hook_begin(t, (uint64_t)fn))
 		return;
 	if (thread_ready(t)) {

@@ -77,6 +77,24 @@ static void sync_locked(void)
 	uint32_t g;
 	int tries = 0;
 
+	if (rt.detached) {
+		/*
+		 * Nobody publishes control changes any more (the recorder may
+		 * have died mid-update, gen odd): nop, whatever the block says.
+		 * Every function's flags become 0 (filter.c), which unpatches
+		 * every site.  rt.gen takes ctl gen as it is, so the hooks stop
+		 * calling us.
+		 */
+		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
+		rt.tracer = FT_TRACER_NOP;
+		rt.options = 0;
+		rt.max_depth = 0;
+		rt.thresh = 0;
+		rt_filters_apply_all(0);
+		rt.fast = 0;
+		__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
+		return;
+	}
 	for (;;) {
 		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
 		if (g & 1) {
@@ -112,16 +130,49 @@ void rt_sync_ctl(void)
 	pthread_mutex_unlock(&rt.lock);
 }
 
+/**
+ * rt_detach() - the recorder is gone (rt_orphaned() said so): stop tracing
+ *
+ * Nobody drains the rings any more, so nothing may be written to them and
+ * the program should run at full speed.  tracing_on is switched off in the
+ * shared control block first, which stops every process of the traced tree
+ * at its next record (each also sees the lifeline and detaches itself).
+ * Then, under rt.lock, this process goes to the nop tracer with every
+ * function unselected: patched sites get their nops back, -pg/-mfentry/
+ * -finstrument-functions hooks return at their first test, user events are
+ * disabled as they next fire (events.c).  Frames already on the shadow
+ * stack return through it as usual.  rt.life is cleared last, so the hooks'
+ * test costs one load from then on.
+ *
+ * Context: any hook, signal handlers included; never blocks: when rt.lock
+ * is busy the next hook retries (rt.life is still set).
+ */
+void rt_detach(void)
+{
+	if (!rt.sess)
+		return;
+	ft_session_set_tracing_on(rt.sess, 0);
+	if (pthread_mutex_trylock(&rt.lock))
+		return;
+	if (!rt.detached) {
+		__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
+		sync_locked();
+	}
+	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&rt.lock);
+}
+
 /*
  * Make the calling thread ready to trace: shadow stack, ring slot, pid
  * filter.  Returns t, or NULL when the thread is not to be traced (pid
- * filter, no memory, exited).
+ * filter, no memory, exited, the recorder gone).
  */
 struct rt_thread *rt_thread_get(void)
 {
 	struct rt_thread *t = &rt_self;
 
-	if (t->state == 3 || !rt.sess)
+	/* detached (rt_detach): threads that start tracing now take no ring slot */
+	if (t->state == 3 || !rt.sess || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
 		return NULL;
 	if (t->state == 0) {
 		t->tid = my_tid();
@@ -242,6 +293,12 @@ static void atfork_child(void)
 	rt_modules_atfork_child();
 	t->busy--;
 	rt.pid = getpid();
+	t->tid = my_tid();
+	if (t->rb.area)
+		ft_rb_thread_forget(&t->rb);
+	/* detached (rt_detach): the child records nothing, not even its modules */
+	if (__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+		return;
 	/* the modules are the parent's, mapped at the same addresses */
 	for (int i = 0; i < rt.nr_mods; i++) {
 		struct ft_session_module *src, *dst;
@@ -259,9 +316,6 @@ static void atfork_child(void)
 		dst->pid = (uint32_t)rt.pid;
 		__atomic_store_n(&dst->flags, src->flags, __ATOMIC_RELEASE);
 	}
-	if (t->rb.area)
-		ft_rb_thread_forget(&t->rb);
-	t->tid = my_tid();
 	if (rt.area) {
 		ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
 		ft_rb_set_depth(&t->rb, t->rec_depth); /* the child is inside its parent's calls */
@@ -615,6 +669,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 	mem = ft_session_stackmap_mem(h, &len);
 	rt.smap_ok = ft_stackmap_attach(&rt.smap, mem, len) == 0;
 	rt.pid = getpid();
+	e = getenv(FT_LIFELINE_ENV_FD);
+	if (e && *e)
+		rt.life = ft_lifeline_attach(atoi(e));
 	rt.space = __atomic_add_fetch(&rt.ctl->rt_attached, 1, __ATOMIC_RELAXED);
 	/* our pre-exec image: none when a traced process did not exec us
 	 * itself but vfork()ed or posix_spawn()ed us (see below) */
@@ -645,6 +702,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 	sync_locked();
 	pthread_mutex_unlock(&rt.lock);
 	rt_self.busy = 0;
+	/* an exec after the recorder died: start detached, before any hook */
+	if (rt_orphaned())
+		rt_detach();
 
 	if (pthread_key_create(&thread_key, thread_dtor) == 0)
 		thread_key_ok = 1;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/lifeline.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/stackmap.h"
@@ -187,6 +188,21 @@ struct rt_state {
 	struct rt_module mods[RT_MAX_MODS];
 	int nr_mods;
 	pthread_mutex_t lock;    /* control path: modules, filters, patching */
+
+	/*
+	 * The recorder's lifeline (core/lifeline.h): its futex word while the
+	 * recorder may still be there, NULL once this process has detached
+	 * (or when there is none).  Relaxed loads: see rt_orphaned().
+	 */
+	const uint32_t *life;
+	/*
+	 * The recorder is gone: nothing is hooked or recorded any more.  Set
+	 * once, under lock, after tracing_on was switched off; read relaxed
+	 * by the hooks and user events: one that reads it stale acts as a
+	 * hook that ran just before the detach -- at worst a record more into
+	 * rings nobody reads.
+	 */
+	int detached;
 };
 
 extern struct rt_state rt RT_HIDDEN;
@@ -197,6 +213,20 @@ RT_HIDDEN void *mmap_anon(size_t len);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_sync_ctl(void);
+RT_HIDDEN void rt_detach(void);
+
+/*
+ * Has the recorder gone while this process still traces?  Two relaxed
+ * loads, no system call: cheap enough for the hooks' general path and the
+ * user events' write hook, which call rt_detach() when it says so.  A stale
+ * NULL or a late view of the word only delays the detach to a later hook.
+ */
+static inline int rt_orphaned(void)
+{
+	const uint32_t *w = __atomic_load_n(&rt.life, __ATOMIC_RELAXED);
+
+	return unlikely(w != NULL) && unlikely(ft_lifeline_gone(w));
+}
 
 /* module.c */
 RT_HIDDEN void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len);

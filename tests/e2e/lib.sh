@@ -9,6 +9,15 @@ need_tracefs() {
 	[ -e /sys/kernel/tracing/trace ] || skip "needs tracefs"
 }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
+# expect_status RC cmd... 2>err: fail unless cmd exits RC (record exits with
+# its program's status: 128+N for signal N); the message quotes ./err
+expect_status() {
+	local want=$1 rc
+	shift
+	"$@"
+	rc=$?
+	[ "$rc" = "$want" ] || fail "$*: exit $rc, expected $want: $(cat err 2>/dev/null)"
+}
 # expect_fail "message glob" cmd...: non-zero exit and exactly one line on stderr matching glob
 expect_fail() {
 	local pat=$1; shift

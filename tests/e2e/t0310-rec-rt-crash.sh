@@ -3,8 +3,9 @@
 . "$TOP/tests/e2e/t0399-rec.inc"
 need_runtime
 cc -O0 -pg -o crash "$TOP/tests/progs/rec_crash.c" || fail "cc"
-for how in segv abort kill exit5; do
-	$FTRAIL record -o c.dat -- ./crash 300 $how 2>err || fail "record ($how): $(cat err)"
+for how in segv:139 abort:134 kill:137 exit5:5; do
+	rc=${how#*:} how=${how%:*}
+	expect_status "$rc" $FTRAIL record -o c.dat -- ./crash 300 $how 2>err
 	case $how in
 	segv) grep -qx "ftrail: warning: ./crash was killed by signal 11 (Segmentation fault); events written before it are in c.dat" err || fail "segv line: $(cat err)" ;;
 	abort) grep -q "^ftrail: warning: ./crash was killed by signal 6 (Abort.*); events written before it are in c.dat$" err || fail "abort line: $(cat err)" ;;
@@ -27,7 +28,7 @@ for compiler in cc clang; do
 		$compiler -O1 $flag -o crash2 "$TOP/tests/progs/rec_crash.c" 2>build.err ||
 			fail "build ($compiler $flag): $(head -n 3 build.err)"
 		ran=$((ran + 1))
-		$FTRAIL record -o c2.dat -- ./crash2 50 segv 2>err || fail "record ($compiler $flag): $(cat err)"
+		expect_status 139 $FTRAIL record -o c2.dat -- ./crash2 50 segv 2>err
 		grep -q "killed by signal 11" err || fail "$compiler $flag: no crash line: $(cat err)"
 		n=$($FTRAIL show -i c2.dat | calls before_crash)
 		[ "$n" = 50 ] || fail "$compiler $flag: $n calls of before_crash before SIGSEGV, expected 50"

@@ -10,7 +10,7 @@ $FTRAIL record -p nop -e sched:sched_process_exec -e sched:sched_process_exit -e
 	-o c.dat -- sh -c 'sleep 0.05; /bin/true; exit 3' >rec.out 2>rec.err
 rc=$?
 grep -q 'not complete in this build' rec.err && skip "record -- CMD needs the user-space recorder, not in this build"
-[ $rc -eq 0 ] || fail "record exited $rc: $(cat rec.err)"
+[ $rc -eq 3 ] || fail "record exited $rc, not the command's 3: $(cat rec.err)"
 for d in $T/instances/ftrail-*; do
 	[ -e "$d" ] || continue
 	[ -d /proc/${d##*-} ] || fail "instance $d outlived its recorder"
@@ -37,6 +37,8 @@ done < <(grep -E ': sched_[a-z_]+: ' show.txt)
 
 # the command crashing ends the recording normally: instance gone, trace readable
 $FTRAIL record -p nop -e sched:sched_process_exit -o crash.dat -- sh -c 'kill -SEGV $$' >rec2.out 2>rec2.err
+rc=$?
+[ $rc -eq 139 ] || fail "record exited $rc after the command's SIGSEGV, not 139: $(cat rec2.err)"
 grep -q 'killed by signal 11' rec2.err || fail "crash not reported: $(cat rec2.err)"
 for d in $T/instances/ftrail-*; do
 	[ -e "$d" ] || continue
