@@ -1,67 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The stack map (seed 003's ftrace_stackmap, after the kernel's tracing_map
+ * The stack map (the proposed ftrace stack map, after the kernel's tracing_map
  * and Cliff Click's non-blocking hash table), in one flat block of memory.
  *
- * Layout of the block (offsets, never pointers, so another process can map
- * it at another address):
- *
- *   +--------------------------+ 0
- *   | header: geometry, seed,  |  read-mostly: written by init and
- *   | hash keys (528 B),       |  (resetting, readers) by reset and
- *   | resetting, readers,      |  walks only
- *   | offsets of refs and elts |
- *   +--------------------------+ 640
- *   | next_elt, shards_used    |  pool cursor, shard high-water mark
- *   +--------------------------+ 704
- *   | ovf (64 B)               |  shared counters of threads without a shard
- *   +--------------------------+ 768
- *   | shards[128] (576 B):     |  one per thread (claimed): nest (calls in
- *   |  owner, nest, counters,  |  flight), successes, drops, and a cache of
- *   |  rc[64] ref-count cache  |  reference counts not yet added to refs[]
- *   +--------------------------+ SLOTS_OFF
- *   | slots[2^(bits+1)]: u64   |  key (low 32 bits, 0 = free) and val (high
- *   |                          |  32: 0 = not published, else element
- *   |                          |  index + 1 | depth << 24)
- *   +--------------------------+ refs_off(bits)
- *   | refs[2^bits]: u32        |  reference counts added so far
- *   +--------------------------+ elts_off(bits)
- *   | elts[2^bits] (512 B):    |  the element pool: one stack each, 64-byte
- *   |  ips[64]                 |  aligned (depth 16 = two cache lines)
- *   +--------------------------+ mem_size(bits)
- *
- * get_id (the hot path, any thread, also a signal handler that interrupted
- * get_id on the same thread):
- *
- *   enter   shard->nest += 1 (plain store, compiler barrier) -- "in flight"
- *           resetting? -> leave, -EINVAL
- *   hash    32-bit key, 0 forced to 1; first slot = top bits of the key
- *   probe   at most FT_STACKMAP_MAX_PROBE slots, one 64-bit load each:
- *             key == ours and val published with our depth: full compare
- *             -> hit.  Else (being filled, claimed-but-empty, another stack
- *             with the same key) go on
- *             key == 0: claim it with cmpxchg; take an element from the
- *             pool (fetch_add on next_elt), fill it, publish val (release).
- *             No element left: the slot stays "claimed but empty" (a key
- *             cannot be given back without racing other claimers) and it is
- *             a drop.  Lost the cmpxchg: go on -- if the winner inserts the
- *             same stack we may insert a duplicate, which is tolerated
- *             (waiting for the winner could deadlock: the winner may be the
- *             very code this signal handler interrupted).
- *   count   a hit adds 1 to the thread's cached count for that element
- *           (rc[], plain store); the cache entry's previous element gets
- *           its count with one atomic add to refs[].  successes/drops +1
- *           in the thread's shard (plain store)
- *   leave   shard->nest -= 1 (release store)
- *
- * So a hit in the common case makes no atomic read-modify-write and writes
- * only the thread's own cache lines: nothing bounces between threads that
- * share stacks, and nothing costs a locked instruction.  Nothing on this
- * path allocates, locks, or calls the kernel; every loop is bounded (probe
- * limit, compare of at most 64 words).  All atomics are lock-free (static
- * assertions below): an emulated atomic would take a lock, and a signal
- * handler interrupting its holder would deadlock, the reason seed 003 uses
- * local_t rather than atomic64_t.
+ * The block's layout and the walk through get_id are described in
+ * doc/stackmap.md; what follows is the concurrency contract.
  *
  * Shards.  A thread claims a shard (cmpxchg of `owner`) at its first call
  * on a map and keeps it (thread-local cache of map -> shard) until
@@ -75,9 +18,6 @@
  * before the outer call stored nest = 1 runs to completion as a level-0
  * call before the outer call touches anything.  Threads past NR_SHARDS get
  * no shard and use `ovf`: atomic counters, seq_cst enter, atomic refs[].
- *
- * stack_id = slot index, as in the seed: stable for the life of the stack,
- * below 2^19, and lookup is one array access.
  *
  * Reset (control path, tracing stopped) without RCU, with asymmetric fences
  * as user-space RCU's membarrier flavour has them.  A caller stores its
