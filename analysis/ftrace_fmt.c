@@ -718,7 +718,7 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 		for (size_t i = 0; i < n && i < 64; i++)
 			ob_printf(f, " %02x", (unsigned char)d[i]);
 		break;
-	case FT_EV_EVENT: { /* issue 7 (uev): "name: field=value ..." from UFORMATS */
+	case FT_EV_EVENT: { /* user events: "name: field=value ..." from UFORMATS */
 		char line[8192], err[256];
 
 		if (!f->uev_loaded) {

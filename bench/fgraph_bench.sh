@@ -13,7 +13,7 @@
 # ns/call = (loop time - untraced loop time) / calls, the loop timed inside
 # the program (bench/fgraph_prog.c), best of $RUNS runs.  bytes/call is
 # measured in the ring buffer (record bytes / entries) and, with `ftrail
-# record`, on disk (file size / calls).  Targets (issue 3): ftrail <= 1.5x
+# record`, on disk (file size / calls).  Targets: ftrail <= 1.5x
 # the floor, >= 4x cheaper than uftrace, <= 8 bytes/call in the buffer, <= 3
 # on disk, untraced patchable functions within 1% of uninstrumented.
 #

@@ -5,7 +5,7 @@
  * same run:
  *
  *   floor       two TSC reads and a 16-byte store per call into a big
- *               array (what issue 3 calls the floor hook's storage part)
+ *               array (the floor hook's storage part)
  *   ringbuf     ft_rb_entry + ft_rb_exit at the current TSC, producer/
  *               consumer mode, a reader thread consuming pages as they
  *               fill (the recorder's job), so nothing is lost

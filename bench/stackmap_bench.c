@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Stack map benchmark (issue 2 item 5).
+ * Stack map benchmark.
  *
  * ns per get_id, for hits and for first inserts, at depths 8/16/32/64 with
  * 1 and 2 threads, side by side in the same run with its peers:
@@ -465,7 +465,7 @@ static const int cfg_threads[NCFGS] = {1, 2, 2};
 int main(int argc, char **argv)
 {
 	static const uint32_t depths[] = {8, 16, 32, 64};
-	static const char *hname[] = {"jhash2 (seed 003)", "mult-xorshift (serial)",
+	static const char *hname[] = {"jhash2 (kernel)", "mult-xorshift (serial)",
 				      "mum pairs (wyhash-like)", "ft_hash_stack (NH+mum)"};
 	double res[4][NCFGS][NMODES][NPEERS]; /* depth, configuration, mode, peer */
 	double ovl[4][NCFGS];		      /* mean overlap of the row's runs */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrail latency: durations of paired begin/end kernel events (seed 000:
+ * ftrail latency: durations of paired begin/end kernel events (e.g.
  * cpuhp_enter -> cpuhp_exit per CPU, each step labelled by its callback).
  *
  * Pairing: events are read in time order (analysis/kevents.h).  Per key
@@ -42,7 +42,7 @@ const char cmd_latency_usage[] =
 	"  --summary          only the per-label table and the histogram\n"
 	"  -i FILE            trace file (default ./ftrail.dat)\n"
 	"\n"
-	"Example (seed 000): ftrail latency --from cpuhp:cpuhp_enter --to cpuhp:cpuhp_exit\n"
+	"Example (CPU hotplug steps): ftrail latency --from cpuhp:cpuhp_enter --to cpuhp:cpuhp_exit\n"
 	"                    --key cpu --label fun\n";
 
 enum { OPT_FROM = 256, OPT_TO, OPT_KEY, OPT_LABEL, OPT_SUMMARY };

@@ -5,7 +5,7 @@
  *   ftrail snapshot [-p PID] N     echo N > snapshot
  *   ftrail snapshot [-p PID]       the state (allocated / freed) and counts
  *
- * Seed 001's table (core/snapshot.h) decides; the buffers are the traced
+ * ftrace's snapshot table (core/snapshot.h) decides; the buffers are the traced
  * program's ring area (core/ringbuf.h "Snapshot"), reached like `ftrail
  * marker` reaches it (recorder/attach.h).  A
  * swap is one atomic increment the writers notice at their next record;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrail stackmap: the stack map of seed 003 from the outside.
+ * ftrail stackmap: the stack map from the outside.
  *
  *   dump FILE     read an FSMB v2 file (ftrail's own export, or a kernel's
  *                 stack_map_bin, either byte order) and print it in the
@@ -40,7 +40,7 @@ const char cmd_stackmap_usage[] =
     "       ftrail stackmap export -o FILE [-i TRACE] [--kernel]\n"
     "\n"
     "The stack map stores each distinct stack once; events carry its 4-byte stack_id\n"
-    "(trace option stackmap, seed 003).\n"
+    "(trace option stackmap).\n"
     "\n"
     "  dump FILE        read an FSMB v2 binary (`ftrail stackmap export`, or a kernel's\n"
     "                   /sys/kernel/tracing/stack_map_bin, either byte order) and print it\n"
@@ -65,7 +65,7 @@ const char cmd_stackmap_usage[] =
     "are given; dump prints raw addresses without them.  A truncated, oversized or\n"
     "malformed FSMB file is refused with one line on stderr.\n";
 
-/* The largest FSMB anyone writes: 2^18 stacks of 64 frames (seed 003's cap). */
+/* The largest FSMB anyone writes: 2^18 stacks of 64 frames (the format's cap). */
 #define FSMB_MAX_BYTES                                                                             \
 	(sizeof(struct ft_fsmb_header) +                                                           \
 	 ((size_t)1 << FT_STACKMAP_BITS_MAX) *                                                     \

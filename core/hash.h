@@ -5,7 +5,7 @@
  * ft_hash_stack() is the one the map uses.  The others are kept so that
  * bench/stackmap_bench.c measures the choice again in every run:
  *
- *   ft_hash_jhash2   Bob Jenkins' lookup3 over 32-bit words, what seed 003
+ *   ft_hash_jhash2   Bob Jenkins' lookup3 over 32-bit words, what the kernel
  *                    uses (jhash2): add/rotate/xor rounds per 12 bytes, one
  *                    long serial dependency chain.
  *   ft_hash_mx       multiply-xorshift per 64-bit word, serial: each word

@@ -21,7 +21,7 @@ struct ft_strv {
 void ft_strv_push(struct ft_strv *sv, const char *s);
 
 struct ft_event_sel {
-	char *name;   /* "sys:event", "sys", "all" (user events are "u:sys:event", see issue 7) */
+	char *name;   /* "sys:event", "sys", "all" (user events are "u:sys:event") */
 	char *filter; /* -f after this -e, or NULL */
 	char *trigger; /* --trigger after this -e, or NULL */
 };

@@ -77,7 +77,7 @@ enum ft_ext_type {
 	FT_EXT_STACK = 6,       /* u32 nr, u32 0, u64 ips[nr]: full stack (fallback) */
 	FT_EXT_LOST = 7,        /* u32 count: events lost at this point */
 	FT_EXT_MARKER = 8,      /* bytes: trace_marker text (pad tells the length) */
-	FT_EXT_EVENT = 9,       /* u32 event id, then the event's fields (issue 7) */
+	FT_EXT_EVENT = 9,       /* u32 event id, then the event's fields (user events) */
 	FT_EXT_COMM = 10,       /* bytes: the thread's new name */
 	FT_EXT_FORK = 11,       /* u32 child pid */
 	FT_EXT_EXEC = 12,       /* bytes: new program path */

@@ -680,7 +680,7 @@ void ft_rb_reader_alive(struct ft_rb_area *a);
  */
 void ft_rb_reader_done(struct ft_rb_area *a);
 
-/* ---- snapshot (seed 001's spare buffer; see "Snapshot" above) ---- */
+/* ---- snapshot (ftrace's spare buffer; see doc/ringbuf-design.md) ---- */
 
 /* FT_RB_SNAP_* of the area (acquire). */
 int ft_rb_snapshot_state(struct ft_rb_area *a);

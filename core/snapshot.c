@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Seed 001's snapshot table as a state machine (snapshot.h).
+ * ftrace's snapshot table as a state machine (snapshot.h).
  */
 #include <errno.h>
 #include <stdio.h>

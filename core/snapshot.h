@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The snapshot control of seed 001, as a state machine.
+ * ftrace's snapshot control, as a state machine.
  *
  * A snapshot preserves the live trace buffer at one moment without stopping
  * tracing: the live buffer is swapped with a spare, and tracing goes on in

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The stack map: a lock-free hash map from a stack (an array of return
- * addresses) to a 4-byte stack_id, after seed 003's ftrace_stackmap and the
- * kernel's tracing_map.  Events store the id; the stack is stored once.
+ * addresses) to a 4-byte stack_id, after the proposed ftrace stack map and
+ * the kernel's tracing_map.  Events store the id; the stack is stored once.
  *
  * The map lives in one flat block of memory that holds no pointers (only
  * indexes), so the injected runtime can build it in shared memory and the

@@ -10,7 +10,7 @@
  *   command := traceon | traceoff | stacktrace | snapshot
  *            | enable_event:<sys>:<event> | disable_event:<sys>:<event>
  *
- * Count semantics (seed 002): without a count the trigger acts every time;
+ * Count semantics (ftrace's event triggers): without a count the trigger acts every time;
  * with one it acts at most count times, and the count decrements only when
  * the trigger did its work: traceoff while tracing is already off, traceon
  * while it is on, enable_event on an enabled event, disable_event on a

@@ -1,4 +1,4 @@
-# description: ftrail snapshot drives seed 001's table on a running trace: 0/2 do nothing unallocated, 1 allocs+swaps, 2 clears, 1 swaps, 0 frees; every snapshot is in the file in order, each a run of consecutive ticks
+# description: ftrail snapshot drives ftrace's snapshot table on a running trace: 0/2 do nothing unallocated, 1 allocs+swaps, 2 clears, 1 swaps, 0 frees; every snapshot is in the file in order, each a run of consecutive ticks
 # requires: cc
 . "$TOP/tests/e2e/t0399-rec.inc"
 need_runtime

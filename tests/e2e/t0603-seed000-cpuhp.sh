@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# description: seed 000: cpuhp steps of taking cpu1 offline and back, timed per callback, and the stacks behind them
+# description: CPU hotplug investigation: cpuhp steps of taking cpu1 offline and back, timed per callback, and the stacks behind them
 # requires: root tracefs cpu1-hotplug
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"

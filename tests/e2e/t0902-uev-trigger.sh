@@ -5,7 +5,7 @@ cc -O2 -I"$TOP/include" -o ev_ctl "$TOP/tests/progs/ev_ctl.c" || fail "build"
 evs() { sed -n 's/^.*\] *[0-9.]*: //p' | grep -v '^sched_process_exit' | sed 's/ i=/=/; s/: /:/' | tr '\n' ' '; }
 
 # traceoff:2 if i >= 3, traceon if i >= 6.  The count is used only when
-# tracing really goes off (seed 002): i=3 off (count 1); i=4,5 tracing is
+# tracing really goes off (ftrace's trigger rule): i=3 off (count 1); i=4,5 tracing is
 # already off: no decrement; i=6 traceon; i=7 off (count 0) then on again
 # in the same iteration; i=8,9 the count is used up: tracing stays on.
 $FTRAIL record -q -p nop -e u:ctl:off -R 'traceoff:2 if i >= 3' -e u:ctl:on -R 'traceon if i >= 6' \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the off-CPU engine (analysis/offcpu.c) with synthetic
- * scheduler event sequences: perf's threshold rule (seed 004: an interval
+ * scheduler event sequences: perf's off-CPU threshold rule (an interval
  * at or above the threshold is a direct sample, below it is aggregated, never
  * both), intervals cut by the start/end of the recording, exits, lost
  * events, wakeups, folded output in BCC offcputime's convention, and the
@@ -94,7 +94,7 @@ static int sum_agg(const struct ft_offcpu_agg *a, void *arg)
 	return 0;
 }
 
-/* seed 004: "delta >= offcpu_thresh_ns" is a direct sample; == is one. */
+/* perf's rule: "delta >= offcpu_thresh_ns" is a direct sample; == is one. */
 static void test_threshold_boundary(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(100 * MS);

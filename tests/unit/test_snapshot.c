@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of core/snapshot.c: every cell of seed 001's snapshot table
+ * Unit tests of core/snapshot.c: every cell of ftrace's snapshot table
  * (not allocated / allocated x 0 / 1 / other), the EBUSY and EINVAL cases,
  * allocation failure, and the snapshot trigger's path.
  *

@@ -2,7 +2,8 @@
 /*
  * Unit tests of core/trigger.c: parsing of every command with and without
  * count and "if", function commands, errors with positions, and the count
- * semantics of seed 002 (decrement only when the trigger did its work).
+ * semantics of ftrace's event triggers (decrement only when the trigger did
+ * its work).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -208,7 +209,7 @@ static void test_parse_func(void **state)
 	assert_non_null(strstr(err, "'bogus' at position 8"));
 }
 
-/* seed 002: "the counter will not decrement if tracing is already disabled" */
+/* ftrace's rule: the count does not decrement if tracing is already disabled */
 static void test_traceoff_count(void **state)
 {
 	struct world w = { .tracing_on = 1 };
@@ -272,7 +273,7 @@ static void test_stacktrace_snapshot_count(void **state)
 	ft_trigger_free(&sn);
 }
 
-/* seed 002's example: 'enable_event:kmem:kmalloc:3 if nr_rq > 1' */
+/* ftrace's documented example: 'enable_event:kmem:kmalloc:3 if nr_rq > 1' */
 static void test_enable_event_if_count(void **state)
 {
 	struct world w = { .tracing_on = 1, .ev_enabled = 0 };
