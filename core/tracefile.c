@@ -18,6 +18,7 @@
  * the data does not back.
  */
 #include "core/tracefile.h"
+#include "core/outfile.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -34,6 +35,7 @@
 #define FILE_HDR_SIZE 24u
 
 struct ft_writer {
+	struct ft_outfile out; /* TARGET.partial until closed (core/outfile.h) */
 	int fd;
 	pthread_mutex_t lock; /* serialises appends and bytes */
 	uint64_t bytes;
@@ -92,42 +94,40 @@ static void encode_shdr(unsigned char *b, uint32_t type, uint32_t flags, uint64_
 	put64(b + 24, raw);
 }
 
-struct ft_writer *ft_writer_open(const char *path, int compress_level)
+struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err, size_t errlen)
 {
 	unsigned char hdr[FILE_HDR_SIZE];
 	struct ft_writer *w;
-	int fd;
 
 	(void)compress_level;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ft_seterr(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
-	/* O_CREAT's mode does not apply to an existing file: force 0600. */
-	if (fchmod(fd, 0600) < 0) {
+	}
+	if (ft_outfile_create(&w->out, path, 0600, err, errlen) < 0) {
 		int e = errno;
 
-		close(fd);
+		free(w);
 		errno = e;
 		return NULL;
 	}
+	w->fd = w->out.fd;
 	memcpy(hdr, FT_FILE_MAGIC, 8);
 	put32(hdr + 8, FT_FILE_VERSION);
 	put32(hdr + 12, FILE_HDR_SIZE);
 	put64(hdr + 16, 0);
-	if (write_all(fd, hdr, sizeof(hdr)) < 0) {
+	if (write_all(w->fd, hdr, sizeof(hdr)) < 0) {
 		int e = errno;
 
-		close(fd);
+		ft_seterr(err, errlen, "cannot write %s: %s", w->out.tmp ? w->out.tmp : path,
+			  strerror(e));
+		ft_outfile_abort(&w->out, 0);
+		free(w);
 		errno = e;
 		return NULL;
 	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	w->fd = fd;
 	w->bytes = sizeof(hdr);
 	pthread_mutex_init(&w->lock, NULL);
 	return w;
@@ -197,24 +197,42 @@ uint64_t ft_writer_bytes(const struct ft_writer *w)
 	return __atomic_load_n(&w->bytes, __ATOMIC_RELAXED);
 }
 
-int ft_writer_close(struct ft_writer *w)
+int ft_writer_close(struct ft_writer *w, char *err, size_t errlen)
 {
-	int ret, e = 0;
+	int ret;
 
 	if (!w)
 		return 0;
 	ret = append(w, FT_SEC_END, 0, 0, NULL, 0, 0);
-	if (ret < 0)
-		e = errno;
-	if (close(w->fd) < 0 && !ret) {
-		ret = -1;
-		e = errno;
+	if (ret < 0) {
+		ft_seterr(err, errlen, "cannot write %s: %s", w->out.tmp ? w->out.tmp : w->out.path,
+			  strerror(errno));
+		ft_outfile_abort(&w->out, 1);
+	} else {
+		ret = ft_outfile_commit(&w->out, err, errlen);
 	}
 	pthread_mutex_destroy(&w->lock);
 	free(w);
-	if (ret)
-		errno = e;
 	return ret;
+}
+
+void ft_writer_abort(struct ft_writer *w, int keep)
+{
+	if (!w)
+		return;
+	ft_outfile_abort(&w->out, keep);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+const char *ft_writer_partial_path(const struct ft_writer *w)
+{
+	return w->out.tmp ? w->out.tmp : w->out.path;
+}
+
+int ft_writer_replaced_stale(const struct ft_writer *w)
+{
+	return w->out.replaced;
 }
 
 /* ---- reader ---- */

@@ -80,11 +80,14 @@ struct ft_section_hdr {
 struct ft_writer;
 
 /*
- * Create (O_CREAT|O_TRUNC, mode 0600) a trace file and write its header.
- * Returns NULL with errno set on failure.  Must be closed with
- * ft_writer_close(), which writes the END section.
+ * ft_writer_open - start a trace file at path, through path.partial
+ * (core/outfile.h: created O_EXCL|O_NOFOLLOW, mode 0600, renamed over path
+ * by ft_writer_close(); a symbolic link at path is refused).
+ * Return: the writer, or NULL with errno set and a one-line reason in err.
+ * Must be ended with ft_writer_close() or ft_writer_abort().
  */
-struct ft_writer *ft_writer_open(const char *path, int compress_level);
+struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err,
+				 size_t errlen);
 
 /*
  * Append one section.  With compress set the payload is zstd-compressed
@@ -97,8 +100,25 @@ int ft_writer_add(struct ft_writer *w, uint32_t type, uint64_t id, const void *d
 /* Bytes written so far (headers and payloads). */
 uint64_t ft_writer_bytes(const struct ft_writer *w);
 
-/* Write END, fsync-free close.  Returns 0, or -1 with errno. */
-int ft_writer_close(struct ft_writer *w);
+/*
+ * ft_writer_close - write END, fsync and rename the file over its target;
+ * frees w.  Return: 0, or -1 with a reason in err (the previous target is
+ * then untouched; a file that could not be finished stays as .partial).
+ */
+int ft_writer_close(struct ft_writer *w, char *err, size_t errlen);
+
+/*
+ * ft_writer_abort - give up without END: the target is untouched; the
+ * partial file is removed, or kept (as ft_writer_partial_path()) when keep
+ * is set.  Frees w; NULL is a no-op.
+ */
+void ft_writer_abort(struct ft_writer *w, int keep);
+
+/* The file being written (TARGET.partial), valid until close/abort. */
+const char *ft_writer_partial_path(const struct ft_writer *w);
+
+/* Did opening replace a TARGET.partial left by a killed writer? */
+int ft_writer_replaced_stale(const struct ft_writer *w);
 
 struct ft_reader;
 

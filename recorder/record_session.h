@@ -70,10 +70,15 @@ struct ft_record_extra {
  * tracer is not nop or user events (u:...) are selected.  Prints the
  * runtime's and the engines' warnings, the program's status (killed by a
  * signal; non-zero exit unless quiet) and, unless quiet, the summary lines.
+ * The trace is written to OUTPUT.partial and renamed over OUTPUT when
+ * complete (core/outfile.h), so OUTPUT is never seen half written.
  * Returns 0 (the file is complete), or -1 with a one-line reason in err:
  * kernel capture unavailable, the file cannot be created or written, the
- * program cannot be started (the partial file is then removed), or the file
- * cannot be finished.
+ * program cannot be started (the partial file is then removed and OUTPUT
+ * is untouched), or the trace cannot be written or finished (what was
+ * recorded stays in OUTPUT.partial, with a warning; OUTPUT is untouched).
+ * A recorder killed with SIGKILL leaves OUTPUT untouched and its
+ * OUTPUT.partial readable up to its last complete section.
  */
 int ft_record_session(const struct ft_record_opts *opts, const struct ft_record_extra *extra,
 		      int argc, char **argv, char *err, size_t errlen);

@@ -1452,6 +1452,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 			usleep(1000);
 		snprintf(err, errlen, "cannot execute %s: %s", u->o->argv[0],
 			 strerror(u->exec_errno));
+		res->not_run = 1;
 		return -1;
 	}
 	if (u->area)
@@ -1540,7 +1541,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		res->core_dumped = res->signaled && WCOREDUMP(u->main_status);
 	}
 	if (wr) {
-		snprintf(err, errlen, "cannot write %s: %s", u->o->output, strerror(errno));
+		snprintf(err, errlen, "cannot write the trace: %s", strerror(errno));
 		return -1;
 	}
 	return 0;

@@ -67,7 +67,7 @@ static long find_section(const char *path, uint32_t type)
 
 static int build(const char *scen, const char *out, int z)
 {
-	struct ft_writer *w = ft_writer_open(out, 3);
+	struct ft_writer *w = ft_writer_open(out, 3, NULL, 0);
 	const char *tracer = !strcmp(scen, "func") ? "function" : "function_graph";
 	int ret;
 
@@ -91,7 +91,7 @@ static int build(const char *scen, const char *out, int z)
 
 		ret |= ft_writer_add(w, FT_SEC_KALLSYMS, 0, ks, sizeof(ks) - 1, z);
 	}
-	ret |= ft_writer_close(w);
+	ret |= ft_writer_close(w, NULL, 0);
 	return ret;
 }
 

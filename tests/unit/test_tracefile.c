@@ -49,7 +49,7 @@ static void *read_whole(size_t *n)
 
 static void test_roundtrip(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 3);
+	struct ft_writer *w = ft_writer_open(path, 3, NULL, 0);
 	char big[10000], err[256];
 	struct ft_reader *r;
 	const struct ft_section *s;
@@ -67,7 +67,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, "tracer=function_graph\n", 22, 0), 0);
 	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, "", 0, 0), 0);
 	assert_true(ft_writer_bytes(w) > 24);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -109,9 +109,9 @@ static void test_existing_file_becomes_0600(void **state)
 	struct stat st;
 
 	chmod(path, 0644);
-	w = ft_writer_open(path, 1);
+	w = ft_writer_open(path, 1, NULL, 0);
 	assert_non_null(w);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
@@ -142,7 +142,7 @@ static void *writer_thread(void *arg)
 /* Several drain threads at once: every section lands whole, in order per id. */
 static void test_concurrent_writers(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	pthread_t th[NTHR];
 	struct thr a[NTHR];
 	struct ft_reader *r;
@@ -161,7 +161,7 @@ static void test_concurrent_writers(void **state)
 		pthread_join(th[i], &ret);
 		assert_null(ret);
 	}
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	assert_int_equal(ft_reader_nr_sections(r), NTHR * NSEC);
@@ -182,12 +182,12 @@ static void test_concurrent_writers(void **state)
 
 static void make_small(void)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 
 	assert_non_null(w);
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, "a=1\n", 4, 0), 0);
 	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, "1 1 x\n", 6, 0), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 }
 
 /* A file without END, or with its last section cut: read with truncated set. */
@@ -298,7 +298,7 @@ static void test_hostile_headers(void **state)
 /* A compressed section whose payload is junk or lies about its size. */
 static void test_corrupt_compressed(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	char big[4096], err[256];
 	struct ft_reader *r;
 	const struct ft_section *s;
@@ -308,7 +308,7 @@ static void test_corrupt_compressed(void **state)
 
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(ft_writer_add(w, FT_SEC_UDATA, 0, big, sizeof(big), 1), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	all = read_whole(&n);
 	/* declared raw size smaller than the real output */
 	raw = 100;
@@ -342,16 +342,90 @@ static void test_corrupt_compressed(void **state)
 	free(all);
 }
 
+/*
+ * The writer goes through PATH.partial: the previous file stays whole until
+ * close, an abort leaves it as it was (the partial kept or removed), a
+ * symbolic link at PATH is refused, a stale partial is replaced and a
+ * partial in use (locked) is not.
+ */
+static void test_atomic_output(void **state)
+{
+	char tmp[80], link[80], err[256], *all;
+	struct ft_writer *w, *w2;
+	struct ft_reader *r;
+	struct stat st;
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s.partial", path);
+	make_small();
+	all = read_whole(&n);
+
+	/* aborted (not kept): the old file, no partial */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	ft_writer_add(w, FT_SEC_META, 0, "b=2\n", 4, 0);
+	ft_writer_abort(w, 0);
+	assert_int_equal(stat(tmp, &st), -1);
+	{
+		size_t m;
+		char *now = read_whole(&m);
+
+		assert_int_equal(m, n);
+		assert_memory_equal(now, all, n);
+		free(now);
+	}
+
+	/* kept: the partial reads as cut short, the old file untouched */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	ft_writer_add(w, FT_SEC_META, 0, "b=2\n", 4, 0);
+	ft_writer_abort(w, 1);
+	r = ft_reader_open(tmp, err, sizeof(err));
+	assert_non_null(r);
+	assert_true(ft_reader_truncated(r));
+	assert_string_equal(ft_reader_meta(r, "b"), "2");
+	ft_reader_close(r);
+
+	/* the next writer replaces that stale partial, and says so */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	assert_non_null(w);
+	assert_true(ft_writer_replaced_stale(w));
+	/* ... while a second one finds it in use */
+	w2 = ft_writer_open(path, 1, err, sizeof(err));
+	assert_null(w2);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(err, "another ftrail is writing"));
+	assert_int_equal(ft_writer_close(w, err, sizeof(err)), 0);
+	assert_int_equal(stat(tmp, &st), -1);
+
+	/* a symbolic link at the target: refused, its target untouched */
+	snprintf(link, sizeof(link), "%s.link", path);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(stat(path, &st), 0);
+	n = (size_t)st.st_size;
+	assert_null(ft_writer_open(link, 1, err, sizeof(err)));
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err, "is a symbolic link: not following it"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, n);
+	unlink(link);
+
+	/* "-" is no file name */
+	assert_null(ft_writer_open("-", 1, err, sizeof(err)));
+	free(all);
+}
+
 static void test_writer_rejects(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 
 	assert_int_equal(ft_writer_add(w, FT_SEC_END, 0, "", 0, 0), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(ft_writer_add(w, FT_SEC_MAX, 0, "", 0, 0), -1);
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, NULL, 3, 0), -1);
-	assert_int_equal(ft_writer_close(w), 0);
-	assert_null(ft_writer_open("/nonexistent-dir/x.dat", 1));
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
+	assert_null(ft_writer_open("/nonexistent-dir/x.dat", 1, NULL, 0));
 	assert_int_equal(errno, ENOENT);
 }
 
@@ -364,6 +438,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_headers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_compressed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
 	};
 
