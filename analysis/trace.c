@@ -747,8 +747,9 @@ static struct ft_trace *open_trace(const char *path, int snapshot, char *err, si
 		free(t);
 		return NULL;
 	}
-	if (ft_reader_truncated(t->r))
-		add_warning(t, "%s was cut short (no END section): reading what is complete", path);
+	/* cut short, corrupt sections left out */
+	for (size_t i = 0; i < ft_reader_nr_warnings(t->r); i++)
+		add_warning(t, "%s", ft_reader_warning(t->r, i));
 	if (load_tables(t, err, errlen) < 0 || load_buffers(t, err, errlen) < 0) {
 		char e2[512];
 

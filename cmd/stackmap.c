@@ -382,6 +382,8 @@ static struct ft_reader *open_trace(const struct opts *o)
 
 	if (!r)
 		ft_die("%s", err);
+	for (size_t i = 0; i < ft_reader_nr_warnings(r); i++)
+		ft_warn("%s", ft_reader_warning(r, i));
 	return r;
 }
 

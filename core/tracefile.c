@@ -30,9 +30,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define FILE_HDR_SIZE 24u
+#define SHDR_SIZE 40u /* struct ft_section_hdr on disk */
 
 struct ft_writer {
 	struct ft_outfile out; /* TARGET.partial until closed (core/outfile.h) */
@@ -83,15 +85,47 @@ static uint64_t get64(const unsigned char *p)
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-/* Encode a section header in its on-disk (little-endian) form: 32 bytes. */
-static void encode_shdr(unsigned char *b, uint32_t type, uint32_t flags, uint64_t id, uint64_t disk,
-			uint64_t raw)
+/* zlib's CRC-32 of len bytes, continuing from crc (0 to start). */
+static uint32_t crc(uint32_t c, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	/* zlib takes uInt lengths: feed large payloads in pieces */
+	while (len) {
+		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+
+		c = (uint32_t)crc32(c, b, n);
+		b += n;
+		len -= n;
+	}
+	return c;
+}
+
+/*
+ * The header's own checksum: CRC-32 of the section's file offset (8 bytes,
+ * little endian) and the header's first 36 bytes.  Binding the offset makes
+ * a section moved, duplicated or left out (the ones after it shift) fail
+ * its check, not only one whose bytes changed.
+ */
+static uint32_t shdr_crc(const unsigned char *b, uint64_t off)
+{
+	unsigned char o[8];
+
+	put64(o, off);
+	return crc(crc(0, o, sizeof(o)), b, SHDR_SIZE - 4);
+}
+
+/* Encode a section header at file offset off in its on-disk (little-endian) form. */
+static void encode_shdr(unsigned char *b, uint64_t off, uint32_t type, uint32_t flags, uint64_t id,
+			uint64_t disk, uint64_t raw, uint32_t payload_crc)
 {
 	put32(b, type);
 	put32(b + 4, flags);
 	put64(b + 8, id);
 	put64(b + 16, disk);
 	put64(b + 24, raw);
+	put32(b + 32, payload_crc);
+	put32(b + 36, shdr_crc(b, off));
 }
 
 struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err, size_t errlen)
@@ -137,11 +171,13 @@ struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err
 static int append(struct ft_writer *w, uint32_t type, uint32_t flags, uint64_t id, const void *data,
 		  size_t disk, size_t raw)
 {
-	unsigned char sh[sizeof(struct ft_section_hdr)];
+	unsigned char sh[SHDR_SIZE];
+	uint32_t pcrc = crc(0, data, disk); /* outside the lock */
 	int ret = 0;
 
-	encode_shdr(sh, type, flags, id, disk, raw);
 	pthread_mutex_lock(&w->lock);
+	/* the header's checksum binds its offset: known only under the lock */
+	encode_shdr(sh, w->bytes, type, flags, id, disk, raw, pcrc);
 	if (w->failed) {
 		errno = w->saved_errno;
 		ret = -1;
@@ -247,6 +283,8 @@ struct ft_reader {
 	char *path;
 	uint64_t file_size;
 	int truncated;
+	char **warn; /* cut short, corrupt sections: one line each */
+	size_t nr_warn;
 	struct ft_section *secs;
 	size_t nr, cap;
 	/* META, parsed on first ft_reader_meta() */
@@ -289,6 +327,49 @@ static const char *sec_name(uint32_t type)
 	return type < FT_SEC_MAX ? names[type] : "?";
 }
 
+static int __attribute__((format(printf, 2, 3))) add_warn(struct ft_reader *r, const char *fmt, ...)
+{
+	char **n = realloc(r->warn, (r->nr_warn + 1) * sizeof(*n));
+	va_list ap;
+	int ret;
+
+	if (!n)
+		return -1;
+	r->warn = n;
+	va_start(ap, fmt);
+	ret = vasprintf(&r->warn[r->nr_warn], fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -1;
+	r->nr_warn++;
+	return 0;
+}
+
+/*
+ * Check a section's payload against its CRC, reading it in pieces.
+ * Returns 0 when it matches, 1 on a mismatch, -1 on a read error.  Done
+ * once at open, so every reader sees only sound sections; the cost is one
+ * CRC pass over the file (zlib's crc32 runs at several GB/s, far above
+ * inflating and formatting the same bytes).
+ */
+static int check_payload(struct ft_reader *r, const struct ft_section *s)
+{
+	unsigned char buf[64 * 1024];
+	uint64_t done = 0;
+	uint32_t c = 0;
+
+	while (done < s->disk_size) {
+		size_t n = s->disk_size - done < sizeof(buf) ? (size_t)(s->disk_size - done)
+							     : sizeof(buf);
+
+		if (read_at(r->fd, buf, n, s->offset + done) < 0)
+			return -1;
+		c = crc(c, buf, n);
+		done += n;
+	}
+	return c == s->crc ? 0 : 1;
+}
+
 struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 {
 	unsigned char hdr[FILE_HDR_SIZE];
@@ -296,7 +377,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	struct stat st;
 	uint64_t off;
 	uint32_t hsize;
-	int fd, seen_end = 0;
+	int fd, seen_end = 0, corrupt_hdr = 0;
 
 	fd = ft_open_regular(path, &st, err, errlen);
 	if (fd < 0)
@@ -335,7 +416,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	r->file_size = (uint64_t)st.st_size;
 
 	for (off = hsize; off < r->file_size;) {
-		unsigned char sh[sizeof(struct ft_section_hdr)];
+		unsigned char sh[SHDR_SIZE];
 		struct ft_section s;
 
 		if (r->file_size - off < sizeof(sh)) {
@@ -347,11 +428,24 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			       (unsigned long long)off, strerror(errno));
 			goto fail;
 		}
+		if (get32(sh + 36) != shdr_crc(sh, off)) {
+			/*
+			 * Its sizes cannot be trusted, so neither can the place
+			 * of the next header: what comes before is all we read.
+			 */
+			if (add_warn(r, "%s: corrupt section header at offset %llu (checksum "
+				     "mismatch): reading only the %zu sections before it",
+				     path, (unsigned long long)off, r->nr) < 0)
+				goto oom;
+			corrupt_hdr = 1;
+			break;
+		}
 		s.type = get32(sh);
 		s.flags = get32(sh + 4);
 		s.id = get64(sh + 8);
 		s.disk_size = get64(sh + 16);
 		s.raw_size = get64(sh + 24);
+		s.crc = get32(sh + 32);
 		s.offset = off + sizeof(sh);
 		if (s.type >= FT_SEC_MAX) {
 			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
@@ -384,23 +478,44 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			seen_end = 1;
 			break;
 		}
+		off = s.offset + s.disk_size;
+		switch (check_payload(r, &s)) {
+		case 0:
+			break;
+		case 1:
+			/* a corrupt payload: its header is sound, the rest can be read */
+			if (add_warn(r, "%s: corrupt %s section (id %llu) at offset %llu "
+				     "(checksum mismatch): skipped",
+				     path, sec_name(s.type), (unsigned long long)s.id,
+				     (unsigned long long)(s.offset - sizeof(sh))) < 0)
+				goto oom;
+			continue;
+		default:
+			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
+				  (unsigned long long)s.offset, strerror(errno));
+			goto fail;
+		}
 		if (r->nr == r->cap) {
 			size_t ncap = r->cap ? r->cap * 2 : 64;
 			struct ft_section *n = realloc(r->secs, ncap * sizeof(*n));
 
-			if (!n) {
-				ft_seterr(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
+			if (!n)
+				goto oom;
 			r->secs = n;
 			r->cap = ncap;
 		}
 		r->secs[r->nr++] = s;
-		off = s.offset + s.disk_size;
 	}
-	if (!seen_end)
+	if (!seen_end) {
 		r->truncated = 1;
+		if (!corrupt_hdr &&
+		    add_warn(r, "%s was cut short (no END section): reading what is complete",
+			     path) < 0)
+			goto oom;
+	}
 	return r;
+oom:
+	ft_seterr(err, errlen, "%s: out of memory", path);
 fail:
 	ft_reader_close(r);
 	return NULL;
@@ -411,6 +526,9 @@ void ft_reader_close(struct ft_reader *r)
 	if (!r)
 		return;
 	close(r->fd);
+	for (size_t i = 0; i < r->nr_warn; i++)
+		free(r->warn[i]);
+	free(r->warn);
 	free(r->secs);
 	free(r->kv);
 	free(r->meta_buf);
@@ -421,6 +539,16 @@ void ft_reader_close(struct ft_reader *r)
 int ft_reader_truncated(const struct ft_reader *r)
 {
 	return r->truncated;
+}
+
+size_t ft_reader_nr_warnings(const struct ft_reader *r)
+{
+	return r->nr_warn;
+}
+
+const char *ft_reader_warning(const struct ft_reader *r, size_t i)
+{
+	return i < r->nr_warn ? r->warn[i] : NULL;
 }
 
 size_t ft_reader_nr_sections(const struct ft_reader *r)
@@ -437,7 +565,7 @@ const struct ft_section *ft_reader_section(const struct ft_reader *r, size_t i)
  * Inflate a zstd payload of disk bytes into at most raw bytes; the output
  * must be exactly raw bytes.  The output buffer grows with real output only.
  */
-static void *inflate(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
+static void *inflate_section(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
 		     size_t errlen)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
@@ -538,7 +666,7 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
 		*len = s->disk_size;
 		return disk;
 	}
-	out = inflate(r, s, disk, err, errlen);
+	out = inflate_section(r, s, disk, err, errlen);
 	free(disk);
 	if (out)
 		*len = s->raw_size;

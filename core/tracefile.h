@@ -2,13 +2,23 @@
 /*
  * The ftrail trace file: one file, versioned, made of typed sections.
  *
- *   file header   "FTRAIL\r\n" magic (8 bytes), u32 version (1), u32 header
+ *   file header   "FTRAIL\r\n" magic (8 bytes), u32 version (2), u32 header
  *                 size, u64 flags                              (little endian)
- *   section*      struct ft_section_hdr, then `disk_size` bytes of payload,
- *                 zstd-compressed when FT_SF_ZSTD is set (`raw_size` is the
- *                 size once decompressed)
+ *   section*      struct ft_section_hdr (40 bytes), then `disk_size` bytes of
+ *                 payload, zstd-compressed when FT_SF_ZSTD is set (`raw_size`
+ *                 is the size once decompressed)
  *   END section   written last; a file without it was cut short (the reader
  *                 says so and still reads what is complete)
+ *
+ * Checksums: every section header carries the CRC-32 (zlib's polynomial) of
+ * its payload as stored on disk, and its own CRC-32 over its file offset
+ * and its other 36 bytes.  CRC per section rather than zstd's frame
+ * checksum because the frame checksum covers neither raw sections (META,
+ * TASKS, incompressible chunks) nor the headers, and is only seen after
+ * inflating; binding the offset catches moved, duplicated and missing
+ * sections too.  The reader checks all of them at open: a corrupt payload
+ * drops that section (named in a warning) and the rest is read; a corrupt
+ * header ends the file there (its sizes cannot be trusted), with a warning.
  *
  * Section payloads (all integers little endian):
  *   META      text, one "key=value" per line: tracer, options, command line,
@@ -45,7 +55,7 @@
 #include <stdint.h>
 
 #define FT_FILE_MAGIC "FTRAIL\r\n"
-#define FT_FILE_VERSION 1
+#define FT_FILE_VERSION 2
 
 enum ft_section_type {
 	FT_SEC_END = 0,
@@ -72,6 +82,8 @@ struct ft_section_hdr {
 	uint64_t id;        /* buffer id, cpu, module index... per type */
 	uint64_t disk_size; /* bytes that follow this header */
 	uint64_t raw_size;  /* bytes once decompressed */
+	uint32_t crc;       /* CRC-32 of the disk_size payload bytes */
+	uint32_t hdr_crc;   /* CRC-32 of the file offset (u64) and the 36 bytes above */
 };
 
 /* Upper bound a reader accepts for one section's raw size (hostile files). */
@@ -129,18 +141,26 @@ struct ft_section {
 	uint64_t offset;    /* of the payload in the file */
 	uint64_t disk_size;
 	uint64_t raw_size;
+	uint32_t crc;
 };
 
 /*
  * Open and index a trace file: validates the header and every section
- * header (sizes within the file, known types).  On failure returns NULL and
- * writes a one-line reason into err (e.g. "ftrail.dat: truncated section 7
- * at offset 4096").  A missing END is not an error: ft_reader_truncated()
- * tells it.
+ * header (checksum, sizes within the file, known types) and every payload's
+ * checksum.  On failure returns NULL and writes a one-line reason into err
+ * (e.g. "ftrail.dat: unknown section type 99 at offset 4096").  Not errors,
+ * but warnings (ft_reader_warning()): a missing END (the file was cut
+ * short; ft_reader_truncated() tells it too), a corrupt payload (that
+ * section is left out of the index) and a corrupt section header (the
+ * index ends before it).
  */
 struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen);
 void ft_reader_close(struct ft_reader *r);
 int ft_reader_truncated(const struct ft_reader *r);
+
+/* Warnings found at open, one line each naming the file; i < nr. */
+size_t ft_reader_nr_warnings(const struct ft_reader *r);
+const char *ft_reader_warning(const struct ft_reader *r, size_t i);
 
 /* The index: all sections in file order. */
 size_t ft_reader_nr_sections(const struct ft_reader *r);
