@@ -365,7 +365,7 @@ static void *load_trace_map(struct ft_reader *r, const struct opts *o, size_t *l
 	void *blob;
 
 	err[0] = '\0';
-	blob = ft_reader_load_all(r, FT_SEC_STACKMAP, o->kernel ? 1 : 0, len, err, sizeof(err));
+	blob = ft_reader_load_fsmb(r, o->kernel ? 1 : 0, len, err, sizeof(err));
 	if (!blob && err[0])
 		ft_die_file(o->input, err);
 	if (!blob)

@@ -19,6 +19,7 @@
  */
 #include "core/tracefile.h"
 #include "core/outfile.h"
+#include "core/stackmap.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -770,4 +771,130 @@ const char *ft_reader_meta(struct ft_reader *r, const char *key)
 		if (!strcmp(r->kv[i].key, key))
 			v = r->kv[i].val;
 	return v;
+}
+
+/* ---- stack map chunks ---- */
+
+struct fsmb_ent {
+	uint32_t id, nr, ref;
+	size_t seq;   /* arrival order: the last of one id wins */
+	uint64_t *ips;
+};
+
+struct fsmb_acc {
+	struct fsmb_ent *e;
+	size_t nr, cap;
+	size_t bytes; /* of the merged blob's entries */
+	int oom;
+};
+
+static int fsmb_collect(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	struct fsmb_acc *a = arg;
+	struct fsmb_ent *e;
+
+	if (a->nr == a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 256;
+		struct fsmb_ent *n = realloc(a->e, ncap * sizeof(*n));
+
+		if (!n) {
+			a->oom = 1;
+			return 1;
+		}
+		a->e = n;
+		a->cap = ncap;
+	}
+	e = &a->e[a->nr];
+	e->ips = malloc(nr ? nr * sizeof(*ips) : 1);
+	if (!e->ips) {
+		a->oom = 1;
+		return 1;
+	}
+	memcpy(e->ips, ips, nr * sizeof(*ips));
+	e->id = id;
+	e->nr = nr;
+	e->ref = ref;
+	e->seq = a->nr++;
+	return 0;
+}
+
+static int fsmb_ent_cmp(const void *a, const void *b)
+{
+	const struct fsmb_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err,
+			  size_t errlen)
+{
+	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
+	struct fsmb_acc a = {0};
+	size_t chunks = 0, first = 0, out_len, k;
+	unsigned char *out = NULL;
+
+	*len = 0;
+	if (err && errlen)
+		err[0] = 0;
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->secs[i].type == FT_SEC_STACKMAP && r->secs[i].id == id && !chunks++)
+			first = i;
+	if (!chunks)
+		return NULL;
+	if (chunks == 1) /* as written (a kernel's blob may be in the other byte order) */
+		return ft_reader_load(r, &r->secs[first], len, err, errlen);
+	for (size_t i = first; i < r->nr; i++) {
+		const struct ft_section *s = &r->secs[i];
+		char perr[256];
+		size_t l;
+		void *p;
+
+		if (s->type != FT_SEC_STACKMAP || s->id != id)
+			continue;
+		p = ft_reader_load(r, s, &l, err, errlen);
+		if (!p)
+			goto fail;
+		if (ft_fsmb_parse(p, l, fsmb_collect, &a, perr, sizeof(perr)) < 0 || a.oom) {
+			free(p);
+			ft_seterr(err, errlen, "%s: %s", r->path,
+				  a.oom ? "out of memory" : perr);
+			goto fail;
+		}
+		free(p);
+	}
+	qsort(a.e, a.nr, sizeof(*a.e), fsmb_ent_cmp);
+	out_len = sizeof(hdr);
+	for (k = 0; k < a.nr; k++)
+		if (k + 1 == a.nr || a.e[k + 1].id != a.e[k].id)
+			out_len += sizeof(struct ft_fsmb_entry) + a.e[k].nr * sizeof(uint64_t);
+	out = malloc(out_len);
+	if (!out) {
+		ft_seterr(err, errlen, "%s: out of memory", r->path);
+		goto fail;
+	}
+	*len = sizeof(hdr);
+	for (k = 0; k < a.nr; k++) {
+		struct ft_fsmb_entry e = {a.e[k].id, a.e[k].nr, a.e[k].ref, 0};
+
+		if (k + 1 < a.nr && a.e[k + 1].id == a.e[k].id)
+			continue; /* a later chunk has this stack */
+		memcpy(out + *len, &e, sizeof(e));
+		*len += sizeof(e);
+		memcpy(out + *len, a.e[k].ips, e.nr * sizeof(uint64_t));
+		*len += e.nr * sizeof(uint64_t);
+		hdr.nr_stacks++;
+	}
+	memcpy(out, &hdr, sizeof(hdr));
+	for (k = 0; k < a.nr; k++)
+		free(a.e[k].ips);
+	free(a.e);
+	return out;
+fail:
+	for (k = 0; k < a.nr; k++)
+		free(a.e[k].ips);
+	free(a.e);
+	*len = 0;
+	return NULL;
 }

@@ -20,6 +20,11 @@
  * drops that section (named in a warning) and the rest is read; a corrupt
  * header ends the file there (its sizes cannot be trusted), with a warning.
  *
+ * Written incrementally: whatever a reader needs to name what a data chunk
+ * holds (FUNCS, MODULES, SYMTAB, STACKMAP entries, KFORMATS, KALLSYMS) is
+ * written before that chunk, so a file cut anywhere reads, with names, up
+ * to its last complete section.
+ *
  * Section payloads (all integers little endian):
  *   META      text, one "key=value" per line: tracer, options, command line,
  *             clock, tsc_mult/tsc_shift/tsc_offset (ticks -> ns), nr_cpus,
@@ -28,12 +33,16 @@
  *             "<pid> <start> <end> <file offset> <build id|-> <path>" (hex)
  *   FUNCS     u32 count, then count x { u64 addr; u32 module; u32 flags }:
  *             fid -> absolute address in the traced process, and the index
- *             of its MODULES line (for offline symbolisation)
+ *             of its MODULES line (for offline symbolisation); section id =
+ *             the fid of the first entry (chunks cover consecutive fids)
  *   SYMTAB    per module (section id = module index): u32 count, then
  *             count x { u64 offset; u32 size; u32 name_off }, then a string
  *             table; offsets are relative to the module's load bias
  *   KALLSYMS  text: /proc/kallsyms as read at record time
- *   STACKMAP  the FSMB v2 blob of stackmap.h (section id: 0 user, 1 kernel)
+ *   STACKMAP  FSMB v2 blobs of stackmap.h (section id: 0 user, 1 kernel), one
+ *             per chunk with the stacks new since the previous one; a stack
+ *             seen again in a later chunk (its final reference count)
+ *             replaces the earlier one (ft_reader_load_fsmb() merges them)
  *   UDATA     user pages (record.h) of one buffer, back to back, each trimmed
  *             to sizeof(struct ft_page) + page.size; section id = buffer id
  *   KFORMATS  kernel event formats (kernel/ writes and reads this)
@@ -181,6 +190,15 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
  */
 void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t *len,
 			 char *err, size_t errlen);
+
+/*
+ * ft_reader_load_fsmb - every STACKMAP section of id merged into one FSMB v2
+ * blob (host order): a stack in a later chunk replaces the same stack_id
+ * in an earlier one.  Returns a malloc'ed blob; NULL with *len = 0 and err
+ * empty when there is none, NULL with err set on corruption.
+ */
+void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err,
+			  size_t errlen);
 
 /* META lookup: value of key, or NULL.  Valid until ft_reader_close(). */
 const char *ft_reader_meta(struct ft_reader *r, const char *key);
