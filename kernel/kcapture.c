@@ -4,15 +4,22 @@
  *
  *   start:  instance "ftrail-<pid>" <- trace_clock, options, events, filters
  *           a watchdog process (removes the instance if we die, even SIGKILL)
+ *           KFORMATS (the enabled events' formats), kallsyms read
  *           one reader thread per CPU on per_cpu/cpuN/trace_pipe_raw
  *   reader: page -> kbuffer -> events; a kernel_stack / user_stack record
  *           that follows an event on the same CPU is attached to it as a
  *           stack_id from the shared stack map; events are re-encoded
- *           compactly (core/kdata.h) into a chunk, each full chunk is
- *           zstd-compressed into a KDATA section by ft_writer_add()
+ *           compactly (core/kdata.h) into a chunk; a chunk goes out when
+ *           full or a second old: first ksync() writes the KALLSYMS lines
+ *           and the kernel STACKMAP entries it names that are not in the
+ *           file yet, then the chunk, zstd-compressed, as a KDATA section
  *   stop:   tracing_on 0, readers drain what is left and exit, then the
- *           KFORMATS, KALLSYMS and kernel STACKMAP sections are written and
- *           the instance is removed
+ *           end's KFORMATS (saved_cmdlines, per-CPU stats), the last
+ *           symbols and stacks (final reference counts) are written and the
+ *           instance is removed
+ *
+ * So a file cut anywhere (recorder killed) holds the formats, symbols and
+ * stacks of every complete KDATA section in it (core/tracefile.h).
  *
  * The instance runs in overwrite mode (the kernel's default, trace-cmd's
  * too): when the readers fall behind, the kernel marks the next page with
@@ -28,7 +35,10 @@
  * file, is only read).
  *
  * Threads: the readers share only the writer (thread-safe), the stack map
- * (lock-free, built for concurrent inserts) and kc->stopping.  Memory
+ * (lock-free, built for concurrent inserts), kc->stopping, and what ksync()
+ * keeps (the kallsyms lines written, the stacks exported), which
+ * kc->sync_lock serialises: the lock's release/acquire also orders the
+ * lines a reader marked before the chunk it then writes.  Memory
  * ordering of kc->stopping: stop() stores it with release after tracing_on
  * is 0; a reader that loads it with acquire and sees 1 drains the buffer
  * once more and exits, so no event written before tracing_on went to 0 is
@@ -56,6 +66,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -73,6 +84,8 @@
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define CHUNK_BYTES (1u << 20)
+/* a chunk goes out at least this often: a killed recorder loses no more */
+#define FLUSH_NS 1000000000ull
 #define MAX_STACK 128
 
 /*
@@ -724,11 +737,20 @@ static int drain(struct kcpu *c, int final)
 	return pages;
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *reader_main(void *arg)
 {
 	struct kcpu *c = arg;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	struct rusage ru;
+	uint64_t last_flush = mono_now();
 
 	/* acquire: pairs with the release store in ft_kcapture_stop() */
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
@@ -742,6 +764,10 @@ static void *reader_main(void *arg)
 		 */
 		sync_lost(c, c->pending && c->pend_ticks > c->last_ticks ? c->pend_ticks
 									 : c->last_ticks);
+		if (mono_now() - last_flush >= FLUSH_NS) {
+			chunk_flush(c);
+			last_flush = mono_now();
+		}
 	}
 	drain(c, 0);
 	drain(c, 1);

@@ -34,7 +34,8 @@
  *
  * Pages are batched per buffer id and written as compressed UDATA chunks
  * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
- * recycled, when everything pending exceeds PENDING_MAX, and at the end),
+ * recycled, when everything pending exceeds PENDING_MAX, at least once a
+ * second so a killed recorder loses no more, and at the end),
  * compressed and appended by a writer thread so the drain loop only copies.
  */
 #include <dirent.h>
@@ -79,6 +80,8 @@ extern char **environ;
 #define BUSY_POLL_MS 1		  /* ... while pages keep coming */
 #define DEAD_CHECK_NS 50000000ull /* look for dead threads every 50 ms */
 #define QUEUE_MAX (64u << 20)	  /* chunks waiting for the writer thread */
+/* pending pages go out at least this often: a killed recorder loses no more */
+#define FLUSH_NS 1000000000ull
 
 struct task {
 	uint32_t pid, tid;
@@ -142,6 +145,7 @@ struct ft_urecord {
 	uint64_t events, bytes, pages;
 	uint64_t last_dead_check;
 	uint64_t peak_bytes; /* most of the memfd resident at once (sampled per pass) */
+	uint64_t last_flush; /* mono_ns of the last pend_flush_all from drain */
 
 	/*
 	 * The tables as written so far (sync_tables, under sync_lock): FUNCS
@@ -876,8 +880,10 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		r |= snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
-	if (u->pend_bytes > PENDING_MAX)
+	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
 		r |= pend_flush_all(u, w);
+		u->last_flush = now;
+	}
 	return r;
 }
 
