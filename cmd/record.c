@@ -59,7 +59,10 @@ const char cmd_record_usage[] =
 	"                       error), default 14\n"
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
-	"  -o FILE              output file (default ftrail.dat)\n"
+	"  -o FILE              output file (default ftrail.dat), written as FILE.partial\n"
+	"                       and renamed over FILE when complete: a failed or killed\n"
+	"                       recording leaves FILE as it was (killed: FILE.partial\n"
+	"                       holds what was recorded); a symbolic link is refused\n"
 	"  -q                   no summary on stderr\n";
 
 enum {
