@@ -25,7 +25,7 @@ else
 BUILD   ?= build-$(SAN)
 endif
 
-PKGS     := libtracefs libtraceevent libzstd libelf libdw
+PKGS     := libtracefs libtraceevent libzstd libelf libdw zlib
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -255,8 +255,7 @@ static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
 {
 	size_t len;
 	char e[256] = "";
-	void *bin = ft_reader_load_all(k->r, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, &len, e,
-				       sizeof(e));
+	void *bin = ft_reader_load_fsmb(k->r, FT_KSTACKMAP_ID, &len, e, sizeof(e));
 
 	if (!bin) {
 		if (e[0]) {

@@ -342,43 +342,73 @@ static const char *meta_get(void *arg, const char *key)
 	return ft_reader_meta(arg, key);
 }
 
+/* Most fids a trace may name (a hostile FUNCS id must not size the table). */
+#define MAX_FIDS (1u << 24)
+
+/*
+ * FUNCS chunks: each is "u32 count, count entries" for the fids from its
+ * section id on, written as the program registered them (tracefile.h).
+ * Chunks come in fid order; a gap (a chunk dropped as corrupt) leaves those
+ * fids without an address.
+ */
 static int load_funcs(struct ft_trace *t, char *err, size_t errlen)
 {
-	size_t len;
-	unsigned char *p = ft_reader_load_all(t->r, FT_SEC_FUNCS, UINT64_MAX, &len, err, errlen);
-	uint32_t n;
+	size_t nsec = ft_reader_nr_sections(t->r);
+	uint64_t total = 0;
 
-	if (!p)
-		return err[0] ? -1 : 0;
-	if (len < 4 || (n = rd32(p)) > (len - 4) / 16 || len != 4 + (size_t)n * 16) {
-		ft_seterr(err, errlen, "corrupt FUNCS section (%zu bytes)", len);
-		free(p);
-		return -1;
+	/* first pass: the table's size */
+	for (size_t i = 0; i < nsec; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+
+		if (s->type != FT_SEC_FUNCS)
+			continue;
+		if (s->raw_size < 4 || (s->raw_size - 4) % 16 || s->id < total ||
+		    s->id + (s->raw_size - 4) / 16 > MAX_FIDS) {
+			ft_seterr(err, errlen, "corrupt FUNCS section (fid %llu, %llu bytes)",
+				  (unsigned long long)s->id, (unsigned long long)s->raw_size);
+			return -1;
+		}
+		total = s->id + (s->raw_size - 4) / 16;
 	}
-	t->funcs = calloc(n ? n : 1, sizeof(*t->funcs));
+	if (!total)
+		return 0;
+	t->funcs = calloc(total, sizeof(*t->funcs));
 	if (!t->funcs) {
-		free(p);
 		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	for (uint32_t i = 0; i < n; i++) {
-		t->funcs[i].addr = rd64(p + 4 + i * 16);
-		t->funcs[i].module = rd32(p + 4 + i * 16 + 8);
+	t->nr_funcs = (uint32_t)total;
+	for (size_t i = 0; i < nsec; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+		unsigned char *p;
+		size_t len;
+		uint32_t n;
+
+		if (s->type != FT_SEC_FUNCS)
+			continue;
+		p = ft_reader_load(t->r, s, &len, err, errlen);
+		if (!p)
+			return -1;
+		if (len < 4 || (n = rd32(p)) != (len - 4) / 16 || len != 4 + (size_t)n * 16) {
+			ft_seterr(err, errlen, "corrupt FUNCS section (%zu bytes)", len);
+			free(p);
+			return -1;
+		}
+		for (uint32_t k = 0; k < n; k++) {
+			t->funcs[s->id + k].addr = rd64(p + 4 + k * 16);
+			t->funcs[s->id + k].module = rd32(p + 4 + k * 16 + 8);
+		}
+		free(p);
 	}
-	t->nr_funcs = n;
-	free(p);
 	return 0;
 }
 
 /* MODULES lines and their SYMTABs (or the local ELF when the build id matches). */
-static int load_modules(struct ft_trace *t, char *err, size_t errlen)
+static int load_modules_text(struct ft_trace *t, char *text, size_t len, size_t idx, char *err,
+			     size_t errlen)
 {
-	size_t len, idx = 0;
-	char *text = ft_reader_load_all(t->r, FT_SEC_MODULES, UINT64_MAX, &len, err, errlen);
 	char *p, *end;
 
-	if (!text)
-		return err[0] ? -1 : 0;
 	for (p = text, end = text + len; p < end; idx++) {
 		char *nl = memchr(p, '\n', (size_t)(end - p)), *le = nl ? nl : end;
 		unsigned long long start, mend, off;
@@ -394,7 +424,6 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 			5 ||
 		    n <= 0 || mend < start || off > start) {
 			ft_seterr(err, errlen, "corrupt MODULES line %zu", idx + 1);
-			free(text);
 			return -1;
 		}
 		path = p + n;
@@ -407,11 +436,9 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 
 				snprintf(e2, sizeof(e2), "module %zu (%s): %s", idx, path, err);
 				ft_seterr(err, errlen, "%s", e2);
-				free(text);
 				return -1;
 			}
 		} else if (err[0]) {
-			free(text);
 			return -1;
 		} else if (*path == '/') {
 			char lbid[128];
@@ -426,12 +453,60 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 		if (ft_symbols_add_module_pid(t->syms, pid, start, mend, start - off, path, st) <
 		    0) {
 			ft_seterr(err, errlen, "out of memory");
-			free(text);
 			return -1;
 		}
 		p = le + 1;
 	}
-	free(text);
+	return 0;
+}
+
+/*
+ * MODULES chunks: lines for the module indexes from the section id on
+ * (tracefile.h), in order; a gap (a chunk dropped as corrupt) leaves those
+ * modules unknown rather than shifting the others.
+ */
+static int load_modules(struct ft_trace *t, char *err, size_t errlen)
+{
+	size_t nsec = ft_reader_nr_sections(t->r);
+	uint64_t next = 0;
+
+	for (size_t i = 0; i < nsec; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+		size_t len, lines = 0;
+		char *text;
+		int r;
+
+		if (s->type != FT_SEC_MODULES)
+			continue;
+		if (s->id < next || s->id > UINT32_MAX) {
+			ft_seterr(err, errlen, "corrupt MODULES section (module %llu after %llu)",
+				  (unsigned long long)s->id, (unsigned long long)next);
+			return -1;
+		}
+		text = ft_reader_load(t->r, s, &len, err, errlen);
+		if (!text)
+			return -1;
+		{
+			char *z = realloc(text, len + 1); /* lines are cut in place */
+
+			if (!z) {
+				free(text);
+				ft_seterr(err, errlen, "out of memory");
+				return -1;
+			}
+			text = z;
+			text[len] = 0;
+		}
+		for (size_t k = 0; k < len; k++)
+			lines += text[k] == '\n';
+		if (len && text[len - 1] != '\n')
+			lines++;
+		r = load_modules_text(t, text, len, (size_t)s->id, err, errlen);
+		free(text);
+		if (r < 0)
+			return -1;
+		next = s->id + lines;
+	}
 	return 0;
 }
 
@@ -483,7 +558,7 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 	for (int m = 0; m < 2; m++) {
 		char perr[256];
 
-		p = ft_reader_load_all(t->r, FT_SEC_STACKMAP, (uint64_t)m, &len, err, errlen);
+		p = ft_reader_load_fsmb(t->r, (uint64_t)m, &len, err, errlen);
 		if (!p) {
 			if (err[0])
 				return -1;
@@ -747,8 +822,9 @@ static struct ft_trace *open_trace(const char *path, int snapshot, char *err, si
 		free(t);
 		return NULL;
 	}
-	if (ft_reader_truncated(t->r))
-		add_warning(t, "%s was cut short (no END section): reading what is complete", path);
+	/* cut short, corrupt sections left out */
+	for (size_t i = 0; i < ft_reader_nr_warnings(t->r); i++)
+		add_warning(t, "%s", ft_reader_warning(t->r, i));
 	if (load_tables(t, err, errlen) < 0 || load_buffers(t, err, errlen) < 0) {
 		char e2[512];
 

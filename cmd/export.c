@@ -17,7 +17,7 @@
 #include "analysis/export_speedscope.h"
 #include "analysis/export_trace.h"
 #include "analysis/folded.h"
-#include "analysis/outfile.h"
+#include "core/outfile.h"
 #include "core/util.h"
 
 const char cmd_export_usage[] =
@@ -244,13 +244,11 @@ int cmd_export(int argc, char **argv)
 		ft_die("cannot open %s: %s", from_folded, strerror(errno));
 	}
 
-	/* a regular file is removed again if anything below fails */
-	out = ft_outfile_open(strcmp(output, "-") ? output : NULL);
+	/* written to OUTPUT.partial, renamed over OUTPUT only once complete */
+	out = ft_outstream_open(output, err, sizeof(err));
 	if (!out) {
-		int e = errno;
-
 		ft_xtrace_close(x); /* every exit frees what it opened (ASan's leak check) */
-		ft_die("cannot create %s: %s", output, strerror(e));
+		ft_die("%s", err);
 	}
 	setvbuf(out, NULL, _IOFBF, 1 << 20);
 	co.source = from_folded ? from_folded : input;
@@ -294,7 +292,7 @@ int cmd_export(int argc, char **argv)
 		if (ft_speedscope_close(k.s, &st))
 			ft_die("writing %s: %s", output, strerror(errno));
 	}
-	if (ft_outfile_close(out))
-		ft_die("writing %s: %s", output, strerror(errno));
+	if (ft_outstream_close(out, err, sizeof(err)))
+		ft_die("%s", err);
 	return 0;
 }

@@ -16,9 +16,9 @@
 #include "analysis/trace.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
-#include "analysis/outfile.h"
 #include "analysis/stackset.h"
 #include "cmd/builtin.h"
+#include "core/outfile.h"
 #include "core/symbols.h"
 #include "core/util.h"
 
@@ -39,7 +39,9 @@ const char cmd_flame_usage[] =
 	"  --offcpu           weight = off-CPU time per stack (see ftrail offcpu)\n"
 	"  --from-folded FILE read folded stacks ('a;b;c COUNT' lines, '-' = stdin)\n"
 	"                     instead of a trace file\n"
-	"  -o FILE            output; .html gives an HTML page, anything else an SVG\n"
+	"  -o FILE            output ('-' or none: standard output), written to FILE.partial\n"
+	"                     and renamed over FILE when complete; .html gives an HTML\n"
+	"                     page, anything else an SVG\n"
 	"                     (default: SVG on standard output)\n"
 	"  --html             write HTML whatever the output's name\n"
 	"  --folded           write folded stacks (FlameGraph, inferno, speedscope\n"
@@ -371,10 +373,10 @@ int cmd_flame(int argc, char **argv)
 	f = ft_folded_new((size_t)maxmem << 20);
 	if (!f)
 		ft_die("out of memory");
-	/* a regular file is removed again if anything below fails */
-	out = ft_outfile_open(output);
+	/* written to OUTPUT.partial, renamed over OUTPUT only once complete */
+	out = ft_outstream_open(output, err, sizeof(err));
 	if (!out)
-		ft_die("cannot create %s: %s", output, strerror(errno));
+		ft_die("%s", err);
 	/* folded output streams: when memory runs out, what was gathered so far
 	 * is written out and aggregation starts again */
 	if (folded)
@@ -412,8 +414,8 @@ int cmd_flame(int argc, char **argv)
 		if (ft_flame_write(f, out, &o, &st, err, sizeof(err)))
 			ft_die("%s", err);
 	}
-	if (ft_outfile_close(out))
-		ft_die("write error on %s: %s", output ? output : "stdout", strerror(errno));
+	if (ft_outstream_close(out, err, sizeof(err)))
+		ft_die("%s", err);
 	ft_folded_free(f);
 	return 0;
 }

@@ -288,6 +288,8 @@ int cmd_latency(int argc, char **argv)
 	r = ft_reader_open(input, err, sizeof(err));
 	if (!r)
 		ft_die("%s", err);
+	for (size_t i = 0; i < ft_reader_nr_warnings(r); i++)
+		ft_warn("%s", ft_reader_warning(r, i));
 	k = ft_kevents_open(r, err, sizeof(err));
 	if (!k)
 		ft_die_file(input, err[0] ? err : "no kernel events in this trace");

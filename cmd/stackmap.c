@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
+#include "core/outfile.h"
 #include "core/smapfull.h"
 #include "core/stackmap.h"
 #include "core/symbols.h"
@@ -50,7 +51,8 @@ const char cmd_stackmap_usage[] =
     "  show             print the stack map of a trace file in the same shape\n"
     "  stat             print its counters in stack_map_stat's shape (entries,\n"
     "                   table_size, successes, drops, success_rate)\n"
-    "  export -o FILE   write its FSMB v2 binary to FILE (mode 0600)\n"
+    "  export -o FILE   write its FSMB v2 binary to FILE (mode 0600; '-' for standard\n"
+    "                   output), through FILE.partial renamed over FILE when complete\n"
     "\n"
     "  -i TRACE         trace file to read (default ./ftrail.dat)\n"
     FT_NO_DEMANGLE_HELP
@@ -363,7 +365,7 @@ static void *load_trace_map(struct ft_reader *r, const struct opts *o, size_t *l
 	void *blob;
 
 	err[0] = '\0';
-	blob = ft_reader_load_all(r, FT_SEC_STACKMAP, o->kernel ? 1 : 0, len, err, sizeof(err));
+	blob = ft_reader_load_fsmb(r, o->kernel ? 1 : 0, len, err, sizeof(err));
 	if (!blob && err[0])
 		ft_die_file(o->input, err);
 	if (!blob)
@@ -380,6 +382,8 @@ static struct ft_reader *open_trace(const struct opts *o)
 
 	if (!r)
 		ft_die("%s", err);
+	for (size_t i = 0; i < ft_reader_nr_warnings(r); i++)
+		ft_warn("%s", ft_reader_warning(r, i));
 	return r;
 }
 
@@ -478,19 +482,24 @@ static int do_export(const struct opts *o)
 {
 	struct ft_reader *r = open_trace(o);
 	struct stacks s = {0};
+	struct ft_outfile of = {.fd = -1};
 	size_t len, done = 0;
 	void *blob = load_trace_map(r, o, &len);
+	char err[512];
 	int fd;
 
 	parse_or_die(o->input, blob, len, &s); /* never export what dump would refuse */
 	stacks_free(&s);
 	ft_reader_close(r);
-	fd = open(o->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int e = errno;
-
-		free(blob); /* every exit frees what it loaded (ASan's leak check) */
-		ft_die("cannot create %s: %s", o->output, strerror(e));
+	/* "-": standard output; else OUTPUT.partial, renamed over OUTPUT once complete */
+	if (!strcmp(o->output, "-")) {
+		fd = STDOUT_FILENO;
+	} else {
+		if (ft_outfile_create(&of, o->output, 0600, err, sizeof(err))) {
+			free(blob); /* every exit frees what it loaded (ASan's leak check) */
+			ft_die("%s", err);
+		}
+		fd = of.fd;
 	}
 	while (done < len) {
 		ssize_t n = write(fd, (char *)blob + done, len - done);
@@ -500,14 +509,17 @@ static int do_export(const struct opts *o)
 		if (n <= 0) {
 			int e = n < 0 ? errno : EIO;
 
+			ft_outfile_abort(&of, 0);
 			free(blob);
 			ft_die("cannot write %s: %s", o->output, strerror(e));
 		}
 		done += (size_t)n;
 	}
+	if (fd != STDOUT_FILENO && ft_outfile_commit(&of, err, sizeof(err))) {
+		free(blob);
+		ft_die("%s", err);
+	}
 	free(blob);
-	if (close(fd))
-		ft_die("cannot write %s: %s", o->output, strerror(errno));
 	return 0;
 }
 

@@ -189,6 +189,8 @@ int cmd_stacks(int argc, char **argv)
 	pr.t = ft_trace_open(input, err, sizeof(err));
 	if (!pr.t)
 		ft_die("%s", err);
+	for (size_t i = 0; i < ft_trace_nr_warnings(pr.t); i++)
+		ft_warn("%s", ft_trace_warning(pr.t, i));
 	pr.k = ft_kevents_open(ft_trace_reader(pr.t), err, sizeof(err));
 	if (!pr.k && err[0])
 		ft_die_file(input, err);

@@ -1214,6 +1214,84 @@ static int count_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref
 	return 0;
 }
 
+struct delta_ctx {
+	char *buf;
+	size_t off, cap;
+	uint32_t nr_stacks;
+	uint32_t *seen;
+	int refs, oom;
+};
+
+static int delta_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	struct delta_ctx *c = arg;
+	struct ft_fsmb_entry e = {id, nr, ref, 0};
+	uint32_t mark = ref == UINT32_MAX ? ref : ref + 1; /* 0: never exported */
+	size_t need = sizeof(e) + nr * sizeof(*ips);
+
+	if (c->seen[id] && (!c->refs || c->seen[id] == mark))
+		return 0;
+	if (c->off + need > c->cap) {
+		size_t ncap = (c->cap + need) * 2;
+		char *n = realloc(c->buf, ncap);
+
+		if (!n) {
+			c->oom = 1;
+			return 1;
+		}
+		c->buf = n;
+		c->cap = ncap;
+	}
+	memcpy(c->buf + c->off, &e, sizeof(e));
+	memcpy(c->buf + c->off + sizeof(e), ips, nr * sizeof(*ips));
+	c->off += need;
+	c->nr_stacks++;
+	c->seen[id] = mark;
+	return 0;
+}
+
+uint32_t ft_stackmap_table_size(const struct ft_stackmap *h)
+{
+	return h->shm->table_size;
+}
+
+uint32_t ft_stackmap_nr_entries(const struct ft_stackmap *h)
+{
+	/* Relaxed: a hint for skipping a walk, exact once inserts stopped. */
+	uint32_t next = atomic_load_explicit(&h->shm->next_elt, memory_order_relaxed);
+
+	return next < h->shm->max_elts ? next : h->shm->max_elts;
+}
+
+void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int refs, size_t *len)
+{
+	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
+	struct delta_ctx c = {.seen = seen, .refs = refs};
+
+	*len = 0;
+	errno = 0;
+	if (reader_enter(h->shm)) {
+		errno = EBUSY;
+		return NULL;
+	}
+	c.off = sizeof(hdr);
+	walk(h->shm, delta_one, &c);
+	reader_leave(h->shm);
+	if (c.oom) {
+		free(c.buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!c.nr_stacks) {
+		free(c.buf);
+		return NULL;
+	}
+	hdr.nr_stacks = c.nr_stacks;
+	memcpy(c.buf, &hdr, sizeof(hdr));
+	*len = c.off;
+	return c.buf;
+}
+
 /*
  * FSMB v2: header, then per published stack (id order) an entry and its
  * ips.  Sized by a first walk; stacks inserted between the two walks are

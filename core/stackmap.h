@@ -190,6 +190,32 @@ void ft_stackmap_write_stat_struct(const struct ft_stackmap_stat *st, FILE *f);
 void *ft_stackmap_export_bin(const struct ft_stackmap *h, size_t *len);
 
 /*
+ * ft_stackmap_export_delta - FSMB v2 blob of the published stacks that no
+ * earlier call with the same @seen exported (recorders write a trace's
+ * stack map in chunks, each before the data that names its stacks)
+ * @seen: ft_stackmap_table_size() u32s, zeroed before the first call;
+ *        updated here (per stack_id: 0 never exported, else its ref + 1)
+ * @refs: also export the stacks whose reference count changed since (the
+ *        last chunk, so the file ends with every final count)
+ * Control path, one caller per @seen at a time; safe while get_id runs (a
+ * stack published during the walk goes in this chunk or the next).
+ * Return: a malloc'ed blob and *len; NULL with errno 0 when there is
+ * nothing new, NULL with errno ENOMEM or EBUSY (a reset runs).
+ */
+void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int refs,
+			       size_t *len);
+
+/* Ids are below this: the size of export_delta's @seen array. */
+uint32_t ft_stackmap_table_size(const struct ft_stackmap *h);
+
+/*
+ * Pool elements taken so far (stacks inserted, plus any being inserted or
+ * lost to a race): a cheap bound that tells a recorder whether
+ * export_delta can have anything new.  Constant time.
+ */
+uint32_t ft_stackmap_nr_entries(const struct ft_stackmap *h);
+
+/*
  * FSMB v2 reader: parses a buffer (ftrail's own or a kernel's stack_map_bin,
  * either byte order).  On success returns 0 and calls fn for each stack with
  * ips converted to host order; on a truncated, oversized or hostile buffer

@@ -18,6 +18,8 @@
  * the data does not back.
  */
 #include "core/tracefile.h"
+#include "core/outfile.h"
+#include "core/stackmap.h"
 #include "core/util.h"
 
 #include <errno.h>
@@ -29,11 +31,14 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
 #define FILE_HDR_SIZE 24u
+#define SHDR_SIZE 40u /* struct ft_section_hdr on disk */
 
 struct ft_writer {
+	struct ft_outfile out; /* TARGET.partial until closed (core/outfile.h) */
 	int fd;
 	pthread_mutex_t lock; /* serialises appends and bytes */
 	uint64_t bytes;
@@ -81,53 +86,83 @@ static uint64_t get64(const unsigned char *p)
 	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
 }
 
-/* Encode a section header in its on-disk (little-endian) form: 32 bytes. */
-static void encode_shdr(unsigned char *b, uint32_t type, uint32_t flags, uint64_t id, uint64_t disk,
-			uint64_t raw)
+/* zlib's CRC-32 of len bytes, continuing from crc (0 to start). */
+static uint32_t crc(uint32_t c, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	/* zlib takes uInt lengths: feed large payloads in pieces */
+	while (len) {
+		uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+
+		c = (uint32_t)crc32(c, b, n);
+		b += n;
+		len -= n;
+	}
+	return c;
+}
+
+/*
+ * The header's own checksum: CRC-32 of the section's file offset (8 bytes,
+ * little endian) and the header's first 36 bytes.  Binding the offset makes
+ * a section moved, duplicated or left out (the ones after it shift) fail
+ * its check, not only one whose bytes changed.
+ */
+static uint32_t shdr_crc(const unsigned char *b, uint64_t off)
+{
+	unsigned char o[8];
+
+	put64(o, off);
+	return crc(crc(0, o, sizeof(o)), b, SHDR_SIZE - 4);
+}
+
+/* Encode a section header at file offset off in its on-disk (little-endian) form. */
+static void encode_shdr(unsigned char *b, uint64_t off, uint32_t type, uint32_t flags, uint64_t id,
+			uint64_t disk, uint64_t raw, uint32_t payload_crc)
 {
 	put32(b, type);
 	put32(b + 4, flags);
 	put64(b + 8, id);
 	put64(b + 16, disk);
 	put64(b + 24, raw);
+	put32(b + 32, payload_crc);
+	put32(b + 36, shdr_crc(b, off));
 }
 
-struct ft_writer *ft_writer_open(const char *path, int compress_level)
+struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err, size_t errlen)
 {
 	unsigned char hdr[FILE_HDR_SIZE];
 	struct ft_writer *w;
-	int fd;
 
 	(void)compress_level;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
+	w = calloc(1, sizeof(*w));
+	if (!w) {
+		ft_seterr(err, errlen, "out of memory");
+		errno = ENOMEM;
 		return NULL;
-	/* O_CREAT's mode does not apply to an existing file: force 0600. */
-	if (fchmod(fd, 0600) < 0) {
+	}
+	if (ft_outfile_create(&w->out, path, 0600, err, errlen) < 0) {
 		int e = errno;
 
-		close(fd);
+		free(w);
 		errno = e;
 		return NULL;
 	}
+	w->fd = w->out.fd;
 	memcpy(hdr, FT_FILE_MAGIC, 8);
 	put32(hdr + 8, FT_FILE_VERSION);
 	put32(hdr + 12, FILE_HDR_SIZE);
 	put64(hdr + 16, 0);
-	if (write_all(fd, hdr, sizeof(hdr)) < 0) {
+	if (write_all(w->fd, hdr, sizeof(hdr)) < 0) {
 		int e = errno;
 
-		close(fd);
+		ft_seterr(err, errlen, "cannot write %s: %s", w->out.tmp ? w->out.tmp : path,
+			  strerror(e));
+		ft_outfile_abort(&w->out, 0);
+		free(w);
 		errno = e;
 		return NULL;
 	}
-	w = calloc(1, sizeof(*w));
-	if (!w) {
-		close(fd);
-		errno = ENOMEM;
-		return NULL;
-	}
-	w->fd = fd;
 	w->bytes = sizeof(hdr);
 	pthread_mutex_init(&w->lock, NULL);
 	return w;
@@ -137,11 +172,13 @@ struct ft_writer *ft_writer_open(const char *path, int compress_level)
 static int append(struct ft_writer *w, uint32_t type, uint32_t flags, uint64_t id, const void *data,
 		  size_t disk, size_t raw)
 {
-	unsigned char sh[sizeof(struct ft_section_hdr)];
+	unsigned char sh[SHDR_SIZE];
+	uint32_t pcrc = crc(0, data, disk); /* outside the lock */
 	int ret = 0;
 
-	encode_shdr(sh, type, flags, id, disk, raw);
 	pthread_mutex_lock(&w->lock);
+	/* the header's checksum binds its offset: known only under the lock */
+	encode_shdr(sh, w->bytes, type, flags, id, disk, raw, pcrc);
 	if (w->failed) {
 		errno = w->saved_errno;
 		ret = -1;
@@ -197,24 +234,42 @@ uint64_t ft_writer_bytes(const struct ft_writer *w)
 	return __atomic_load_n(&w->bytes, __ATOMIC_RELAXED);
 }
 
-int ft_writer_close(struct ft_writer *w)
+int ft_writer_close(struct ft_writer *w, char *err, size_t errlen)
 {
-	int ret, e = 0;
+	int ret;
 
 	if (!w)
 		return 0;
 	ret = append(w, FT_SEC_END, 0, 0, NULL, 0, 0);
-	if (ret < 0)
-		e = errno;
-	if (close(w->fd) < 0 && !ret) {
-		ret = -1;
-		e = errno;
+	if (ret < 0) {
+		ft_seterr(err, errlen, "cannot write %s: %s", w->out.tmp ? w->out.tmp : w->out.path,
+			  strerror(errno));
+		ft_outfile_abort(&w->out, 1);
+	} else {
+		ret = ft_outfile_commit(&w->out, err, errlen);
 	}
 	pthread_mutex_destroy(&w->lock);
 	free(w);
-	if (ret)
-		errno = e;
 	return ret;
+}
+
+void ft_writer_abort(struct ft_writer *w, int keep)
+{
+	if (!w)
+		return;
+	ft_outfile_abort(&w->out, keep);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+const char *ft_writer_partial_path(const struct ft_writer *w)
+{
+	return w->out.tmp ? w->out.tmp : w->out.path;
+}
+
+int ft_writer_replaced_stale(const struct ft_writer *w)
+{
+	return w->out.replaced;
 }
 
 /* ---- reader ---- */
@@ -229,6 +284,8 @@ struct ft_reader {
 	char *path;
 	uint64_t file_size;
 	int truncated;
+	char **warn; /* cut short, corrupt sections: one line each */
+	size_t nr_warn;
 	struct ft_section *secs;
 	size_t nr, cap;
 	/* META, parsed on first ft_reader_meta() */
@@ -271,6 +328,49 @@ static const char *sec_name(uint32_t type)
 	return type < FT_SEC_MAX ? names[type] : "?";
 }
 
+static int __attribute__((format(printf, 2, 3))) add_warn(struct ft_reader *r, const char *fmt, ...)
+{
+	char **n = realloc(r->warn, (r->nr_warn + 1) * sizeof(*n));
+	va_list ap;
+	int ret;
+
+	if (!n)
+		return -1;
+	r->warn = n;
+	va_start(ap, fmt);
+	ret = vasprintf(&r->warn[r->nr_warn], fmt, ap);
+	va_end(ap);
+	if (ret < 0)
+		return -1;
+	r->nr_warn++;
+	return 0;
+}
+
+/*
+ * Check a section's payload against its CRC, reading it in pieces.
+ * Returns 0 when it matches, 1 on a mismatch, -1 on a read error.  Done
+ * once at open, so every reader sees only sound sections; the cost is one
+ * CRC pass over the file (zlib's crc32 runs at several GB/s, far above
+ * inflating and formatting the same bytes).
+ */
+static int check_payload(struct ft_reader *r, const struct ft_section *s)
+{
+	unsigned char buf[64 * 1024];
+	uint64_t done = 0;
+	uint32_t c = 0;
+
+	while (done < s->disk_size) {
+		size_t n = s->disk_size - done < sizeof(buf) ? (size_t)(s->disk_size - done)
+							     : sizeof(buf);
+
+		if (read_at(r->fd, buf, n, s->offset + done) < 0)
+			return -1;
+		c = crc(c, buf, n);
+		done += n;
+	}
+	return c == s->crc ? 0 : 1;
+}
+
 struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 {
 	unsigned char hdr[FILE_HDR_SIZE];
@@ -278,7 +378,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	struct stat st;
 	uint64_t off;
 	uint32_t hsize;
-	int fd, seen_end = 0;
+	int fd, seen_end = 0, corrupt_hdr = 0;
 
 	fd = ft_open_regular(path, &st, err, errlen);
 	if (fd < 0)
@@ -317,7 +417,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	r->file_size = (uint64_t)st.st_size;
 
 	for (off = hsize; off < r->file_size;) {
-		unsigned char sh[sizeof(struct ft_section_hdr)];
+		unsigned char sh[SHDR_SIZE];
 		struct ft_section s;
 
 		if (r->file_size - off < sizeof(sh)) {
@@ -329,11 +429,24 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			       (unsigned long long)off, strerror(errno));
 			goto fail;
 		}
+		if (get32(sh + 36) != shdr_crc(sh, off)) {
+			/*
+			 * Its sizes cannot be trusted, so neither can the place
+			 * of the next header: what comes before is all we read.
+			 */
+			if (add_warn(r, "%s: corrupt section header at offset %llu (checksum "
+				     "mismatch): reading only the %zu sections before it",
+				     path, (unsigned long long)off, r->nr) < 0)
+				goto oom;
+			corrupt_hdr = 1;
+			break;
+		}
 		s.type = get32(sh);
 		s.flags = get32(sh + 4);
 		s.id = get64(sh + 8);
 		s.disk_size = get64(sh + 16);
 		s.raw_size = get64(sh + 24);
+		s.crc = get32(sh + 32);
 		s.offset = off + sizeof(sh);
 		if (s.type >= FT_SEC_MAX) {
 			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
@@ -366,23 +479,44 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			seen_end = 1;
 			break;
 		}
+		off = s.offset + s.disk_size;
+		switch (check_payload(r, &s)) {
+		case 0:
+			break;
+		case 1:
+			/* a corrupt payload: its header is sound, the rest can be read */
+			if (add_warn(r, "%s: corrupt %s section (id %llu) at offset %llu "
+				     "(checksum mismatch): skipped",
+				     path, sec_name(s.type), (unsigned long long)s.id,
+				     (unsigned long long)(s.offset - sizeof(sh))) < 0)
+				goto oom;
+			continue;
+		default:
+			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
+				  (unsigned long long)s.offset, strerror(errno));
+			goto fail;
+		}
 		if (r->nr == r->cap) {
 			size_t ncap = r->cap ? r->cap * 2 : 64;
 			struct ft_section *n = realloc(r->secs, ncap * sizeof(*n));
 
-			if (!n) {
-				ft_seterr(err, errlen, "%s: out of memory", path);
-				goto fail;
-			}
+			if (!n)
+				goto oom;
 			r->secs = n;
 			r->cap = ncap;
 		}
 		r->secs[r->nr++] = s;
-		off = s.offset + s.disk_size;
 	}
-	if (!seen_end)
+	if (!seen_end) {
 		r->truncated = 1;
+		if (!corrupt_hdr &&
+		    add_warn(r, "%s was cut short (no END section): reading what is complete",
+			     path) < 0)
+			goto oom;
+	}
 	return r;
+oom:
+	ft_seterr(err, errlen, "%s: out of memory", path);
 fail:
 	ft_reader_close(r);
 	return NULL;
@@ -393,6 +527,9 @@ void ft_reader_close(struct ft_reader *r)
 	if (!r)
 		return;
 	close(r->fd);
+	for (size_t i = 0; i < r->nr_warn; i++)
+		free(r->warn[i]);
+	free(r->warn);
 	free(r->secs);
 	free(r->kv);
 	free(r->meta_buf);
@@ -403,6 +540,16 @@ void ft_reader_close(struct ft_reader *r)
 int ft_reader_truncated(const struct ft_reader *r)
 {
 	return r->truncated;
+}
+
+size_t ft_reader_nr_warnings(const struct ft_reader *r)
+{
+	return r->nr_warn;
+}
+
+const char *ft_reader_warning(const struct ft_reader *r, size_t i)
+{
+	return i < r->nr_warn ? r->warn[i] : NULL;
 }
 
 size_t ft_reader_nr_sections(const struct ft_reader *r)
@@ -419,7 +566,7 @@ const struct ft_section *ft_reader_section(const struct ft_reader *r, size_t i)
  * Inflate a zstd payload of disk bytes into at most raw bytes; the output
  * must be exactly raw bytes.  The output buffer grows with real output only.
  */
-static void *inflate(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
+static void *inflate_section(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
 		     size_t errlen)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
@@ -520,7 +667,7 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
 		*len = s->disk_size;
 		return disk;
 	}
-	out = inflate(r, s, disk, err, errlen);
+	out = inflate_section(r, s, disk, err, errlen);
 	free(disk);
 	if (out)
 		*len = s->raw_size;
@@ -624,4 +771,130 @@ const char *ft_reader_meta(struct ft_reader *r, const char *key)
 		if (!strcmp(r->kv[i].key, key))
 			v = r->kv[i].val;
 	return v;
+}
+
+/* ---- stack map chunks ---- */
+
+struct fsmb_ent {
+	uint32_t id, nr, ref;
+	size_t seq;   /* arrival order: the last of one id wins */
+	uint64_t *ips;
+};
+
+struct fsmb_acc {
+	struct fsmb_ent *e;
+	size_t nr, cap;
+	size_t bytes; /* of the merged blob's entries */
+	int oom;
+};
+
+static int fsmb_collect(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	struct fsmb_acc *a = arg;
+	struct fsmb_ent *e;
+
+	if (a->nr == a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 256;
+		struct fsmb_ent *n = realloc(a->e, ncap * sizeof(*n));
+
+		if (!n) {
+			a->oom = 1;
+			return 1;
+		}
+		a->e = n;
+		a->cap = ncap;
+	}
+	e = &a->e[a->nr];
+	e->ips = malloc(nr ? nr * sizeof(*ips) : 1);
+	if (!e->ips) {
+		a->oom = 1;
+		return 1;
+	}
+	memcpy(e->ips, ips, nr * sizeof(*ips));
+	e->id = id;
+	e->nr = nr;
+	e->ref = ref;
+	e->seq = a->nr++;
+	return 0;
+}
+
+static int fsmb_ent_cmp(const void *a, const void *b)
+{
+	const struct fsmb_ent *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err,
+			  size_t errlen)
+{
+	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
+	struct fsmb_acc a = {0};
+	size_t chunks = 0, first = 0, out_len, k;
+	unsigned char *out = NULL;
+
+	*len = 0;
+	if (err && errlen)
+		err[0] = 0;
+	for (size_t i = 0; i < r->nr; i++)
+		if (r->secs[i].type == FT_SEC_STACKMAP && r->secs[i].id == id && !chunks++)
+			first = i;
+	if (!chunks)
+		return NULL;
+	if (chunks == 1) /* as written (a kernel's blob may be in the other byte order) */
+		return ft_reader_load(r, &r->secs[first], len, err, errlen);
+	for (size_t i = first; i < r->nr; i++) {
+		const struct ft_section *s = &r->secs[i];
+		char perr[256];
+		size_t l;
+		void *p;
+
+		if (s->type != FT_SEC_STACKMAP || s->id != id)
+			continue;
+		p = ft_reader_load(r, s, &l, err, errlen);
+		if (!p)
+			goto fail;
+		if (ft_fsmb_parse(p, l, fsmb_collect, &a, perr, sizeof(perr)) < 0 || a.oom) {
+			free(p);
+			ft_seterr(err, errlen, "%s: %s", r->path,
+				  a.oom ? "out of memory" : perr);
+			goto fail;
+		}
+		free(p);
+	}
+	qsort(a.e, a.nr, sizeof(*a.e), fsmb_ent_cmp);
+	out_len = sizeof(hdr);
+	for (k = 0; k < a.nr; k++)
+		if (k + 1 == a.nr || a.e[k + 1].id != a.e[k].id)
+			out_len += sizeof(struct ft_fsmb_entry) + a.e[k].nr * sizeof(uint64_t);
+	out = malloc(out_len);
+	if (!out) {
+		ft_seterr(err, errlen, "%s: out of memory", r->path);
+		goto fail;
+	}
+	*len = sizeof(hdr);
+	for (k = 0; k < a.nr; k++) {
+		struct ft_fsmb_entry e = {a.e[k].id, a.e[k].nr, a.e[k].ref, 0};
+
+		if (k + 1 < a.nr && a.e[k + 1].id == a.e[k].id)
+			continue; /* a later chunk has this stack */
+		memcpy(out + *len, &e, sizeof(e));
+		*len += sizeof(e);
+		memcpy(out + *len, a.e[k].ips, e.nr * sizeof(uint64_t));
+		*len += e.nr * sizeof(uint64_t);
+		hdr.nr_stacks++;
+	}
+	memcpy(out, &hdr, sizeof(hdr));
+	for (k = 0; k < a.nr; k++)
+		free(a.e[k].ips);
+	free(a.e);
+	return out;
+fail:
+	for (k = 0; k < a.nr; k++)
+		free(a.e[k].ips);
+	free(a.e);
+	*len = 0;
+	return NULL;
 }

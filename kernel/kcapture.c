@@ -4,15 +4,22 @@
  *
  *   start:  instance "ftrail-<pid>" <- trace_clock, options, events, filters
  *           a watchdog process (removes the instance if we die, even SIGKILL)
+ *           KFORMATS (the enabled events' formats), kallsyms read
  *           one reader thread per CPU on per_cpu/cpuN/trace_pipe_raw
  *   reader: page -> kbuffer -> events; a kernel_stack / user_stack record
  *           that follows an event on the same CPU is attached to it as a
  *           stack_id from the shared stack map; events are re-encoded
- *           compactly (core/kdata.h) into a chunk, each full chunk is
- *           zstd-compressed into a KDATA section by ft_writer_add()
+ *           compactly (core/kdata.h) into a chunk; a chunk goes out when
+ *           full or a second old: first ksync() writes the KALLSYMS lines
+ *           and the kernel STACKMAP entries it names that are not in the
+ *           file yet, then the chunk, zstd-compressed, as a KDATA section
  *   stop:   tracing_on 0, readers drain what is left and exit, then the
- *           KFORMATS, KALLSYMS and kernel STACKMAP sections are written and
- *           the instance is removed
+ *           end's KFORMATS (saved_cmdlines, per-CPU stats), the last
+ *           symbols and stacks (final reference counts) are written and the
+ *           instance is removed
+ *
+ * So a file cut anywhere (recorder killed) holds the formats, symbols and
+ * stacks of every complete KDATA section in it (core/tracefile.h).
  *
  * The instance runs in overwrite mode (the kernel's default, trace-cmd's
  * too): when the readers fall behind, the kernel marks the next page with
@@ -28,7 +35,10 @@
  * file, is only read).
  *
  * Threads: the readers share only the writer (thread-safe), the stack map
- * (lock-free, built for concurrent inserts) and kc->stopping.  Memory
+ * (lock-free, built for concurrent inserts), kc->stopping, and what ksync()
+ * keeps (the kallsyms lines written, the stacks exported), which
+ * kc->sync_lock serialises: the lock's release/acquire also orders the
+ * lines a reader marked before the chunk it then writes.  Memory
  * ordering of kc->stopping: stop() stores it with release after tracing_on
  * is 0; a reader that loads it with acquire and sees 1 drains the buffer
  * once more and exits, so no event written before tracing_on went to 0 is
@@ -56,6 +66,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <sched.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event-parse.h>
@@ -73,6 +84,8 @@
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
 #define CHUNK_BYTES (1u << 20)
+/* a chunk goes out at least this often: a killed recorder loses no more */
+#define FLUSH_NS 1000000000ull
 #define MAX_STACK 128
 
 /*
@@ -87,6 +100,12 @@ struct addrset {
 	int overflow;
 };
 
+struct kline {
+	uint64_t addr;
+	size_t off, len;
+	int keep; /* written to the trace (or to be, in this chunk) */
+};
+
 #define ADDRSET_MAX (1u << 20)
 /* x86_64: kernel text and modules live at or above this address */
 #define KTEXT_MIN 0xffffffff80000000ull
@@ -94,6 +113,9 @@ struct addrset {
 struct kcpu {
 	struct ft_kcapture *kc;
 	struct addrset addrs;
+	/* addresses added to addrs since the last ksync: their kallsyms lines are due */
+	uint64_t *fresh;
+	size_t nr_fresh, cap_fresh;
 	int cpu;
 	int fd;
 	struct tracefs_cpu *tcpu;
@@ -146,21 +168,60 @@ struct ft_kcapture {
 	} *ptrf;
 	size_t nr_ptrf;
 	int subset_syms; /* store only the kallsyms lines the trace needs */
+	/*
+	 * What readers need to name the KDATA chunks, written before each
+	 * chunk by ksync() under sync_lock (reader threads flush concurrently):
+	 * the kallsyms lines of new addresses (subset_syms) and the new stacks
+	 * of the shared map.
+	 */
+	pthread_mutex_t sync_lock;
+	char *ks;             /* /proc/kallsyms, text symbols only */
+	struct kline *klines; /* its lines sorted by address */
+	size_t nr_klines;
+	int ks_all;           /* every line is written (no subset, or it overflowed) */
+	uint32_t *sm_seen;    /* the kernel map's export_delta array */
+	uint64_t sm_exported;
 };
 
-static void addrset_add(struct addrset *a, uint64_t v)
+/* Add v; 1 when it is new, 0 when known (or 0, or the set overflowed). */
+static int addrset_add(struct addrset *a, uint64_t v);
+
+/*
+ * A kernel address the trace names (a %ps field, a full stack): remember it,
+ * and queue it for the next ksync when its line is not written yet.  Reader
+ * thread of c only.
+ */
+static void note_addr(struct kcpu *c, uint64_t v)
+{
+	if (addrset_add(&c->addrs, v) <= 0)
+		return;
+	if (c->nr_fresh == c->cap_fresh) {
+		size_t nc = c->cap_fresh ? c->cap_fresh * 2 : 256;
+		uint64_t *n = realloc(c->fresh, nc * sizeof(*n));
+
+		if (!n) {
+			c->addrs.overflow = 1; /* ksync then writes the whole table */
+			return;
+		}
+		c->fresh = n;
+		c->cap_fresh = nc;
+	}
+	c->fresh[c->nr_fresh++] = v;
+}
+
+static int addrset_add(struct addrset *a, uint64_t v)
 {
 	size_t j;
 
 	if (a->overflow || !v)
-		return;
+		return 0;
 	if ((a->n + 1) * 2 > a->cap) {
 		size_t nc = a->cap ? a->cap * 2 : 1024;
 		uint64_t *nv;
 
 		if (a->n + 1 > ADDRSET_MAX || !(nv = calloc(nc, sizeof(*nv)))) {
 			a->overflow = 1;
-			return;
+			return 0;
 		}
 		for (size_t i = 0; i < a->cap; i++) {
 			if (!a->v[i])
@@ -177,9 +238,10 @@ static void addrset_add(struct addrset *a, uint64_t v)
 	for (j = (v * 0x9E3779B97F4A7C15ull) >> 20 & (a->cap - 1); a->v[j];
 	     j = (j + 1) & (a->cap - 1))
 		if (a->v[j] == v)
-			return;
+			return 0;
 	a->v[j] = v;
 	a->n++;
+	return 1;
 }
 
 static int tracefs_mounted(void)
@@ -389,11 +451,16 @@ static int chunk_reserve(struct kcpu *c, size_t more)
 	return 0;
 }
 
+static int ksync(struct ft_kcapture *kc, struct kcpu *c, int final);
+
 /* Hand the chunk to the writer (compressed) and start a new one. */
 static void chunk_flush(struct kcpu *c)
 {
 	if (!c->len)
 		return;
+	/* what names its addresses and stacks goes first (tracefile.h) */
+	if (ksync(c->kc, c, 0) && !c->err)
+		c->err = errno ? errno : EIO;
 	if (ft_writer_add(c->kc->w, FT_SEC_KDATA, (uint64_t)c->cpu, c->chunk, c->len, 1) &&
 	    !c->err)
 		c->err = errno ? errno : EIO;
@@ -488,7 +555,7 @@ static void set_pending(struct kcpu *c, const void *data, size_t len, uint64_t t
 					continue;
 				memcpy(&v, (const char *)data + pf->off[i], 8);
 				if (v >= KTEXT_MIN)
-					addrset_add(&c->addrs, v);
+					note_addr(c, v);
 			}
 		}
 	}
@@ -523,7 +590,7 @@ static void attach_stack(struct kcpu *c, const uint64_t *ips, uint32_t nr, int u
 		for (uint32_t i = 0; i < nr; i++, p += 8) {
 			ft_le64_put(p, ips[i]);
 			if (!user)
-				addrset_add(&c->addrs, ips[i]);
+				note_addr(c, ips[i]);
 		}
 	}
 	c->pend_stacks_len = (size_t)(p - c->pend_stacks);
@@ -670,11 +737,20 @@ static int drain(struct kcpu *c, int final)
 	return pages;
 }
 
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 static void *reader_main(void *arg)
 {
 	struct kcpu *c = arg;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	struct rusage ru;
+	uint64_t last_flush = mono_now();
 
 	/* acquire: pairs with the release store in ft_kcapture_stop() */
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
@@ -688,6 +764,10 @@ static void *reader_main(void *arg)
 		 */
 		sync_lost(c, c->pending && c->pend_ticks > c->last_ticks ? c->pend_ticks
 									 : c->last_ticks);
+		if (mono_now() - last_flush >= FLUSH_NS) {
+			chunk_flush(c);
+			last_flush = mono_now();
+		}
 	}
 	drain(c, 0);
 	drain(c, 1);
@@ -786,9 +866,14 @@ static void destroy(struct ft_kcapture *kc)
 			free(c->chunk);
 			free(c->pend);
 			free(c->addrs.v);
+			free(c->fresh);
 		}
 		free(kc->cpus);
 	}
+	free(kc->ks);
+	free(kc->klines);
+	free(kc->sm_seen);
+	pthread_mutex_destroy(&kc->sync_lock);
 	if (kc->inst) {
 		tracefs_instance_destroy(kc->inst);
 		tracefs_instance_free(kc->inst);
@@ -885,6 +970,8 @@ static int event_id(struct ft_kcapture *kc, const char *sys, const char *ev)
 	return id;
 }
 
+static int write_start_sections(struct ft_kcapture *kc, char *err, size_t errlen);
+
 struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct ft_writer *w,
 				      pid_t pid, char *err, size_t errlen)
 {
@@ -903,6 +990,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	kc->w = w;
 	kc->options = opts->options;
 	kc->watch_fd = -1;
+	pthread_mutex_init(&kc->sync_lock, NULL);
 	snprintf(kc->name, sizeof(kc->name), "ftrail-%d", (int)getpid());
 	snprintf(kc->dir, sizeof(kc->dir), "%s/instances/%s", TRACEFS_DIR, kc->name);
 	snprintf(kc->path_on, sizeof(kc->path_on), "%s/tracing_on", kc->dir);
@@ -1011,6 +1099,9 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	}
 	for (int i = 0; i < kc->nr_cpus; i++)
 		kc->cpus[i].fd = kc->cpus[i].stats_fd = -1;
+	/* formats and symbols before any event (tracefile.h: a cut file reads) */
+	if (write_start_sections(kc, err, errlen))
+		goto fail;
 	/* the ring buffer's sub-buffer ("page") size, 1 page unless configured */
 	{
 		long long kb = 0;
@@ -1186,11 +1277,6 @@ static size_t kallsyms_text_only(char *s, size_t len)
 	return out;
 }
 
-struct kline {
-	uint64_t addr;
-	size_t off, len;
-	int keep;
-};
 
 static int kline_cmp(const void *a, const void *b)
 {
@@ -1201,110 +1287,240 @@ static int kline_cmp(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
-static int add_stack_addrs(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
-			   void *arg)
+/* Index the kallsyms text (kc->ks) by address; -1 when out of memory. */
+static int klines_index(struct ft_kcapture *kc, size_t len)
 {
+	struct ft_kallsyms_ent e;
+	size_t cap = 0;
+
+	for (size_t in = 0; in < len;) {
+		char *nl = memchr(kc->ks + in, '\n', len - in);
+		size_t l = nl ? (size_t)(nl - (kc->ks + in)) + 1 : len - in;
+
+		if (kc->nr_klines == cap) {
+			struct kline *nv;
+
+			cap = cap ? cap * 2 : 65536;
+			nv = realloc(kc->klines, cap * sizeof(*nv));
+			if (!nv)
+				return -1;
+			kc->klines = nv;
+		}
+		/* every line passed kallsyms_text_only(): it parses */
+		if (ft_kallsyms_line(kc->ks + in, l, &e))
+			kc->klines[kc->nr_klines++] = (struct kline){ e.addr, in, l, 0 };
+		in += l;
+	}
+	qsort(kc->klines, kc->nr_klines, sizeof(*kc->klines), kline_cmp);
+	return 0;
+}
+
+struct ktext {
+	char *p;
+	size_t len, cap;
+	int oom;
+};
+
+static void ktext_line(struct ft_kcapture *kc, struct ktext *t, struct kline *k)
+{
+	if (k->keep)
+		return;
+	if (t->len + k->len > t->cap) {
+		size_t nc = t->cap ? t->cap * 2 : 65536;
+		char *n;
+
+		while (nc < t->len + k->len)
+			nc *= 2;
+		n = realloc(t->p, nc);
+		if (!n) {
+			t->oom = 1;
+			return;
+		}
+		t->p = n;
+		t->cap = nc;
+	}
+	memcpy(t->p + t->len, kc->ks + k->off, k->len);
+	t->len += k->len;
+	k->keep = 1;
+}
+
+/*
+ * Queue in t the kallsyms lines that name address a not written yet: every
+ * alias of the symbol covering a, and the next address's line so a reader
+ * can tell the symbol's size.
+ */
+static void ktext_addr(struct ft_kcapture *kc, struct ktext *t, uint64_t a)
+{
+	struct kline *lines = kc->klines;
+	size_t lo = 0, hi = kc->nr_klines;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (lines[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	for (size_t k = lo; k-- > 0 && lines[k].addr == lines[lo - 1].addr;)
+		ktext_line(kc, t, &lines[k]);
+	if (lo < kc->nr_klines)
+		ktext_line(kc, t, &lines[lo]);
+}
+
+static int ktext_stack(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
+{
+	void **a = arg;
+
 	(void)id;
 	(void)ref;
 	for (uint32_t i = 0; i < nr; i++)
 		if (ips[i] >= KTEXT_MIN)
-			addrset_add(arg, ips[i]);
+			ktext_addr(a[0], a[1], ips[i]);
 	return 0;
 }
 
 /*
- * Keep only the kallsyms lines (text symbols, already filtered) that cover
- * an address of the trace, and each one's successor so a reader can tell
- * the symbol's size.  In place; returns the new length, or len unchanged
- * when the subset cannot be computed (then the whole table is stored).
+ * Write what readers need for the next KDATA chunk of c (NULL: of every
+ * CPU, at the end): the stacks added to the kernel map since the last
+ * call (final: also those whose count moved), and the kallsyms lines of
+ * the addresses c named since its last call and of those stacks.  Called
+ * by c's reader thread before it writes a chunk, and once at the end after
+ * the readers are joined; sync_lock makes each line and stack go out once
+ * and before any chunk that names it.  Returns 0, or -1 with errno.
  */
-static size_t kallsyms_subset(struct ft_kcapture *kc, char *s, size_t len)
+static int ksync(struct ft_kcapture *kc, struct kcpu *c, int final)
 {
-	struct addrset all = { 0 };
-	struct kline *lines = NULL;
-	struct ft_kallsyms_ent e;
-	size_t n = 0, cap = 0, out = 0;
-	char *copy;
+	struct ktext t = { 0 };
+	void *bin = NULL;
+	size_t blen = 0;
+	int r = 0;
 
-	for (int i = 0; i < kc->nr_cpus; i++) {
-		struct addrset *a = &kc->cpus[i].addrs;
+	pthread_mutex_lock(&kc->sync_lock);
+	if (kc->map && kc->sm_seen &&
+	    (final || ft_stackmap_nr_entries(kc->map) > kc->sm_exported)) {
+		bin = ft_stackmap_export_delta(kc->map, kc->sm_seen, final, &blen);
+		if (!bin && errno && errno != EBUSY)
+			r = -1;
+		if (bin && !final) {
+			struct ft_fsmb_header h;
 
-		if (a->overflow)
-			all.overflow = 1;
-		for (size_t j = 0; j < a->cap && !all.overflow; j++)
-			if (a->v[j])
-				addrset_add(&all, a->v[j]);
-	}
-	if (kc->map)
-		ft_stackmap_for_each(kc->map, add_stack_addrs, &all);
-	if (all.overflow)
-		goto full;
-	for (size_t in = 0; in < len;) {
-		char *nl = memchr(s + in, '\n', len - in);
-		size_t l = nl ? (size_t)(nl - (s + in)) + 1 : len - in;
-
-		if (n == cap) {
-			struct kline *nv;
-
-			cap = cap ? cap * 2 : 65536;
-			nv = realloc(lines, cap * sizeof(*nv));
-			if (!nv)
-				goto full;
-			lines = nv;
+			memcpy(&h, bin, sizeof(h));
+			kc->sm_exported += h.nr_stacks;
 		}
-		/* every line passed kallsyms_text_only(): it parses */
-		if (ft_kallsyms_line(s + in, l, &e))
-			lines[n++] = (struct kline){ e.addr, in, l, 0 };
-		in += l;
 	}
-	qsort(lines, n, sizeof(*lines), kline_cmp);
-	for (size_t j = 0; j < all.cap; j++) {
-		uint64_t a = all.v[j];
-		size_t lo = 0, hi = n;
+	if (kc->ks && !kc->ks_all) {
+		void *arg[2] = { kc, &t };
+		int overflow = 0;
 
-		if (!a)
-			continue;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
+		for (int i = 0; i < kc->nr_cpus; i++) {
+			struct kcpu *x = &kc->cpus[i];
 
-			if (lines[mid].addr <= a)
-				lo = mid + 1;
-			else
-				hi = mid;
+			if (c && x != c)
+				continue;
+			overflow |= x->addrs.overflow;
+			for (size_t j = 0; j < x->nr_fresh; j++)
+				ktext_addr(kc, &t, x->fresh[j]);
+			x->nr_fresh = 0;
 		}
-		if (!lo)
-			continue;
-		/* every alias at that address, and the next address's line */
-		for (size_t k = lo; k-- > 0 && lines[k].addr == lines[lo - 1].addr;)
-			lines[k].keep = 1;
-		if (lo < n)
-			lines[lo].keep = 1;
+		if (bin)
+			ft_fsmb_parse(bin, blen, ktext_stack, arg, NULL, 0);
+		if (overflow || t.oom) {
+			/* too many to track: the rest of the table, once */
+			t.oom = 0;
+			for (size_t k = 0; k < kc->nr_klines && !t.oom; k++)
+				ktext_line(kc, &t, &kc->klines[k]);
+			kc->ks_all = !t.oom;
+		}
+		if (t.oom) {
+			errno = ENOMEM;
+			r = -1;
+		} else if (t.len && ft_writer_add(kc->w, FT_SEC_KALLSYMS, 0, t.p, t.len, 1)) {
+			r = -1;
+		}
 	}
-	copy = malloc(len);
-	if (!copy)
-		goto full;
-	for (size_t j = 0; j < n; j++)
-		if (lines[j].keep) {
-			memcpy(copy + out, s + lines[j].off, lines[j].len);
-			out += lines[j].len;
-		}
-	memcpy(s, copy, out);
-	free(copy);
-	free(lines);
-	free(all.v);
-	return out;
-full:
-	free(lines);
-	free(all.v);
-	return len;
+	if (bin && ft_writer_add(kc->w, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, bin, blen, 1))
+		r = -1;
+	pthread_mutex_unlock(&kc->sync_lock);
+	free(bin);
+	free(t.p);
+	return r;
 }
 
+/*
+ * At start, before any KDATA: the formats of the enabled events (and the
+ * ring's header formats), then /proc/kallsyms -- whole, or (subset_syms)
+ * only indexed here and written line by line as the trace names addresses
+ * (ksync).  Returns 0, or -1 with a reason in err.
+ */
+static int write_start_sections(struct ft_kcapture *kc, char *err, size_t errlen)
+{
+	struct blob b = { 0 };
+	char name[600], file[600];
+	size_t len = 0;
+	int rc = 0;
+
+	blob_add_file(&b, kc->inst, "header_page", "events/header_page");
+	blob_add_file(&b, kc->inst, "header_event", "events/header_event");
+	for (size_t i = 0; i < kc->nr_fmts; i++) {
+		snprintf(name, sizeof(name), "event:%s", kc->fmts[i]);
+		snprintf(file, sizeof(file), "events/%s/format", kc->fmts[i]);
+		blob_add_file(&b, kc->inst, name, file);
+	}
+	snprintf(file, sizeof(file), "%d", kc->nr_cpus);
+	blob_add(&b, "nr_cpus", file, strlen(file));
+	snprintf(file, sizeof(file), "%d", (int)sizeof(long));
+	blob_add(&b, "long_size", file, strlen(file));
+#if defined(__x86_64__)
+	blob_add(&b, "trace_clock", "x86-tsc", 7);
+#else
+	blob_add(&b, "trace_clock", "mono", 4);
+#endif
+	if (b.oom) {
+		ft_seterr(err, errlen, "out of memory writing kernel formats");
+		rc = -1;
+	} else if (ft_writer_add(kc->w, FT_SEC_KFORMATS, 0, b.p, b.len, 1)) {
+		ft_seterr(err, errlen, "cannot write kernel formats: %s", strerror(errno));
+		rc = -1;
+	}
+	free(b.p);
+	if (rc)
+		return rc;
+
+	if (kc->map) {
+		kc->sm_seen = calloc(ft_stackmap_table_size(kc->map), sizeof(*kc->sm_seen));
+		if (!kc->sm_seen) {
+			ft_seterr(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	kc->ks = slurp("/proc/kallsyms", &len);
+	if (!kc->ks)
+		return 0; /* no kernel symbols: names stay addresses */
+	len = kallsyms_text_only(kc->ks, len);
+	if (kc->subset_syms && !klines_index(kc, len))
+		return 0;
+	/* the whole table, now */
+	kc->ks_all = 1;
+	if (ft_writer_add(kc->w, FT_SEC_KALLSYMS, 0, kc->ks, len, 1)) {
+		ft_seterr(err, errlen, "cannot write kallsyms: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * At the end: a second KFORMATS chunk with what only the end knows (the
+ * kernel's saved comms, per-CPU stats), the last kallsyms lines and
+ * stacks (with their final counts), and the map's counters in META.
+ */
 static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen)
 {
 	struct blob b = { 0 };
 	char name[600], file[600];
-	size_t len;
-	char *ks, *ow;
+	char *ow;
 	int rc = 0, mlen;
 	uint64_t lost = 0;
 
@@ -1321,23 +1537,7 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		rc = -1;
 	}
 
-	blob_add_file(&b, kc->inst, "header_page", "events/header_page");
-	blob_add_file(&b, kc->inst, "header_event", "events/header_event");
-	for (size_t i = 0; i < kc->nr_fmts; i++) {
-		snprintf(name, sizeof(name), "event:%s", kc->fmts[i]);
-		snprintf(file, sizeof(file), "events/%s/format", kc->fmts[i]);
-		blob_add_file(&b, kc->inst, name, file);
-	}
 	blob_add_file(&b, NULL, "saved_cmdlines", "saved_cmdlines");
-	snprintf(file, sizeof(file), "%d", kc->nr_cpus);
-	blob_add(&b, "nr_cpus", file, strlen(file));
-	snprintf(file, sizeof(file), "%d", (int)sizeof(long));
-	blob_add(&b, "long_size", file, strlen(file));
-#if defined(__x86_64__)
-	blob_add(&b, "trace_clock", "x86-tsc", 7);
-#else
-	blob_add(&b, "trace_clock", "mono", 4);
-#endif
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		snprintf(name, sizeof(name), "stats:%d", i);
 		snprintf(file, sizeof(file), "per_cpu/cpu%d/stats", i);
@@ -1351,20 +1551,12 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		rc = -1;
 	}
 	free(b.p);
-
-	ks = slurp("/proc/kallsyms", &len);
-	if (ks) {
-		len = kallsyms_text_only(ks, len);
-		if (kc->subset_syms)
-			len = kallsyms_subset(kc, ks, len);
-		if (ft_writer_add(kc->w, FT_SEC_KALLSYMS, 0, ks, len, 1) && !rc) {
-			ft_seterr(err, errlen, "cannot write kallsyms: %s", strerror(errno));
-			rc = -1;
-		}
-		free(ks);
+	if (ksync(kc, NULL, 1) && !rc) {
+		ft_seterr(err, errlen, "cannot write the kernel symbols and stacks: %s",
+			  strerror(errno));
+		rc = -1;
 	}
 	if (kc->map) {
-		void *bin = ft_stackmap_export_bin(kc->map, &len);
 		char meta[256];
 		int n = ft_stackmap_meta_lines(kc->map, "kernel", meta, sizeof(meta));
 
@@ -1373,19 +1565,6 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		    ft_writer_add(kc->w, FT_SEC_META, 0, meta, n, 0) && !rc) {
 			ft_seterr(err, errlen, "cannot write the kernel stack map counters: %s",
 			       strerror(errno));
-			rc = -1;
-		}
-
-		if (bin) {
-			if (ft_writer_add(kc->w, FT_SEC_STACKMAP, FT_KSTACKMAP_ID, bin, len, 1) &&
-			    !rc) {
-				ft_seterr(err, errlen, "cannot write the kernel stack map: %s",
-				       strerror(errno));
-				rc = -1;
-			}
-			free(bin);
-		} else if (!rc) {
-			ft_seterr(err, errlen, "cannot export the kernel stack map");
 			rc = -1;
 		}
 	}

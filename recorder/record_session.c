@@ -223,6 +223,12 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	int want_kernel = 0, want_user_events = 0, inject, status = 0, caught = 0;
 	pid_t pid = o->argv ? 0 : x->follow_pid;
 
+	if (!strcmp(o->output, "-")) {
+		ft_seterr(err, errlen,
+			  "a trace cannot be written to standard output (-o -): it is written to "
+			  "FILE.partial and renamed into place when complete; name a file");
+		return -1;
+	}
 	if (o->argv && x->follow_pid) {
 		ft_seterr(err, errlen, "give a program or a process to follow, not both");
 		return -1;
@@ -247,13 +253,15 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		return -1;
 
 	ft_clock_calibrate(&clk);
-	w = ft_writer_open(o->output, 3);
-	if (!w) {
-		ft_seterr(err, errlen, "cannot create %s: %s", o->output, strerror(errno));
+	w = ft_writer_open(o->output, 3, err, errlen);
+	if (!w)
 		goto fail_uev;
-	}
+	if (ft_writer_replaced_stale(w))
+		ft_warn("replaced %s, the partial trace of an earlier run that was killed",
+			ft_writer_partial_path(w));
 	if (write_meta(w, o, x->meta, argc, argv, &clk)) {
-		ft_seterr(err, errlen, "cannot write %s: %s", o->output, strerror(errno));
+		ft_seterr(err, errlen, "cannot write %s: %s", ft_writer_partial_path(w),
+			  strerror(errno));
 		goto fail_file;
 	}
 
@@ -285,8 +293,13 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 
 	if (u) {
 		ft_urecord_go(u);
-		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg)))
-			ft_warn("%s", msg);
+		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {
+			print_urecord_warnings(u);
+			ft_seterr(err, errlen, "%s", msg);
+			if (ures.not_run)
+				goto fail_capture; /* nothing recorded: the old file stays */
+			goto fail_kept;
+		}
 		print_urecord_warnings(u);
 	} else {
 		if (!o->quiet)
@@ -311,8 +324,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	for (char *l = uev ? strtok(msg, "\n") : NULL; l; l = strtok(NULL, "\n"))
 		ft_warn("%s", l);
 	uev = NULL;
-	if (ft_writer_close(w)) {
-		ft_seterr(err, errlen, "cannot finish %s: %s", o->output, strerror(errno));
+	if (ft_writer_close(w, err, errlen)) {
 		if (u)
 			ft_urecord_destroy(u);
 		restore_stop_signals(old_sa);
@@ -344,6 +356,18 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	}
 	return status;
 
+fail_kept:
+	/* something was recorded: kept under its partial name, the old file untouched */
+	if (kc)
+		ft_kcapture_stop(kc, &kst, msg, sizeof(msg));
+	ft_warn("the partial trace is kept in %s; %s is unchanged", ft_writer_partial_path(w),
+		o->output);
+	ft_urecord_destroy(u);
+	restore_stop_signals(old_sa);
+	ft_writer_abort(w, 1);
+	if (uev)
+		ft_uev_finish(uev, NULL, NULL, NULL, 0);
+	return -1;
 fail_capture:
 	if (kc)
 		ft_kcapture_stop(kc, &kst, msg, sizeof(msg));
@@ -352,8 +376,8 @@ fail_file:
 		ft_urecord_destroy(u); /* kills the paused child */
 	if (caught)
 		restore_stop_signals(old_sa);
-	ft_writer_close(w);
-	unlink(o->output);
+	/* nothing was recorded yet: the previous file stays as it was */
+	ft_writer_abort(w, 0);
 fail_uev:
 	if (uev)
 		ft_uev_finish(uev, NULL, NULL, NULL, 0);

@@ -79,13 +79,19 @@ struct ft_record_extra {
  * tracer is not nop or user events (u:...) are selected.  Prints the
  * runtime's and the engines' warnings, the program's status (killed by a
  * signal; non-zero exit unless quiet) and, unless quiet, the summary lines.
+ * The trace is written to OUTPUT.partial and renamed over OUTPUT when
+ * complete (core/outfile.h), so OUTPUT is never seen half written.
  * Returns the command's exit status once the file is complete: without a
  * program 0; else the program's exit status, 128+N when signal N killed
  * it, or 128+N for the stop signal N after which it ran on (as time, strace
  * and valgrind).  Returns -1 with a one-line reason in err: kernel capture
  * unavailable, the file cannot be created or written, the program cannot
- * be started (the partial file is then removed), or the file cannot be
- * finished.  Stop signals are caught only while it runs (see above).
+ * be started (the partial file is then removed and OUTPUT is untouched),
+ * or the trace cannot be written or finished (what was recorded stays in
+ * OUTPUT.partial, with a warning; OUTPUT is untouched).  A recorder killed
+ * with SIGKILL leaves OUTPUT untouched and its OUTPUT.partial readable up
+ * to its last complete section.  Stop signals are caught only while it
+ * runs (see above).
  */
 int ft_record_session(const struct ft_record_opts *opts, const struct ft_record_extra *extra,
 		      int argc, char **argv, char *err, size_t errlen);

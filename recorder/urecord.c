@@ -37,7 +37,8 @@
  *
  * Pages are batched per buffer id and written as compressed UDATA chunks
  * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
- * recycled, when everything pending exceeds PENDING_MAX, and at the end),
+ * recycled, when everything pending exceeds PENDING_MAX, at least once a
+ * second so a killed recorder loses no more, and at the end),
  * compressed and appended by a writer thread so the drain loop only copies.
  */
 #include <dirent.h>
@@ -83,6 +84,8 @@ extern char **environ;
 #define BUSY_POLL_MS 1		  /* ... while pages keep coming */
 #define DEAD_CHECK_NS 50000000ull /* look for dead threads every 50 ms */
 #define QUEUE_MAX (64u << 20)	  /* chunks waiting for the writer thread */
+/* pending pages go out at least this often: a killed recorder loses no more */
+#define FLUSH_NS 1000000000ull
 
 struct task {
 	uint32_t pid, tid;
@@ -147,7 +150,31 @@ struct ft_urecord {
 	uint64_t events, bytes, pages;
 	uint64_t last_dead_check;
 	uint64_t peak_bytes; /* most of the memfd resident at once (sampled per pass) */
+	uint64_t last_flush; /* mono_ns of the last pend_flush_all from drain */
+
+	/*
+	 * The tables as written so far (sync_tables, under sync_lock): FUNCS
+	 * and MODULES up to these indexes, the stack map's stacks marked in
+	 * sm_seen, the symbol tables read.
+	 */
+	pthread_mutex_t sync_lock;
+	uint32_t funcs_done, mods_done;
+	struct ft_stackmap sm;
+	int sm_state;	    /* 0 not looked at, 1 attached, -1 none */
+	uint32_t *sm_seen;  /* export_delta's array */
+	uint64_t sm_exported; /* stacks written (first time) */
+	struct symcache {
+		char *path;
+		void *blob;
+		size_t len;
+	} *symc;
+	size_t nr_symc;
 };
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+	memcpy(p, &v, 4); /* the trace file is little endian, as is x86-64 */
+}
 
 static uint64_t mono_ns(void)
 {
@@ -338,8 +365,20 @@ struct wqueue {
 	int running;
 	pthread_t th;
 	struct ft_writer *w;
+	struct ft_urecord *u;
 };
 
+static int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
+
+/*
+ * The writer thread: for each queued chunk, first the names its records
+ * need (sync_tables: reading ELF symbol tables takes milliseconds, kept
+ * off the drain loop), then the chunk.  Ordering: every fid, module and
+ * stack a chunk names was published by the runtime (release) before the
+ * drain loop consumed the chunk's pages (acquire); the drain loop then
+ * queued the chunk under q->lock, which we took to dequeue it, so the
+ * acquire loads in sync_tables see them all.
+ */
 static void *writer_main(void *arg)
 {
 	struct wqueue *q = arg;
@@ -358,7 +397,8 @@ static void *writer_main(void *arg)
 		if (!q->head)
 			q->tail = NULL;
 		pthread_mutex_unlock(&q->lock);
-		if (ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
+		if (sync_tables(q->u, q->w, 0) ||
+		    ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
 			pthread_mutex_lock(&q->lock);
 			q->failed = 1;
 			q->saved_errno = errno;
@@ -378,6 +418,7 @@ static void queue_start(struct ft_urecord *u, struct ft_writer *w)
 	struct wqueue *q = u->q;
 
 	q->w = w;
+	q->u = u;
 	q->running = !pthread_create(&q->th, NULL, writer_main, q);
 }
 
@@ -428,7 +469,9 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 	} else {
 		pthread_mutex_unlock(&q->lock);
 		free(c);
-		r = ft_writer_add(w, FT_SEC_UDATA, p->id, p->buf, p->len, 1);
+		/* written here: the names it needs first, as the writer thread does */
+		r = sync_tables(u, w, 0);
+		r |= ft_writer_add(w, FT_SEC_UDATA, p->id, p->buf, p->len, 1);
 	}
 	u->pend_bytes -= p->len;
 	p->len = 0;
@@ -642,8 +685,10 @@ static int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s,
 		u->snap_events += info.nev;
 		r |= sbuf_add(u, &info, u->page);
 	}
-	if (u->sbuf.len)
+	if (u->sbuf.len) {
+		r |= sync_tables(u, w, 0); /* names first, as for UDATA */
 		r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->sbuf.id, u->sbuf.buf, u->sbuf.len, 1);
+	}
 	u->sbuf.len = 0;
 	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
 		r |= take_page(u, w, s, set, l, &info);
@@ -840,8 +885,10 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		r |= snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
-	if (u->pend_bytes > PENDING_MAX)
+	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
 		r |= pend_flush_all(u, w);
+		u->last_flush = now;
+	}
 	return r;
 }
 
@@ -923,6 +970,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	}
 	pthread_mutex_init(&u->q->lock, NULL);
 	pthread_cond_init(&u->q->cond, NULL);
+	pthread_mutex_init(&u->sync_lock, NULL);
 	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
 	u->pid = -1;
 	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
@@ -1207,20 +1255,32 @@ int ft_urecord_go(struct ft_urecord *u)
 
 /* ---- closing sections ---- */
 
-static int write_funcs(struct ft_urecord *u, struct ft_writer *w)
+/*
+ * FUNCS from u->funcs_done on: the entries published so far (VALID), or,
+ * when final, all of them (one a crash interrupted is written empty).
+ */
+static int sync_funcs(struct ft_urecord *u, struct ft_writer *w, int final)
 {
 	struct ft_session_func *f = ft_session_funcs(u->h);
-	uint32_t n = ft_session_nr_funcs(u->h);
-	size_t len = 4 + (size_t)n * 16;
-	unsigned char *b = malloc(len);
+	uint32_t n = ft_session_nr_funcs(u->h), end = u->funcs_done;
+	unsigned char *b;
+	size_t len;
 	int r;
 
+	/* acquire: pairs with the runtime's release of VALID (session.h) */
+	while (end < n && (final || (__atomic_load_n(&f[end].flags, __ATOMIC_ACQUIRE) &
+				     FT_SFUNC_VALID)))
+		end++;
+	if (end == u->funcs_done)
+		return 0;
+	len = 4 + (size_t)(end - u->funcs_done) * 16;
+	b = malloc(len);
 	if (!b)
 		return -1;
-	memcpy(b, &n, 4);
-	for (uint32_t i = 0; i < n; i++) {
-		/* acquire: pairs with the runtime's release of VALID (session.h) */
+	put_u32(b, end - u->funcs_done);
+	for (uint32_t i = u->funcs_done; i < end; i++) {
 		uint32_t fl = __atomic_load_n(&f[i].flags, __ATOMIC_ACQUIRE);
+		unsigned char *e = b + 4 + (size_t)(i - u->funcs_done) * 16;
 		uint64_t addr = 0;
 		uint32_t mod = 0;
 
@@ -1230,36 +1290,73 @@ static int write_funcs(struct ft_urecord *u, struct ft_writer *w)
 		} else {
 			fl = 0;
 		}
-		memcpy(b + 4 + i * 16, &addr, 8);
-		memcpy(b + 4 + i * 16 + 8, &mod, 4);
-		memcpy(b + 4 + i * 16 + 12, &fl, 4);
+		memcpy(e, &addr, 8);
+		memcpy(e + 8, &mod, 4);
+		memcpy(e + 12, &fl, 4);
 	}
-	r = ft_writer_add(w, FT_SEC_FUNCS, 0, b, len, 1);
+	r = ft_writer_add(w, FT_SEC_FUNCS, u->funcs_done, b, len, 1);
 	free(b);
+	if (!r)
+		u->funcs_done = end;
 	return r;
 }
 
-/* MODULES text (one line per module slot, index = line) and a SYMTAB per module. */
-static int write_modules(struct ft_urecord *u, struct ft_writer *w)
+/* The SYMTAB blob of an ELF file, read once per path (NULL: no symbols). */
+static const void *symtab_of(struct ft_urecord *u, const char *path, size_t *len)
+{
+	struct symcache *n;
+	char e[256], bid[128];
+	struct ft_symtab *st;
+
+	for (size_t k = 0; k < u->nr_symc; k++)
+		if (!strcmp(u->symc[k].path, path)) {
+			*len = u->symc[k].len;
+			return u->symc[k].blob;
+		}
+	n = realloc(u->symc, (u->nr_symc + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	u->symc = n;
+	n = &u->symc[u->nr_symc];
+	n->path = strdup(path);
+	if (!n->path)
+		return NULL;
+	n->blob = NULL;
+	n->len = 0;
+	st = ft_symtab_from_elf(path, bid, sizeof(bid), e, sizeof(e));
+	if (st) {
+		n->blob = ft_symtab_encode(st, &n->len);
+		ft_symtab_free(st);
+	} else {
+		add_warning(u, "no symbols for %s: %s", path, e);
+	}
+	u->nr_symc++;
+	*len = n->len;
+	return n->blob;
+}
+
+/*
+ * MODULES lines (index = line) from u->mods_done on, each module's SYMTAB
+ * before them: the published ones, or when final all (an unpublished slot
+ * as "[unknown]").
+ */
+static int sync_modules(struct ft_urecord *u, struct ft_writer *w, int final)
 {
 	struct ft_session_module *m = ft_session_modules(u->h);
-	uint32_t n = ft_session_nr_modules(u->h);
+	uint32_t n = ft_session_nr_modules(u->h), end = u->mods_done;
 	size_t cap = 4096, len = 0;
-	char *text = malloc(cap);
+	char *text;
 	int r = 0;
-	struct {
-		const char *path;
-		void *blob;
-		size_t len;
-	} *cache = calloc(n ? n : 1, sizeof(*cache));
-	size_t nc = 0;
 
-	if (!text || !cache) {
-		free(text);
-		free(cache);
+	while (end < n &&
+	       (final || (__atomic_load_n(&m[end].flags, __ATOMIC_ACQUIRE) & FT_SMOD_VALID)))
+		end++;
+	if (end == u->mods_done)
+		return 0;
+	text = malloc(cap);
+	if (!text)
 		return -1;
-	}
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = u->mods_done; i < end; i++) {
 		uint32_t fl = __atomic_load_n(&m[i].flags, __ATOMIC_ACQUIRE);
 		char bid[2 * sizeof(m[i].build_id) + 1] = "-", line[FT_SESSION_PATH_MAX + 128];
 		char path[FT_SESSION_PATH_MAX];
@@ -1291,86 +1388,111 @@ static int write_modules(struct ft_urecord *u, struct ft_writer *w)
 			cap = (cap + (size_t)l) * 2;
 			nt = realloc(text, cap);
 			if (!nt) {
-				r = -1;
-				break;
+				free(text);
+				return -1;
 			}
 			text = nt;
 		}
 		memcpy(text + len, line, (size_t)l);
 		len += (size_t)l;
-
-		/* SYMTAB: read each file once, write it under every module index */
 		if (path[0] == '/') {
-			size_t k;
-			void *blob = NULL;
 			size_t blen = 0;
+			const void *blob = symtab_of(u, path, &blen);
 
-			for (k = 0; k < nc; k++)
-				if (!strcmp(cache[k].path, m[i].path))
-					break;
-			if (k < nc) {
-				blob = cache[k].blob;
-				blen = cache[k].len;
-			} else {
-				char e[256], b2[128];
-				struct ft_symtab *st =
-				    ft_symtab_from_elf(path, b2, sizeof(b2), e, sizeof(e));
-
-				if (st) {
-					blob = ft_symtab_encode(st, &blen);
-					ft_symtab_free(st);
-				} else {
-					add_warning(u, "no symbols for %s: %s", path, e);
-				}
-				cache[nc].path = m[i].path;
-				cache[nc].blob = blob;
-				cache[nc].len = blen;
-				nc++;
-			}
 			if (blob)
 				r |= ft_writer_add(w, FT_SEC_SYMTAB, i, blob, blen, 1);
 		}
 	}
-	if (!r && len)
-		r = ft_writer_add(w, FT_SEC_MODULES, 0, text, len, 1);
-	for (size_t k = 0; k < nc; k++)
-		free(cache[k].blob);
-	free(cache);
+	r |= ft_writer_add(w, FT_SEC_MODULES, u->mods_done, text, len, 1);
 	free(text);
+	if (!r)
+		u->mods_done = end;
 	return r;
 }
 
-static int write_stackmap(struct ft_urecord *u, struct ft_writer *w)
+/*
+ * The stacks inserted since the last chunk; when final, also every stack
+ * whose reference count moved (the file ends with the final counts), and
+ * the map's counters in META.
+ */
+static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
 {
-	struct ft_stackmap sm = {0};
 	size_t len, blen = 0;
-	void *mem = ft_session_stackmap_mem(u->h, &len), *blob;
-	int r;
+	void *blob;
+	int r = 0;
 
-	char meta[512];
-	int n;
+	if (!u->sm_state) {
+		void *mem = ft_session_stackmap_mem(u->h, &len);
 
-	if (!mem || ft_stackmap_attach(&sm, mem, len))
-		return 0;
-	blob = ft_stackmap_export_bin(&sm, &blen);
-	if (!blob)
-		return -1;
-	r = ft_writer_add(w, FT_SEC_STACKMAP, 0, blob, blen, 1);
-	free(blob);
-	/* capacity, successes, drops for `ftrail stackmap stat` */
-	n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&sm, "user", meta, sizeof(meta)) : -1;
-	if (n > 0 && (size_t)n < sizeof(meta))
-		r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
-	{
-		struct ft_stackmap_stat st;
-		char line[320];
-
-		ft_stackmap_get_stat(&sm, &st);
-		if (ft_smap_full_line(line, sizeof(line), "user",
-				      (unsigned int)__builtin_ctz(st.max_entries | 1u << 31), st.entries,
-				      st.successes, st.drops))
-			add_warning(u, "%s", line);
+		u->sm_state = -1;
+		if (mem && !ft_stackmap_attach(&u->sm, mem, len)) {
+			u->sm_seen = calloc(ft_stackmap_table_size(&u->sm), sizeof(*u->sm_seen));
+			if (!u->sm_seen)
+				return -1;
+			u->sm_state = 1;
+		}
 	}
+	if (u->sm_state < 0)
+		return 0;
+	/* nothing new can be there when every pool element taken was written */
+	if (!final && ft_stackmap_nr_entries(&u->sm) <= u->sm_exported)
+		return 0;
+	blob = ft_stackmap_export_delta(&u->sm, u->sm_seen, final, &blen);
+	if (blob) {
+		struct ft_fsmb_header h;
+
+		memcpy(&h, blob, sizeof(h));
+		if (!final)
+			u->sm_exported += h.nr_stacks;
+		r = ft_writer_add(w, FT_SEC_STACKMAP, 0, blob, blen, 1);
+		free(blob);
+	} else if (errno && errno != EBUSY) {
+		return -1;
+	}
+	if (final) {
+		char meta[512];
+		/* capacity, successes, drops for `ftrail stackmap stat` */
+		int n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&u->sm, "user", meta,
+									 sizeof(meta))
+					       : -1;
+
+		if (n > 0 && (size_t)n < sizeof(meta))
+			r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
+		/* final runs on the drain thread, the writer thread stopped: add_warning is safe */
+		{
+			struct ft_stackmap_stat st;
+			char line[320];
+
+			ft_stackmap_get_stat(&u->sm, &st);
+			if (ft_smap_full_line(line, sizeof(line), "user",
+					      (unsigned int)__builtin_ctz(st.max_entries | 1u << 31),
+					      st.entries, st.successes, st.drops))
+				add_warning(u, "%s", line);
+		}
+	}
+	return r;
+}
+
+/*
+ * Write what readers need to name the records drained so far: modules
+ * (and their symbols), functions, stacks -- before the chunk that uses
+ * them (tracefile.h: a cut file reads with names).  final: everything
+ * left, at the end.  Called by the writer thread before each queued chunk
+ * and by the drain loop before what it writes itself; u->sync_lock makes
+ * them take turns (the cursors and the symbol cache are its).  Returns 0,
+ * or -1 with errno.
+ */
+static int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final)
+{
+	int r = 0;
+
+	if (!u->h)
+		return 0;
+	pthread_mutex_lock(&u->sync_lock);
+	r |= sync_modules(u, w, final);
+	r |= sync_funcs(u, w, final);
+	r |= sync_stackmap(u, w, final);
+	pthread_mutex_unlock(&u->sync_lock);
 	return r;
 }
 
@@ -1515,6 +1637,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 			usleep(1000);
 		snprintf(err, errlen, "cannot execute %s: %s", u->o->argv[0],
 			 strerror(u->exec_errno));
+		res->not_run = 1;
 		return -1;
 	}
 	if (u->area)
@@ -1577,9 +1700,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 					    u->o->argv[0]);
 		}
 		ft_rb_area_totals(u->area, &tot);
-		wr |= write_funcs(u, w);
-		wr |= write_modules(u, w);
-		wr |= write_stackmap(u, w);
+		wr |= sync_tables(u, w, 1);
 		wr |= write_tasks(u, w);
 		wr |= write_meta(u, w, &tot, stopped);
 		res->lost = tot.lost;
@@ -1603,7 +1724,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		res->core_dumped = res->signaled && WCOREDUMP(u->main_status);
 	}
 	if (wr) {
-		snprintf(err, errlen, "cannot write %s: %s", u->o->output, strerror(errno));
+		snprintf(err, errlen, "cannot write the trace: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -1648,5 +1769,12 @@ void ft_urecord_destroy(struct ft_urecord *u)
 	free(u->tasks);
 	free(u->page);
 	free(u->warn);
+	free(u->sm_seen);
+	for (size_t k = 0; k < u->nr_symc; k++) {
+		free(u->symc[k].path);
+		free(u->symc[k].blob);
+	}
+	free(u->symc);
+	pthread_mutex_destroy(&u->sync_lock);
 	free(u);
 }

@@ -35,6 +35,7 @@ struct ft_urecord_result {
 	uint64_t size_bytes; /* the shared memory's size: the bound of peak_bytes */
 	uint64_t block_waits; /* block mode: page switches that waited for the recorder */
 	uint64_t block_wait_ns; /* ... time spent waiting, all threads */
+	int not_run;         /* the program could not be executed: nothing recorded */
 };
 
 /*

@@ -50,7 +50,10 @@ if $FTRAIL stackmap stat -i plain.dat >plain.out 2>plain.err; then
 else
 	grep -qx "ftrail: plain.dat: no user stack map in this trace.*" plain.err || fail "$(cat plain.err)"
 fi
-# a corrupt trace file: one line, no crash
+# a trace cut before its stack map: the cut-short warning, then one error line, no crash
 head -c 100 t.dat >cut.dat
-expect_fail "ftrail: *" $FTRAIL stackmap show -i cut.dat
+$FTRAIL stackmap show -i cut.dat >cut.out 2>cut.err && fail "stackmap show of a cut file succeeded"
+[ "$(grep -vc '^ftrail: warning: ' cut.err)" = 1 ] || fail "want one error line: $(cat cut.err)"
+grep -q '^ftrail: warning: cut.dat was cut short' cut.err || fail "no cut-short warning: $(cat cut.err)"
+tail -n 1 cut.err | grep -q '^ftrail: cut.dat: ' || fail "no error line: $(cat cut.err)"
 exit 0

@@ -1,4 +1,4 @@
-# description: every reader command on mutated trace files (tests/fuzz/mutate.py on the fuzz seeds): no crash, no hang, and a failure ends with one "ftrail: ..." line
+# description: every reader command on mutated trace files (tests/fuzz/mutate.py on the fuzz seeds): no crash, no hang, a failure ends with one "ftrail: ..." line, and show/report/stacks never print something other than for the intact file without a warning or an error (checksums)
 # requires: python3
 # asan: yes
 # The in-process fuzz target (tests/fuzz/) covers the library readers; this
@@ -14,7 +14,7 @@ C=$TOP/tests/fuzz/corpus
 seeds="kern-sched-nop kern-graph-stacks kern-offcpu-ustack kern-fullstacks kern-exec-dataloc
 uev-types uev-stacktrace uev-snapshot
 func-stackmap real-graph-stacks threads lost-z kall"
-runs=0 fails=0
+runs=0 fails=0 silent=0
 
 # check NAME CMD...: exit 0, or 1 with one "ftrail: " error line last on stderr
 # (after warnings, if any); never a signal (>128), a sanitizer abort or the
@@ -24,6 +24,7 @@ check() {
 	shift
 	timeout 20 "$@" >out 2>err </dev/null
 	rc=$?
+	last_rc=$rc
 	runs=$((runs + 1))
 	if [ $rc -ne 0 ]; then
 		# warnings (a file cut short...) may come first: "ftrail: warning: "
@@ -35,16 +36,32 @@ check() {
 	fi
 }
 
+# same NAME BASE: after a check, the output must equal the intact file's
+# (BASE) unless the command failed or warned; a mutation that changes what
+# is printed with exit 0 and no warning is a silent change
+same() {
+	if [ "$last_rc" -eq 0 ] && ! grep -q '^ftrail: warning: ' err && ! cmp -s out "$2"; then
+		echo "SILENT: $1: output changed with exit 0 and no warning"
+		silent=$((silent + 1))
+	fi
+}
+
 for s in $seeds; do
 	[ -r "$C/$s" ] || fail "missing seed $C/$s"
 	python3 "$TOP/tests/fuzz/mutate.py" "$C/$s" "m-$s" "$N" "${FTRAIL_MUTATE_SEED:-7}" || fail "mutate.py"
+	$FTRAIL show -i "$C/$s" >base-show 2>/dev/null
+	$FTRAIL report -i "$C/$s" >base-report 2>/dev/null
+	$FTRAIL stacks -i "$C/$s" >base-stacks 2>/dev/null
 	for i in $(seq 0 $((N - 1))); do
 		m=m-$s.$i
 		check "show $m" $FTRAIL show -i $m
+		same "show $m" base-show
 		check "show opts $m" $FTRAIL show -i $m --expand-stacks -O sym-offset -O latency-format
 		check "show snapshot $m" $FTRAIL show --snapshot -i $m
 		check "report $m" $FTRAIL report -i $m
+		same "report $m" base-report
 		check "stacks $m" $FTRAIL stacks -i $m
+		same "stacks $m" base-stacks
 		check "stacks folded $m" $FTRAIL stacks --folded -i $m
 		check "latency $m" $FTRAIL latency -i $m --from 'sched:*' --to sched:sched_switch --key cpu --label prev_comm
 		check "offcpu $m" $FTRAIL offcpu -i $m --samples --threshold 0
@@ -58,5 +75,6 @@ for s in $seeds; do
 		rm -f $m
 	done
 done
-echo "$runs runs on mutated files, $fails bad"
+echo "$runs runs on mutated files, $fails bad, $silent silent changes"
 [ $fails -eq 0 ] || fail "$fails of $runs reader runs crashed, hung or failed without one clear line"
+[ $silent -eq 0 ] || fail "$silent mutated files changed show/report/stacks output without a warning"

@@ -5,13 +5,21 @@
 need_cmd python3
 seed=$TOP/tests/fuzz/corpus/kern-sched-nop
 # rename sched_switch's prev_state field; its print fmt still reads REC->prev_state
-python3 - "$seed" <<'PY' || fail "cannot build the hostile file"
-import sys
+# (the sections are written back with their checksums, so the format
+# reaches libtraceevent instead of failing the KFORMATS checksum)
+python3 - "$seed" "$TOP/tests/fuzz/shrink.py" <<'PY' || fail "cannot build the hostile file"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("shrink", sys.argv[2])
+sh = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(sh)
 d = open(sys.argv[1], "rb").read()
 a = b"field:long prev_state;"
 assert d.count(a) == 1, "seed changed: no prev_state field"
 open("good.dat", "wb").write(d)
-open("bad.dat", "wb").write(d.replace(a, b"field:long prev_esatt;"))
+out = bytearray(d[:24])
+for typ, fl, sid, body in sh.sections(d):
+    sh.add_section(out, typ, fl, sid, body.replace(a, b"field:long prev_esatt;"))
+open("bad.dat", "wb").write(out)
 PY
 $FTRAIL show -i good.dat >good.out 2>err || fail "show good: $(cat err)"
 grep -q 'sched_switch: prev_comm=' good.out || fail "the seed does not print sched_switch: $(head good.out)"
@@ -45,7 +53,7 @@ for typ, fl, sid, body in sh.sections(d):
                 blobs += [blobs[-1]] * 40
         body = b"".join(struct.pack("<I", len(n)) + n + struct.pack("<I", len(x)) + x
                         for n, x in blobs)
-    out += sh.SEC.pack(typ, fl, sid, len(body), len(body)) + body
+    sh.add_section(out, typ, fl, sid, body)
 open("many.dat", "wb").write(out)
 PY
 expect_fail "ftrail: many.dat: kernel formats: more than * of them crash libtraceevent" \

@@ -15,7 +15,7 @@ import random
 import struct
 import sys
 
-SEC = struct.Struct("<IIQQQ")
+SEC = struct.Struct("<IIQQQII")  # a section header (tracefile.h), checksums last
 INTS = [0, 1, 2, 7, 8, 0x7f, 0x80, 0xff, 0x100, 0xffff, 0x7fffffff, 0x80000000,
         0xffffffff, 0x100000000, 0x7fffffffffffffff, 0xffffffffffffffff]
 
@@ -27,7 +27,7 @@ def section_offsets(d):
         return offs
     off = struct.unpack_from("<I", d, 12)[0]
     while off + SEC.size <= len(d) and len(offs) < 4096:
-        typ, fl, sid, disk, raw = SEC.unpack_from(d, off)
+        typ, fl, sid, disk, raw, _crc, _hcrc = SEC.unpack_from(d, off)
         offs.append(off)
         if disk > len(d):
             break
@@ -60,7 +60,7 @@ def mutate(d, rnd):
                 put_int(d, rnd.randrange(n - w), w, rnd.choice(INTS) + rnd.choice([0, 0, 1, -1]))
         elif op == 3 and secs:  # a section header field
             h = rnd.choice(secs)
-            field = rnd.choice([(0, 4), (4, 4), (8, 8), (16, 8), (24, 8)])
+            field = rnd.choice([(0, 4), (4, 4), (8, 8), (16, 8), (24, 8), (32, 4), (36, 4)])
             put_int(d, h + field[0], field[1], rnd.choice(INTS) + rnd.choice([0, 1, -1]))
         elif op == 4:  # cut short
             del d[rnd.randrange(n):]

@@ -28,7 +28,7 @@ command -v "$CC" >/dev/null || { echo "needs clang with libFuzzer"; exit 77; }
 # into), built with coverage; the same include paths and libraries as the
 # Makefile.
 SRC="tests/fuzz/fuzz_reader.c $(ls analysis/*.c core/*.c)"
-PKGS="libtracefs libtraceevent libzstd libelf libdw"
+PKGS="libtracefs libtraceevent libzstd libelf libdw zlib"
 # shellcheck disable=SC2086
 if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \

@@ -17,17 +17,24 @@ are.  Decompression uses the zstd command.
 import struct
 import subprocess
 import sys
+import zlib
 
 MAGIC = b"FTRAIL\r\n"
-SEC = struct.Struct("<IIQQQ")
+SEC = struct.Struct("<IIQQQII")  # a section header, checksums last (tracefile.h)
 KALLSYMS, SYMTAB, KFORMATS = 5, 4, 8
+
+
+def add_section(out, typ, fl, sid, body):
+    """Append a section (uncompressed body) to out with its checksums."""
+    h = struct.pack("<IIQQQI", typ, fl, sid, len(body), len(body), zlib.crc32(body))
+    out += h + struct.pack("<I", zlib.crc32(h, zlib.crc32(struct.pack("<Q", len(out))))) + body
 
 
 def sections(data):
     ver, hsize, flags = struct.unpack_from("<IIQ", data, 8)
     off = hsize
     while off + SEC.size <= len(data):
-        typ, fl, sid, disk, raw = SEC.unpack_from(data, off)
+        typ, fl, sid, disk, raw, _crc, _hcrc = SEC.unpack_from(data, off)
         off += SEC.size
         body = data[off:off + disk]
         off += disk
@@ -97,7 +104,7 @@ def main():
             body = shrink_kformats(body, names)
         elif names is not None and typ == SYMTAB:
             body = shrink_symtab(body, names)
-        out += SEC.pack(typ, fl, sid, len(body), len(body)) + body
+        add_section(out, typ, fl, sid, body)
     open(sys.argv[2], "wb").write(out)
 
 

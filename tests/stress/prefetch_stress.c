@@ -211,8 +211,8 @@ int main(int argc, char **argv)
 	if (fd < 0)
 		die("mkstemp");
 	close(fd);
-	w = ft_writer_open(path, 3);
-	if (!w || mk_tables(w, "function_graph", NULL, 1) || make_trace(w) || ft_writer_close(w))
+	w = ft_writer_open(path, 3, NULL, 0);
+	if (!w || mk_tables(w, "function_graph", NULL, 1) || make_trace(w) || ft_writer_close(w, NULL, 0))
 		die("writing the trace");
 	t = ft_trace_open(path, err, sizeof(err));
 	if (!t)

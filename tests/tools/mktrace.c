@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tests/tools/mktrace.h"
 
@@ -34,6 +35,45 @@ static void patch(const char *path, long off, const void *p, size_t len)
 	if (fd < 0 || pwrite(fd, p, len, off) != (ssize_t)len)
 		die("patch failed");
 	close(fd);
+}
+
+/* On-disk size of a section header (checksums last, core/tracefile.h). */
+#define SH ((long)sizeof(struct ft_section_hdr))
+
+/*
+ * After a scenario patched a header or payload, recompute every section's
+ * checksums (tracefile.h), so the hostile value reaches the check it was
+ * written for instead of failing the checksum.
+ */
+static void reseal(const char *path)
+{
+	FILE *f = fopen(path, "r+b");
+	unsigned char *d;
+	long n, off = 24;
+
+	if (!f || fseek(f, 0, SEEK_END) || (n = ftell(f)) < 24 || fseek(f, 0, SEEK_SET))
+		die("reseal: read failed");
+	d = malloc((size_t)n);
+	if (!d || fread(d, 1, (size_t)n, f) != (size_t)n)
+		die("reseal: read failed");
+	while (off + SH <= n) {
+		struct ft_section_hdr h;
+		uint64_t o = (uint64_t)off;
+		uint32_t c;
+
+		memcpy(&h, d + off, sizeof(h));
+		if (h.disk_size > (uint64_t)(n - off - SH))
+			break;
+		c = (uint32_t)crc32(0, d + off + SH, (uInt)h.disk_size);
+		memcpy(d + off + 32, &c, 4);
+		c = (uint32_t)crc32(0, (const Bytef *)&o, 8);
+		c = (uint32_t)crc32(c, d + off, (uInt)SH - 4);
+		memcpy(d + off + 36, &c, 4);
+		off += SH + (long)h.disk_size;
+	}
+	if (fseek(f, 0, SEEK_SET) || fwrite(d, 1, (size_t)n, f) != (size_t)n || fclose(f))
+		die("reseal: write failed");
+	free(d);
 }
 
 static long file_size(const char *path)
@@ -67,7 +107,7 @@ static long find_section(const char *path, uint32_t type)
 
 static int build(const char *scen, const char *out, int z)
 {
-	struct ft_writer *w = ft_writer_open(out, 3);
+	struct ft_writer *w = ft_writer_open(out, 3, NULL, 0);
 	const char *tracer = !strcmp(scen, "func") ? "function" : "function_graph";
 	int ret;
 
@@ -91,7 +131,7 @@ static int build(const char *scen, const char *out, int z)
 
 		ret |= ft_writer_add(w, FT_SEC_KALLSYMS, 0, ks, sizeof(ks) - 1, z);
 	}
-	ret |= ft_writer_close(w);
+	ret |= ft_writer_close(w, NULL, 0);
 	return ret;
 }
 
@@ -120,8 +160,8 @@ int main(int argc, char **argv)
 	    !strcmp(scen, "lost") || !strcmp(scen, "unwind") || !strcmp(scen, "kall"))
 		return 0;
 	if (!strcmp(scen, "cut")) {
-		/* drop END (32 bytes) and the tail of the last UDATA chunk */
-		if (truncate(out, file_size(out) - 32 - 12) < 0)
+		/* drop END (one header) and the tail of the last UDATA chunk */
+		if (truncate(out, file_size(out) - SH - 12) < 0)
 			die("truncate failed");
 	} else if (!strcmp(scen, "badmagic")) {
 		patch(out, 0, "FTRAIX", 6);
@@ -140,20 +180,20 @@ int main(int argc, char **argv)
 	} else if (!strcmp(scen, "badpage")) {
 		uint32_t size = 1u << 30; /* page size beyond the buffer */
 
-		patch(out, find_section(out, FT_SEC_UDATA) + 32 + 8, &size, 4);
+		patch(out, find_section(out, FT_SEC_UDATA) + SH + 8, &size, 4);
 	} else if (!strcmp(scen, "badext")) {
 		/* first record of the graph page -> an EXT claiming 1000 words */
 		uint32_t wd = ft_rec_ext(FT_EXT_MARKER, 1000, 0);
 
-		patch(out, find_section(out, FT_SEC_UDATA) + 32 + 32, &wd, 4);
+		patch(out, find_section(out, FT_SEC_UDATA) + SH + 32, &wd, 4);
 	} else if (!strcmp(scen, "baddepth")) {
 		uint16_t d = 65535; /* a page that says it starts 65535 calls deep */
 
-		patch(out, find_section(out, FT_SEC_UDATA) + 32 + 26, &d, 2);
+		patch(out, find_section(out, FT_SEC_UDATA) + SH + 26, &d, 2);
 	} else if (!strcmp(scen, "badfsmb")) {
 		uint32_t n = 0x7fffffff;
 
-		patch(out, find_section(out, FT_SEC_STACKMAP) + 32 + 8, &n, 4);
+		patch(out, find_section(out, FT_SEC_STACKMAP) + SH + 8, &n, 4);
 	} else if (!strcmp(scen, "badsymtab")) {
 		uint32_t n = 0x7fffffff;
 		long off = find_section(out, FT_SEC_SYMTAB);
@@ -165,16 +205,18 @@ int main(int argc, char **argv)
 		fclose(f);
 		if (h.flags & FT_SF_ZSTD)
 			die("badsymtab needs an uncompressed file (no -z)");
-		patch(out, off + 32, &n, 4);
+		patch(out, off + SH, &n, 4);
 	} else if (!strcmp(scen, "badzstd")) {
 		long off = find_section(out, FT_SEC_SYMTAB); /* flagged zstd, payload junk */
 		unsigned char junk[8] = {0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef};
 		uint32_t fl = FT_SF_ZSTD;
 
 		patch(out, off + 4, &fl, 4);
-		patch(out, off + 32, junk, sizeof(junk));
+		patch(out, off + SH, junk, sizeof(junk));
 	} else {
 		die("unknown scenario");
 	}
+	if (strcmp(scen, "cut"))
+		reseal(out);
 	return 0;
 }

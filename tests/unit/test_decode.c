@@ -29,14 +29,14 @@ typedef int (*scen_fn)(struct ft_writer *w, int compress);
 
 static struct ft_trace *make(scen_fn fn, const char *tracer, int compress)
 {
-	struct ft_writer *w = ft_writer_open(path, 3);
+	struct ft_writer *w = ft_writer_open(path, 3, NULL, 0);
 	struct ft_trace *t;
 	char err[512];
 
 	assert_non_null(w);
 	assert_int_equal(mk_tables(w, tracer, NULL, compress), 0);
 	assert_int_equal(fn(w, compress), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	t = ft_trace_open(path, err, sizeof(err));
 	if (!t)
 		fail_msg("open: %s", err);
@@ -245,7 +245,7 @@ static void test_func_stacks(void **state)
 /* Corrupt buffers: one clear error from next(), never a crash. */
 static void corrupt_case(void (*build)(struct mk_buf *b), const char *needle)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	struct ft_trace *t;
 	struct ft_event ev;
 	struct mk_buf b;
@@ -257,7 +257,7 @@ static void corrupt_case(void (*build)(struct mk_buf *b), const char *needle)
 	build(&b);
 	assert_int_equal(ft_writer_add(w, FT_SEC_UDATA, 0, b.data, b.len, 0), 0);
 	mk_free(&b);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	t = ft_trace_open(path, err, sizeof(err));
 	assert_non_null(t);
 	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
@@ -350,11 +350,11 @@ static void test_corrupt_records(void **state)
 static void expect_trace_open_error(const char *meta_or_null, uint32_t type, const void *p,
 				    size_t n, const char *needle)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	char err[512];
 
 	assert_int_equal(ft_writer_add(w, type, 0, p, n, 0), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	assert_null(ft_trace_open(path, err, sizeof(err)));
 	if (!strstr(err, needle))
 		fail_msg("error '%s' lacks '%s'", err, needle);
@@ -371,13 +371,13 @@ static void test_corrupt_tables(void **state)
 	expect_trace_open_error(NULL, FT_SEC_STACKMAP, fsmb, sizeof(fsmb), "STACKMAP");
 	{
 		/* a SYMTAB for module 0 that claims 100 symbols in 8 bytes */
-		struct ft_writer *w = ft_writer_open(path, 1);
+		struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 		const char *mods = "1 1000 2000 0 - /x\n";
 		char err[512];
 
 		ft_writer_add(w, FT_SEC_MODULES, 0, mods, strlen(mods), 0);
 		ft_writer_add(w, FT_SEC_SYMTAB, 0, symtab, sizeof(symtab), 0);
-		ft_writer_close(w);
+		ft_writer_close(w, NULL, 0);
 		assert_null(ft_trace_open(path, err, sizeof(err)));
 		assert_non_null(strstr(err, "claims 100 symbols"));
 	}
@@ -495,12 +495,12 @@ static void test_comm_rename(void **state)
 
 static void test_no_clock_warns(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	struct ft_trace *t;
 	char err[256];
 
 	ft_writer_add(w, FT_SEC_META, 0, "tracer=nop\n", 11, 0);
-	ft_writer_close(w);
+	ft_writer_close(w, NULL, 0);
 	t = ft_trace_open(path, err, sizeof(err));
 	assert_non_null(t);
 	assert_int_equal(ft_trace_nr_warnings(t), 1);

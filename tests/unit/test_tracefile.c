@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <zlib.h>
 
 #include "core/tracefile.h"
 
@@ -47,9 +48,29 @@ static void *read_whole(size_t *n)
 	return buf;
 }
 
+/* On-disk section header (tracefile.h): 40 bytes, checksums last. */
+#define SH 40u
+
+/*
+ * After a test edits the section header at off (and maybe its payload),
+ * recompute its checksums so the reader's later checks are what is tested.
+ */
+static void reseal(char *all, size_t off)
+{
+	uint64_t disk, o = off;
+	uint32_t c;
+
+	memcpy(&disk, all + off + 16, 8);
+	c = (uint32_t)crc32(0, (const Bytef *)all + off + SH, (uInt)disk);
+	memcpy(all + off + 32, &c, 4);
+	c = (uint32_t)crc32(0, (const Bytef *)&o, 8);
+	c = (uint32_t)crc32(c, (const Bytef *)all + off, SH - 4);
+	memcpy(all + off + 36, &c, 4);
+}
+
 static void test_roundtrip(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 3);
+	struct ft_writer *w = ft_writer_open(path, 3, NULL, 0);
 	char big[10000], err[256];
 	struct ft_reader *r;
 	const struct ft_section *s;
@@ -67,7 +88,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, "tracer=function_graph\n", 22, 0), 0);
 	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, "", 0, 0), 0);
 	assert_true(ft_writer_bytes(w) > 24);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
@@ -109,9 +130,9 @@ static void test_existing_file_becomes_0600(void **state)
 	struct stat st;
 
 	chmod(path, 0644);
-	w = ft_writer_open(path, 1);
+	w = ft_writer_open(path, 1, NULL, 0);
 	assert_non_null(w);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
@@ -142,7 +163,7 @@ static void *writer_thread(void *arg)
 /* Several drain threads at once: every section lands whole, in order per id. */
 static void test_concurrent_writers(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	pthread_t th[NTHR];
 	struct thr a[NTHR];
 	struct ft_reader *r;
@@ -161,7 +182,7 @@ static void test_concurrent_writers(void **state)
 		pthread_join(th[i], &ret);
 		assert_null(ret);
 	}
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	assert_int_equal(ft_reader_nr_sections(r), NTHR * NSEC);
@@ -182,12 +203,12 @@ static void test_concurrent_writers(void **state)
 
 static void make_small(void)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 
 	assert_non_null(w);
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, "a=1\n", 4, 0), 0);
 	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, "1 1 x\n", 6, 0), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 }
 
 /* A file without END, or with its last section cut: read with truncated set. */
@@ -201,21 +222,21 @@ static void test_cut_short(void **state)
 	make_small();
 	all = read_whole(&n);
 	/* no END: both sections */
-	write_file(all, n - 32);
+	write_file(all, n - SH);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	assert_true(ft_reader_truncated(r));
 	assert_int_equal(ft_reader_nr_sections(r), 2);
 	ft_reader_close(r);
 	/* cut inside the TASKS payload: META only */
-	write_file(all, n - 32 - 3);
+	write_file(all, n - SH - 3);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	assert_true(ft_reader_truncated(r));
 	assert_int_equal(ft_reader_nr_sections(r), 1);
 	ft_reader_close(r);
 	/* cut inside a section header */
-	write_file(all, n - 32 - 6 - 10);
+	write_file(all, n - SH - 6 - 10);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
 	assert_int_equal(ft_reader_nr_sections(r), 1);
@@ -247,17 +268,18 @@ static void test_hostile_headers(void **state)
 
 	make_small();
 	all = read_whole(&n);
-	v = 2;
+	v = 3;
 	memcpy(all + 8, &v, 4);
 	write_file(all, n);
-	expect_open_error("unsupported trace file version 2");
+	expect_open_error("unsupported trace file version 3");
 
 	free(all);
 	all = read_whole(&n);
-	v = 1;
+	v = FT_FILE_VERSION;
 	memcpy(all + 8, &v, 4);
 	v = 99; /* unknown section type */
 	memcpy(all + 24, &v, 4);
+	reseal(all, 24);
 	write_file(all, n);
 	expect_open_error("unknown section type 99");
 
@@ -265,6 +287,7 @@ static void test_hostile_headers(void **state)
 	memcpy(all + 24, &v, 4);
 	v = 0x80; /* unknown flag */
 	memcpy(all + 28, &v, 4);
+	reseal(all, 24);
 	write_file(all, n);
 	expect_open_error("unknown flags");
 
@@ -272,11 +295,13 @@ static void test_hostile_headers(void **state)
 	memcpy(all + 28, &v, 4);
 	q = 1ull << 40; /* raw size beyond the limit */
 	memcpy(all + 24 + 24, &q, 8);
+	reseal(all, 24);
 	write_file(all, n);
 	expect_open_error("bad sizes");
 
 	q = 4;
 	memcpy(all + 24 + 24, &q, 8);
+	reseal(all, 24);
 	/* data after END */
 	{
 		char *more = malloc(n + 5);
@@ -298,7 +323,7 @@ static void test_hostile_headers(void **state)
 /* A compressed section whose payload is junk or lies about its size. */
 static void test_corrupt_compressed(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 	char big[4096], err[256];
 	struct ft_reader *r;
 	const struct ft_section *s;
@@ -308,11 +333,12 @@ static void test_corrupt_compressed(void **state)
 
 	memset(big, 'x', sizeof(big));
 	assert_int_equal(ft_writer_add(w, FT_SEC_UDATA, 0, big, sizeof(big), 1), 0);
-	assert_int_equal(ft_writer_close(w), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
 	all = read_whole(&n);
 	/* declared raw size smaller than the real output */
 	raw = 100;
 	memcpy(all + 24 + 24, &raw, 8);
+	reseal(all, 24);
 	write_file(all, n);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
@@ -323,6 +349,7 @@ static void test_corrupt_compressed(void **state)
 	/* declared larger than the real output */
 	raw = 8192;
 	memcpy(all + 24 + 24, &raw, 8);
+	reseal(all, 24);
 	write_file(all, n);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
@@ -332,7 +359,8 @@ static void test_corrupt_compressed(void **state)
 	/* junk payload */
 	raw = 4096;
 	memcpy(all + 24 + 24, &raw, 8);
-	memset(all + 24 + 32, 0x5a, 8);
+	memset(all + 24 + SH, 0x5a, 8);
+	reseal(all, 24);
 	write_file(all, n);
 	r = ft_reader_open(path, err, sizeof(err));
 	assert_non_null(r);
@@ -342,16 +370,170 @@ static void test_corrupt_compressed(void **state)
 	free(all);
 }
 
+static int has_warning(struct ft_reader *r, const char *needle)
+{
+	for (size_t i = 0; i < ft_reader_nr_warnings(r); i++)
+		if (strstr(ft_reader_warning(r, i), needle))
+			return 1;
+	return 0;
+}
+
+/*
+ * Checksums: a changed payload byte drops that section (named) and the rest
+ * is read; a changed header byte ends the index there; sections swapped or
+ * duplicated whole (each sound on its own) are caught by the offset bound
+ * into the header's checksum.
+ */
+static void test_checksums(void **state)
+{
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
+	size_t n, len, off2;
+	struct ft_reader *r;
+	char err[256], *all, *p;
+
+	assert_non_null(w);
+	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, "a=1\n", 4, 0), 0);
+	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, "1 1 x\n", 6, 0), 0);
+	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 1, "2 2 y\n", 6, 0), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
+	all = read_whole(&n);
+	off2 = 24 + SH + 4; /* the first TASKS header */
+
+	/* sound: no warning */
+	r = ft_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_int_equal(ft_reader_nr_warnings(r), 0);
+	assert_int_equal(ft_reader_nr_sections(r), 3);
+	ft_reader_close(r);
+
+	/* a payload byte: META dropped and named, both TASKS still there */
+	all[24 + SH] ^= 0x01;
+	write_file(all, n);
+	r = ft_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_true(has_warning(r, "corrupt META section (id 0) at offset 24"));
+	assert_int_equal(ft_reader_nr_sections(r), 2);
+	assert_false(ft_reader_truncated(r));
+	p = ft_reader_load_all(r, FT_SEC_TASKS, UINT64_MAX, &len, err, sizeof(err));
+	assert_non_null(p);
+	assert_int_equal(len, 12);
+	free(p);
+	ft_reader_close(r);
+	all[24 + SH] ^= 0x01;
+
+	/* a header byte (the id): the index ends before it */
+	all[off2 + 8] ^= 0x04;
+	write_file(all, n);
+	r = ft_reader_open(path, err, sizeof(err));
+	assert_non_null(r);
+	assert_true(has_warning(r, "corrupt section header at offset"));
+	assert_int_equal(ft_reader_nr_sections(r), 1);
+	assert_true(ft_reader_truncated(r));
+	ft_reader_close(r);
+	all[off2 + 8] ^= 0x04;
+
+	/* the two TASKS sections swapped: each whole and sound, at the wrong place */
+	{
+		char tmp[SH + 6];
+		size_t off3 = off2 + SH + 6;
+
+		memcpy(tmp, all + off2, sizeof(tmp));
+		memcpy(all + off2, all + off3, sizeof(tmp));
+		memcpy(all + off3, tmp, sizeof(tmp));
+		write_file(all, n);
+		r = ft_reader_open(path, err, sizeof(err));
+		assert_non_null(r);
+		assert_true(has_warning(r, "corrupt section header"));
+		assert_int_equal(ft_reader_nr_sections(r), 1);
+		ft_reader_close(r);
+	}
+	free(all);
+}
+
+/*
+ * The writer goes through PATH.partial: the previous file stays whole until
+ * close, an abort leaves it as it was (the partial kept or removed), a
+ * symbolic link at PATH is refused, a stale partial is replaced and a
+ * partial in use (locked) is not.
+ */
+static void test_atomic_output(void **state)
+{
+	char tmp[80], link[80], err[256], *all;
+	struct ft_writer *w, *w2;
+	struct ft_reader *r;
+	struct stat st;
+	size_t n;
+
+	snprintf(tmp, sizeof(tmp), "%s.partial", path);
+	make_small();
+	all = read_whole(&n);
+
+	/* aborted (not kept): the old file, no partial */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	assert_non_null(w);
+	assert_int_equal(stat(tmp, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	ft_writer_add(w, FT_SEC_META, 0, "b=2\n", 4, 0);
+	ft_writer_abort(w, 0);
+	assert_int_equal(stat(tmp, &st), -1);
+	{
+		size_t m;
+		char *now = read_whole(&m);
+
+		assert_int_equal(m, n);
+		assert_memory_equal(now, all, n);
+		free(now);
+	}
+
+	/* kept: the partial reads as cut short, the old file untouched */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	ft_writer_add(w, FT_SEC_META, 0, "b=2\n", 4, 0);
+	ft_writer_abort(w, 1);
+	r = ft_reader_open(tmp, err, sizeof(err));
+	assert_non_null(r);
+	assert_true(ft_reader_truncated(r));
+	assert_string_equal(ft_reader_meta(r, "b"), "2");
+	ft_reader_close(r);
+
+	/* the next writer replaces that stale partial, and says so */
+	w = ft_writer_open(path, 1, err, sizeof(err));
+	assert_non_null(w);
+	assert_true(ft_writer_replaced_stale(w));
+	/* ... while a second one finds it in use */
+	w2 = ft_writer_open(path, 1, err, sizeof(err));
+	assert_null(w2);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(err, "another ftrail is writing"));
+	assert_int_equal(ft_writer_close(w, err, sizeof(err)), 0);
+	assert_int_equal(stat(tmp, &st), -1);
+
+	/* a symbolic link at the target: refused, its target untouched */
+	snprintf(link, sizeof(link), "%s.link", path);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(stat(path, &st), 0);
+	n = (size_t)st.st_size;
+	assert_null(ft_writer_open(link, 1, err, sizeof(err)));
+	assert_int_equal(errno, ELOOP);
+	assert_non_null(strstr(err, "is a symbolic link: not following it"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal((size_t)st.st_size, n);
+	unlink(link);
+
+	/* "-" is no file name */
+	assert_null(ft_writer_open("-", 1, err, sizeof(err)));
+	free(all);
+}
+
 static void test_writer_rejects(void **state)
 {
-	struct ft_writer *w = ft_writer_open(path, 1);
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
 
 	assert_int_equal(ft_writer_add(w, FT_SEC_END, 0, "", 0, 0), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(ft_writer_add(w, FT_SEC_MAX, 0, "", 0, 0), -1);
 	assert_int_equal(ft_writer_add(w, FT_SEC_META, 0, NULL, 3, 0), -1);
-	assert_int_equal(ft_writer_close(w), 0);
-	assert_null(ft_writer_open("/nonexistent-dir/x.dat", 1));
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
+	assert_null(ft_writer_open("/nonexistent-dir/x.dat", 1, NULL, 0));
 	assert_int_equal(errno, ENOENT);
 }
 
@@ -364,6 +546,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_headers, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_corrupt_compressed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_checksums, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_output, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
 	};
 
