@@ -49,7 +49,7 @@
  *   KDATA     kernel events of one CPU (kernel/ writes and reads this);
  *             section id = cpu
  *   TASKS     text: "<pid> <tid> <comm>" per line
- *   UFORMATS  user event formats (issue 7)
+ *   UFORMATS  user event formats
  *   SNAPSHOT  UDATA of the snapshot buffer
  *
  * Sections of one type may repeat (data is written in chunks as it is

@@ -278,7 +278,7 @@ int ft_kcapture_available(char *err, size_t errlen)
 	return 0;
 }
 
-/* User events are "u:sys:event" (issue 7); every other -e name is the kernel's. */
+/* User events are "u:sys:event"; every other -e name is the kernel's. */
 int ft_kcapture_is_kernel_event(const char *name)
 {
 	return name && strncmp(name, "u:", 2) != 0;

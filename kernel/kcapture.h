@@ -43,7 +43,7 @@ int ft_kcapture_available(char *err, size_t errlen);
 
 /*
  * Does this -e name select kernel events (as opposed to user events of
- * issue 7)?  Kernel names are "sys:event", "sys" or "all" known to tracefs.
+ * the program)?  Kernel names are "sys:event", "sys" or "all" known to tracefs.
  */
 int ft_kcapture_is_kernel_event(const char *name);
 
