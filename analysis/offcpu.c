@@ -1086,7 +1086,6 @@ uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, u
 	return n;
 }
 
-#ifndef FT_OFFCPU_ENGINE_ONLY /* the unit tests build the engine alone */
 /* --- reading a trace file ------------------------------------------------- */
 
 /* tid -> tgid, and whether the thread is one of those analysed. */
@@ -1551,4 +1550,3 @@ int ft_offcpu_fold_file(const char *path, uint64_t thresh_ns, uint32_t pid, stru
 	ft_offcpu_file_close(f);
 	return rc ? -1 : 0;
 }
-#endif /* FT_OFFCPU_ENGINE_ONLY */

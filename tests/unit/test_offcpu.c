@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the off-CPU engine (analysis/offcpu.c) with synthetic
- * scheduler event sequences: perf's off-CPU threshold rule (an interval
- * at or above the threshold is a direct sample, below it is aggregated, never
+ * Unit tests of the off-CPU engine (analysis/offcpu.h) with synthetic
+ * scheduler event sequences: perf's off-CPU threshold rule (an interval at
+ * or above the threshold is a direct sample, below it is aggregated, never
  * both), intervals cut by the start/end of the recording, exits, lost
  * events, wakeups, folded output in BCC offcputime's convention, and the
  * user stack tracker.
- *
- * Unit tests link only libftrail-core.a, so the engine is compiled in here;
- * ft_folded_add (analysis/folded.c) is replaced by a recorder of lines.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,23 +17,25 @@
 
 #include <cmocka.h>
 
-#define FT_OFFCPU_ENGINE_ONLY
-#include "analysis/offcpu.c"
+#include "analysis/folded.h"
+#include "analysis/offcpu.h"
 
-/* --- a stand-in for the folded map: records the lines it is given -------- */
-struct ft_folded {
+/* The lines of a folded map, collected by ft_folded_foreach(). */
+struct folded_lines {
 	char lines[64][512];
 	uint64_t weights[64];
 	int n;
 };
 
-int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t weight)
+static int collect_line(const char *stack, size_t len, uint64_t weight, void *arg)
 {
-	if (f->n >= 64 || len >= 512)
+	struct folded_lines *fl = arg;
+
+	if (fl->n >= 64 || len >= 512)
 		return 1;
-	memcpy(f->lines[f->n], stack, len);
-	f->lines[f->n][len] = 0;
-	f->weights[f->n++] = weight;
+	memcpy(fl->lines[fl->n], stack, len);
+	fl->lines[fl->n][len] = 0;
+	fl->weights[fl->n++] = weight;
 	return 0;
 }
 
@@ -499,8 +498,11 @@ static int fake_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t 
 static void test_folded(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(3 * MS);
-	struct ft_folded f = {.n = 0};
+	struct ft_folded *fo = ft_folded_new(0);
+	struct folded_lines f = {.n = 0};
 	int found = 0;
+
+	assert_non_null(fo);
 
 	ft_offcpu_begin(oc, 0);
 	ft_offcpu_switch_in(oc, 2 * MS, 0, 40); /* cut at start, 2 ms */
@@ -510,7 +512,8 @@ static void test_folded(void **state)
 	ft_offcpu_switch_in(oc, 9 * MS, 0, 40); /* 4 ms, direct, same stack */
 	out(oc, 10 * MS, 40, S_STATE, KSTACK_B, 2, NULL, 0);
 	ft_offcpu_end(oc, 11 * MS); /* 1 ms, cut at end, kernel only */
-	assert_int_equal(ft_offcpu_fold(oc, &f, fake_sym, NULL, 1000), 0);
+	assert_int_equal(ft_offcpu_fold(oc, fo, fake_sym, NULL, 1000), 0);
+	assert_int_equal(ft_folded_foreach(fo, collect_line, &f), 0);
 	assert_int_equal(f.n, 3);
 	for (int i = 0; i < f.n; i++) {
 		if (!strcmp(f.lines[i], "prog;u30;u20;u10;-;k300;0xffffffff81000200;k100")) {
@@ -528,6 +531,7 @@ static void test_folded(void **state)
 		}
 	}
 	assert_int_equal(found, 7);
+	ft_folded_free(fo);
 	ft_offcpu_free(oc);
 }
 
