@@ -638,6 +638,34 @@ static int row_cmp(const void *pa, const void *pb)
 	return a->key.state < b->key.state ? -1 : a->key.state > b->key.state;
 }
 
+static void key_to_row(const struct keyent *e, struct ft_offcpu_row *r)
+{
+	key_to_agg(e, &r->key);
+	r->key.total = e->agg_total + e->direct_ns;
+	r->key.count = e->agg_count + e->direct;
+	r->key.blocked = e->agg_blocked + e->direct_blocked;
+	r->direct = e->direct;
+	r->direct_ns = e->direct_ns;
+	r->max = e->max;
+}
+
+int ft_offcpu_foreach_row(const struct ft_offcpu *oc,
+			  int (*fn)(const struct ft_offcpu_row *r, void *arg), void *arg)
+{
+	for (size_t i = 0; i < oc->keys_cap; i++) {
+		struct ft_offcpu_row r = {0};
+		int rc;
+
+		if (!oc->keys[i].used)
+			continue;
+		key_to_row(&oc->keys[i], &r);
+		rc = fn(&r, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr)
 {
 	struct ft_offcpu_row *rows;
@@ -652,21 +680,9 @@ struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr)
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (size_t i = 0; i < oc->keys_cap; i++) {
-		const struct keyent *e = &oc->keys[i];
-		struct ft_offcpu_row *r;
-
-		if (!e->used)
-			continue;
-		r = &rows[n++];
-		key_to_agg(e, &r->key);
-		r->key.total = e->agg_total + e->direct_ns;
-		r->key.count = e->agg_count + e->direct;
-		r->key.blocked = e->agg_blocked + e->direct_blocked;
-		r->direct = e->direct;
-		r->direct_ns = e->direct_ns;
-		r->max = e->max;
-	}
+	for (size_t i = 0; i < oc->keys_cap; i++)
+		if (oc->keys[i].used)
+			key_to_row(&oc->keys[i], &rows[n++]);
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	*nr = n;
 	return rows;
@@ -796,26 +812,31 @@ static int fold_one(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu
 	return ft_folded_add(out, b->p, b->len, weight);
 }
 
+struct fold_ctx {
+	const struct ft_offcpu *oc;
+	struct ft_folded *out;
+	ft_offcpu_sym_fn sym;
+	void *arg;
+	uint64_t unit_ns;
+	struct sbuf b;
+};
+
+/* One line per key: aggregate and direct samples of a key have the same stack. */
+static int fold_row(const struct ft_offcpu_row *r, void *arg)
+{
+	struct fold_ctx *c = arg;
+
+	return fold_one(c->oc, c->out, c->sym, c->arg, &c->b, r->key.tid, r->key.kstack,
+			r->key.ustack, r->key.cut, r->key.total / c->unit_ns);
+}
+
 int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
 		   void *arg, uint64_t unit_ns)
 {
-	struct sbuf b = {0};
-	int rc = 0;
+	struct fold_ctx c = {oc, out, sym, arg, unit_ns ? unit_ns : 1, {0}};
+	int rc = ft_offcpu_foreach_row(oc, fold_row, &c);
 
-	if (!unit_ns)
-		unit_ns = 1;
-	/* one line per key: aggregate and direct samples of a key have the same stack */
-	for (size_t i = 0; i < oc->keys_cap && !rc; i++) {
-		const struct keyent *e = &oc->keys[i];
-		uint64_t w;
-
-		if (!e->used)
-			continue;
-		w = (e->agg_total + e->direct_ns) / unit_ns;
-		rc = fold_one(oc, out, sym, arg, &b, e->k.tid, e->k.kstack, e->k.ustack, e->k.cut,
-			      w);
-	}
-	free(b.p);
+	free(c.b.p);
 	return rc < 0 ? -1 : rc;
 }
 
@@ -866,16 +887,20 @@ static void task_name(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid, c
 int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft_offcpu_sym_fn sym,
 			   void *arg)
 {
-	const struct ft_offcpu_stats *st = &oc->st;
-	uint64_t all = st->direct_ns + st->aggregated_ns;
+	struct ft_offcpu_stats stats;
+	const struct ft_offcpu_stats *st = &stats;
+	uint64_t thresh = ft_offcpu_threshold(oc);
+	uint64_t all;
 	struct ft_offcpu_row *rows;
 	size_t nr;
 	char a[64], b[64], c[64];
 
-	fmt_ms(a, sizeof(a), oc->thresh);
+	ft_offcpu_get_stats(oc, &stats);
+	all = st->direct_ns + st->aggregated_ns;
+	fmt_ms(a, sizeof(a), thresh);
 	fprintf(out,
 		"# ftrail offcpu: threshold %s ms (intervals at or above it are direct samples)\n",
-		oc->thresh == UINT64_MAX ? "inf" : a);
+		thresh == UINT64_MAX ? "inf" : a);
 	fmt_s(a, sizeof(a), all);
 	fmt_s(b, sizeof(b), st->direct_ns);
 	fmt_s(c, sizeof(c), st->aggregated_ns);
@@ -933,11 +958,12 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft
 int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym, void *arg)
 {
 	char a[64], st_s[32], task[96];
+	size_t nr = ft_offcpu_nr_samples(oc);
 
-	fmt_ms(a, sizeof(a), oc->thresh);
-	fprintf(out, "# %zu direct samples (off-CPU for at least %s ms)\n\n", oc->samples_nr, a);
-	for (size_t i = 0; i < oc->samples_nr; i++) {
-		const struct ft_offcpu_sample *s = &oc->samples[i];
+	fmt_ms(a, sizeof(a), ft_offcpu_threshold(oc));
+	fprintf(out, "# %zu direct samples (off-CPU for at least %s ms)\n\n", nr, a);
+	for (size_t i = 0; i < nr; i++) {
+		const struct ft_offcpu_sample *s = ft_offcpu_sample(oc, i);
 
 		task_name(oc, s->tid, s->tgid, task, sizeof(task));
 		fprintf(out,

@@ -218,6 +218,13 @@ struct ft_offcpu_row {
 };
 struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr);
 
+/*
+ * Call fn for each report row (as ft_offcpu_rows() makes them), unsorted,
+ * without allocating.  Stops and returns fn's value when it is non-zero.
+ */
+int ft_offcpu_foreach_row(const struct ft_offcpu *oc,
+			  int (*fn)(const struct ft_offcpu_row *r, void *arg), void *arg);
+
 /* An interned stack by id (1..): 0 and ips/nr, or -1 for 0/unknown ids. */
 int ft_offcpu_stack(const struct ft_offcpu *oc, uint32_t id, const uint64_t **ips, uint32_t *nr);
 
