@@ -50,7 +50,7 @@
  * file's stack_id looks its ips up first.  User stacks rebuilt from a
  * thread's function_graph records (exact, no frame pointers needed) are
  * given the same way, as the entered functions' addresses, leaf first:
- * ft_offcpu_ustack tracks them.
+ * analysis/offcpu_ustack.h tracks them.
  */
 #ifndef FTRAIL_OFFCPU_H
 #define FTRAIL_OFFCPU_H
@@ -272,41 +272,6 @@ int ft_offcpu_write_report(const struct ft_offcpu *oc, FILE *out, size_t top, ft
  * first.  Returns 0 or -1 on a write error.
  */
 int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym_fn sym, void *arg);
-
-/* --- user call stacks rebuilt from function_graph records ----------------- */
-
-/*
- * Per-thread shadow stacks: feed each thread's entry/exit records in time
- * order up to a switch-out, then read the thread's stack of open calls.
- * Depth per thread is bounded (FT_OFFCPU_USTACK_MAX; deeper entries are
- * counted, not stored, and popped again by their exits).
- */
-#define FT_OFFCPU_USTACK_MAX 256
-
-struct ft_offcpu_ustack;
-
-struct ft_offcpu_ustack *ft_offcpu_ustack_new(void);
-void ft_offcpu_ustack_free(struct ft_offcpu_ustack *us);
-/*
- * tid entered the function at addr.  depth is the entry's nesting depth
- * (0 outermost) when the reader knows it: the stack is first cut (or padded
- * with unknown frames, after lost records) to depth; -1 pushes on top.
- * Returns 0, or -1 (ENOMEM).
- */
-int ft_offcpu_ustack_entry(struct ft_offcpu_ustack *us, uint32_t tid, int depth, uint64_t addr);
-/*
- * The call of tid at depth returned (the stack becomes depth deep); -1
- * pops one.  An exit with no open call is ignored (the trace began inside
- * it); so is one that would deepen the stack.
- */
-void ft_offcpu_ustack_exit(struct ft_offcpu_ustack *us, uint32_t tid, int depth);
-/*
- * The open calls of tid, leaf first, into ips (at most max); unknown frames
- * (padding) are left out.  Returns the number written (0 when the thread
- * has none or is unknown).
- */
-uint32_t ft_offcpu_ustack_get(const struct ft_offcpu_ustack *us, uint32_t tid, uint64_t *ips,
-			      uint32_t max);
 
 /* --- reading a trace file ---------------------------------------------------- */
 
