@@ -19,6 +19,7 @@
 
 #include "analysis/folded.h"
 #include "analysis/offcpu.h"
+#include "analysis/offcpu_output.h"
 #include "analysis/offcpu_ustack.h"
 
 /* The lines of a folded map, collected by ft_folded_foreach(). */
