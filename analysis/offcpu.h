@@ -3,8 +3,8 @@
  * Off-CPU analysis (seed 004, perf's off-cpu with --off-cpu-thresh): where
  * threads wait, for how long, and in which call path.
  *
- * The engine is fed scheduler events in time order (kevents.h does it for a
- * trace file; the unit tests do it by hand):
+ * The engine is fed scheduler events in time order (offcpu_file.h does it
+ * for a trace file; the unit tests do it by hand):
  *
  *   switch-out  a thread leaves the CPU at ts with a state (sched_switch's
  *               prev_state) and the stacks it was switched out with
@@ -57,7 +57,6 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 
 /* perf's default --off-cpu-thresh, in milliseconds */
 #define FT_OFFCPU_DEFAULT_THRESH_MS 500
@@ -233,56 +232,5 @@ const char *ft_offcpu_comm(const struct ft_offcpu *oc, uint32_t tid);
 
 /* "S", "D", "R+", "S|D"... into buf (>= 16 bytes); returns buf. */
 const char *ft_offcpu_state_str(uint32_t state, char *buf, size_t len);
-
-/* --- reading a trace file ---------------------------------------------------- */
-
-/*
- * Run the engine over a trace file: its kernel sched_switch / sched_wakeup /
- * sched_wakeup_new / sched_process_fork events (kevents.h), merged in time
- * with its user function_graph records (trace.h) so that each switch-out
- * gets the thread's exact user call stack when the thread was traced, and
- * the kernel's userstacktrace stack otherwise.
- *
- * Threads analysed: those of pid (and of the children it forked in the
- * recording) when pid > 0; else those of the program `ftrail offcpu
- * --record` started (META offcpu_pid), else those the TASKS section names
- * (the traced program's), else every thread but the idle task.
- *
- * Returns NULL with a one-line reason in err (no kernel sched_switch events,
- * corrupt file, out of memory).  The result stays readable until closed.
- */
-struct ft_offcpu_file;
-
-struct ft_offcpu_file_stats {
-	uint64_t kevents;	/* kernel events read */
-	uint64_t kmissed;	/* of which the kernel reported lost (events) */
-	uint64_t uevents;	/* user records read */
-	uint64_t ustack_graph;	/* switch-outs with a function_graph user stack */
-	uint64_t ustack_joined; /* ... of which with untraced leaf frames of the walk */
-	uint64_t ustack_kernel; /* ... with the kernel's userstacktrace stack */
-	uint64_t ustack_none;	/* ... with no user stack */
-	uint64_t kstack_none;	/* ... with no kernel stack */
-	uint64_t begin_ts, end_ts;
-	int filtered; /* a thread filter applied (see above) */
-};
-
-struct ft_offcpu_file *ft_offcpu_file_open(const char *path, uint64_t thresh_ns, uint32_t pid,
-					   char *err, size_t errlen);
-void ft_offcpu_file_close(struct ft_offcpu_file *f);
-struct ft_offcpu *ft_offcpu_file_engine(struct ft_offcpu_file *f);
-void ft_offcpu_file_get_stats(const struct ft_offcpu_file *f, struct ft_offcpu_file_stats *st);
-
-/* The ft_offcpu_sym_fn for this file's symbols (arg = the ft_offcpu_file). */
-int ft_offcpu_file_sym(uint64_t ip, int kernel, int with_offset, char *buf, size_t len, void *arg);
-
-/*
- * One call for `ftrail flame --offcpu`: the off-CPU folded stacks of a trace
- * file (ft_offcpu_fold's convention) added into out, weights in ns /
- * unit_ns.  thresh_ns does not change the folded totals (every interval is
- * folded once, direct or not).  Returns 0, or -1 with a reason in err.
- */
-struct ft_folded;
-int ft_offcpu_fold_file(const char *path, uint64_t thresh_ns, uint32_t pid, struct ft_folded *out,
-			uint64_t unit_ns, char *err, size_t errlen);
 
 #endif

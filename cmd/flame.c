@@ -13,6 +13,7 @@
 #include "analysis/export_trace.h"
 #include "analysis/kevents.h"
 #include "analysis/offcpu.h"
+#include "analysis/offcpu_file.h"
 #include "analysis/trace.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"

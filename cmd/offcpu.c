@@ -25,6 +25,7 @@
 #include "analysis/folded.h"
 #include "kernel/kcapture.h"
 #include "analysis/offcpu.h"
+#include "analysis/offcpu_file.h"
 #include "analysis/offcpu_output.h"
 #include "core/options.h"
 #include "recorder/record_session.h"

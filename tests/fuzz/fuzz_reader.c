@@ -51,6 +51,7 @@
 #include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
 #include "analysis/offcpu.h"
+#include "analysis/offcpu_file.h"
 #include "analysis/offcpu_output.h"
 #include "core/options.h"
 #include "core/stackmap.h"
