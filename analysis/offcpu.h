@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Off-CPU analysis (seed 004, perf's off-cpu with --off-cpu-thresh): where
- * threads wait, for how long, and in which call path.
+ * Off-CPU analysis engine (perf's off-cpu with --off-cpu-thresh; the design
+ * is in doc/offcpu.md): where threads wait, for how long, and in which call
+ * path.  offcpu_output.h writes its results; offcpu_file.h feeds it from a
+ * trace file.
  *
  * The engine is fed scheduler events in time order (offcpu_file.h does it
  * for a trace file; the unit tests do it by hand):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrail offcpu: where a program waits, from scheduler events, with perf's
- * off-CPU semantics (seed 004): intervals at or above --threshold are
+ * off-CPU semantics (doc/offcpu.md): intervals at or above --threshold are
  * direct samples, shorter ones are summed per (tgid, pid, stack, state).
  *
  *   --record   record what the analysis needs, with the session of
@@ -10,7 +10,7 @@
  *              sched_process_fork, kernel stacks (option stacktrace), user
  *              stacks (userstacktrace), and the runtime's function_graph
  *              for PROG, whose records give exact user stacks
- *   (default)  analyse an existing trace file (analysis/offcpu.h)
+ *   (default)  analyse an existing trace file (analysis/offcpu_file.h)
  */
 #include <dirent.h>
 #include <errno.h>

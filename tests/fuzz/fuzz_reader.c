@@ -26,7 +26,8 @@
  *                      `export` in both formats
  *   analysis/folded.c + flamegraph.c   `flame` (function_graph self time and
  *                      stacks folded, then drawn as an SVG)
- *   analysis/offcpu.c  `offcpu`: report, samples, folded stacks
+ *   analysis/offcpu_file.c + offcpu.c + offcpu_output.c + offcpu_ustack.c
+ *                      `offcpu`: report, samples, folded stacks
  *
  * Everything is written to /dev/null.  The command-line parts of `report`,
  * `stacks` and `latency` (small aggregations in cmd/) are fuzzed out of
