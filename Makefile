@@ -13,6 +13,8 @@
 #   runtime/   libftrail.so, injected into traced programs (LD_PRELOAD);
 #              arch/<arch>/ holds the trampolines
 #   kernel/    kernel capture through tracefs (libtracefs, libtraceevent)
+#   recorder/  spawns or follows the program, drains its rings, drives kernel
+#              capture and writes the trace file
 #   analysis/  readers of trace files: text formats, reports, graphs, exports
 #   cmd/       one file per subcommand, plus the dispatch table in ftrail.c
 #   tests/     unit/ (cmocka), stress/, e2e/ (numbered shell cases), fuzz/
@@ -62,7 +64,7 @@ LDLIBS  := $(PKG_LIBS) -liberty -lpthread -lm -ldl
 CORE_SRC     := $(wildcard core/*.c)
 # The runtime is built only from the pieces of core it needs: it lives inside
 # someone else's process and must not drag in zstd, libelf or tracefs.
-RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c record.c glob.c hash.c session.c filter.c trigger.c uevent.c lifeline.c),$(CORE_SRC))
+RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
 TOOL_SRC     := $(wildcard cmd/*.c recorder/*.c analysis/*.c kernel/*.c)
