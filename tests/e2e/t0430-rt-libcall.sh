@@ -1,0 +1,59 @@
+# description: library calls through the PLT: leaves, qsort's callbacks nested, exit, longjmp, threads, dlopen, filters
+# requires:
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/progs/rt_e2e.sh"
+# exact graphs below main (the startup code's own calls, e.g. -pg's
+# __monstartup, come before main and are checked once, below)
+SORT='main() { work() { malloc(); qsort() { cmp(); cmp(); cmp(); } printf(); free(); } }'
+JUMP='main() { jump() { qsort() { cmp_jump() { longjmp() { } } } } }'
+DL='main() { call_lib() { dlsym(); lib_entry() { malloc(); free(); } } call_lib() { dlsym(); lib_entry() { malloc(); free(); } } }'
+for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions"; do
+	for link in lazy now; do
+		ld=
+		[ $link = now ] && ld="-Wl,-z,relro,-z,now"
+		w="$flags $link"
+		build lc gcc -O2 $flags $ld "$P/libcall.c" -lpthread || fail "build $w"
+		rec t.dat -g main -- ./lc s
+		expect_shape "$w" "$(shape t.dat)" "$SORT"
+		rec t.dat -g main -- ./lc j
+		expect_shape "$w longjmp" "$(shape t.dat)" "$JUMP"
+		# exit() never returns: the calls open at the exit stay open
+		rec t.dat -g main -- ./lc e
+		expect_shape "$w exit" "$(shape t.dat)" 'main() { leave() { exit() {'
+		grep -q 'sched_process_exit: status=3' show.out || fail "$w exit: $(cat show.out)"
+		# a thread's library calls, from its start routine on
+		rec t.dat -- ./lc t
+		case "$(shape t.dat)" in
+		*'locker() { pthread_mutex_lock(); pthread_mutex_unlock(); }'*) ;;
+		*) fail "$w threads: $(shape t.dat)" ;;
+		esac
+		for fn in pthread_create pthread_join pthread_mutex_lock; do
+			[ "$(calls t.dat $fn)" = 1 ] || fail "$w threads: $fn calls $(calls t.dat $fn)"
+		done
+		# a dlopen()ed library's calls, hooked again when it is loaded again
+		build liblc.so gcc -O2 -shared -fPIC $flags $ld "$P/lc_lib.c" || fail "build lib $w"
+		build dlm gcc -O2 $flags $ld "$P/dl_main.c" -ldl || fail "build dlm $w"
+		rec t.dat -g main -- ./dlm -c ./liblc.so ./liblc.so
+		expect_shape "$w dlopen" "$(shape t.dat)" "$DL"
+	done
+	# filters: ftrace's lists select library calls by name and by library
+	rec t.dat -l malloc -l work -- ./lc s
+	expect_shape "$flags -l" "$(shape t.dat)" 'work() { malloc(); }'
+	rec t.dat -g main -n '*alloc' -n 'print*' -- ./lc s
+	expect_shape "$flags -n" "$(shape t.dat)" 'main() { work() { qsort() { cmp(); cmp(); cmp(); } free(); } }'
+	rec t.dat -g qsort -- ./lc s
+	expect_shape "$flags -g qsort" "$(shape t.dat)" 'qsort() { cmp(); cmp(); cmp(); }'
+	rec t.dat -g main -l '*:mod:libc.so.6' -- ./lc s
+	expect_shape "$flags :mod:libc.so.6" "$(shape t.dat)" 'malloc(); qsort(); printf(); free();'
+	# off: the graph of the program's own functions only
+	rec t.dat --no-libcall -- ./lc s
+	expect_shape "$flags --no-libcall" "$(shape t.dat)" 'main() { work() { cmp(); cmp(); cmp(); } }'
+	rec t.dat -O nolibcall -- ./lc s
+	expect_shape "$flags -O nolibcall" "$(shape t.dat)" 'main() { work() { cmp(); cmp(); cmp(); } }'
+done
+# -pg's startup code calls __monstartup through the PLT, before main
+build lc gcc -O2 -pg "$P/libcall.c" -lpthread || fail "build -pg"
+rec t.dat -- ./lc s
+expect_shape "-pg" "$(shape t.dat)" "__monstartup(); __cxa_atexit(); $SORT"
+expect_built 19
+exit 0
