@@ -12,6 +12,8 @@
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
+ *   plt.c      library calls: the GOT slots of an instrumented object's
+ *              PLT imports point to stubs that enter the tracers
  *   hooks.c    the tracers: entry/exit logic behind every hook
  *   unwind.c   user stacks (option stacktrace, stacktrace triggers)
  *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
