@@ -264,6 +264,7 @@ static void rt_module_retire(struct rt_module *m)
  */
 static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 {
+	rt_plt_forget(m); /* the new mapping's GOT is unhooked: hooked again with the sites */
 	for (uint32_t i = 0; i < m->nr_funcs; i++) {
 		struct rt_func *f = &m->funcs[i];
 

@@ -214,7 +214,9 @@ void rt_plt_hook(struct rt_module *m)
 	 * the page's old (empty, non-executable) contents afterwards.  The
 	 * stubs are never changed again.
 	 */
-	if (!n || mprotect(code, code_len, PROT_READ | PROT_EXEC)) {
+	/* hook and next[] are never written again: read-only, like the GOT */
+	if (!n || mprotect(code, code_len, PROT_READ | PROT_EXEC) ||
+	    mprotect(data, len - code_len, PROT_READ)) {
 		munmap(code, len);
 		munmap(funcs, nrel * sizeof(*funcs));
 		return;
