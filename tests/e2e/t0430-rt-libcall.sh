@@ -1,4 +1,4 @@
-# description: library calls through the PLT: leaves, qsort's callbacks nested, exit, longjmp, threads, dlopen, filters
+# description: library calls through the PLT: leaves, qsort's callbacks nested, exit, longjmp, threads, pthread_exit, dlopen, filters
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
@@ -30,6 +30,13 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 		for fn in pthread_create pthread_join pthread_mutex_lock; do
 			[ "$(calls t.dat $fn)" = 1 ] || fail "$w threads: $fn calls $(calls t.dat $fn)"
 		done
+		# pthread_exit() through the PLT unwinds the thread's frames
+		rec t.dat -- ./lc p
+		case "$(shape t.dat)" in
+		*'leaver() { bye() { pthread_exit() { } } }'*) ;;
+		*) fail "$w pthread_exit: $(shape t.dat)" ;;
+		esac
+		grep -q 'pthread_exit (unwound)' show.out || fail "$w pthread_exit: $(cat show.out)"
 		# a dlopen()ed library's calls, hooked again when it is loaded again
 		build liblc.so gcc -O2 -shared -fPIC $flags $ld "$P/lc_lib.c" || fail "build lib $w"
 		build dlm gcc -O2 $flags $ld "$P/dl_main.c" -ldl || fail "build dlm $w"

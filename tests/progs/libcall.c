@@ -5,6 +5,7 @@
  *   e  leave(): exit(3) through the PLT, from two traced frames down
  *   j  jump(): qsort's callback longjmp()s out of qsort
  *   t  a thread that takes a mutex; main joins it
+ *   p  a thread that leaves through pthread_exit() two frames down
  * No other library call is made after main starts, so the graph below
  * main is exact.
  */
@@ -65,11 +66,22 @@ NOINLINE void *locker(void *arg)
 	return arg;
 }
 
-NOINLINE void threads(void)
+NOINLINE void bye(void)
+{
+	pthread_exit(NULL);
+}
+
+NOINLINE void *leaver(void *arg)
+{
+	bye();
+	return arg;
+}
+
+NOINLINE void threads(void *(*fn)(void *))
 {
 	pthread_t t;
 
-	pthread_create(&t, NULL, locker, NULL);
+	pthread_create(&t, NULL, fn, NULL);
 	pthread_join(t, NULL);
 }
 
@@ -82,7 +94,9 @@ int main(int argc, char **argv)
 	else if (mode == 'j')
 		jump();
 	else if (mode == 't')
-		threads();
+		threads(locker);
+	else if (mode == 'p')
+		threads(leaver);
 	else
 		work();
 	return 0;
