@@ -7,7 +7,7 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 	rec t.dat -p function -- ./t
 	got=$(funcs t.dat)
 	# main's parent is in libc (not traced): printed as an address; the
-	# library calls of the startup code before it are t0430's business
+	# library calls of the startup code before it are t0432's business
 	want='a <-main;b <-a;c <-b;b <-a;c <-b;printf <-main;'
 	[ "${got#*main <-*;}" = "$want" ] || fail "$flags: '$got'"
 	case $got in main\ \<-* | *\;main\ \<-*) ;; *) fail "$flags: main: '$got'" ;; esac

@@ -2,7 +2,7 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-# the program's own functions: library calls are t0430's
+# the program's own functions: library calls are t0432's
 for flags in "-fpatchable-function-entry=5" "-pg -mfentry" "-finstrument-functions"; do
 	build basic gcc -O2 $flags "$P/basic.c" || fail "build: $(cat build.err)"
 	rec t.dat --no-libcall -l b -l c -- ./basic

@@ -2,7 +2,7 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-# the program's own functions: library calls are t0430's
+# the program's own functions: library calls are t0432's
 for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions" "-pg"; do
 	build basic gcc -O2 $flags "$P/basic.c" || fail "build"
 	rec t.dat --no-libcall -g b -- ./basic

@@ -2,7 +2,7 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-# the program's own functions: library calls are t0430's
+# the program's own functions: library calls are t0432's
 build basic gcc -O2 -fpatchable-function-entry=5 "$P/basic.c" || fail "build"
 # b turns tracing off: c never shows, the open frames still close
 rec t.dat --no-libcall -l 'b:traceoff' -- ./basic

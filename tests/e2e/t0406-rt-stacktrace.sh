@@ -2,7 +2,7 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-# the program's own functions: library calls are t0430's
+# the program's own functions: library calls are t0432's
 build basic gcc -O2 -pg -mfentry "$P/basic.c" || fail "build"
 rec t.dat --no-libcall -T -- ./basic
 "$FTRAIL" show -i t.dat >show.out || fail show

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* A library that calls libc, dlopen()ed by dl_main.c (t0430). */
+/* A library that calls libc, dlopen()ed by dl_main.c (t0432). */
 #include <stdlib.h>
 
 void *volatile lc_keep;

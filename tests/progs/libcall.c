@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Library calls through the PLT (t0430): ./libcall MODE
+ * Library calls through the PLT (t0432): ./libcall MODE
  *   s  work(): malloc, qsort calling back cmp() three times, printf, free
  *   e  leave(): exit(3) through the PLT, from two traced frames down
  *   j  jump(): qsort's callback longjmp()s out of qsort
