@@ -20,9 +20,9 @@
  *
  * Lazy binding: a lazily bound slot holds an address in the object's own
  * PLT until the first call, when the loader's resolver writes the target
- * over whatever the slot holds -- the hook included.  Rather than racing
- * the resolver (uftrace's plthook re-hooks after each first call, and
- * loses the slot when two threads resolve it at once), the recorder starts
+ * over whatever the slot holds -- the hook included.  Rather than hooking
+ * the slot again after each first call (which races with other threads
+ * resolving the same slot, and misses the calls in between), the recorder starts
  * the program with LD_BIND_NOW=1 (recorder/urecord.c), so the loader binds
  * every slot at load time, dlopen()ed objects included; a slot found still
  * pointing into its own object here (a program started without it, or a
@@ -36,6 +36,14 @@
  * and function pointers the program got from dlsym() or through a GOT
  * entry that is not a JUMP_SLOT (-fno-plt): those calls do not go through
  * the PLT.
+ *
+ * Limits: the kernel's user stacks (-O userstacktrace) walk frame
+ * pointers; a hooked library function without them (most of libc) leaves
+ * no frame there while its hijacked return address is on the shadow stack,
+ * so putting function_graph's return addresses back (analysis/graphret.h)
+ * may be one frame off in such stacks: record them with --no-libcall.
+ * The import table is read from the object's file (section headers, as
+ * module.c reads its symbols), not from its in-memory dynamic section.
  *
  * Names: an import's rt_func has the address of its GOT slot, so its fid
  * resolves in the importing object's symbol table, where the tool adds
