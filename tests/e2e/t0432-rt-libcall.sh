@@ -7,6 +7,17 @@
 SORT='main() { work() { malloc(); qsort() { cmp(); cmp(); cmp(); } printf(); free(); } }'
 JUMP='main() { jump() { qsort() { cmp_jump() { longjmp() { } } } } }'
 DL='main() { call_lib() { dlsym(); lib_entry() { malloc(); free(); } } call_lib() { dlsym(); lib_entry() { malloc(); free(); } } }'
+# task_shape FILE 1|0: the graph of the thread that ran first (main), or
+# of the others: threads interleave in time, each one's graph is exact
+task_shape() {
+	"$FTRAIL" show -i "$1" -O funcgraph-proc -O nofuncgraph-duration >show.out 2>show.err ||
+		fail "show $1: $(cat show.err)"
+	awk -F'|' -v want="$2" '/^ *[0-9]+\) / && NF > 1 {
+		split($1, a, " "); if (m == "") m = a[2]
+		if ((a[2] == m) != want) next
+		f = $2; sub(/^ +/, "", f); sub(/ *\/\*.*\*\/ *$/, "", f)
+		if (f != "") printf "%s ", f }' show.out | sed 's/ $//'
+}
 for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions"; do
 	for link in lazy now; do
 		ld=
@@ -23,19 +34,17 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 		grep -q 'sched_process_exit: status=3' show.out || fail "$w exit: $(cat show.out)"
 		# a thread's library calls, from its start routine on
 		rec t.dat -- ./lc t
-		case "$(shape t.dat)" in
-		*'locker() { pthread_mutex_lock(); pthread_mutex_unlock(); }'*) ;;
-		*) fail "$w threads: $(shape t.dat)" ;;
-		esac
+		got=$(task_shape t.dat 1)
+		expect_shape "$w threads, main" "main() {${got#*main() \{}" \
+			'main() { threads() { pthread_create(); pthread_join(); } }'
+		expect_shape "$w threads, thread" "$(task_shape t.dat 0)" \
+			'locker() { pthread_mutex_lock(); pthread_mutex_unlock(); }'
 		for fn in pthread_create pthread_join pthread_mutex_lock; do
 			[ "$(calls t.dat $fn)" = 1 ] || fail "$w threads: $fn calls $(calls t.dat $fn)"
 		done
 		# pthread_exit() through the PLT unwinds the thread's frames
 		rec t.dat -- ./lc p
-		case "$(shape t.dat)" in
-		*'leaver() { bye() { pthread_exit() { } } }'*) ;;
-		*) fail "$w pthread_exit: $(shape t.dat)" ;;
-		esac
+		expect_shape "$w pthread_exit" "$(task_shape t.dat 0)" 'leaver() { bye() { pthread_exit() { } } }'
 		grep -q 'pthread_exit (unwound)' show.out || fail "$w pthread_exit: $(cat show.out)"
 		# a dlopen()ed library's calls, hooked again when it is loaded again
 		build liblc.so gcc -O2 -shared -fPIC $flags $ld "$P/lc_lib.c" || fail "build lib $w"
