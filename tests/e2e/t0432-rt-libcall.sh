@@ -29,7 +29,9 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 		rec t.dat -g main -- ./lc j
 		expect_shape "$w longjmp" "$(shape t.dat)" "$JUMP"
 		# exit() never returns: the calls open at the exit stay open
-		rec t.dat -g main -- ./lc e
+		"$FTRAIL" record -q -o t.dat -g main -- ./lc e >rec.out 2>rec.err
+		st=$?
+		[ $st = 3 ] || fail "$w exit: record's status $st, not the program's 3: $(cat rec.err)"
 		expect_shape "$w exit" "$(shape t.dat)" 'main() { leave() { exit() {'
 		grep -q 'sched_process_exit: status=3' show.out || fail "$w exit: $(cat show.out)"
 		# a thread's library calls, from its start routine on
