@@ -58,6 +58,8 @@ const char cmd_record_usage[] =
 	"  --stackmap-bits N    stack map capacity 2^N stacks, N in [10,18] (else an\n"
 	"                       error), default 14\n"
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
+	"  --no-libcall         do not trace calls into other shared objects (libc's malloc,\n"
+	"                       printf...) through the PLT; same as -O nolibcall\n"
 	"  -a                   kernel events from the whole system, not only PROG\n"
 	"  -o FILE              output file (default ftrail.dat), written as FILE.partial\n"
 	"                       and renamed over FILE when complete: a failed or killed\n"
@@ -89,6 +91,7 @@ enum {
 	OPT_PID,
 	OPT_STACKMAP_BITS,
 	OPT_SNAPSHOT_ALLOC,
+	OPT_NO_LIBCALL,
 };
 
 static const struct option long_options[] = {
@@ -98,6 +101,7 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, OPT_PID },
 	{ "stackmap-bits", required_argument, NULL, OPT_STACKMAP_BITS },
 	{ "snapshot-alloc", no_argument, NULL, OPT_SNAPSHOT_ALLOC },
+	{ "no-libcall", no_argument, NULL, OPT_NO_LIBCALL },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -185,6 +189,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			break;
 		case OPT_SNAPSHOT_ALLOC:
 			o->snapshot_alloc = 1;
+			break;
+		case OPT_NO_LIBCALL:
+			o->options &= ~FT_OPT(LIBCALL);
 			break;
 		case OPT_STACKMAP_BITS:
 			/* out of range is an error, as tracefs refuses a bad value */

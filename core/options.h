@@ -29,7 +29,8 @@
 	X(funcgraph-overhead, FUNCGRAPH_OVERHEAD, 1, 'D') \
 	X(funcgraph-tail, FUNCGRAPH_TAIL, 0, 'D')     \
 	X(record-cmd, RECORD_CMD, 1, 'R')            \
-	X(block, BLOCK, 1, 'R')
+	X(block, BLOCK, 1, 'R')                       \
+	X(libcall, LIBCALL, 1, 'R')
 
 enum ft_option_bit {
 #define X(name, bit, def, when) FT_OPT_BIT_##bit,

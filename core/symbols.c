@@ -234,6 +234,58 @@ static int read_syms(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, uint64_t vbase, 
 	return 0;
 }
 
+/*
+ * The imports called through the PLT (JUMP_SLOT relocations of
+ * .rela.plt): one symbol per import, named after it, at its GOT slot,
+ * 8 bytes long.  The runtime hooks library calls by rewriting those
+ * slots (runtime/plt.c) and gives each hooked import the address of its
+ * slot, so the importing module's table names the call "malloc" as the
+ * program wrote it, not one of the library's aliases (__libc_malloc).
+ */
+static int read_plt_imports(Elf *e, uint64_t vbase, struct builder *b)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh, dsh;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(e, &shstrndx))
+		return 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *sname;
+		Elf_Data *d, *dd;
+		Elf_Scn *dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize)
+			continue;
+		sname = elf_strptr(e, shstrndx, sh.sh_name);
+		if (!sname || strcmp(sname, ".rela.plt"))
+			continue;
+		dyn = elf_getscn(e, sh.sh_link);
+		if (!dyn || !gelf_getshdr(dyn, &dsh) || dsh.sh_type != SHT_DYNSYM)
+			continue;
+		d = elf_getdata(scn, NULL);
+		dd = elf_getdata(dyn, NULL);
+		if (!d || !dd)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(d, (int)i, &r) ||
+			    GELF_R_TYPE(r.r_info) != R_X86_64_JUMP_SLOT ||
+			    !gelf_getsym(dd, (int)GELF_R_SYM(r.r_info), &sym))
+				continue;
+			name = elf_strptr(e, dsh.sh_link, sym.st_name);
+			if (!name || !*name || r.r_offset < vbase)
+				continue;
+			if (b_add(b, r.r_offset - vbase, 8, name, strlen(name)) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bidlen, char *err,
 				     size_t errlen)
 {
@@ -280,6 +332,8 @@ struct ft_symtab *ft_symtab_from_elf(const char *path, char *build_id, size_t bi
 		ret = read_syms(e, symtab, &sh_symtab, vbase, &b);
 	if (!ret && (!symtab || !b.st->nr) && dynsym)
 		ret = read_syms(e, dynsym, &sh_dynsym, vbase, &b);
+	if (!ret)
+		ret = read_plt_imports(e, vbase, &b);
 	if (ret < 0) {
 		ft_seterr(err, errlen, "out of memory");
 		b_abort(&b);

@@ -1051,7 +1051,15 @@ fail:
 	return NULL;
 }
 
-/* The child's environment: ours, with LD_PRELOAD and FTRAIL_SHM_FD set. */
+/*
+ * The child's environment: ours, with LD_PRELOAD and FTRAIL_SHM_FD set,
+ * and LD_BIND_NOW=1 when library calls are traced (option libcall): the
+ * runtime hooks a library call by rewriting its GOT slot (runtime/plt.c),
+ * and a lazily bound slot would be written over by the loader's resolver
+ * at the first call; bound at load, every slot holds its target when the
+ * runtime hooks it, dlopen()ed objects included (LD_BIND_NOW overrides
+ * RTLD_LAZY).  Resolution is the loader's own, only earlier.
+ */
 static char **child_env(struct ft_urecord *u)
 {
 	size_t n = 0, k = 0;
@@ -1061,7 +1069,7 @@ static char **child_env(struct ft_urecord *u)
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 4, sizeof(*env));
+	env = calloc(n + 5, sizeof(*env));
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
@@ -1089,6 +1097,8 @@ static char **child_env(struct ft_urecord *u)
 			}
 			k++;
 		}
+		if ((u->o->options & FT_OPT(LIBCALL)) && !getenv("LD_BIND_NOW"))
+			env[k++] = "LD_BIND_NOW=1";
 	}
 	env[k] = NULL;
 	return env;

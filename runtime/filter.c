@@ -135,7 +135,9 @@ void rt_filters_parse(void)
 
 static int rule_match(struct rule *r, struct rt_func *f)
 {
-	if (r->mod && !ft_glob_match_n(r->mod_name, strlen(r->mod_name), rt.mods[f->mod].name))
+	/* a library call is in the module that defines the function (plt.c) */
+	if (r->mod && !ft_glob_match_n(r->mod_name, strlen(r->mod_name),
+				       rt.mods[f->lib ? f->lib - 1 : f->mod].name))
 		return 0;
 	if (!ft_glob_match_n(r->glob, r->glob_len, f->name))
 		return 0;
@@ -237,11 +239,13 @@ void rt_filters_apply_all(int warn_now)
 
 		if (m->loaded <= 0 || m->gone)
 			continue;
-		for (uint32_t i = 0; i < m->nr_funcs; i++) {
-			in_set(FT_SL_FILTER, &m->funcs[i]);
-			in_set(FT_SL_NOTRACE, &m->funcs[i]);
-			in_set(FT_SL_GRAPH, &m->funcs[i]);
-			in_set(FT_SL_GRAPH_NOTRACE, &m->funcs[i]);
+		for (uint32_t i = 0; i < m->nr_funcs + m->nr_plt; i++) {
+			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i] : &m->plt[i - m->nr_funcs];
+
+			in_set(FT_SL_FILTER, f);
+			in_set(FT_SL_NOTRACE, f);
+			in_set(FT_SL_GRAPH, f);
+			in_set(FT_SL_GRAPH_NOTRACE, f);
 		}
 	}
 	for (int l = 0; l < FT_SL_NR; l++)
@@ -271,6 +275,12 @@ void rt_filters_apply_all(int warn_now)
 				selected++;
 			if (f->site_kind && want != f->patched && rt_modmem_may(m, mem))
 				rt_patch_site(f, want);
+		}
+		/* library calls: always hooked, the flags say what they do */
+		for (uint32_t i = 0; i < m->nr_plt; i++) {
+			rt_func_eval(&m->plt[i]);
+			if (m->plt[i].flags & RF_TRACE)
+				selected++;
 		}
 	}
 	rt_patch_flush(); /* the sites queued above, in one batch (patch.c) */

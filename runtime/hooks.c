@@ -197,6 +197,12 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 	__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELEASE);
 }
 
+/* Insert key -> f (plt.c: a stub's hook key).  Caller holds rt.lock. */
+void rt_hash_add(uint64_t key, struct rt_func *f)
+{
+	hash_insert(key, f);
+}
+
 /*
  * Drop every key in [lo, hi) (an object was dlclose()d): tombstone 1 keeps
  * the probe chains intact and matches no address.  Caller holds rt.lock.

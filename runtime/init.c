@@ -686,8 +686,9 @@ __attribute__((constructor(101))) static void rt_init(void)
 	rt_modules_scan(0);
 	rt_modules_load_new();
 	for (int i = 0; i < rt.nr_mods; i++)
-		nfuncs += rt.mods[i].nr_funcs;
+		nfuncs += rt.mods[i].nr_funcs + rt.mods[i].nr_plt;
 	rt_hash_init(nfuncs);
+	rt_plt_hash_all(); /* hooked before the hash existed */
 	/* the nop tracer (user events only) needs no function hooks */
 	if (rt.space == 1 && rt.ctl->tracer != FT_TRACER_NOP &&
 	    !__atomic_load_n(&rt.ctl->rt_hooks, __ATOMIC_RELAXED)) {

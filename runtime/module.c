@@ -246,6 +246,7 @@ static void rt_module_retire(struct rt_module *m)
 	if (m->gone)
 		return;
 	rt_hash_forget(m->start, m->end);
+	rt_plt_forget(m);
 	rt_patch_forget((int)(m - rt.mods));
 	m->gone = 1;
 	m->sites_pending = 0;
@@ -263,6 +264,7 @@ static void rt_module_retire(struct rt_module *m)
  */
 static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 {
+	rt_plt_forget(m); /* the new mapping's GOT is unhooked: hooked again with the sites */
 	for (uint32_t i = 0; i < m->nr_funcs; i++) {
 		struct rt_func *f = &m->funcs[i];
 
@@ -815,6 +817,7 @@ static void load_sites(struct rt_module *m)
 			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
 	}
 	rt_patch_normalize(m); /* 1-byte nop runs: one 5-byte nop each (patch.c) */
+	rt_plt_hook(m);        /* its library calls (plt.c) */
 	rt_modmem_exit();
 }
 
@@ -1037,8 +1040,10 @@ void rt_modules_load_new(void)
 
 		if (m->gone)
 			continue;
-		if (!m->loaded && rt_module_wants_load(m))
+		if (!m->loaded && rt_module_wants_load(m)) {
+			m->wants = 1;
 			rt_module_load(m);
+		}
 		else if (m->loaded > 0 && m->sites_pending)
 			load_sites(m);
 	}

@@ -12,6 +12,8 @@
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
+ *   plt.c      library calls: the GOT slots of an instrumented object's
+ *              PLT imports point to stubs that enter the tracers
  *   hooks.c    the tracers: entry/exit logic behind every hook
  *   unwind.c   user stacks (option stacktrace, stacktrace triggers)
  *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
@@ -83,6 +85,8 @@ struct rt_func {
 	uint8_t patched;      /* site currently calls the trampoline */
 	uint8_t cmd_mask;     /* 1 << rt_cmd */
 	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
+	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
+			       * defining it (:mod: matches that one), else 0 */
 	int32_t cmd_count[RT_CMD_NR]; /* -1: unlimited */
 };
 
@@ -105,6 +109,12 @@ struct rt_module {
 	int seen;             /* scan generation it was last found in */
 	int pinned;           /* loaded with the program: never unmapped */
 	int held;             /* referenced by the runtime itself for now (module.c) */
+	int wants;            /* imports a compiler hook: its own calls are traced */
+	int plt_state;        /* plt.c: 0 not hooked yet, 1 hooked, -1 nothing to hook */
+	struct rt_func *plt;  /* hooked PLT imports (addr: the GOT slot), plt.c */
+	uint32_t nr_plt;
+	void *plt_mem;        /* the imports' stubs, then their data (plt.c) */
+	size_t plt_mem_len;
 };
 
 #define RT_MAX_MODS 512
@@ -246,6 +256,11 @@ RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
 RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
 RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
 
+/* plt.c */
+RT_HIDDEN void rt_plt_hook(struct rt_module *m);
+RT_HIDDEN void rt_plt_forget(struct rt_module *m);
+RT_HIDDEN void rt_plt_hash_all(void);
+
 /* filter.c */
 RT_HIDDEN void rt_filters_parse(void);
 RT_HIDDEN void rt_func_eval(struct rt_func *f);
@@ -261,6 +276,7 @@ RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
 /* hooks.c */
 RT_HIDDEN void rt_hash_init(uint32_t nr);
 RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
+RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
 

@@ -1,4 +1,4 @@
-# description: record then show/report a real program (-pg -mfentry): exact call graph, calls per function, symbols from the trace's SYMTAB
+# description: record then show/report a real program (-pg -mfentry): exact call graph with its library calls, calls per function, symbols from the trace's SYMTAB
 # requires: gcc
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -18,6 +18,8 @@ cat >want <<'TXT'
 #
 #               FUNCTION CALLS
 #               |   |   |   |
+__monstartup();
+__cxa_atexit();
 main() {
   mid() {
     leaf();
@@ -31,13 +33,14 @@ main() {
     leaf();
     leaf();
   }
+  printf();
 }
 TXT
 grep -v '^/\*' show | diff -u want - || fail "call graph differs"
 # durations are there and the outermost call encloses the others
 $FTRAIL show -i r.dat | grep -Eq '^ 0\) [ +!#*@$] +[0-9]+\.[0-9]+ us +\|  }$' || fail "no duration on main's exit"
 $FTRAIL report -i r.dat -s name | awk 'NR > 2 { print $(NF-1), $NF }' >calls
-printf '6 leaf\n1 main\n3 mid\n' | diff -u - calls || fail "report calls differ"
+printf '1 __cxa_atexit\n1 __monstartup\n6 leaf\n1 main\n3 mid\n1 printf\n' | diff -u - calls || fail "report calls differ"
 # symbols come from the file: the binary is not needed any more
 rm -f p
 $FTRAIL show -i r.dat -O nofuncgraph-duration -O nofuncgraph-cpu | grep -v '^/\*' | diff -u want - ||

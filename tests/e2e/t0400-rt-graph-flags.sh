@@ -9,9 +9,13 @@ for cc in gcc clang; do
 	for opt in -O0 -O2; do
 		while read -r flags; do
 			build t $cc $opt $flags "$P/basic.c" || continue
-			rec t.dat -- ./t
+			rec t.dat --no-libcall -- ./t
 			got=$(shape t.dat)
 			expect_shape "$cc $opt $flags" "$got" "$want"
+			# and its library call, through the PLT, with each hook
+			rec t.dat -- ./t
+			expect_shape "$cc $opt $flags libcall" "$(main_shape t.dat)" \
+				'main() { a() { b() { c(); } b() { c(); } } printf(); }'
 			n=$((n + 1))
 		done <<-'FLAGS'
 			-pg

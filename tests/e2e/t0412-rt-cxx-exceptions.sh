@@ -15,7 +15,7 @@ for cc in g++ clang++; do
 		# the second catcher (no throw) is complete and ends before main
 		got=$(shape t.dat)
 		case $got in
-		*"catcher() { rethrower() { middle() { thrower(); } } } after(); }") ;;
+		*"catcher() { rethrower() { middle() { thrower(); } } } after(); printf(); }") ;;
 		*) fail "$cc $flags: shape '$got'" ;;
 		esac
 		n=$((n + 1))

@@ -6,9 +6,10 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 	build alt gcc -O2 $flags "$P/altstack.c" || fail "build"
 	rec t.dat -- ./alt
 	grep -q '^5021$' rec.out || fail "$flags: program result $(cat rec.out)"
-	one='work() { h() { inh(); inh(); } }'
-	expect_shape "$flags" "$(shape t.dat)" \
-		"main() { $one $one deep() { h() { inh(); inh(); } } $one }"
+	# handlers nest in the raise() they interrupted; siglongjmp leaves two
+	one='work() { raise() { h() { inh(); inh(); } } }'
+	expect_shape "$flags" "$(main_shape t.dat)" \
+		"main() { malloc(); $one $one deep() { raise() { h() { inh(); inh(); siglongjmp() { } } } } $one printf(); }"
 	grep -q 'h (unwound)' show.out || fail "$flags: siglongjmp not shown as unwound"
 done
 exit 0

@@ -8,7 +8,11 @@ need_tracefs
 need_cmd gcc
 build ks gcc -O2 -pg -mfentry -fno-omit-frame-pointer "$P/kstack_sleep.c" || fail build
 for tr in function_graph function nop; do
-	"$FTRAIL" record -q -p "$tr" -e sched:sched_switch -O userstacktrace -o k.dat -- ./ks \
+	# --no-libcall: the kernel's frame-pointer walk skips the frame of a
+	# hooked library call without frame pointer (usleep), and the reader
+	# puts hijacked return addresses back in shadow-stack order -- one
+	# frame off then (a known limit of library calls, see runtime/plt.c)
+	"$FTRAIL" record -q -p "$tr" --no-libcall -e sched:sched_switch -O userstacktrace -o k.dat -- ./ks \
 		>rec.out 2>rec.err || fail "$tr: record: $(cat rec.err)"
 	"$FTRAIL" stacks -i k.dat --user -e sched:sched_switch >st.out 2>st.err || fail "$tr: stacks: $(cat st.err)"
 	! grep -q 'ft_rt_return\|libftrail' st.out || fail "$tr: the trampoline in a kernel user stack: $(cat st.out)"

@@ -1,4 +1,4 @@
-# description: a real recorded program (-pg, two threads) drawn and exported: folded self times add up to the Chrome export's call durations, every call appears once in Chrome and speedscope, threads named
+# description: a real recorded program (-pg, two threads, library calls) drawn and exported: folded self times add up to the Chrome export's call durations, every call appears once in Chrome and speedscope, threads named
 # requires: cc python3
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -35,8 +35,10 @@ cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
 $FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
 grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
 grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
-# calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10
-want=$((1 + 1 + 50 + 350))
+# calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10, and 6 library
+# calls: -pg's startup code's __monstartup and __cxa_atexit, pthread_create,
+# pthread_self, pthread_join, printf (pthread_setname_np is the runtime's)
+want=$((1 + 1 + 50 + 350 + 6))
 
 $FTRAIL flame -i p.dat --folded >p.folded 2>err || fail "flame --folded: $(cat err)"
 grep -q '^main;mid;leaf [0-9]*$' p.folded || fail "no main;mid;leaf stack: $(cat p.folded)"
@@ -52,7 +54,9 @@ names = {}
 for e in x:
     names[e["name"]] = names.get(e["name"], 0) + 1
 assert len(x) == want, (len(x), names)
-assert names == {"main": 1, "worker": 1, "mid": 50, "leaf": 350}, names
+assert names == {"main": 1, "worker": 1, "mid": 50, "leaf": 350, "__monstartup": 1,
+                 "__cxa_atexit": 1, "pthread_create": 1, "pthread_self": 1,
+                 "pthread_join": 1, "printf": 1}, names
 # outermost calls per thread: their durations (us.nnn = exact ns) add up to
 # the folded self times of everything (an independent computation)
 by_tid = {}

@@ -13,6 +13,8 @@
 # shape FILE [show opts]      the function_graph shape: one token per line of
 #                             `ftrail show`'s FUNCTION column, comments
 #                             dropped, joined by spaces: "main() { a(); }"
+# main_shape FILE [show opts]  shape from main() on: without what the startup
+#                             code calls before main (-pg's __monstartup...)
 # funcs FILE                  the function tracer's "callee <-caller" pairs
 # calls FILE NAME             the Calls column of `ftrail report` for NAME
 P="$TOP/tests/progs"
@@ -53,6 +55,12 @@ shape() {
 	"$FTRAIL" show -i "$f" "$@" >show.out 2>show.err || fail "show $f: $(cat show.err)"
 	grep -v '^#' show.out | sed -n 's/^[^|]*|  *//p' | grep -v '^/\*' | sed 's| */\*.*\*/||' |
 		tr '\n' ' ' | sed 's/ *$//'
+}
+
+main_shape() {
+	local s
+	s=$(shape "$@")
+	echo "main() {${s#*main() \{}"
 }
 
 funcs() {

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Library calls (issue 14): ns per call of strlen() through the PLT,
+#
+#   plain          the program without instrumentation, not traced
+#   nolibcall      -pg -mfentry under `ftrail record --no-libcall` (GOT untouched)
+#   ftrail_lib     the same under `ftrail record` (the GOT slot hooked)
+#   ftrail_func    a traced function of the program instead (fentry), for the
+#                  issue's target: a hooked library call <= 2x a traced function
+#   uftrace_lib    `uftrace record` on the -pg build (uftrace hooks the PLT too)
+#
+# ns/call = (loop time - plain loop time) / calls, the loop timed inside the
+# program (bench/libcall_prog.c), best of $RUNS runs.
+#
+#   bench/libcall_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc)
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+N=${1:-1000000}
+RUNS=${RUNS:-5}
+CC=${CC:-gcc}
+FTRAIL=$BUILD/ftrail
+W=$(mktemp -d /tmp/libcall-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+[ -x "$FTRAIL" ] || { echo "libcall_bench: build first ($FTRAIL missing)"; exit 1; }
+P=$TOP/bench/libcall_prog.c
+$CC -O2 -fno-builtin -o "$W/plain" "$P" || exit 1
+$CC -O2 -fno-builtin -pg -mfentry -o "$W/fentry" "$P" || exit 1
+$CC -O2 -fno-builtin -pg -o "$W/pg" "$P" || exit 1
+have_uftrace=0
+command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+
+# best loop time (ns) of RUNS runs of: "$@" (the program prints calls= ns=)
+best() {
+	local b= out ns
+	for ((r = 0; r < RUNS; r++)); do
+		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
+		ns=${out#ns=}
+		[ -n "$ns" ] || { echo "-"; return; }
+		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
+	done
+	echo "$b"
+}
+rec() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
+
+declare -A T
+T[plain_lib]=$(best "$W/plain" l "$N")
+T[plain_func]=$(best "$W/plain" f "$N")
+T[nolibcall]=$(best rec --no-libcall -- "$W/fentry" l "$N")
+T[ftrail_lib]=$(best rec -- "$W/fentry" l "$N")
+T[ftrail_func]=$(best rec --no-libcall -- "$W/fentry" f "$N")
+[ $have_uftrace = 1 ] && T[uftrace_lib]=$(best uftrace record -d "$W/uft.data" "$W/pg" l "$N")
+
+# the trace holds every call (nothing lost)
+rec -- "$W/fentry" l "$N" >/dev/null
+got=$("$FTRAIL" report -i "$W/t.dat" | awk '$NF == "strlen" { print $(NF-1) }')
+
+per_call() { # config base -> ns per call over the plain loop
+	local t=${T[$1]:-} b=${T[$2]}
+	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
+	awk -v t="$t" -v b="$b" -v c="$N" 'BEGIN{printf "%.2f", (t-b)/c}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
+
+echo "libcall_bench: $N calls, best of $RUNS, CC=$CC; strlen calls in the trace: ${got:-none}"
+printf '%-14s %14s %12s\n' config loop_ns ns/call
+for k in plain_lib nolibcall ftrail_lib uftrace_lib; do
+	[ -n "${T[$k]:-}" ] || continue
+	printf '%-14s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k" plain_lib)"
+done
+for k in plain_func ftrail_func; do
+	printf '%-14s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k" plain_func)"
+done
+echo
+lib=$(per_call ftrail_lib plain_lib)
+echo "ratio ftrail_lib/ftrail_func   $(ratio "$lib" "$(per_call ftrail_func plain_func)")   (target <= 2)"
+[ $have_uftrace = 1 ] &&
+	echo "ratio uftrace_lib/ftrail_lib   $(ratio "$(per_call uftrace_lib plain_lib)" "$lib")   (target >= 3)"
+exit 0
