@@ -368,7 +368,8 @@ static uint64_t ur_shadow_ret(struct rt_thread *t, uint64_t slot, int *idx)
 static int ur_in_self(uint64_t ip)
 {
 	static uint64_t lo, hi;
-	uint64_t l = __atomic_load_n(&lo, __ATOMIC_RELAXED);
+	/* acquire: pairs with the release of lo below, so hi is the pair's */
+	uint64_t l = __atomic_load_n(&lo, __ATOMIC_ACQUIRE);
 
 	if (!l) {
 		struct rt_module *m = rt_module_of((uint64_t)(uintptr_t)ft_rt_return);
@@ -380,7 +381,6 @@ static int ur_in_self(uint64_t ip)
 		__atomic_store_n(&lo, m->start, __ATOMIC_RELEASE);
 		l = m->start;
 	}
-	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	return ip >= l && ip < __atomic_load_n(&hi, __ATOMIC_RELAXED);
 }
 
