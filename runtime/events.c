@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * User trace events and trace_marker in the traced program (issue 7).
+ * User trace events and trace_marker in the traced program.
  *
  * At load time (a constructor of libftrail.so) we attach to the user event
  * area the tool created (uevent.h; env FTRAIL_UEV_FD), read the selection
@@ -50,10 +50,6 @@
 #include "runtime/rt.h"
 #include "core/trigger.h"
 #include "core/uevent.h"
-
-/* Entry points for the rest of the runtime (declared here until rt.h has them). */
-RT_HIDDEN void rt_events_rescan(void);
-RT_HIDDEN int rt_events_active(void);
 
 #define EV_MAX_TYPES 4096
 #define EV_MAX_TRIG 8
@@ -725,11 +721,6 @@ static int parse_sel(void)
 		ev.nr_sels++;
 	}
 	return 0; /* txt stays: the selections point into it */
-}
-
-int rt_events_active(void)
-{
-	return ev.area != NULL;
 }
 
 /* After a dlopen or dlclose: pick up the events of newly loaded objects, forget the gone. */

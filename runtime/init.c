@@ -585,8 +585,8 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	h = real(file, mode);
 	if (h)
 		rt_modules_after_dlopen();
-	if (h && rt_events_rescan)
-		rt_events_rescan(); /* the library's user events (issue 7) */
+	if (h)
+		rt_events_rescan(); /* the library's user events */
 	return h;
 }
 
@@ -606,7 +606,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	rt_modules_dlclose_begin();
 	r = real(handle);
 	rt_modules_dlclose_end();
-	if (!r && rt_events_rescan)
+	if (!r)
 		rt_events_rescan(); /* forget the user events of what went away */
 	return r;
 }

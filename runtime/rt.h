@@ -294,9 +294,8 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 
-/* events.c (issue 7's user events; weak so the runtime links without it) */
-RT_HIDDEN void rt_events_rescan(void) __attribute__((weak));
-RT_HIDDEN int rt_events_active(void) __attribute__((weak));
+/* events.c: the program's user events and trace_marker */
+RT_HIDDEN void rt_events_rescan(void);
 
 /* arch */
 void ft_rt_return(void);   /* the return trampoline */
