@@ -44,7 +44,7 @@ $CC -O2 -pg -o "$W/pg" "$P" || exit 1
 $CC -O2 -fpatchable-function-entry=5 -o "$W/pfe" "$P" || exit 1
 $CC -O2 -shared -fPIC -o "$W/floor.so" "$TOP/bench/fgraph_floor.c" || exit 1
 $CC -O2 -D_GNU_SOURCE -I"$TOP" -o "$W/rtrun" "$TOP/tests/progs/rtrun.c" \
-	"$BUILD/libftrail-core.a" $(pkg-config --libs libelf libdw libzstd) -lpthread || exit 1
+	"$BUILD/libftrail-core.a" $(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || exit 1
 
 have_ftrail=0
 if [ -x "$FTRAIL" ] && (cd "$W" && "$FTRAIL" record -q -o "$W/probe.dat" -- "$W/pfe" 10 >/dev/null 2>&1); then
