@@ -17,6 +17,8 @@
 #error "define FTRAIL_CMD(name, summary) before including commands.h"
 #endif
 
+/* One aligned row per command: kept out of the formatter. */
+/* clang-format off */
 FTRAIL_CMD(record,   "trace a program and/or kernel events into a trace file")
 FTRAIL_CMD(show,     "print a trace in ftrace's text formats")
 FTRAIL_CMD(report,   "per-function total time, self time and calls")
@@ -29,3 +31,4 @@ FTRAIL_CMD(export,   "export to Chrome/Perfetto trace-event JSON or speedscope")
 FTRAIL_CMD(marker,   "write trace_marker text into a running trace from a shell")
 FTRAIL_CMD(list,     "tracers, trace options and events that record accepts")
 FTRAIL_CMD(snapshot, "take, clear or free the snapshot of a running trace (ftrace's snapshot file)")
+/* clang-format on */

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+/* Option names are spelled with '-': kept out of the formatter. */
+/* clang-format off */
 /* X(name, bit, default-on, applies) -- applies: R record time, D display time */
 #define FT_OPTIONS(X)                                 \
 	X(print-parent, PRINT_PARENT, 1, 'D')         \
@@ -32,6 +34,7 @@
 	X(block, BLOCK, 1, 'R')                       \
 	X(libcall, LIBCALL, 1, 'R')
 
+/* clang-format on */
 enum ft_option_bit {
 #define X(name, bit, def, when) FT_OPT_BIT_##bit,
 	FT_OPTIONS(X)
