@@ -20,20 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/barrier.h"
 #include "core/ringbuf.h"
-
-/*
- * Thread fences for the peek seqlock.  GCC refuses atomic_thread_fence
- * under -fsanitize=thread; on x86-64 (TSO) an acquire or release fence
- * emits no instruction, only a compiler barrier, which is what a signal
- * fence is -- so the TSan build generates the same code.  Elsewhere the
- * real fence.
- */
-#if defined(__SANITIZE_THREAD__) && defined(__x86_64__)
-#define rb_fence(order) __atomic_signal_fence(order)
-#else
-#define rb_fence(order) __atomic_thread_fence(order)
-#endif
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 
@@ -560,7 +548,7 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	 * fence sees the change and discards its copy.
 	 */
 	__atomic_store_n(&pg->seq, (uint32_t)q, __ATOMIC_RELAXED);
-	rb_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&pg->size, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(nev, 0, __ATOMIC_RELAXED);
 	pg->ts = now;
@@ -864,7 +852,7 @@ int ft_rb_peek_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t l
 	for (uint32_t i = 0; i < size / 4; i++)
 		to[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	/* acquire fence, then seq again: a writer that reused the page changed it first */
-	rb_fence(__ATOMIC_ACQUIRE);
+	ft_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) != seq)
 		return 0;
 	/* a page reused and given the same seq is impossible: seq = number, 2^32 pages apart */

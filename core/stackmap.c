@@ -73,6 +73,7 @@
  * nest release/acquire pairs) is checked as in the production build.
  */
 #include "core/stackmap.h"
+#include "core/barrier.h"
 #include "core/hash.h"
 
 #include <errno.h>
@@ -297,7 +298,7 @@ static void proc_setup(void)
 	if (__builtin_cpu_supports("avx2"))
 		atomic_store_explicit(&have_avx2, 1, memory_order_relaxed);
 #endif
-#ifndef __SANITIZE_THREAD__
+#if !FT_TSAN /* TSan cannot see that membarrier() fences other threads */
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
 		atomic_store_explicit(&fast_enter, 1, memory_order_relaxed);
 #endif
@@ -1062,10 +1063,8 @@ static int drain(struct ft_stackmap_shared *m)
  */
 static int fence_callers(void)
 {
-#ifndef __SANITIZE_THREAD__ /* GCC's TSan has no fences; its callers do not need us */
 	/* our own store of `resetting` before everyone's barrier */
-	atomic_thread_fence(memory_order_seq_cst);
-#endif
+	ft_fence(__ATOMIC_SEQ_CST);
 	if (sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0)
 		return 0;
 	if (errno == ENOSYS || errno == EINVAL)

@@ -109,7 +109,7 @@ static void sync_locked(void)
 		rt.stack_depth = c->stack_depth;
 		rt_filters_parse();
 		/* acquire fence: the copies above happen before the re-check */
-		rt_fence(__ATOMIC_ACQUIRE);
+		ft_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) == g)
 			break;
 		if (++tries > 1000)

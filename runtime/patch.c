@@ -99,7 +99,7 @@ static void prog_trap_get(struct sigaction *out)
 			continue; /* a writer is between its two stores */
 		memcpy(out, &old_trap, sizeof(*out));
 		/* acquire fence: the copy is read before the re-check */
-		rt_fence(__ATOMIC_ACQUIRE);
+		ft_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&old_trap_seq, __ATOMIC_RELAXED) == s)
 			return;
 	}
@@ -113,7 +113,7 @@ static void prog_trap_set(const struct sigaction *act, struct sigaction *old)
 	if (act) {
 		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELAXED);
 		/* release: the odd count before the copy changes */
-		rt_fence(__ATOMIC_RELEASE);
+		ft_fence(__ATOMIC_RELEASE);
 		memcpy(&old_trap, act, sizeof(old_trap));
 		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELEASE);
 	}
@@ -150,7 +150,7 @@ static void poke_publish(uint32_t n)
 	__atomic_store_n(&poke_seq, poke_seq + 1, __ATOMIC_RELAXED);
 	/* release: the odd count before any entry changes (pairs with the
 	 * reader's acquire fence) */
-	rt_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < n; i++) {
 		__atomic_store_n(&pokes[i].site, poke_q[i].site, __ATOMIC_RELAXED);
 		__atomic_store_n(&pokes[i].insn, poke_q[i].insn, __ATOMIC_RELAXED);
@@ -164,7 +164,7 @@ static void sync_cores(void)
 {
 	if (membarrier_ok)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-	rt_fence(__ATOMIC_SEQ_CST);
+	ft_fence(__ATOMIC_SEQ_CST);
 }
 
 /*
@@ -191,7 +191,7 @@ static int poke_find(uint64_t addr, uint64_t *insn, uint8_t *b0)
 		}
 	}
 	/* acquire fence: the reads above happen before the re-check */
-	rt_fence(__ATOMIC_ACQUIRE);
+	ft_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&poke_seq, __ATOMIC_RELAXED) == s1 ? found : -1;
 }
 
@@ -403,7 +403,7 @@ void rt_patch_flush(void)
 	}
 	/* 0: publish, then (release fence) the int3s: see poke_find */
 	poke_publish(n);
-	rt_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	for (int phase = 1; phase <= 3; phase++) {
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *b = (uint8_t *)poke_q[i].site, want[8];

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/barrier.h"
 #include "core/lifeline.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
@@ -40,20 +41,6 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 #define RT_NOFID 0xffffffffu
-
-/*
- * A full fence: ThreadSanitizer rejects __atomic_thread_fence (and cannot
- * see fences anyway), so under it a seq_cst RMW on a private word stands in.
- */
-#if defined(__SANITIZE_THREAD__)
-#define rt_fence(order)                                                    \
-	do {                                                               \
-		static int rt_fence_word_;                                 \
-		__atomic_fetch_add(&rt_fence_word_, 0, __ATOMIC_SEQ_CST); \
-	} while (0)
-#else
-#define rt_fence(order) __atomic_thread_fence(order)
-#endif
 
 /* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
 #define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */

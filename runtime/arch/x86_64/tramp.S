@@ -47,16 +47,12 @@
  * callers' own returns predict; a ret here would pop the entry of the
  * caller's caller, and every return above would mispredict in turn.
  */
-#if !defined(__GNUC__) || defined(__clang__) || defined(__SANITIZE_ADDRESS__) || \
-	defined(__SANITIZE_THREAD__)
-#define FT_SAVE_ALL 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FT_SAVE_ALL 1
-#endif
-#endif
-
+#include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
+
+#if !defined(__GNUC__) || defined(__clang__) || FT_ASAN || FT_TSAN
+#define FT_SAVE_ALL 1
+#endif
 
 	.text
 	.hidden	rt
