@@ -202,7 +202,7 @@ int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t p
 	uint32_t n = a->nr_slots, start, sg;
 
 	t->slot = NULL; /* first, for a handler's sake (see below) */
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	memset(t, 0, sizeof(*t));
 	t->area = a;
 	t->pid = pid;
@@ -250,7 +250,7 @@ int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t p
 		 * store finds no slot (its event is counted lost), never a
 		 * half-filled t.
 		 */
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		t->slot = s;
 		__atomic_fetch_add(&a->claims, 1, __ATOMIC_RELAXED);
 		return 0;
@@ -269,7 +269,7 @@ void ft_rb_thread_detach(struct ft_rb_thread *t)
 	 * no slot (counted lost) instead of a t being zeroed under it.
 	 */
 	t->slot = NULL;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	if (s) {
 		uint32_t exp = FT_RB_ACTIVE;
 
@@ -284,7 +284,7 @@ void ft_rb_thread_detach(struct ft_rb_thread *t)
 	}
 	/* area next, whole: the memset below then only writes zeros over zeros there */
 	t->area = NULL;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	memset(t, 0, sizeof(*t));
 	if (a && s)
 		ft_rb_wake(a);

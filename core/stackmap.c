@@ -324,10 +324,10 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
 		t = &tls_maps[v % TLS_MAPS];
 	}
 	atomic_store_explicit(&t->block, 0, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	atomic_store_explicit(&t->inst, m->seed, memory_order_relaxed);
 	atomic_store_explicit(&t->shard, idx, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	atomic_store_explicit(&t->block, (uintptr_t)m, memory_order_relaxed);
 }
 
@@ -379,7 +379,7 @@ static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_sha
 
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) != (uintptr_t)m)
 			continue;
-		atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+		ft_barrier(); /* block before the rest */
 		if (atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			break; /* m was formatted again: claim in the new map */
 		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
@@ -400,7 +400,7 @@ static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
 		return find_shard(m);
-	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+	ft_barrier(); /* block before the rest */
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return claim_shard(m);
@@ -422,7 +422,7 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
 		/* forget it first: a signal handler from here on claims anew */
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		/*
 		 * Release pairs with the next claimer's acquire cmpxchg: our
 		 * writes to the shard happen before its own.  The counts stay:
@@ -784,7 +784,7 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 	lvl = atomic_load_explicit(&sh->nest, memory_order_relaxed);
 	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
 		atomic_store_explicit(&sh->nest, lvl + 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 	} else {
 		atomic_exchange_explicit(&sh->nest, lvl + 1, memory_order_seq_cst);
 	}

@@ -144,7 +144,7 @@ static int enter(struct rt_thread *t)
 	int busy = t->busy;
 
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	pthread_mutex_lock(&ctx_lock);
 	return busy;
 }
@@ -152,7 +152,7 @@ static int enter(struct rt_thread *t)
 static void leave(struct rt_thread *t, int busy)
 {
 	pthread_mutex_unlock(&ctx_lock);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = busy;
 }
 

@@ -402,7 +402,7 @@ static __attribute__((noinline)) void unwind_to_depth(struct rt_thread *t, uint3
 			t->roots--;
 		if (fr->flags & FR_NOTRACE)
 			t->notrace--;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ft_barrier();
 		t->depth--;
 	}
 	if (n && t->rb.area) {
@@ -564,7 +564,7 @@ push:
 	fr->fid = fid;
 	fr->flags = (uint16_t)(frflags | (cyg ? FR_CYG : 0));
 	/* the frame is complete before it becomes visible (signal handlers) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth++;
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
@@ -679,7 +679,7 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 		return 0;
 	t->rec_depth++;
 	/* the frame is complete before it becomes visible (signal handlers) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth = d + 1;
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
@@ -710,7 +710,7 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), ft_rdtsc(), FT_REC_XDELTA_MAX, -1)))
 		return 0;
 	/* the record first, then the pop: a handler in between sees the frame, busy */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth = d - 1;
 	t->rec_depth--;
 	return ret;
@@ -758,9 +758,9 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 	if (!(f->flags & RF_HOOK))
 		return 1;
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	done = fast_entry(t, f, slot, *slot, 0);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = 0;
 	return done;
 }
@@ -784,7 +784,7 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 		return 0;
 	}
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
 		rt_sync_ctl();
 	if (rt_orphaned())
@@ -795,7 +795,7 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
 {
 	rt_hot_update(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = 0;
 }
 
@@ -850,9 +850,9 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 	if (unlikely(t->busy))
 		return 0;
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	ret = fast_exit(t, sp - 8, 0, 0);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = 0;
 	return ret;
 }
@@ -873,13 +873,13 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	int busy = t->busy;
 
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	if (unlikely(t->depth && t->frames[t->depth - 1].slot < slot))
 		rt_unwind_to(t, slot, 0);
 	if (unlikely(!t->depth || t->frames[t->depth - 1].slot != slot))
 		lost_frame();
 	fr = t->frames[t->depth - 1];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth--;
 	if (likely(fr.flags == FR_RECORDED && t->state == 1)) {
 		t->rec_depth--;
@@ -887,7 +887,7 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	} else if (t->state == 1) {
 		finish_frame(t, &fr);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = busy;
 	return fr.ret;
 }
@@ -932,12 +932,12 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 
 			if (f->flags & RF_HOOK) {
 				t->busy = 1;
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				ft_barrier();
 				done = fast_entry(t, f,
 						  cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
 							   call_site),
 						  (uint64_t)call_site, 1);
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				ft_barrier();
 				t->busy = 0;
 			}
 			if (done)
@@ -976,7 +976,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	if (unlikely(!rt.sess) || t->busy || !t->depth)
 		return;
 	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	/* fast path: the innermost frame is fn's, recorded */
 	if (likely(fast_exit(t, 0, (uint64_t)fn, 1)))
 		goto out;
@@ -985,7 +985,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 		goto out;
 	i = (int)t->depth - 1;
 	if (likely(t->frames[i].func == f && t->frames[i].flags == (FR_RECORDED | FR_CYG))) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ft_barrier();
 		t->depth = (uint32_t)i;
 		t->rec_depth--;
 		if (t->state == 1)
@@ -1006,12 +1006,12 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	{
 		struct rt_frame fr = t->frames[i];
 
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ft_barrier();
 		t->depth = (uint32_t)i;
 		if (t->state == 1)
 			finish_frame(t, &fr);
 	}
 out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy = 0;
 }

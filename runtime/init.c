@@ -234,7 +234,7 @@ static void thread_dtor(void *arg)
 		t->busy = 0;
 	}
 	t->hot = 0; /* no fast path from here on (hooks.c) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	if (t->rb.area)
 		ft_rb_thread_detach(&t->rb);
 	if (rt.smap_ok) /* its stack map shard goes back to the pool */

@@ -100,14 +100,14 @@ void ft_rt_vfork_enter(void)
 {
 	rt_self.busy++;
 	/* the increment is in place before the child can run a hook */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 }
 
 long ft_rt_vfork_leave(long r)
 {
 	struct rt_thread *t = &rt_self;
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->busy--;
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
