@@ -35,7 +35,7 @@
  * shadow frame's, or at a return whose slot is above it, that frame is dead.
  * Dead recorded frames are closed with one FT_EXT_UNWIND n record.
  *
- * Re-entrancy: each thread has a guard (rt_self.busy).  A hook that runs
+ * Re-entrancy: each thread has a guard (rt_guard_recursion, rt.h).  A hook that runs
  * while another hook of the same thread is active (the runtime calling an
  * instrumented function such as a program-defined malloc, or a signal
  * handler interrupting a hook) does nothing except count the lost event --
@@ -757,11 +757,9 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 		return f == &nofunc; /* not a function we know: nothing to do */
 	if (!(f->flags & RF_HOOK))
 		return 1;
-	t->busy = 1;
-	ft_barrier();
+	rt_guard_recursion(t);
 	done = fast_entry(t, f, slot, *slot, 0);
-	ft_barrier();
-	t->busy = 0;
+	rt_unguard_recursion(t);
 	return done;
 }
 
@@ -771,10 +769,8 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
  * counts its event as lost instead of recursing) and applies a control
  * change the tool published (acquire on gen pairs with the tool's release
  * in ft_session_ctl_end), or detaches when the recorder is gone
- * (init.c, rt_detach).  Returns 0 when the hook must do nothing.  The
- * signal fences keep the compiler from moving hook work across the guard's
- * stores: only a handler on this same thread reads busy.  hook_end refreshes
- * the fast-path gate and drops the guard.
+ * (init.c, rt_detach).  Returns 0 when the hook must do nothing.  hook_end
+ * refreshes the fast-path gate and drops the guard.
  */
 static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t, uint64_t key)
 {
@@ -783,8 +779,7 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 			lost_call(t, lookup_fast(key));
 		return 0;
 	}
-	t->busy = 1;
-	ft_barrier();
+	rt_guard_recursion(t);
 	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
 		rt_sync_ctl();
 	if (rt_orphaned())
@@ -795,8 +790,7 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
 {
 	rt_hot_update(t);
-	ft_barrier();
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 /*
@@ -849,11 +843,9 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 
 	if (unlikely(t->busy))
 		return 0;
-	t->busy = 1;
-	ft_barrier();
+	rt_guard_recursion(t);
 	ret = fast_exit(t, sp - 8, 0, 0);
-	ft_barrier();
-	t->busy = 0;
+	rt_unguard_recursion(t);
 	return ret;
 }
 
@@ -870,10 +862,9 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	struct rt_thread *t = &rt_self;
 	uint64_t slot = sp - 8;
 	struct rt_frame fr;
-	int busy = t->busy;
 
-	t->busy = 1;
-	ft_barrier();
+	/* also when a hook of this thread is active: the frame must be popped */
+	rt_guard_recursion(t);
 	if (unlikely(t->depth && t->frames[t->depth - 1].slot < slot))
 		rt_unwind_to(t, slot, 0);
 	if (unlikely(!t->depth || t->frames[t->depth - 1].slot != slot))
@@ -887,8 +878,7 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	} else if (t->state == 1) {
 		finish_frame(t, &fr);
 	}
-	ft_barrier();
-	t->busy = busy;
+	rt_unguard_recursion(t);
 	return fr.ret;
 }
 
@@ -931,14 +921,12 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 			int done = 1;
 
 			if (f->flags & RF_HOOK) {
-				t->busy = 1;
-				ft_barrier();
+				rt_guard_recursion(t);
 				done = fast_entry(t, f,
 						  cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
 							   call_site),
 						  (uint64_t)call_site, 1);
-				ft_barrier();
-				t->busy = 0;
+				rt_unguard_recursion(t);
 			}
 			if (done)
 				return;
@@ -975,8 +963,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	(void)call_site;
 	if (unlikely(!rt.sess) || t->busy || !t->depth)
 		return;
-	t->busy = 1;
-	ft_barrier();
+	rt_guard_recursion(t);
 	/* fast path: the innermost frame is fn's, recorded */
 	if (likely(fast_exit(t, 0, (uint64_t)fn, 1)))
 		goto out;
@@ -1012,6 +999,5 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 			finish_frame(t, &fr);
 	}
 out:
-	ft_barrier();
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }

@@ -229,9 +229,9 @@ static void thread_dtor(void *arg)
 	(void)arg;
 	/* frames left by pthread_exit/cancel: closed with one UNWIND */
 	if (t->depth && t->state == 1 && !t->busy) {
-		t->busy = 1;
+		rt_guard_recursion(t);
 		rt_unwind_to(t, UINT64_MAX, 1);
-		t->busy = 0;
+		rt_unguard_recursion(t);
 	}
 	t->hot = 0; /* no fast path from here on (hooks.c) */
 	ft_barrier();
@@ -253,9 +253,9 @@ static void emit_exit(int status)
 
 	if (!rt.sess || t->state != 1 || t->busy)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_EXIT, &st, 4);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 static void on_exit_cb(int status, void *arg)
@@ -270,7 +270,7 @@ static void on_exit_cb(int status, void *arg)
 static void atfork_prepare(void)
 {
 	if (rt.sess) {
-		rt_self.busy++;
+		rt_guard_recursion(&rt_self);
 		pthread_mutex_lock(&rt.lock);
 	}
 }
@@ -279,7 +279,7 @@ static void atfork_parent(void)
 {
 	if (rt.sess) {
 		pthread_mutex_unlock(&rt.lock);
-		rt_self.busy--;
+		rt_unguard_recursion(&rt_self);
 	}
 }
 
@@ -291,7 +291,7 @@ static void atfork_child(void)
 		return;
 	pthread_mutex_init(&rt.lock, NULL);
 	rt_modules_atfork_child();
-	t->busy--;
+	rt_unguard_recursion(t);
 	rt.pid = getpid();
 	t->tid = my_tid();
 	if (t->rb.area)
@@ -337,9 +337,9 @@ __attribute__((visibility("default"))) pid_t fork(void)
 		struct rt_thread *t = &rt_self;
 
 		if (t->state == 1 && !t->busy) {
-			t->busy = 1;
+			rt_guard_recursion(t);
 			rt_emit_ext(t, FT_EXT_FORK, &p, 4);
-			t->busy = 0;
+			rt_unguard_recursion(t);
 		}
 	}
 	return pid;
@@ -353,9 +353,9 @@ static void emit_exec(const char *path)
 
 	if (!rt.sess || !path || t->busy || !rt_thread_get())
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_EXEC, path, (uint32_t)strnlen(path, 1024));
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
@@ -512,7 +512,7 @@ static void rehijack(struct rt_thread *t, uint64_t sp)
 {
 	if (!t->depth || t->busy)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_unwind_to(t, sp, 0);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct rt_frame *fr = &t->frames[i];
@@ -524,7 +524,7 @@ static void rehijack(struct rt_thread *t, uint64_t sp)
 			*slot = (uint64_t)ft_rt_return;
 		fr->flags &= (uint16_t)~FR_RESTORED;
 	}
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) _Unwind_Reason_Code
@@ -679,7 +679,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		pre_exec = ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid);
 	rt_patch_init();
 
-	rt_self.busy = 1; /* hooks run by our own calls do nothing */
+	rt_guard_recursion(&rt_self); /* hooks run by our own calls do nothing */
 	pthread_mutex_lock(&rt.lock);
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
 	rt.gen = UINT32_MAX;
@@ -702,7 +702,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	}
 	sync_locked();
 	pthread_mutex_unlock(&rt.lock);
-	rt_self.busy = 0;
+	rt_unguard_recursion(&rt_self);
 	/* an exec after the recorder died: start detached, before any hook */
 	if (rt_orphaned())
 		rt_detach();

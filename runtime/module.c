@@ -515,7 +515,7 @@ void rt_modules_dlclose_end(void)
 	__atomic_sub_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
 	if (!rt.sess || t->busy)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	pthread_mutex_lock(&rt.lock);
 	rt_modules_scan(1); /* retire what went away, whatever else is in flight */
 	if (rt_modmem_enter() == 2 && deferred) {
@@ -525,7 +525,7 @@ void rt_modules_dlclose_end(void)
 	}
 	rt_modmem_exit();
 	pthread_mutex_unlock(&rt.lock);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 /* Does m still need its symbols or sites read (module memory work)? */
@@ -568,7 +568,7 @@ void rt_modules_after_dlopen(void)
 	for (int round = 0;; round++) {
 		int np = 0, mem;
 
-		t->busy = 1;
+		rt_guard_recursion(t);
 		pthread_mutex_lock(&rt.lock);
 		if (!round)
 			rt_modules_scan(1);
@@ -594,7 +594,7 @@ void rt_modules_after_dlopen(void)
 		for (int i = 0; i < rt.nr_mods; i++)
 			rt.mods[i].held = 0; /* only this function holds, under rt.lock */
 		pthread_mutex_unlock(&rt.lock);
-		t->busy = 0;
+		rt_unguard_recursion(t);
 		for (int i = 0; i < nh; i++)
 			dlclose(hold[i]); /* the wrapper: this may be the last reference */
 		nh = 0;

@@ -138,7 +138,8 @@ struct rt_frame {
  */
 struct rt_thread {
 	int state;               /* 0 fresh, 1 ready, 2 filtered out (pid filter), 3 dead */
-	int busy;                /* recursion guard (hooks calling hooks) */
+	int busy;                /* recursion guard: rt_guard_recursion() nesting, 0 when
+				  * no runtime code of this thread is active */
 	uint32_t hot;            /* ctl gen + 1 when the hooks' fast path may run for this
 				  * thread (hooks.c: rt_hot_update), 0 otherwise */
 	uint32_t depth;          /* shadow frames in use */
@@ -211,6 +212,34 @@ RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
+
+/*
+ * The recursion guard (uftrace: mcount_guard_recursion).  While t->busy is
+ * nonzero, a hook of this thread -- the runtime calling an instrumented
+ * function, or a signal handler interrupting runtime code -- does nothing
+ * but count its event as lost; code that must wait for rt.lock or another
+ * runtime lock takes the guard first, so no hook of the same thread can
+ * then wait for it.  Guards nest (fork's handlers, vfork, a return
+ * through ft_rt_return while a hook is active): busy counts them.
+ *
+ * Ordering: busy is read only by its own thread -- the code it guards and
+ * a signal handler that interrupts that code -- so a compiler barrier
+ * (ft_barrier, a signal fence) is all that is needed: busy is set before
+ * any guarded access, and dropped after the last.  No CPU fence: a thread
+ * sees its own stores in program order.  tramp.S's fast paths take and
+ * drop the same guard in assembly (from 0 to 1 and back).
+ */
+static inline void rt_guard_recursion(struct rt_thread *t)
+{
+	t->busy++;
+	ft_barrier();
+}
+
+static inline void rt_unguard_recursion(struct rt_thread *t)
+{
+	ft_barrier();
+	t->busy--;
+}
 
 /*
  * Has the recorder gone while this process still traces?  Two relaxed
