@@ -157,7 +157,7 @@ static void leave(struct rt_thread *t)
 /* May t's shadow stack be moved now (busy: enter()'s answer)? */
 static int shadow_ok(struct rt_thread *t, int busy)
 {
-	return rt.sess && !busy && (t->state == 1 || rt_thread_get()) && t->frames;
+	return rt.sess && !busy && (t->state == RT_THREAD_READY || rt_thread_get()) && t->frames;
 }
 
 /*

@@ -120,7 +120,9 @@ _Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
 		       FT_C_FR_RECORDED_CYG == (FR_RECORDED | FR_CYG) &&
 		       FT_C_FID_MAX == FT_REC_FID_MAX && FT_C_EDELTA_MAX == FT_REC_EDELTA_MAX &&
 		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
-		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1,
+		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1 && FT_C_T_READY == RT_THREAD_READY &&
+		       FT_C_HOOK_MCOUNT == RT_HOOK_MCOUNT && FT_C_HOOK_FENTRY == RT_HOOK_FENTRY &&
+		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED,
 	       "offsets.h: constants");
 /* the fields tramp.S stores 32-bit values in */
 _Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&
@@ -613,7 +615,8 @@ static inline void rt_hot_update(struct rt_thread *t)
 	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
 
 	/* rt.hmask: tramp.S probes the hash without testing that it exists */
-	t->hot = (rt.fast && t->state == 1 && t->gen == g && t->rb.slot && t->frames && rt.hmask)
+	t->hot = (rt.fast && t->state == RT_THREAD_READY && t->gen == g && t->rb.slot &&
+		  t->frames && rt.hmask)
 			 ? g + 1
 			 : 0;
 }
@@ -704,7 +707,7 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn :
 		  fr->flags != FR_RECORDED || fr->slot != slot)
 		return 0;
-	if (unlikely(t->state != 1))
+	if (unlikely(t->state != RT_THREAD_READY))
 		return 0;
 	ret = fr->ret;
 	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), ft_rdtsc(), FT_REC_XDELTA_MAX, -1)))
@@ -718,7 +721,7 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 
 static inline int thread_ready(struct rt_thread *t)
 {
-	if (likely(t->state == 1 && t->gen == rt.gen))
+	if (likely(t->state == RT_THREAD_READY && t->gen == rt.gen))
 		return 1;
 	return rt_thread_get() != NULL;
 }
@@ -795,8 +798,7 @@ static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
 
 /*
  * The entry trampolines' general path (after ft_rt_entry_fast said 0):
- * every hook kind, every tracer and option.  kind: 0 mcount, 1 fentry, 2
- * patched site.
+ * every hook kind, every tracer and option.  kind: enum rt_hook_kind.
  */
 void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
@@ -821,7 +823,7 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 			 */
 			uint64_t rbp = *(uint64_t *)__builtin_frame_address(0);
 			struct rt_ustate us = { *slot, (uint64_t)(slot + 1),
-						kind == 0 ? slot[-1] : rbp };
+						kind == RT_HOOK_MCOUNT ? slot[-1] : rbp };
 
 			do_entry(t, f, slot, *slot, 0, &us);
 		}
@@ -872,10 +874,10 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 	fr = t->frames[t->depth - 1];
 	ft_barrier();
 	t->depth--;
-	if (likely(fr.flags == FR_RECORDED && t->state == 1)) {
+	if (likely(fr.flags == FR_RECORDED && t->state == RT_THREAD_READY)) {
 		t->rec_depth--;
 		ft_rb_fast_exit(&t->rb, ft_rdtsc());
-	} else if (t->state == 1) {
+	} else if (t->state == RT_THREAD_READY) {
 		finish_frame(t, &fr);
 	}
 	rt_unguard_recursion(t);
@@ -975,7 +977,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 		ft_barrier();
 		t->depth = (uint32_t)i;
 		t->rec_depth--;
-		if (t->state == 1)
+		if (t->state == RT_THREAD_READY)
 			ft_rb_fast_exit(&t->rb, ft_rdtsc());
 		goto out;
 	}
@@ -995,7 +997,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 
 		ft_barrier();
 		t->depth = (uint32_t)i;
-		if (t->state == 1)
+		if (t->state == RT_THREAD_READY)
 			finish_frame(t, &fr);
 	}
 out:

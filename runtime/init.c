@@ -172,9 +172,10 @@ struct rt_thread *rt_thread_get(void)
 	struct rt_thread *t = &rt_self;
 
 	/* detached (rt_detach): threads that start tracing now take no ring slot */
-	if (t->state == 3 || !rt.sess || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+	if (t->state == RT_THREAD_DEAD || !rt.sess ||
+	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
 		return NULL;
-	if (t->state == 0) {
+	if (t->state == RT_THREAD_FRESH) {
 		t->tid = my_tid();
 		if (!t->frames) {
 			/*
@@ -191,21 +192,21 @@ struct rt_thread *rt_thread_get(void)
 			}
 		}
 		if (!t->frames) {
-			t->state = 3;
+			t->state = RT_THREAD_DEAD;
 			return NULL;
 		}
 		if (rt.area && !t->rb.area)
 			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
 		if (thread_key_ok)
 			pthread_setspecific(thread_key, t);
-		t->state = 1;
+		t->state = RT_THREAD_READY;
 		t->gen = ~rt.gen; /* evaluate the pid filter below */
 	}
 	if (t->gen != rt.gen) {
 		uint32_t n = rt.ctl->nr_pids;
 
 		t->gen = rt.gen;
-		t->state = 1;
+		t->state = RT_THREAD_READY;
 		if (n) {
 			uint32_t i;
 
@@ -215,10 +216,10 @@ struct rt_thread *rt_thread_get(void)
 				if (rt.ctl->pids[i] == t->tid) /* a thread, as set_ftrace_pid */
 					break;
 			if (i == n)
-				t->state = 2;
+				t->state = RT_THREAD_FILTERED;
 		}
 	}
-	return t->state == 1 ? t : NULL;
+	return t->state == RT_THREAD_READY ? t : NULL;
 }
 
 /* pthread key destructor: the thread is exiting. */
@@ -228,7 +229,7 @@ static void thread_dtor(void *arg)
 
 	(void)arg;
 	/* frames left by pthread_exit/cancel: closed with one UNWIND */
-	if (t->depth && t->state == 1 && !t->busy) {
+	if (t->depth && t->state == RT_THREAD_READY && !t->busy) {
 		rt_guard_recursion(t);
 		rt_unwind_to(t, UINT64_MAX, 1);
 		rt_unguard_recursion(t);
@@ -239,7 +240,7 @@ static void thread_dtor(void *arg)
 		ft_rb_thread_detach(&t->rb);
 	if (rt.smap_ok) /* its stack map shard goes back to the pool */
 		ft_stackmap_thread_detach(&rt.smap);
-	t->state = 3;
+	t->state = RT_THREAD_DEAD;
 	if (t->frames && !t->depth) {
 		munmap(t->frames - 1, RT_FRAMES_BYTES);
 		t->frames = NULL;
@@ -251,7 +252,7 @@ static void emit_exit(int status)
 	struct rt_thread *t = &rt_self;
 	int32_t st = status;
 
-	if (!rt.sess || t->state != 1 || t->busy)
+	if (!rt.sess || t->state != RT_THREAD_READY || t->busy)
 		return;
 	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_EXIT, &st, 4);
@@ -336,7 +337,7 @@ __attribute__((visibility("default"))) pid_t fork(void)
 		uint32_t p = (uint32_t)pid;
 		struct rt_thread *t = &rt_self;
 
-		if (t->state == 1 && !t->busy) {
+		if (t->state == RT_THREAD_READY && !t->busy) {
 			rt_guard_recursion(t);
 			rt_emit_ext(t, FT_EXT_FORK, &p, 4);
 			rt_unguard_recursion(t);

@@ -111,7 +111,7 @@ long ft_rt_vfork_leave(long r)
 		errno = (int)-r;
 		return -1;
 	}
-	if (rt.sess && t->state == 1 && !t->busy) {
+	if (rt.sess && t->state == RT_THREAD_READY && !t->busy) {
 		uint32_t pid = (uint32_t)r;
 
 		rt_guard_recursion(t);

@@ -129,6 +129,14 @@ struct rt_frame {
 /* a thread's shadow stack: RT_MAX_FRAMES frames after a sentinel (init.c) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
+/* rt_thread.state (tramp.S tests READY: offsets.h FT_C_T_READY) */
+enum rt_thread_state {
+	RT_THREAD_FRESH = 0,    /* not set up yet: rt_thread_get() does it */
+	RT_THREAD_READY = 1,    /* traced: shadow stack and ring slot in place */
+	RT_THREAD_FILTERED = 2, /* left out by the pid filter (set_ftrace_pid) */
+	RT_THREAD_DEAD = 3,     /* exited, or no memory for its shadow stack */
+};
+
 /*
  * A thread's runtime state (TLS, initial-exec).  The fast paths of
  * arch/x86_64/tramp.S read and write fields of it, of rb, of rt_state and
@@ -137,7 +145,7 @@ struct rt_frame {
  * come first here, so that changes elsewhere leave them in place.
  */
 struct rt_thread {
-	int state;               /* 0 fresh, 1 ready, 2 filtered out (pid filter), 3 dead */
+	int state;               /* enum rt_thread_state */
 	int busy;                /* recursion guard: rt_guard_recursion() nesting, 0 when
 				  * no runtime code of this thread is active */
 	uint32_t hot;            /* ctl gen + 1 when the hooks' fast path may run for this
@@ -312,6 +320,13 @@ RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 
 /* events.c: the program's user events and trace_marker */
 RT_HIDDEN void rt_events_rescan(void);
+
+/* arch: ft_rt_entry's kind, the hook that called it (tramp.S: FT_C_HOOK_*) */
+enum rt_hook_kind {
+	RT_HOOK_MCOUNT = 0,  /* mcount (-pg): rbp is the function's own frame */
+	RT_HOOK_FENTRY = 1,  /* __fentry__ (-pg -mfentry) */
+	RT_HOOK_PATCHED = 2, /* a patched nop site or a PLT stub (ft_rt_patched) */
+};
 
 /* arch */
 void ft_rt_return(void);   /* the return trampoline */
