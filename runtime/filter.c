@@ -211,7 +211,8 @@ void rt_func_eval(struct rt_func *f)
 void rt_filters_apply_all(int warn_now)
 {
 	uint32_t selected = 0, patched = 0;
-	int pos = 0, mem;
+	enum rt_modmem mem;
+	int pos = 0;
 
 	rt.epoch++;
 	for (int l = 0; l < FT_SL_NR; l++)
@@ -237,7 +238,7 @@ void rt_filters_apply_all(int warn_now)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0 || m->gone)
+		if (m->loaded != RT_MOD_LOADED || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs + m->nr_plt; i++) {
 			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i] : &m->plt[i - m->nr_funcs];
@@ -263,7 +264,7 @@ void rt_filters_apply_all(int warn_now)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0 || m->gone)
+		if (m->loaded != RT_MOD_LOADED || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs; i++) {
 			struct rt_func *f = &m->funcs[i];
@@ -273,7 +274,8 @@ void rt_filters_apply_all(int warn_now)
 			want = rt.tracer != FT_TRACER_NOP && (f->flags & RF_HOOK);
 			if (f->flags & RF_TRACE)
 				selected++;
-			if (f->site_kind && want != f->patched && rt_modmem_may(m, mem))
+			if (f->site_kind != RT_SITE_NONE && want != f->patched &&
+			    rt_modmem_may(m, mem))
 				rt_patch_site(f, want);
 		}
 		/* library calls: always hooked, the flags say what they do */

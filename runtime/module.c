@@ -269,13 +269,13 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 		struct rt_func *f = &m->funcs[i];
 
 		f->site = 0;
-		f->site_kind = 0;
+		f->site_kind = RT_SITE_NONE;
 		f->site_len = 0;
 		f->patched = 0;
 		f->epoch = UINT32_MAX;
 	}
 	m->nr_sites = 0;
-	m->sites_pending = m->loaded > 0;
+	m->sites_pending = m->loaded == RT_MOD_LOADED;
 	m->seen = (int)scan_gen;
 	m->end = hi;
 	m->start = lo;
@@ -314,12 +314,13 @@ static int reloaded(struct rt_module *m, struct dl_phdr_info *info, uint64_t hi)
 		struct rt_func *f = &m->funcs[i];
 		const uint8_t *b = (const uint8_t *)f->site;
 
-		if (!f->site_kind)
+		if (f->site_kind == RT_SITE_NONE)
 			continue;
 		/* a patched site holding its nop, or a normalised one holding
 		 * the compiler's 1-byte nops: the file was mapped afresh */
-		if ((f->patched && f->site_kind == 1 && !memcmp(b, nop5, 4)) ||
-		    (f->site_kind == 1 && b[0] == 0x90) || (f->site_kind == 2 && b[0] == 0x90)) {
+		if ((f->patched && f->site_kind == RT_SITE_NOP5 && !memcmp(b, nop5, 4)) ||
+		    (f->site_kind == RT_SITE_NOP5 && b[0] == 0x90) ||
+		    (f->site_kind == RT_SITE_NOPS && b[0] == 0x90)) {
 			revive(m, m->start, m->end);
 			break;
 		}
@@ -446,24 +447,25 @@ void rt_modules_scan(int is_dlopen)
 }
 
 /*
- * Enter the module memory guard (see the top of this file).  Returns 2:
- * the caller may read and write the text of every module that is not gone
- * -- it must check m->gone AFTER this call, which may retire modules -- or
- * 1: a dlclose is in flight, only pinned modules may be touched (ask
+ * Enter the module memory guard (see the top of this file).  Returns
+ * RT_MODMEM_ALL: the caller may read and write the text of every module
+ * that is not gone -- it must check m->gone AFTER this call, which may
+ * retire modules -- or RT_MODMEM_PINNED: a dlclose is in flight, only
+ * pinned modules may be touched (ask
  * rt_modmem_may, which records the rest as deferred).  Either way the
  * caller calls rt_modmem_exit().  Caller holds rt.lock.
  */
-int rt_modmem_enter(void)
+enum rt_modmem rt_modmem_enter(void)
 {
 	uint32_t g;
 
 	if (guard_depth++)
-		return guard_all ? 2 : 1;
+		return guard_all ? RT_MODMEM_ALL : RT_MODMEM_PINNED;
 	__atomic_store_n(&touching, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&unmapping, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
 		guard_all = 0;
-		return 1;
+		return RT_MODMEM_PINNED;
 	}
 	guard_all = 1;
 	g = __atomic_load_n(&unmap_gen, __ATOMIC_SEQ_CST);
@@ -471,13 +473,13 @@ int rt_modmem_enter(void)
 		synced_gen = g;
 		rt_modules_scan(1);
 	}
-	return 2;
+	return RT_MODMEM_ALL;
 }
 
 /* May the guard holder (mem: rt_modmem_enter's answer) touch m now? */
-int rt_modmem_may(const struct rt_module *m, int mem)
+int rt_modmem_may(const struct rt_module *m, enum rt_modmem mem)
 {
-	if (mem == 2 || m->pinned || m->held)
+	if (mem == RT_MODMEM_ALL || m->pinned || m->held)
 		return 1;
 	deferred = 1;
 	return 0;
@@ -518,7 +520,7 @@ void rt_modules_dlclose_end(void)
 	rt_guard_recursion(t);
 	pthread_mutex_lock(&rt.lock);
 	rt_modules_scan(1); /* retire what went away, whatever else is in flight */
-	if (rt_modmem_enter() == 2 && deferred) {
+	if (rt_modmem_enter() == RT_MODMEM_ALL && deferred) {
 		deferred = 0;
 		rt_modules_load_new();
 		rt_filters_apply_all(0);
@@ -531,7 +533,8 @@ void rt_modules_dlclose_end(void)
 /* Does m still need its symbols or sites read (module memory work)? */
 static int needs_memory(const struct rt_module *m)
 {
-	return !m->gone && !m->pinned && !m->is_self && (!m->loaded || m->sites_pending);
+	return !m->gone && !m->pinned && !m->is_self &&
+	       (m->loaded == RT_MOD_UNLOADED || m->sites_pending);
 }
 
 #define HOLD_MAX 32
@@ -566,7 +569,8 @@ void rt_modules_after_dlopen(void)
 		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
 	/* rounds: objects found deferred in one are held for the next (3 at most) */
 	for (int round = 0;; round++) {
-		int np = 0, mem;
+		enum rt_modmem mem;
+		int np = 0;
 
 		rt_guard_recursion(t);
 		pthread_mutex_lock(&rt.lock);
@@ -580,7 +584,9 @@ void rt_modules_after_dlopen(void)
 		rt_modules_load_new();
 		rt_filters_apply_all(0);
 		/* what is left was deferred: a dlclose is in flight */
-		for (int i = 0; mem == 1 && round < 3 && i < rt.nr_mods && np < HOLD_MAX; i++) {
+		for (int i = 0; mem == RT_MODMEM_PINNED && round < 3 && i < rt.nr_mods &&
+				np < HOLD_MAX;
+		     i++) {
 			struct rt_module *m = &rt.mods[i];
 
 			if (!needs_memory(m))
@@ -694,13 +700,13 @@ static void classify_site(struct rt_func *f, uint64_t p)
 
 	if (!memcmp(b, nop5, 4)) { /* 0f 1f 44 00 xx: one 5-byte nop */
 		f->site = p;
-		f->site_kind = 1;
+		f->site_kind = RT_SITE_NOP5;
 		f->site_len = 5;
 		f->site_b4 = b[4];
 	} else if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 &&
 		   b[4] == 0x90) {
 		f->site = p;
-		f->site_kind = 2;
+		f->site_kind = RT_SITE_NOPS;
 		f->site_len = 5;
 	}
 }
@@ -751,7 +757,7 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 				continue; /* a real call to mcount/__fentry__: already hooked */
 			classify_site(f, s);
 		}
-		if (f->site_kind)
+		if (f->site_kind != RT_SITE_NONE)
 			m->nr_sites++;
 	}
 }
@@ -834,9 +840,9 @@ int rt_module_load(struct rt_module *m)
 	struct stat st;
 	int fd;
 
-	if (m->loaded)
-		return m->loaded > 0 ? 0 : -1;
-	m->loaded = -1;
+	if (m->loaded != RT_MOD_UNLOADED)
+		return m->loaded == RT_MOD_LOADED ? 0 : -1;
+	m->loaded = RT_MOD_LOAD_FAILED; /* unless it gets to the end */
 	fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -923,7 +929,7 @@ int rt_module_load(struct rt_module *m)
 	m->nr_funcs = (uint32_t)w;
 
 	/* release: funcs and nr_funcs before loaded (rt_addr_fid reads it lock-free) */
-	__atomic_store_n(&m->loaded, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->loaded, RT_MOD_LOADED, __ATOMIC_RELEASE);
 	load_sites(m);
 	return 0;
 }
@@ -1040,11 +1046,11 @@ void rt_modules_load_new(void)
 
 		if (m->gone)
 			continue;
-		if (!m->loaded && rt_module_wants_load(m)) {
+		if (m->loaded == RT_MOD_UNLOADED && rt_module_wants_load(m)) {
 			m->wants = 1;
 			rt_module_load(m);
 		}
-		else if (m->loaded > 0 && m->sites_pending)
+		else if (m->loaded == RT_MOD_LOADED && m->sites_pending)
 			load_sites(m);
 	}
 }
@@ -1090,7 +1096,7 @@ uint32_t rt_addr_fid(uint64_t addr)
 	struct rt_module *m = rt_module_of(addr);
 	struct rt_func *f;
 
-	if (!m || m->loaded <= 0)
+	if (!m || m->loaded != RT_MOD_LOADED)
 		return RT_NOFID;
 	f = func_in(m, addr - 1);
 	return f ? rt_func_fid(f) : RT_NOFID;

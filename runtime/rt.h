@@ -57,6 +57,13 @@ enum rt_cmd {
 	RT_CMD_NR
 };
 
+/* rt_func.site_kind: the patchable nop at a function's entry (module.c, patch.c) */
+enum rt_site_kind {
+	RT_SITE_NONE = 0,  /* none, or not the bytes expected: never patched */
+	RT_SITE_NOP5 = 1,  /* one 5-byte nop: patched and unpatched live */
+	RT_SITE_NOPS = 2,  /* five 1-byte nops (gcc): made one NOP5 before it may run */
+};
+
 /* One function of a loaded object. */
 struct rt_func {
 	uint64_t addr;        /* absolute entry address */
@@ -68,7 +75,7 @@ struct rt_func {
 	uint16_t flags;       /* RF_* */
 	uint16_t mod;         /* index into rt.mods */
 	uint8_t site_len;     /* nop bytes at site (5 for a 5-byte nop) */
-	uint8_t site_kind;    /* 0 none, 1 single 5-byte nop, 2 run of 1-byte nops */
+	uint8_t site_kind;    /* enum rt_site_kind */
 	uint8_t patched;      /* site currently calls the trampoline */
 	uint8_t cmd_mask;     /* 1 << rt_cmd */
 	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
@@ -77,12 +84,26 @@ struct rt_func {
 	int32_t cmd_count[RT_CMD_NR]; /* -1: unlimited */
 };
 
+/* rt_module.loaded: its symbols (rt_module_load) */
+enum rt_mod_load {
+	RT_MOD_LOAD_FAILED = -1, /* unreadable, or not ELF64: never traced */
+	RT_MOD_UNLOADED = 0,     /* not read yet */
+	RT_MOD_LOADED = 1,       /* funcs and nr_funcs valid (release-stored) */
+};
+
+/* rt_module.plt_state: its library calls (plt.c) */
+enum rt_plt_state {
+	RT_PLT_NONE = -1,     /* nothing to hook, or hooking failed */
+	RT_PLT_UNHOOKED = 0,  /* not tried yet for this mapping */
+	RT_PLT_HOOKED = 1,    /* plt, nr_plt, plt_mem valid */
+};
+
 struct rt_module {
 	char path[FT_SESSION_PATH_MAX];
 	char name[128];       /* :mod: name: basename without .so* (rt_mod_name) */
 	uint64_t start, end, bias;
 	int shm_idx;          /* index in the session's module table, -1 */
-	int loaded;           /* symbols read (1), failed (-1), not yet (0) */
+	int loaded;           /* enum rt_mod_load */
 	int is_self;          /* libftrail.so itself: never traced */
 	void *map;            /* the file, mapped read-only */
 	size_t map_len;
@@ -97,7 +118,7 @@ struct rt_module {
 	int pinned;           /* loaded with the program: never unmapped */
 	int held;             /* referenced by the runtime itself for now (module.c) */
 	int wants;            /* imports a compiler hook: its own calls are traced */
-	int plt_state;        /* plt.c: 0 not hooked yet, 1 hooked, -1 nothing to hook */
+	int plt_state;        /* enum rt_plt_state */
 	struct rt_func *plt;  /* hooked PLT imports (addr: the GOT slot), plt.c */
 	uint32_t nr_plt;
 	void *plt_mem;        /* the imports' stubs, then their data (plt.c) */
@@ -266,8 +287,13 @@ static inline int rt_orphaned(void)
 RT_HIDDEN void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len);
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
 RT_HIDDEN void rt_modules_load_new(void);
-RT_HIDDEN int rt_modmem_enter(void);
-RT_HIDDEN int rt_modmem_may(const struct rt_module *m, int mem);
+/* what the module memory guard lets its holder touch (module.c) */
+enum rt_modmem {
+	RT_MODMEM_PINNED = 1, /* a dlclose is in flight: only pinned or held modules */
+	RT_MODMEM_ALL = 2,    /* every module that is not gone */
+};
+RT_HIDDEN enum rt_modmem rt_modmem_enter(void);
+RT_HIDDEN int rt_modmem_may(const struct rt_module *m, enum rt_modmem mem);
 RT_HIDDEN void rt_modmem_exit(void);
 RT_HIDDEN void rt_modules_after_dlopen(void);
 RT_HIDDEN void rt_modules_dlclose_begin(void);
