@@ -36,8 +36,8 @@ struct rule {
 	size_t mod_len;
 	char mod_name[128]; /* mod as a module name (rt_mod_name): a glob */
 	int neg;
-	int cmd;           /* -1: a plain glob */
-	int count;         /* -1: unlimited */
+	int cmd;           /* enum rt_cmd, RT_CMD_NONE: a plain glob */
+	int count;         /* RT_CMD_UNLIMITED, or the :count */
 	int matched;       /* matched at least one function */
 };
 
@@ -67,8 +67,8 @@ static int parse_line(int list, char *s, struct rule *r)
 	char *c1, *c2;
 
 	memset(r, 0, sizeof(*r));
-	r->cmd = -1;
-	r->count = -1;
+	r->cmd = RT_CMD_NONE;
+	r->count = RT_CMD_UNLIMITED;
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (*s == '!') {
@@ -153,7 +153,7 @@ static int in_set(int l, struct rt_func *f)
 	for (int i = 0; i < nr_rules[l]; i++) {
 		struct rule *r = &rules[l][i];
 
-		if (r->cmd < 0 && rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE && rule_match(r, f))
 			in = !r->neg;
 	}
 	return in;
@@ -185,7 +185,7 @@ void rt_func_eval(struct rt_func *f)
 	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++) {
 		struct rule *r = &rules[FT_SL_FILTER][i];
 
-		if (r->cmd < 0 || !rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE || !rule_match(r, f))
 			continue;
 		if (r->neg) {
 			f->cmd_mask &= (uint8_t)~(1u << r->cmd);
@@ -221,7 +221,7 @@ void rt_filters_apply_all(int warn_now)
 	/* pass 1: which filter lines match anything (ftrace's EINVAL check) */
 	filter_active = 0;
 	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++)
-		if (rules[FT_SL_FILTER][i].cmd < 0 && !rules[FT_SL_FILTER][i].neg)
+		if (rules[FT_SL_FILTER][i].cmd == RT_CMD_NONE && !rules[FT_SL_FILTER][i].neg)
 			pos = 1;
 	/*
 	 * A filter with a positive line is active even when nothing matches
@@ -254,7 +254,7 @@ void rt_filters_apply_all(int warn_now)
 			struct rule *r = &rules[l][i];
 			char what[200];
 
-			if (!warn_now || r->matched || r->neg || r->cmd >= 0)
+			if (!warn_now || r->matched || r->neg || r->cmd != RT_CMD_NONE)
 				continue;
 			snprintf(what, sizeof(what), "%.*s%s%.*s", (int)r->glob_len, r->glob,
 				 r->mod ? ":mod:" : "", (int)r->mod_len, r->mod ? r->mod : "");

@@ -136,6 +136,10 @@ static struct rt_func nofunc; /* negative cache entry: flags 0 */
 
 /* ---- address -> function hash ---- */
 
+/* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
+#define HASH_EMPTY 0 /* never used: ends a probe chain */
+#define HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
+
 static inline uint32_t hash_key(uint64_t k)
 {
 	k ^= k >> 29;
@@ -182,9 +186,9 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 
 		if (k == key)
 			return;
-		if (k == 1 && tomb == UINT32_MAX)
+		if (k == HASH_TOMB && tomb == UINT32_MAX)
 			tomb = i;
-		if (!k)
+		if (k == HASH_EMPTY)
 			break;
 		i = (i + 1) & rt.hmask;
 	}
@@ -206,7 +210,7 @@ void rt_hash_add(uint64_t key, struct rt_func *f)
 }
 
 /*
- * Drop every key in [lo, hi) (an object was dlclose()d): tombstone 1 keeps
+ * Drop every key in [lo, hi) (an object was dlclose()d): the tombstone keeps
  * the probe chains intact and matches no address.  Caller holds rt.lock.
  * A lookup racing with this may still return the old function: harmless,
  * no code of the closed object can be running any more.
@@ -221,7 +225,7 @@ void rt_hash_forget(uint64_t lo, uint64_t hi)
 
 		if (k >= lo && k < hi) {
 			__atomic_store_n(&rt.hvals[i], NULL, __ATOMIC_RELAXED);
-			__atomic_store_n(&rt.hkeys[i], 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&rt.hkeys[i], HASH_TOMB, __ATOMIC_RELEASE);
 		}
 	}
 }
@@ -260,7 +264,7 @@ static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_
 				/* acquire: pairs with hash_insert's release of the value */
 				return __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
 			}
-			if (!k)
+			if (k == HASH_EMPTY)
 				break;
 			i = (i + 1) & mask;
 		}
@@ -330,12 +334,12 @@ void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len
 		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
 }
 
-/* Decrement a command count: 1 when the command may run (count -1 = unlimited). */
+/* Decrement a command count: 1 when the command may run (RT_CMD_UNLIMITED: always). */
 static int take_count(int32_t *c)
 {
 	int32_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
-	while (v != -1) {
+	while (v != RT_CMD_UNLIMITED) {
 		if (v == 0)
 			return 0;
 		if (__atomic_compare_exchange_n(c, &v, v - 1, 0, __ATOMIC_RELAXED,

@@ -272,7 +272,7 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 		f->site_kind = RT_SITE_NONE;
 		f->site_len = 0;
 		f->patched = 0;
-		f->epoch = UINT32_MAX;
+		f->epoch = RT_EPOCH_NONE;
 	}
 	m->nr_sites = 0;
 	m->sites_pending = m->loaded == RT_MOD_LOADED;
@@ -904,9 +904,9 @@ int rt_module_load(struct rt_module *m)
 		f->name = strs + s->st_name;
 		f->fid = RT_NOFID;
 		f->mod = (uint16_t)(m - rt.mods);
-		f->epoch = UINT32_MAX;
-		/* prefer a global name for aliases: mark locals with flags bit 15 */
-		f->flags = ELF64_ST_BIND(s->st_info) == STB_GLOBAL ? 0 : 0x8000;
+		f->epoch = RT_EPOCH_NONE;
+		/* prefer a global name for aliases: mark the locals */
+		f->flags = ELF64_ST_BIND(s->st_info) == STB_GLOBAL ? 0 : RF_LOAD_LOCAL;
 	}
 	qsort(m->funcs, n, sizeof(*m->funcs), sym_cmp);
 	/* dedupe aliases (same address), keeping a global name and the largest size */
@@ -916,7 +916,7 @@ int rt_module_load(struct rt_module *m)
 		if (w && m->funcs[w - 1].addr == m->funcs[i].addr) {
 			struct rt_func *k = &m->funcs[w - 1];
 
-			if ((k->flags & 0x8000) && !(m->funcs[i].flags & 0x8000))
+			if ((k->flags & RF_LOAD_LOCAL) && !(m->funcs[i].flags & RF_LOAD_LOCAL))
 				k->name = m->funcs[i].name, k->flags = 0;
 			if (m->funcs[i].size > k->size)
 				k->size = m->funcs[i].size;
@@ -940,8 +940,15 @@ int rt_module_load(struct rt_module *m)
  */
 int rt_module_wants_load(struct rt_module *m)
 {
-	static const char *const hooks[] = { "mcount", "_mcount", "__fentry__",
-					     "__cyg_profile_func_enter" };
+	static const struct {
+		const char *name;
+		uint32_t flag; /* FT_HOOK_*: the instrumentation it stands for */
+	} hooks[] = {
+		{ "mcount", FT_HOOK_MCOUNT },
+		{ "_mcount", FT_HOOK_MCOUNT },
+		{ "__fentry__", FT_HOOK_FENTRY },
+		{ "__cyg_profile_func_enter", FT_HOOK_CYG },
+	};
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
 	int fd, want = 0;
@@ -975,8 +982,8 @@ int rt_module_wants_load(struct rt_module *m)
 		goto out;
 	if (find_section(eh, sh, shstr, shstr_len, "__mcount_loc") ||
 	    find_section(eh, sh, shstr, shstr_len, "__patchable_function_entries"))
-		want |= 1;
-	for (int i = 0; i < eh->e_shnum && !(want & 0x10); i++) {
+		want = 1;
+	for (int i = 0; i < eh->e_shnum; i++) {
 		const ElfW(Sym) *syms;
 		const char *strs;
 
@@ -993,20 +1000,18 @@ int rt_module_wants_load(struct rt_module *m)
 			    syms[j].st_name >= sh[sh[i].sh_link].sh_size)
 				continue;
 			for (unsigned int k = 0; k < sizeof(hooks) / sizeof(hooks[0]); k++) {
-				if (strcmp(strs + syms[j].st_name, hooks[k]))
+				if (strcmp(strs + syms[j].st_name, hooks[k].name))
 					continue;
-				want |= 1;
+				want = 1;
 				if (rt.ctl)
-					__atomic_fetch_or(&rt.ctl->rt_hooks,
-							  k < 2 ? FT_HOOK_MCOUNT :
-							  k == 2 ? FT_HOOK_FENTRY : FT_HOOK_CYG,
+					__atomic_fetch_or(&rt.ctl->rt_hooks, hooks[k].flag,
 							  __ATOMIC_RELAXED);
 			}
 		}
 	}
 out:
 	munmap(map, (size_t)st.st_size);
-	return want & 1;
+	return want;
 }
 
 struct rt_module *rt_module_of(uint64_t addr)

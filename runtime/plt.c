@@ -194,7 +194,7 @@ void rt_plt_hook(struct rt_module *m)
 		f->fid = RT_NOFID;
 		f->mod = (uint16_t)(m - rt.mods);
 		f->lib = (uint16_t)(lib - rt.mods + 1);
-		f->epoch = UINT32_MAX;
+		f->epoch = RT_EPOCH_NONE;
 		data[1 + n] = target;
 		s = code + n * STUB_SIZE;
 		/* call *hook(%rip): hook is data[0] */

@@ -48,8 +48,13 @@
 #define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
 #define RF_CMD 0x0008         /* has a function command */
 #define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
+#define RF_LOAD_LOCAL 0x8000  /* rt_module_load's own, cleared before use: a local symbol */
+
+/* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
+#define RT_EPOCH_NONE UINT32_MAX
 
 enum rt_cmd {
+	RT_CMD_NONE = -1, /* filter.c: a plain glob line, no command */
 	RT_CMD_TRACEON = 0,
 	RT_CMD_TRACEOFF,
 	RT_CMD_STACKTRACE,
@@ -63,6 +68,8 @@ enum rt_site_kind {
 	RT_SITE_NOP5 = 1,  /* one 5-byte nop: patched and unpatched live */
 	RT_SITE_NOPS = 2,  /* five 1-byte nops (gcc): made one NOP5 before it may run */
 };
+
+#define RT_CMD_UNLIMITED (-1) /* a command without a :count */
 
 /* One function of a loaded object. */
 struct rt_func {
@@ -81,7 +88,7 @@ struct rt_func {
 	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
 	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
 			       * defining it (:mod: matches that one), else 0 */
-	int32_t cmd_count[RT_CMD_NR]; /* -1: unlimited */
+	int32_t cmd_count[RT_CMD_NR]; /* RT_CMD_UNLIMITED, or how many more times */
 };
 
 /* rt_module.loaded: its symbols (rt_module_load) */
