@@ -217,7 +217,6 @@ void rt_hash_add(uint64_t key, struct rt_func *f)
  */
 void rt_hash_forget(uint64_t lo, uint64_t hi)
 {
-	rt_unwind_forget(); /* the unwinder's rules for that code too */
 	if (!rt.hmask)
 		return;
 	for (uint32_t i = 0; i <= rt.hmask; i++) {

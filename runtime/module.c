@@ -245,6 +245,7 @@ static void rt_module_retire(struct rt_module *m)
 {
 	if (m->gone)
 		return;
+	rt_unwind_forget(); /* the unwinder's rules for its code too */
 	rt_hash_forget(m->start, m->end);
 	rt_plt_forget(m);
 	rt_patch_forget((int)(m - rt.mods));

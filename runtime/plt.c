@@ -274,6 +274,7 @@ void rt_plt_hash_all(void)
 void rt_plt_forget(struct rt_module *m)
 {
 	if (m->plt_mem) {
+		rt_unwind_forget(); /* the unwinder's rules for the stubs too */
 		rt_hash_forget((uint64_t)m->plt_mem, (uint64_t)m->plt_mem + m->plt_mem_len);
 		munmap(m->plt_mem, m->plt_mem_len);
 	}
