@@ -504,6 +504,26 @@ void rt_modules_dlclose_begin(void)
 		sched_yield();
 }
 
+/* dlclose wrapper, after the real dlclose: let the control path back in. */
+void rt_modules_dlclose_unmapped(void)
+{
+	/* unmap_gen moves before unmapping drops: see the top of this file */
+	__atomic_add_fetch(&unmap_gen, 1, __ATOMIC_SEQ_CST);
+	__atomic_sub_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Was module-memory work skipped during a dlclose (rt_modmem_may said no)?
+ * Clears the mark: the caller redoes the work.  Caller holds rt.lock.
+ */
+int rt_modmem_take_deferred(void)
+{
+	int d = deferred;
+
+	deferred = 0;
+	return d;
+}
+
 /*
  * dlclose wrapper, after the real dlclose: let the control path back in,
  * then (when the calling thread may take rt.lock) retire what went away
@@ -513,16 +533,13 @@ void rt_modules_dlclose_end(void)
 {
 	struct rt_thread *t = &rt_self;
 
-	/* unmap_gen moves before unmapping drops: see the top of this file */
-	__atomic_add_fetch(&unmap_gen, 1, __ATOMIC_SEQ_CST);
-	__atomic_sub_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
+	rt_modules_dlclose_unmapped();
 	if (!rt.sess || t->busy)
 		return;
 	rt_guard_recursion(t);
 	pthread_mutex_lock(&rt.lock);
 	rt_modules_scan(1); /* retire what went away, whatever else is in flight */
-	if (rt_modmem_enter() == RT_MODMEM_ALL && deferred) {
-		deferred = 0;
+	if (rt_modmem_enter() == RT_MODMEM_ALL && rt_modmem_take_deferred()) {
 		rt_modules_load_new();
 		rt_filters_apply_all(0);
 	}

@@ -302,8 +302,10 @@ enum rt_modmem {
 RT_HIDDEN enum rt_modmem rt_modmem_enter(void);
 RT_HIDDEN int rt_modmem_may(const struct rt_module *m, enum rt_modmem mem);
 RT_HIDDEN void rt_modmem_exit(void);
+RT_HIDDEN int rt_modmem_take_deferred(void);
 RT_HIDDEN void rt_modules_after_dlopen(void);
 RT_HIDDEN void rt_modules_dlclose_begin(void);
+RT_HIDDEN void rt_modules_dlclose_unmapped(void);
 RT_HIDDEN void rt_modules_dlclose_end(void);
 RT_HIDDEN void rt_modules_atfork_child(void);
 RT_HIDDEN int rt_module_load(struct rt_module *m);
