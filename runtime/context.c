@@ -83,7 +83,7 @@ static struct rt_ctx *get_slot(const void *uc)
 
 static struct rt_frame *frames_alloc(void)
 {
-	struct rt_frame *base = mmap_anon(RT_FRAMES_BYTES);
+	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
 
 	if (!base)
 		return NULL;

@@ -154,8 +154,8 @@ void rt_hash_init(uint32_t nr)
 
 	while (size < nr * 4 && size < (1u << 22))
 		size <<= 1;
-	rt.hkeys = mmap_anon(size * sizeof(uint64_t));
-	rt.hvals = mmap_anon(size * sizeof(struct rt_func *));
+	rt.hkeys = rt_mmap_anon(size * sizeof(uint64_t));
+	rt.hvals = rt_mmap_anon(size * sizeof(struct rt_func *));
 	if (!rt.hkeys || !rt.hvals) {
 		rt.hmask = 0;
 		return;
@@ -609,7 +609,7 @@ static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct r
  * state, generation and tracer checks.  Recomputed at the end of every slow
  * entry; any control change moves ctl gen, which closes the gate for every
  * thread until its next slow entry.  rt.gen is acquired first: it is
- * released by sync_locked() after rt.fast, so the fast flag read after it
+ * released by rt_sync_locked() after rt.fast, so the fast flag read after it
  * is at least as new as the generation stored (a later change moves ctl
  * gen past it anyway).
  */

@@ -54,7 +54,7 @@ __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
 static pthread_key_t thread_key;
 static int thread_key_ok;
 
-void *mmap_anon(size_t len)
+void *rt_mmap_anon(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
@@ -71,7 +71,7 @@ static uint32_t my_tid(void)
  * filters and re-apply them (patching).  Caller holds rt.lock.  Leaves
  * rt.gen alone when an update is in progress (odd gen): retried later.
  */
-static void sync_locked(void)
+static void rt_sync_locked(void)
 {
 	struct ft_session_ctl *c = rt.ctl;
 	uint32_t g;
@@ -126,7 +126,7 @@ void rt_sync_ctl(void)
 {
 	if (!rt.sess || pthread_mutex_trylock(&rt.lock))
 		return;
-	sync_locked();
+	rt_sync_locked();
 	pthread_mutex_unlock(&rt.lock);
 }
 
@@ -156,7 +156,7 @@ void rt_detach(void)
 		return;
 	if (!rt.detached) {
 		__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
-		sync_locked();
+		rt_sync_locked();
 	}
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rt.lock);
@@ -184,7 +184,7 @@ struct rt_thread *rt_thread_get(void)
 			 * hooks' fast paths compare with frames[depth - 1]
 			 * without testing depth first (hooks.c).
 			 */
-			struct rt_frame *base = mmap_anon(RT_FRAMES_BYTES);
+			struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
 
 			if (base) {
 				base[0].slot = UINT64_MAX;
@@ -701,7 +701,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 			 rt.nr_mods ? rt.mods[0].path : "program");
 		ft_session_msg(h, line);
 	}
-	sync_locked();
+	rt_sync_locked();
 	pthread_mutex_unlock(&rt.lock);
 	rt_unguard_recursion(&rt_self);
 	/* an exec after the recorder died: start detached, before any hook */

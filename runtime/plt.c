@@ -158,8 +158,8 @@ void rt_plt_hook(struct rt_module *m)
 	/* one mapping: the stubs (made read + exec), then hook and next[] */
 	code_len = (nrel * STUB_SIZE + pg - 1) & ~(pg - 1);
 	len = code_len + ((8 + nrel * 8 + pg - 1) & ~(pg - 1));
-	code = mmap_anon(len);
-	funcs = mmap_anon(nrel * sizeof(*funcs));
+	code = rt_mmap_anon(len);
+	funcs = rt_mmap_anon(nrel * sizeof(*funcs));
 	if (!code || !funcs) {
 		if (code)
 			munmap(code, len);

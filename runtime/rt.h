@@ -243,7 +243,7 @@ extern struct rt_state rt RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
 
 /* init.c */
-RT_HIDDEN void *mmap_anon(size_t len);
+RT_HIDDEN void *rt_mmap_anon(size_t len);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_sync_ctl(void);
