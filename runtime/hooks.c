@@ -391,7 +391,7 @@ static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_fun
  * Pop shadow frames until depth is target: frames that died without
  * returning.  Recorded ones are closed with one FT_EXT_UNWIND record.
  */
-static __attribute__((noinline)) void unwind_to_depth(struct rt_thread *t, uint32_t target)
+static __attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t target)
 {
 	uint32_t n = 0;
 
@@ -434,7 +434,7 @@ __attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, in
 		d--;
 	}
 	if (d != t->depth)
-		unwind_to_depth(t, d);
+		rt_unwind_to_depth(t, d);
 }
 
 static inline int in_altstack(struct rt_thread *t, uint64_t sp)
@@ -483,7 +483,7 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 		 */
 		while (cyg && t->depth && t->frames[t->depth - 1].slot == (uint64_t)slot &&
 		       t->frames[t->depth - 1].ret != ret)
-			unwind_to_depth(t, t->depth - 1);
+			rt_unwind_to_depth(t, t->depth - 1);
 	}
 	if (unlikely(fl & RF_CMD))
 		stack = run_cmds(t, f);
@@ -994,7 +994,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	if (i < lim)
 		goto out;
 	if ((uint32_t)i + 1 < t->depth)
-		unwind_to_depth(t, (uint32_t)i + 1);
+		rt_unwind_to_depth(t, (uint32_t)i + 1);
 	{
 		struct rt_frame fr = t->frames[i];
 

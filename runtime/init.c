@@ -61,7 +61,7 @@ void *rt_mmap_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static uint32_t my_tid(void)
+static uint32_t rt_gettid(void)
 {
 	return (uint32_t)syscall(SYS_gettid);
 }
@@ -176,7 +176,7 @@ struct rt_thread *rt_thread_get(void)
 	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
 		return NULL;
 	if (t->state == RT_THREAD_FRESH) {
-		t->tid = my_tid();
+		t->tid = rt_gettid();
 		if (!t->frames) {
 			/*
 			 * One frame more, below frames[0]: a sentinel whose slot
@@ -294,7 +294,7 @@ static void atfork_child(void)
 	rt_modules_atfork_child();
 	rt_unguard_recursion(t);
 	rt.pid = getpid();
-	t->tid = my_tid();
+	t->tid = rt_gettid();
 	if (t->rb.area)
 		ft_rb_thread_forget(&t->rb);
 	/* detached (rt_detach): the child records nothing, not even its modules */
