@@ -326,13 +326,6 @@ static void lost_call(struct rt_thread *t, struct rt_func *f)
 	ft_rb__lost_nolevel(&t->rb, n);
 }
 
-void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len)
-{
-	/* detached (init.c, rt_detach): fork, exec, exit, names go unrecorded too */
-	if (t->rb.area && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
-		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
-}
-
 /* Decrement a command count: 1 when the command may run (RT_CMD_UNLIMITED: always). */
 static int take_count(int32_t *c)
 {
@@ -383,58 +376,6 @@ static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_fun
 	    take_count(&f->cmd_count[RT_CMD_SNAPSHOT]))
 		rt_snapshot(t); /* events.c: swap to the spare ring set */
 	return stack;
-}
-
-/* ---- shadow stack ---- */
-
-/*
- * Pop shadow frames until depth is target: frames that died without
- * returning.  Recorded ones are closed with one FT_EXT_UNWIND record.
- */
-static __attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t target)
-{
-	uint32_t n = 0;
-
-	while (t->depth > target) {
-		struct rt_frame *fr = &t->frames[t->depth - 1];
-
-		if (fr->flags & FR_RECORDED) {
-			t->rec_depth--;
-			if (!(fr->flags & FR_THRESH))
-				n++;
-		}
-		if (fr->flags & FR_ROOT)
-			t->roots--;
-		if (fr->flags & FR_NOTRACE)
-			t->notrace--;
-		ft_barrier();
-		t->depth--;
-	}
-	if (n && t->rb.area) {
-		struct ft_rb_wlevel *w = &t->rb.lv[t->rb.nest < FT_RB_LEVELS ? t->rb.nest : 0];
-
-		ft_rb_ext(&t->rb, FT_EXT_UNWIND, &n, 4, ft_rdtsc(), 1, 1);
-		ft_rb_set_depth(&t->rb, w->depth > n ? w->depth - n : 0);
-	}
-}
-
-/*
- * Drop the frames at the top of the shadow stack whose slot lies below sp
- * (inclusive: at or below sp), which died without returning.
- */
-__attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive)
-{
-	uint32_t d = t->depth;
-
-	while (d) {
-		uint64_t s = t->frames[d - 1].slot;
-
-		if (inclusive ? s > sp : s >= sp)
-			break;
-		d--;
-	}
-	if (d != t->depth)
-		rt_unwind_to_depth(t, d);
 }
 
 static inline int in_altstack(struct rt_thread *t, uint64_t sp)

@@ -48,24 +48,6 @@
 #include "core/options.h"
 #include "runtime/rt.h"
 
-struct rt_state rt RT_HIDDEN = { .lock = PTHREAD_MUTEX_INITIALIZER };
-__thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
-
-static pthread_key_t thread_key;
-static int thread_key_ok;
-
-void *rt_mmap_anon(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static uint32_t rt_gettid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
-
 /*
  * Copy the control block (seqlock read, see session.h), re-parse the
  * filters and re-apply them (patching).  Caller holds rt.lock.  Leaves
@@ -160,91 +142,6 @@ void rt_detach(void)
 	}
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rt.lock);
-}
-
-/*
- * Make the calling thread ready to trace: shadow stack, ring slot, pid
- * filter.  Returns t, or NULL when the thread is not to be traced (pid
- * filter, no memory, exited, the recorder gone).
- */
-struct rt_thread *rt_thread_get(void)
-{
-	struct rt_thread *t = &rt_self;
-
-	/* detached (rt_detach): threads that start tracing now take no ring slot */
-	if (t->state == RT_THREAD_DEAD || !rt.sess ||
-	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
-		return NULL;
-	if (t->state == RT_THREAD_FRESH) {
-		t->tid = rt_gettid();
-		if (!t->frames) {
-			/*
-			 * One frame more, below frames[0]: a sentinel whose slot
-			 * is above every stack and whose flags are 0, so the
-			 * hooks' fast paths compare with frames[depth - 1]
-			 * without testing depth first (hooks.c).
-			 */
-			struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
-
-			if (base) {
-				base[0].slot = UINT64_MAX;
-				t->frames = base + 1;
-			}
-		}
-		if (!t->frames) {
-			t->state = RT_THREAD_DEAD;
-			return NULL;
-		}
-		if (rt.area && !t->rb.area)
-			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
-		if (thread_key_ok)
-			pthread_setspecific(thread_key, t);
-		t->state = RT_THREAD_READY;
-		t->gen = ~rt.gen; /* evaluate the pid filter below */
-	}
-	if (t->gen != rt.gen) {
-		uint32_t n = rt.ctl->nr_pids;
-
-		t->gen = rt.gen;
-		t->state = RT_THREAD_READY;
-		if (n) {
-			uint32_t i;
-
-			if (n > FT_SESSION_MAX_PIDS)
-				n = FT_SESSION_MAX_PIDS;
-			for (i = 0; i < n; i++)
-				if (rt.ctl->pids[i] == t->tid) /* a thread, as set_ftrace_pid */
-					break;
-			if (i == n)
-				t->state = RT_THREAD_FILTERED;
-		}
-	}
-	return t->state == RT_THREAD_READY ? t : NULL;
-}
-
-/* pthread key destructor: the thread is exiting. */
-static void thread_dtor(void *arg)
-{
-	struct rt_thread *t = &rt_self;
-
-	(void)arg;
-	/* frames left by pthread_exit/cancel: closed with one UNWIND */
-	if (t->depth && t->state == RT_THREAD_READY && !t->busy) {
-		rt_guard_recursion(t);
-		rt_unwind_to(t, UINT64_MAX, 1);
-		rt_unguard_recursion(t);
-	}
-	t->hot = 0; /* no fast path from here on (hooks.c) */
-	ft_barrier();
-	if (t->rb.area)
-		ft_rb_thread_detach(&t->rb);
-	if (rt.smap_ok) /* its stack map shard goes back to the pool */
-		ft_stackmap_thread_detach(&rt.smap);
-	t->state = RT_THREAD_DEAD;
-	if (t->frames && !t->depth) {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
-		t->frames = NULL;
-	}
 }
 
 static void emit_exit(int status)
@@ -489,25 +386,6 @@ __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 
 /* ---- unwinding: C++ exceptions, pthread_exit ---- */
 
-/*
- * Put the real return address back in every hijacked slot of this thread,
- * so an unwinder walking the stack sees the program's own frames.
- */
-void rt_restore_frames(struct rt_thread *t)
-{
-	for (uint32_t i = 0; i < t->depth; i++) {
-		struct rt_frame *fr = &t->frames[i];
-		uint64_t *slot = (uint64_t *)fr->slot;
-
-		if (fr->flags & (FR_CYG | FR_RESTORED))
-			continue;
-		if (*slot == (uint64_t)ft_rt_return) {
-			*slot = fr->ret;
-			fr->flags |= FR_RESTORED;
-		}
-	}
-}
-
 /* After a catch: close the frames below sp, re-hijack the live ones. */
 static void rehijack(struct rt_thread *t, uint64_t sp)
 {
@@ -708,8 +586,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 	if (rt_orphaned())
 		rt_detach();
 
-	if (pthread_key_create(&thread_key, thread_dtor) == 0)
-		thread_key_ok = 1;
+	rt_threads_init();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	on_exit(on_exit_cb, NULL);
 	/*

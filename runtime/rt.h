@@ -242,10 +242,17 @@ struct rt_state {
 extern struct rt_state rt RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
 
-/* init.c */
+/* thread.c: rt, rt_self, threads, their shadow stacks and out-of-band records */
 RT_HIDDEN void *rt_mmap_anon(size_t len);
+RT_HIDDEN uint32_t rt_gettid(void);
+RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
+RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
+RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
+RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
+
+/* init.c */
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
 
@@ -336,8 +343,6 @@ RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
 RT_HIDDEN void rt_hash_init(uint32_t nr);
 RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
 RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
-RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
-RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
 
 /*
  * unwind.c: where the program was when a hook or event fired -- a return
