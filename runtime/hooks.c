@@ -137,10 +137,10 @@ static struct rt_func nofunc; /* negative cache entry: flags 0 */
 /* ---- address -> function hash ---- */
 
 /* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
-#define HASH_EMPTY 0 /* never used: ends a probe chain */
-#define HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
+#define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
+#define RT_HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
 
-static inline uint32_t hash_key(uint64_t k)
+static inline uint32_t rt_hash_key(uint64_t k)
 {
 	k ^= k >> 29;
 	k *= 0xbf58476d1ce4e5b9ull;
@@ -180,15 +180,15 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 
 	if (!rt.hmask)
 		return;
-	i = hash_key(key) & rt.hmask;
+	i = rt_hash_key(key) & rt.hmask;
 	for (;;) { /* ends: at most 3/4 of the slots are ever non-empty */
 		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
 
 		if (k == key)
 			return;
-		if (k == HASH_TOMB && tomb == UINT32_MAX)
+		if (k == RT_HASH_TOMB && tomb == UINT32_MAX)
 			tomb = i;
-		if (k == HASH_EMPTY)
+		if (k == RT_HASH_EMPTY)
 			break;
 		i = (i + 1) & rt.hmask;
 	}
@@ -224,7 +224,7 @@ void rt_hash_forget(uint64_t lo, uint64_t hi)
 
 		if (k >= lo && k < hi) {
 			__atomic_store_n(&rt.hvals[i], NULL, __ATOMIC_RELAXED);
-			__atomic_store_n(&rt.hkeys[i], HASH_TOMB, __ATOMIC_RELEASE);
+			__atomic_store_n(&rt.hkeys[i], RT_HASH_TOMB, __ATOMIC_RELEASE);
 		}
 	}
 }
@@ -245,7 +245,7 @@ static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key,
 		f = &nofunc;
 	else if (f->epoch != rt.epoch)
 		rt_func_eval(f);
-	hash_insert(key, f);
+	rt_hash_add(key, f);
 	pthread_mutex_unlock(&rt.lock);
 	return f;
 }
@@ -253,7 +253,7 @@ static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key,
 /* The function of key from the hash, or NULL (not there yet): no lock, no call. */
 static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_t key)
 {
-	uint32_t mask = rt.hmask, i = hash_key(key) & mask;
+	uint32_t mask = rt.hmask, i = rt_hash_key(key) & mask;
 
 	if (likely(mask)) {
 		for (int n = 0; n < 16; n++) {
@@ -263,7 +263,7 @@ static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_
 				/* acquire: pairs with hash_insert's release of the value */
 				return __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
 			}
-			if (k == HASH_EMPTY)
+			if (k == RT_HASH_EMPTY)
 				break;
 			i = (i + 1) & mask;
 		}

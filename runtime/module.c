@@ -672,7 +672,7 @@ static const ElfW(Shdr) *find_section(const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh
 }
 
 /* The function whose [addr, addr+size) holds a, or NULL (binary search). */
-static struct rt_func *func_in(struct rt_module *m, uint64_t a)
+static struct rt_func *rt_func_in(struct rt_module *m, uint64_t a)
 {
 	uint32_t lo = 0, hi = m->nr_funcs;
 
@@ -768,7 +768,7 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 			classify_site(f, f->addr);
 		} else {
 			/* __mcount_loc: s is the call/nop itself */
-			f = func_in(m, s);
+			f = rt_func_in(m, s);
 			if (!f)
 				continue;
 			if (((const uint8_t *)s)[0] == 0xe8 || ((const uint8_t *)s)[0] == 0xff)
@@ -1055,7 +1055,7 @@ struct rt_func *rt_func_of(uint64_t addr)
 	/* gone: loading it found it closed (see load_sites) */
 	if (!m || m->is_self || rt_module_load(m) || m->gone)
 		return NULL;
-	return func_in(m, addr);
+	return rt_func_in(m, addr);
 }
 
 /*
@@ -1121,6 +1121,6 @@ uint32_t rt_addr_fid(uint64_t addr)
 
 	if (!m || m->loaded != RT_MOD_LOADED)
 		return RT_NOFID;
-	f = func_in(m, addr - 1);
+	f = rt_func_in(m, addr - 1);
 	return f ? rt_func_fid(f) : RT_NOFID;
 }
