@@ -671,28 +671,6 @@ static const ElfW(Shdr) *find_section(const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh
 	return NULL;
 }
 
-/* The function whose [addr, addr+size) holds a, or NULL (binary search). */
-static struct rt_func *rt_func_in(struct rt_module *m, uint64_t a)
-{
-	uint32_t lo = 0, hi = m->nr_funcs;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (m->funcs[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	struct rt_func *f = &m->funcs[lo - 1];
-
-	if (a < f->addr + (f->size ? f->size : 1))
-		return f;
-	return NULL;
-}
-
 /* The first function starting at or after a (sites placed before the symbol). */
 static struct rt_func *func_at_or_after(struct rt_module *m, uint64_t a)
 {
@@ -1032,14 +1010,6 @@ out:
 	return want;
 }
 
-struct rt_module *rt_module_of(uint64_t addr)
-{
-	for (int i = 0; i < rt.nr_mods; i++)
-		if (addr >= rt.mods[i].start && addr < rt.mods[i].end)
-			return &rt.mods[i];
-	return NULL;
-}
-
 /*
  * The function containing addr, loading its module's symbols on first use.
  * NULL for addresses outside any traceable object.  Caller holds rt.lock.
@@ -1076,51 +1046,4 @@ void rt_modules_load_new(void)
 		else if (m->loaded == RT_MOD_LOADED && m->sites_pending)
 			load_sites(m);
 	}
-}
-
-/*
- * f's fid, handing one out (and publishing its FUNCS entry) on first use.
- * Lock-free: two threads racing both publish an entry; one fid wins the
- * CAS, the other entry is a harmless duplicate.  RT_NOFID when the table
- * is full (counted in rt_funcs_dropped).
- */
-uint32_t rt_func_fid(struct rt_func *f)
-{
-	uint32_t fid = __atomic_load_n(&f->fid, __ATOMIC_ACQUIRE), want = RT_NOFID;
-	struct ft_session_func *e;
-
-	if (likely(fid != RT_NOFID))
-		return fid;
-	if (rt.mods[f->mod].shm_idx < 0) {
-		/* its module is not in the session table: no name to give */
-		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);
-		return RT_NOFID;
-	}
-	fid = __atomic_fetch_add(&rt.ctl->next_fid, 1, __ATOMIC_RELAXED);
-	if (fid >= rt.sess->max_funcs) {
-		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);
-		return RT_NOFID;
-	}
-	e = &rt.ftab[fid];
-	e->addr = f->addr;
-	e->module = (uint32_t)rt.mods[f->mod].shm_idx;
-	/* release: addr and module are visible to whoever sees VALID */
-	__atomic_store_n(&e->flags, FT_SFUNC_VALID | (f->site ? FT_SFUNC_PATCHED : 0),
-			 __ATOMIC_RELEASE);
-	if (!__atomic_compare_exchange_n(&f->fid, &want, fid, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return want;
-	return fid;
-}
-
-/* fid of the function containing addr (a return address), or RT_NOFID. */
-uint32_t rt_addr_fid(uint64_t addr)
-{
-	struct rt_module *m = rt_module_of(addr);
-	struct rt_func *f;
-
-	if (!m || m->loaded != RT_MOD_LOADED)
-		return RT_NOFID;
-	f = rt_func_in(m, addr - 1);
-	return f ? rt_func_fid(f) : RT_NOFID;
 }

@@ -252,6 +252,28 @@ RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
 RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
 
+/* lookup.c: address -> module, function, fid; the hooks' address hash */
+
+/* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
+#define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
+#define RT_HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
+
+/* A key's home slot, before masking (tramp.S computes the same) */
+static inline uint32_t rt_hash_key(uint64_t k)
+{
+	k ^= k >> 29;
+	k *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(k >> 32);
+}
+
+RT_HIDDEN void rt_hash_init(uint32_t nr);
+RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
+RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
+RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
+RT_HIDDEN struct rt_func *rt_func_in(struct rt_module *m, uint64_t addr);
+RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
+RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
+
 /* init.c */
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
@@ -317,10 +339,7 @@ RT_HIDDEN void rt_modules_dlclose_end(void);
 RT_HIDDEN void rt_modules_atfork_child(void);
 RT_HIDDEN int rt_module_load(struct rt_module *m);
 RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
-RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
 RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
-RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
-RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
 
 /* plt.c */
 RT_HIDDEN void rt_plt_hook(struct rt_module *m);
@@ -338,11 +357,6 @@ RT_HIDDEN void rt_patch_flush(void);
 RT_HIDDEN void rt_patch_init(void);
 RT_HIDDEN void rt_patch_forget(int mod_idx);
 RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
-
-/* hooks.c */
-RT_HIDDEN void rt_hash_init(uint32_t nr);
-RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
-RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
 
 /*
  * unwind.c: where the program was when a hook or event fired -- a return
