@@ -274,7 +274,8 @@ RT_HIDDEN struct rt_func *rt_func_in(struct rt_module *m, uint64_t addr);
 RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
 RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
 
-/* init.c */
+/* control.c: control changes and the detach */
+RT_HIDDEN void rt_sync_locked(void);
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
 
