@@ -23,11 +23,7 @@
  *            __cxa_begin_catch (the landing pad of a catch) then closes the
  *            frames the exception left (FT_EXT_UNWIND) and re-hijacks the
  *            frames still live, as uftrace does.
- *   dlopen   new objects are registered, their symbols and sites read and
- *            the filters applied to them; dlclose retires the objects that
- *            went away (module.c: a library loaded later at the same
- *            addresses is a new module, and patching never touches text
- *            that is being unmapped)
+ *   dlopen, dlclose: dl.c
  *   vfork, thread names: proc.c
  */
 #include <dlfcn.h>
@@ -354,44 +350,6 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
 	return real(exc);
-}
-
-/* ---- dlopen / dlclose (the work is module.c's) ---- */
-
-__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
-{
-	static void *(*real)(const char *, int);
-	void *h;
-
-	if (!real)
-		real = REAL(dlopen);
-	h = real(file, mode);
-	if (h)
-		rt_modules_after_dlopen();
-	if (h)
-		rt_events_rescan(); /* the library's user events */
-	return h;
-}
-
-/*
- * dlclose: the control path is kept out of module text while the loader
- * unmaps it; afterwards the objects that went away are retired (their
- * address range may be reused by the next dlopen, which then gets a new
- * module).  Their session entries stay: they describe the past.
- */
-__attribute__((visibility("default"))) int dlclose(void *handle)
-{
-	static int (*real)(void *);
-	int r;
-
-	if (!real)
-		real = REAL(dlclose);
-	rt_modules_dlclose_begin();
-	r = real(handle);
-	rt_modules_dlclose_end();
-	if (!r)
-		rt_events_rescan(); /* forget the user events of what went away */
-	return r;
 }
 
 /* ---- sigaltstack: frames on an alternate signal stack are never "dead" ---- */
