@@ -254,9 +254,6 @@ static int take_count(int32_t *c)
  * snapshot is still being saved).  Returns 1 when a stacktrace is
  * wanted after the function's record.
  */
-RT_HIDDEN void rt_snapshot(struct rt_thread *t); /* events.c */
-RT_HIDDEN int rt_snapshot_ready(void);             /* events.c */
-
 static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_func *f)
 {
 	uint32_t on = __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
@@ -593,7 +590,6 @@ static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
  * function that is not hooked, no session, or detached), 0 when the trampoline must
  * call ft_rt_entry -- nothing changed then.
  */
-int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
 RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 {
 	struct rt_thread *t = &rt_self;
@@ -649,7 +645,6 @@ static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
  * The entry trampolines' general path (after ft_rt_entry_fast said 0):
  * every hook kind, every tracer and option.  kind: enum rt_hook_kind.
  */
-void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
 								 uint32_t kind)
 {
@@ -686,7 +681,6 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
  * hijacked function's ret.  Returns the real return address, or 0 when
  * ft_rt_exit must handle this exit -- nothing changed then.
  */
-uint64_t ft_rt_exit_fast(uint64_t sp);
 RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 {
 	struct rt_thread *t = &rt_self;
@@ -707,7 +701,6 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
  * stack was corrupted (e.g. by stack switching we do not know of) and there
  * is nowhere to return: abort with a message.
  */
-uint64_t ft_rt_exit(uint64_t sp);
 __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 {
 	struct rt_thread *t = &rt_self;
@@ -740,8 +733,6 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
  * arch/x86_64/tramp.S: an assembly fast path that jumps here, arguments and
  * stack untouched, for everything else.
  */
-void ft_rt_cyg_enter(void *fn, void *call_site);
-void ft_rt_cyg_exit(void *fn, void *call_site);
 
 /*
  * The instrumented function's return-address slot: the first word above

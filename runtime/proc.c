@@ -93,9 +93,6 @@ __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread, 
  * and returns what vfork() returns.  The child's calls until exec are not
  * traced (a hook that finds the thread busy counts them as lost).
  */
-RT_HIDDEN void ft_rt_vfork_enter(void);
-RT_HIDDEN long ft_rt_vfork_leave(long r);
-
 void ft_rt_vfork_enter(void)
 {
 	/* in place before the child can run a hook */

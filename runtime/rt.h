@@ -371,8 +371,10 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 
-/* events.c: the program's user events and trace_marker */
+/* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);
+RT_HIDDEN void rt_snapshot(struct rt_thread *t);
+RT_HIDDEN int rt_snapshot_ready(void);
 
 /* arch: ft_rt_entry's kind, the hook that called it (tramp.S: FT_C_HOOK_*) */
 enum rt_hook_kind {
@@ -381,9 +383,21 @@ enum rt_hook_kind {
 	RT_HOOK_PATCHED = 2, /* a patched nop site or a PLT stub (ft_rt_patched) */
 };
 
-/* arch */
+/* arch: the trampolines (tramp.S) */
 void ft_rt_return(void);   /* the return trampoline */
 void ft_rt_patched(void);  /* what a patched site calls */
 void ft_rt_fentry(void);   /* == __fentry__ */
+
+/* hooks.c: the C side of the trampolines, called by tramp.S only */
+int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
+void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
+uint64_t ft_rt_exit_fast(uint64_t sp);
+uint64_t ft_rt_exit(uint64_t sp);
+void ft_rt_cyg_enter(void *fn, void *call_site);
+void ft_rt_cyg_exit(void *fn, void *call_site);
+
+/* proc.c: vfork's C side, called by arch/x86_64/vfork.S only */
+RT_HIDDEN void ft_rt_vfork_enter(void);
+RT_HIDDEN long ft_rt_vfork_leave(long r);
 
 #endif
