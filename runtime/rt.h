@@ -2,12 +2,17 @@
 /*
  * libftrail.so internals: the runtime injected into traced programs.
  *
- *   init.c     attach to the session (env FTRAIL_SHM_FD), per-thread state,
- *              fork / exec / exit / pthread_exit, C++ exception hooks
+ *   init.c     attach to the session (env FTRAIL_SHM_FD), fork / exec /
+ *              exit / pthread_exit, C++ exception hooks, sigaltstack
+ *   thread.c   rt and rt_self, a thread's set-up and exit, its shadow
+ *              stack's unwinding, out-of-band records, the mmap helpers
+ *   control.c  control changes (seqlock copy), the detach
+ *   dl.c       dlopen / dlclose: module work, filters, user events in turn
  *   proc.c     vfork (arch/x86_64/vfork.S), thread names (FT_EXT_COMM)
+ *   lookup.c   address -> module -> function -> fid, the address hash
  *   module.c   loaded objects: MODULES entries, ELF symbols and patch sites
  *              read from the files (no libelf: <elf.h> structs over mmap),
- *              dlopen / dlclose (a closed object's module is retired)
+ *              a closed object's module retired, the module memory guard
  *   filter.c   the control block's lists -> per-function flags
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
@@ -21,6 +26,11 @@
  *
  * Hot-path data is read-mostly and private to the process; what the
  * recorder must see lives in the session block (session.h).
+ *
+ * Layers (doc/architecture.md): a file calls only files below it --
+ *   init, dl > hooks > events > control > filter > module > plt >
+ *   unwind > lookup > thread;  patch, context, proc > thread only.
+ * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
 #define FTRAIL_RT_H
