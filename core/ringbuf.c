@@ -20,20 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/barrier.h"
 #include "core/ringbuf.h"
-
-/*
- * Thread fences for the peek seqlock.  GCC refuses atomic_thread_fence
- * under -fsanitize=thread; on x86-64 (TSO) an acquire or release fence
- * emits no instruction, only a compiler barrier, which is what a signal
- * fence is -- so the TSan build generates the same code.  Elsewhere the
- * real fence.
- */
-#if defined(__SANITIZE_THREAD__) && defined(__x86_64__)
-#define rb_fence(order) __atomic_signal_fence(order)
-#else
-#define rb_fence(order) __atomic_thread_fence(order)
-#endif
 
 #define ALIGN_UP(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 
@@ -214,7 +202,7 @@ int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t p
 	uint32_t n = a->nr_slots, start, sg;
 
 	t->slot = NULL; /* first, for a handler's sake (see below) */
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	memset(t, 0, sizeof(*t));
 	t->area = a;
 	t->pid = pid;
@@ -262,7 +250,7 @@ int ft_rb_thread_attach(struct ft_rb_thread *t, struct ft_rb_area *a, uint32_t p
 		 * store finds no slot (its event is counted lost), never a
 		 * half-filled t.
 		 */
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		t->slot = s;
 		__atomic_fetch_add(&a->claims, 1, __ATOMIC_RELAXED);
 		return 0;
@@ -281,7 +269,7 @@ void ft_rb_thread_detach(struct ft_rb_thread *t)
 	 * no slot (counted lost) instead of a t being zeroed under it.
 	 */
 	t->slot = NULL;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	if (s) {
 		uint32_t exp = FT_RB_ACTIVE;
 
@@ -296,7 +284,7 @@ void ft_rb_thread_detach(struct ft_rb_thread *t)
 	}
 	/* area next, whole: the memset below then only writes zeros over zeros there */
 	t->area = NULL;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	memset(t, 0, sizeof(*t));
 	if (a && s)
 		ft_rb_wake(a);
@@ -560,7 +548,7 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	 * fence sees the change and discards its copy.
 	 */
 	__atomic_store_n(&pg->seq, (uint32_t)q, __ATOMIC_RELAXED);
-	rb_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	__atomic_store_n(&pg->size, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(nev, 0, __ATOMIC_RELAXED);
 	pg->ts = now;
@@ -864,7 +852,7 @@ int ft_rb_peek_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t l
 	for (uint32_t i = 0; i < size / 4; i++)
 		to[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	/* acquire fence, then seq again: a writer that reused the page changed it first */
-	rb_fence(__ATOMIC_ACQUIRE);
+	ft_fence(__ATOMIC_ACQUIRE);
 	if (__atomic_load_n(&pg->seq, __ATOMIC_RELAXED) != seq)
 		return 0;
 	/* a page reused and given the same seq is impossible: seq = number, 2^32 pages apart */

@@ -42,6 +42,7 @@
 #include <stdint.h>
 #include <stdatomic.h>
 
+#include "core/barrier.h"
 #include "core/record.h"
 
 #define FT_RB_MAGIC 0x42525446u /* "FTRB" */
@@ -340,7 +341,7 @@ static inline int ft_rb__enter(struct ft_rb_thread *t, struct ft_rb_wlevel *w, u
 	uint32_t g;
 
 	__atomic_store_n(&t->slot->busy, depth, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	/* acquire: pairs with the swapper's release of snap_gen (the reset spare rings) */
 	g = __atomic_load_n(&t->area->snap_gen, __ATOMIC_ACQUIRE);
 	if (__builtin_expect(g != w->gen, 0)) {
@@ -355,7 +356,7 @@ static inline void ft_rb__leave(struct ft_rb_thread *t, uint32_t depth)
 {
 	struct ft_rb_slot *s = t->slot;
 
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	/* release: every commit of the write happens-before a recorder that acquires busy */
 	if (s)
 		__atomic_store_n(&s->busy, depth, __ATOMIC_RELEASE);
@@ -384,7 +385,7 @@ static inline struct ft_rb_wlevel *ft_rb_begin(struct ft_rb_thread *t)
 	 * is enough).  busy is stored after the increment: a handler between
 	 * the two stores its own depth and restores n + 1 on its way out.
 	 */
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	ft_rb__enter(t, &t->lv[n], n + 1);
 	return &t->lv[n];
 }
@@ -392,7 +393,7 @@ static inline struct ft_rb_wlevel *ft_rb_begin(struct ft_rb_thread *t)
 static inline void ft_rb_end(struct ft_rb_thread *t)
 {
 	/* the ring accesses stay before the decrement, for a handler's sake */
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	t->nest--;
 	/* busy after the decrement: a handler in between leaves busy = nest itself */
 	ft_rb__leave(t, t->nest);

@@ -63,10 +63,10 @@ ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dm
 	a = t->area;
 	/* begin: ft_rb_begin's order (nest, then busy, then snap_gen) */
 	t->nest = 1;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	/* relaxed: ft_rb__enter's store; the recorder's membarrier orders it */
 	__atomic_store_n(&s->busy, 1, __ATOMIC_RELAXED);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	pg = w->page;
 	off = w->off;
 	d = now - w->last_ts;
@@ -75,9 +75,9 @@ ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dm
 	    __builtin_expect(!pg, 0) || __builtin_expect(d > dmax, 0) ||
 	    __builtin_expect(off + 4 > a->page_size - (uint32_t)sizeof(struct ft_page), 0)) {
 		/* not the common case: undo the begin (ft_rb_end's order), nothing written */
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		t->nest = 0;
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE); /* ft_rb__leave */
 		return -1;
 	}
@@ -95,9 +95,9 @@ ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dm
 	else
 		w->depth -= w->depth != 0;
 	/* end: the ring accesses stay before the decrement, for a handler's sake */
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	t->nest = 0;
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	/*
 	 * release (ft_rb__leave): every commit happens-before the recorder's
 	 * acquire of busy.  s, not t->slot reloaded: only this thread's exit

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/barrier.h"
 #include "core/clock.h"
 #include "core/opts.h"
 #include "core/session.h"
@@ -254,12 +255,7 @@ void ft_session_ctl_begin(struct ft_session_hdr *h)
 
 	/* gen becomes odd; the fence orders it before the data stores */
 	__atomic_fetch_add(&c->gen, 1, __ATOMIC_RELAXED);
-#if defined(__SANITIZE_THREAD__) && defined(__x86_64__)
-	/* GCC's TSan refuses thread fences; on x86-64 a release fence is only a compiler barrier */
-	__atomic_signal_fence(__ATOMIC_RELEASE);
-#else
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-#endif
+	ft_fence(__ATOMIC_RELEASE);
 }
 
 void ft_session_ctl_end(struct ft_session_hdr *h)

@@ -73,6 +73,7 @@
  * nest release/acquire pairs) is checked as in the production build.
  */
 #include "core/stackmap.h"
+#include "core/barrier.h"
 #include "core/hash.h"
 
 #include <errno.h>
@@ -297,7 +298,7 @@ static void proc_setup(void)
 	if (__builtin_cpu_supports("avx2"))
 		atomic_store_explicit(&have_avx2, 1, memory_order_relaxed);
 #endif
-#ifndef __SANITIZE_THREAD__
+#if !FT_TSAN /* TSan cannot see that membarrier() fences other threads */
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
 		atomic_store_explicit(&fast_enter, 1, memory_order_relaxed);
 #endif
@@ -323,10 +324,10 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
 		t = &tls_maps[v % TLS_MAPS];
 	}
 	atomic_store_explicit(&t->block, 0, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	atomic_store_explicit(&t->inst, m->seed, memory_order_relaxed);
 	atomic_store_explicit(&t->shard, idx, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 	atomic_store_explicit(&t->block, (uintptr_t)m, memory_order_relaxed);
 }
 
@@ -378,7 +379,7 @@ static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_sha
 
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) != (uintptr_t)m)
 			continue;
-		atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+		ft_barrier(); /* block before the rest */
 		if (atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			break; /* m was formatted again: claim in the new map */
 		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
@@ -399,7 +400,7 @@ static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
 		return find_shard(m);
-	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+	ft_barrier(); /* block before the rest */
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return claim_shard(m);
@@ -421,7 +422,7 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
 		/* forget it first: a signal handler from here on claims anew */
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 		/*
 		 * Release pairs with the next claimer's acquire cmpxchg: our
 		 * writes to the shard happen before its own.  The counts stay:
@@ -783,7 +784,7 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 	lvl = atomic_load_explicit(&sh->nest, memory_order_relaxed);
 	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
 		atomic_store_explicit(&sh->nest, lvl + 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
+		ft_barrier();
 	} else {
 		atomic_exchange_explicit(&sh->nest, lvl + 1, memory_order_seq_cst);
 	}
@@ -1062,10 +1063,8 @@ static int drain(struct ft_stackmap_shared *m)
  */
 static int fence_callers(void)
 {
-#ifndef __SANITIZE_THREAD__ /* GCC's TSan has no fences; its callers do not need us */
 	/* our own store of `resetting` before everyone's barrier */
-	atomic_thread_fence(memory_order_seq_cst);
-#endif
+	ft_fence(__ATOMIC_SEQ_CST);
 	if (sys_membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED) == 0)
 		return 0;
 	if (errno == ENOSYS || errno == EINVAL)

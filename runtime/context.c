@@ -83,7 +83,7 @@ static struct rt_ctx *get_slot(const void *uc)
 
 static struct rt_frame *frames_alloc(void)
 {
-	struct rt_frame *base = mmap_anon(RT_FRAMES_BYTES);
+	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
 
 	if (!base)
 		return NULL;
@@ -138,28 +138,26 @@ static int switch_to(struct rt_thread *t, struct rt_ctx *park, const void *uc, s
 	return 0;
 }
 
-/* Take the thread's busy guard and ctx_lock.  Returns the previous guard. */
+/* Take the thread's recursion guard and ctx_lock.  Returns the guard as it was. */
 static int enter(struct rt_thread *t)
 {
 	int busy = t->busy;
 
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_guard_recursion(t);
 	pthread_mutex_lock(&ctx_lock);
 	return busy;
 }
 
-static void leave(struct rt_thread *t, int busy)
+static void leave(struct rt_thread *t)
 {
 	pthread_mutex_unlock(&ctx_lock);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = busy;
+	rt_unguard_recursion(t);
 }
 
 /* May t's shadow stack be moved now (busy: enter()'s answer)? */
 static int shadow_ok(struct rt_thread *t, int busy)
 {
-	return rt.sess && !busy && (t->state == 1 || rt_thread_get()) && t->frames;
+	return rt.sess && !busy && (t->state == RT_THREAD_READY || rt_thread_get()) && t->frames;
 }
 
 /*
@@ -187,7 +185,7 @@ static void ctx_start(void)
 			switch_to(t, NULL, NULL, to);
 		}
 	}
-	leave(t, busy);
+	leave(t);
 }
 
 __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*fn)(void),
@@ -205,9 +203,10 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 		args[i] = va_arg(ap, int);
 	va_end(ap);
 	if (argc <= CTX_ARGS && rt.sess) {
-		int busy = enter(t);
-		struct rt_ctx *c = get_slot(ucp);
+		struct rt_ctx *c;
 
+		enter(t);
+		c = get_slot(ucp);
 		if (c) {
 			if (c->frames)
 				munmap(c->frames - 1, RT_FRAMES_BYTES);
@@ -221,7 +220,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 			c->link = ucp->uc_link;
 			real(ucp, ctx_start, 0);
 		}
-		leave(t, busy);
+		leave(t);
 		if (c)
 			return;
 	}
@@ -249,7 +248,7 @@ __attribute__((visibility("default"))) int swapcontext(ucontext_t *oucp, const u
 			memset(to, 0, sizeof(*to));
 		}
 		/* an unknown ucp (getcontext only) is resumed like a longjmp */
-		leave(t, busy);
+		leave(t);
 	}
 	return real(oucp, ucp);
 }
@@ -276,7 +275,7 @@ __attribute__((visibility("default"))) int setcontext(const ucontext_t *ucp)
 		} else if (to && to->fresh) {
 			memset(to, 0, sizeof(*to));
 		}
-		leave(t, busy);
+		leave(t);
 	}
 	return real(ucp);
 }

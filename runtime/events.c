@@ -164,7 +164,6 @@ static void stacktrace(void *ctx)
  * the recorder still saves the previous snapshot is counted (snapshot_skipped
  * in META).
  */
-RT_HIDDEN void rt_snapshot(struct rt_thread *t);
 void rt_snapshot(struct rt_thread *t)
 {
 	if (!rt.area)
@@ -178,7 +177,6 @@ void rt_snapshot(struct rt_thread *t)
 }
 
 /* 0 while the recorder still saves the previous snapshot (a swap would be refused). */
-RT_HIDDEN int rt_snapshot_ready(void);
 int rt_snapshot_ready(void)
 {
 	int st = rt.area ? ft_rb_snapshot_state(rt.area) : FT_RB_SNAP_FREE;

@@ -36,8 +36,8 @@ struct rule {
 	size_t mod_len;
 	char mod_name[128]; /* mod as a module name (rt_mod_name): a glob */
 	int neg;
-	int cmd;           /* -1: a plain glob */
-	int count;         /* -1: unlimited */
+	int cmd;           /* enum rt_cmd, RT_CMD_NONE: a plain glob */
+	int count;         /* RT_CMD_UNLIMITED, or the :count */
 	int matched;       /* matched at least one function */
 };
 
@@ -67,8 +67,8 @@ static int parse_line(int list, char *s, struct rule *r)
 	char *c1, *c2;
 
 	memset(r, 0, sizeof(*r));
-	r->cmd = -1;
-	r->count = -1;
+	r->cmd = RT_CMD_NONE;
+	r->count = RT_CMD_UNLIMITED;
 	while (*s == ' ' || *s == '\t')
 		s++;
 	if (*s == '!') {
@@ -153,7 +153,7 @@ static int in_set(int l, struct rt_func *f)
 	for (int i = 0; i < nr_rules[l]; i++) {
 		struct rule *r = &rules[l][i];
 
-		if (r->cmd < 0 && rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE && rule_match(r, f))
 			in = !r->neg;
 	}
 	return in;
@@ -185,7 +185,7 @@ void rt_func_eval(struct rt_func *f)
 	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++) {
 		struct rule *r = &rules[FT_SL_FILTER][i];
 
-		if (r->cmd < 0 || !rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE || !rule_match(r, f))
 			continue;
 		if (r->neg) {
 			f->cmd_mask &= (uint8_t)~(1u << r->cmd);
@@ -211,7 +211,8 @@ void rt_func_eval(struct rt_func *f)
 void rt_filters_apply_all(int warn_now)
 {
 	uint32_t selected = 0, patched = 0;
-	int pos = 0, mem;
+	enum rt_modmem mem;
+	int pos = 0;
 
 	rt.epoch++;
 	for (int l = 0; l < FT_SL_NR; l++)
@@ -220,7 +221,7 @@ void rt_filters_apply_all(int warn_now)
 	/* pass 1: which filter lines match anything (ftrace's EINVAL check) */
 	filter_active = 0;
 	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++)
-		if (rules[FT_SL_FILTER][i].cmd < 0 && !rules[FT_SL_FILTER][i].neg)
+		if (rules[FT_SL_FILTER][i].cmd == RT_CMD_NONE && !rules[FT_SL_FILTER][i].neg)
 			pos = 1;
 	/*
 	 * A filter with a positive line is active even when nothing matches
@@ -237,7 +238,7 @@ void rt_filters_apply_all(int warn_now)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0 || m->gone)
+		if (m->loaded != RT_MOD_LOADED || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs + m->nr_plt; i++) {
 			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i] : &m->plt[i - m->nr_funcs];
@@ -253,7 +254,7 @@ void rt_filters_apply_all(int warn_now)
 			struct rule *r = &rules[l][i];
 			char what[200];
 
-			if (!warn_now || r->matched || r->neg || r->cmd >= 0)
+			if (!warn_now || r->matched || r->neg || r->cmd != RT_CMD_NONE)
 				continue;
 			snprintf(what, sizeof(what), "%.*s%s%.*s", (int)r->glob_len, r->glob,
 				 r->mod ? ":mod:" : "", (int)r->mod_len, r->mod ? r->mod : "");
@@ -263,7 +264,7 @@ void rt_filters_apply_all(int warn_now)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->loaded <= 0 || m->gone)
+		if (m->loaded != RT_MOD_LOADED || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs; i++) {
 			struct rt_func *f = &m->funcs[i];
@@ -273,7 +274,8 @@ void rt_filters_apply_all(int warn_now)
 			want = rt.tracer != FT_TRACER_NOP && (f->flags & RF_HOOK);
 			if (f->flags & RF_TRACE)
 				selected++;
-			if (f->site_kind && want != f->patched && rt_modmem_may(m, mem))
+			if (f->site_kind != RT_SITE_NONE && want != f->patched &&
+			    rt_modmem_may(m, mem))
 				rt_patch_site(f, want);
 		}
 		/* library calls: always hooked, the flags say what they do */

@@ -35,7 +35,7 @@
  * shadow frame's, or at a return whose slot is above it, that frame is dead.
  * Dead recorded frames are closed with one FT_EXT_UNWIND n record.
  *
- * Re-entrancy: each thread has a guard (rt_self.busy).  A hook that runs
+ * Re-entrancy: each thread has a guard (rt_guard_recursion, rt.h).  A hook that runs
  * while another hook of the same thread is active (the runtime calling an
  * instrumented function such as a program-defined malloc, or a signal
  * handler interrupting a hook) does nothing except count the lost event --
@@ -120,7 +120,9 @@ _Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
 		       FT_C_FR_RECORDED_CYG == (FR_RECORDED | FR_CYG) &&
 		       FT_C_FID_MAX == FT_REC_FID_MAX && FT_C_EDELTA_MAX == FT_REC_EDELTA_MAX &&
 		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
-		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1,
+		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1 && FT_C_T_READY == RT_THREAD_READY &&
+		       FT_C_HOOK_MCOUNT == RT_HOOK_MCOUNT && FT_C_HOOK_FENTRY == RT_HOOK_FENTRY &&
+		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED,
 	       "offsets.h: constants");
 /* the fields tramp.S stores 32-bit values in */
 _Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&
@@ -131,98 +133,6 @@ _Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&
 	       "offsets.h: field sizes");
 
 static struct rt_func nofunc; /* negative cache entry: flags 0 */
-
-/* ---- address -> function hash ---- */
-
-static inline uint32_t hash_key(uint64_t k)
-{
-	k ^= k >> 29;
-	k *= 0xbf58476d1ce4e5b9ull;
-	return (uint32_t)(k >> 32);
-}
-
-/* Allocate the table for about nr functions (control path, at init). */
-void rt_hash_init(uint32_t nr)
-{
-	uint32_t size = 4096;
-
-	while (size < nr * 4 && size < (1u << 22))
-		size <<= 1;
-	rt.hkeys = mmap_anon(size * sizeof(uint64_t));
-	rt.hvals = mmap_anon(size * sizeof(struct rt_func *));
-	if (!rt.hkeys || !rt.hvals) {
-		rt.hmask = 0;
-		return;
-	}
-	rt.hmask = size - 1;
-}
-
-/*
- * Insert key -> f.  Lock-free against lookups: the key is claimed with a
- * CAS, the value published with a release store; a lookup that sees the
- * key before the value takes the slow path.  Inserts are serialised by
- * rt.lock.  Never more than 3/4 full (then slow lookups continue to work).
- * The first tombstone of the chain (rt_hash_forget) is reused, so a
- * library closed and opened again in a loop keeps its keys near their
- * home slot instead of pushing them past the lookup's probe limit; a
- * lookup passing a reused tombstone sees another key and goes on, as it
- * did past the tombstone.
- */
-static void hash_insert(uint64_t key, struct rt_func *f)
-{
-	uint32_t i, tomb = UINT32_MAX;
-
-	if (!rt.hmask)
-		return;
-	i = hash_key(key) & rt.hmask;
-	for (;;) { /* ends: at most 3/4 of the slots are ever non-empty */
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
-
-		if (k == key)
-			return;
-		if (k == 1 && tomb == UINT32_MAX)
-			tomb = i;
-		if (!k)
-			break;
-		i = (i + 1) & rt.hmask;
-	}
-	if (tomb != UINT32_MAX)
-		i = tomb;
-	else if (rt.hused * 4 > rt.hmask * 3)
-		return;
-	else
-		rt.hused++;
-	__atomic_store_n(&rt.hkeys[i], key, __ATOMIC_RELAXED);
-	/* release: pairs with the lookup's acquire of the value */
-	__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELEASE);
-}
-
-/* Insert key -> f (plt.c: a stub's hook key).  Caller holds rt.lock. */
-void rt_hash_add(uint64_t key, struct rt_func *f)
-{
-	hash_insert(key, f);
-}
-
-/*
- * Drop every key in [lo, hi) (an object was dlclose()d): tombstone 1 keeps
- * the probe chains intact and matches no address.  Caller holds rt.lock.
- * A lookup racing with this may still return the old function: harmless,
- * no code of the closed object can be running any more.
- */
-void rt_hash_forget(uint64_t lo, uint64_t hi)
-{
-	rt_unwind_forget(); /* the unwinder's rules for that code too */
-	if (!rt.hmask)
-		return;
-	for (uint32_t i = 0; i <= rt.hmask; i++) {
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_RELAXED);
-
-		if (k >= lo && k < hi) {
-			__atomic_store_n(&rt.hvals[i], NULL, __ATOMIC_RELAXED);
-			__atomic_store_n(&rt.hkeys[i], 1, __ATOMIC_RELEASE);
-		}
-	}
-}
 
 static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key, int cyg)
 {
@@ -240,7 +150,7 @@ static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key,
 		f = &nofunc;
 	else if (f->epoch != rt.epoch)
 		rt_func_eval(f);
-	hash_insert(key, f);
+	rt_hash_add(key, f);
 	pthread_mutex_unlock(&rt.lock);
 	return f;
 }
@@ -248,7 +158,7 @@ static __attribute__((noinline, cold)) struct rt_func *lookup_slow(uint64_t key,
 /* The function of key from the hash, or NULL (not there yet): no lock, no call. */
 static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_t key)
 {
-	uint32_t mask = rt.hmask, i = hash_key(key) & mask;
+	uint32_t mask = rt.hmask, i = rt_hash_key(key) & mask;
 
 	if (likely(mask)) {
 		for (int n = 0; n < 16; n++) {
@@ -258,7 +168,7 @@ static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_
 				/* acquire: pairs with hash_insert's release of the value */
 				return __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
 			}
-			if (!k)
+			if (k == RT_HASH_EMPTY)
 				break;
 			i = (i + 1) & mask;
 		}
@@ -321,19 +231,12 @@ static void lost_call(struct rt_thread *t, struct rt_func *f)
 	ft_rb__lost_nolevel(&t->rb, n);
 }
 
-void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len)
-{
-	/* detached (init.c, rt_detach): fork, exec, exit, names go unrecorded too */
-	if (t->rb.area && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
-		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
-}
-
-/* Decrement a command count: 1 when the command may run (count -1 = unlimited). */
+/* Decrement a command count: 1 when the command may run (RT_CMD_UNLIMITED: always). */
 static int take_count(int32_t *c)
 {
 	int32_t v = __atomic_load_n(c, __ATOMIC_RELAXED);
 
-	while (v != -1) {
+	while (v != RT_CMD_UNLIMITED) {
 		if (v == 0)
 			return 0;
 		if (__atomic_compare_exchange_n(c, &v, v - 1, 0, __ATOMIC_RELAXED,
@@ -351,9 +254,6 @@ static int take_count(int32_t *c)
  * snapshot is still being saved).  Returns 1 when a stacktrace is
  * wanted after the function's record.
  */
-RT_HIDDEN void rt_snapshot(struct rt_thread *t); /* events.c */
-RT_HIDDEN int rt_snapshot_ready(void);             /* events.c */
-
 static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_func *f)
 {
 	uint32_t on = __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
@@ -378,58 +278,6 @@ static __attribute__((noinline)) int run_cmds(struct rt_thread *t, struct rt_fun
 	    take_count(&f->cmd_count[RT_CMD_SNAPSHOT]))
 		rt_snapshot(t); /* events.c: swap to the spare ring set */
 	return stack;
-}
-
-/* ---- shadow stack ---- */
-
-/*
- * Pop shadow frames until depth is target: frames that died without
- * returning.  Recorded ones are closed with one FT_EXT_UNWIND record.
- */
-static __attribute__((noinline)) void unwind_to_depth(struct rt_thread *t, uint32_t target)
-{
-	uint32_t n = 0;
-
-	while (t->depth > target) {
-		struct rt_frame *fr = &t->frames[t->depth - 1];
-
-		if (fr->flags & FR_RECORDED) {
-			t->rec_depth--;
-			if (!(fr->flags & FR_THRESH))
-				n++;
-		}
-		if (fr->flags & FR_ROOT)
-			t->roots--;
-		if (fr->flags & FR_NOTRACE)
-			t->notrace--;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->depth--;
-	}
-	if (n && t->rb.area) {
-		struct ft_rb_wlevel *w = &t->rb.lv[t->rb.nest < FT_RB_LEVELS ? t->rb.nest : 0];
-
-		ft_rb_ext(&t->rb, FT_EXT_UNWIND, &n, 4, ft_rdtsc(), 1, 1);
-		ft_rb_set_depth(&t->rb, w->depth > n ? w->depth - n : 0);
-	}
-}
-
-/*
- * Drop the frames at the top of the shadow stack whose slot lies below sp
- * (inclusive: at or below sp), which died without returning.
- */
-__attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive)
-{
-	uint32_t d = t->depth;
-
-	while (d) {
-		uint64_t s = t->frames[d - 1].slot;
-
-		if (inclusive ? s > sp : s >= sp)
-			break;
-		d--;
-	}
-	if (d != t->depth)
-		unwind_to_depth(t, d);
 }
 
 static inline int in_altstack(struct rt_thread *t, uint64_t sp)
@@ -478,7 +326,7 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 		 */
 		while (cyg && t->depth && t->frames[t->depth - 1].slot == (uint64_t)slot &&
 		       t->frames[t->depth - 1].ret != ret)
-			unwind_to_depth(t, t->depth - 1);
+			rt_unwind_to_depth(t, t->depth - 1);
 	}
 	if (unlikely(fl & RF_CMD))
 		stack = run_cmds(t, f);
@@ -564,7 +412,7 @@ push:
 	fr->fid = fid;
 	fr->flags = (uint16_t)(frflags | (cyg ? FR_CYG : 0));
 	/* the frame is complete before it becomes visible (signal handlers) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth++;
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
@@ -604,7 +452,7 @@ static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct r
  * state, generation and tracer checks.  Recomputed at the end of every slow
  * entry; any control change moves ctl gen, which closes the gate for every
  * thread until its next slow entry.  rt.gen is acquired first: it is
- * released by sync_locked() after rt.fast, so the fast flag read after it
+ * released by rt_sync_locked() after rt.fast, so the fast flag read after it
  * is at least as new as the generation stored (a later change moves ctl
  * gen past it anyway).
  */
@@ -613,7 +461,8 @@ static inline void rt_hot_update(struct rt_thread *t)
 	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
 
 	/* rt.hmask: tramp.S probes the hash without testing that it exists */
-	t->hot = (rt.fast && t->state == 1 && t->gen == g && t->rb.slot && t->frames && rt.hmask)
+	t->hot = (rt.fast && t->state == RT_THREAD_READY && t->gen == g && t->rb.slot &&
+		  t->frames && rt.hmask)
 			 ? g + 1
 			 : 0;
 }
@@ -679,7 +528,7 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 		return 0;
 	t->rec_depth++;
 	/* the frame is complete before it becomes visible (signal handlers) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth = d + 1;
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
@@ -704,13 +553,13 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn :
 		  fr->flags != FR_RECORDED || fr->slot != slot)
 		return 0;
-	if (unlikely(t->state != 1))
+	if (unlikely(t->state != RT_THREAD_READY))
 		return 0;
 	ret = fr->ret;
 	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), ft_rdtsc(), FT_REC_XDELTA_MAX, -1)))
 		return 0;
 	/* the record first, then the pop: a handler in between sees the frame, busy */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth = d - 1;
 	t->rec_depth--;
 	return ret;
@@ -718,7 +567,7 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 
 static inline int thread_ready(struct rt_thread *t)
 {
-	if (likely(t->state == 1 && t->gen == rt.gen))
+	if (likely(t->state == RT_THREAD_READY && t->gen == rt.gen))
 		return 1;
 	return rt_thread_get() != NULL;
 }
@@ -741,7 +590,6 @@ static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
  * function that is not hooked, no session, or detached), 0 when the trampoline must
  * call ft_rt_entry -- nothing changed then.
  */
-int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
 RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 {
 	struct rt_thread *t = &rt_self;
@@ -757,11 +605,9 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 		return f == &nofunc; /* not a function we know: nothing to do */
 	if (!(f->flags & RF_HOOK))
 		return 1;
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_guard_recursion(t);
 	done = fast_entry(t, f, slot, *slot, 0);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 	return done;
 }
 
@@ -771,10 +617,8 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
  * counts its event as lost instead of recursing) and applies a control
  * change the tool published (acquire on gen pairs with the tool's release
  * in ft_session_ctl_end), or detaches when the recorder is gone
- * (init.c, rt_detach).  Returns 0 when the hook must do nothing.  The
- * signal fences keep the compiler from moving hook work across the guard's
- * stores: only a handler on this same thread reads busy.  hook_end refreshes
- * the fast-path gate and drops the guard.
+ * (init.c, rt_detach).  Returns 0 when the hook must do nothing.  hook_end
+ * refreshes the fast-path gate and drops the guard.
  */
 static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t, uint64_t key)
 {
@@ -783,8 +627,7 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 			lost_call(t, lookup_fast(key));
 		return 0;
 	}
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_guard_recursion(t);
 	if (unlikely(__atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) != rt.gen))
 		rt_sync_ctl();
 	if (rt_orphaned())
@@ -795,16 +638,13 @@ static __attribute__((always_inline)) inline int hook_begin(struct rt_thread *t,
 static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
 {
 	rt_hot_update(t);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 /*
  * The entry trampolines' general path (after ft_rt_entry_fast said 0):
- * every hook kind, every tracer and option.  kind: 0 mcount, 1 fentry, 2
- * patched site.
+ * every hook kind, every tracer and option.  kind: enum rt_hook_kind.
  */
-void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
 								 uint32_t kind)
 {
@@ -827,7 +667,7 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 			 */
 			uint64_t rbp = *(uint64_t *)__builtin_frame_address(0);
 			struct rt_ustate us = { *slot, (uint64_t)(slot + 1),
-						kind == 0 ? slot[-1] : rbp };
+						kind == RT_HOOK_MCOUNT ? slot[-1] : rbp };
 
 			do_entry(t, f, slot, *slot, 0, &us);
 		}
@@ -841,7 +681,6 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
  * hijacked function's ret.  Returns the real return address, or 0 when
  * ft_rt_exit must handle this exit -- nothing changed then.
  */
-uint64_t ft_rt_exit_fast(uint64_t sp);
 RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 {
 	struct rt_thread *t = &rt_self;
@@ -849,11 +688,9 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 
 	if (unlikely(t->busy))
 		return 0;
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_guard_recursion(t);
 	ret = fast_exit(t, sp - 8, 0, 0);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 	return ret;
 }
 
@@ -864,31 +701,28 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
  * stack was corrupted (e.g. by stack switching we do not know of) and there
  * is nowhere to return: abort with a message.
  */
-uint64_t ft_rt_exit(uint64_t sp);
 __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 {
 	struct rt_thread *t = &rt_self;
 	uint64_t slot = sp - 8;
 	struct rt_frame fr;
-	int busy = t->busy;
 
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* also when a hook of this thread is active: the frame must be popped */
+	rt_guard_recursion(t);
 	if (unlikely(t->depth && t->frames[t->depth - 1].slot < slot))
 		rt_unwind_to(t, slot, 0);
 	if (unlikely(!t->depth || t->frames[t->depth - 1].slot != slot))
 		lost_frame();
 	fr = t->frames[t->depth - 1];
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	t->depth--;
-	if (likely(fr.flags == FR_RECORDED && t->state == 1)) {
+	if (likely(fr.flags == FR_RECORDED && t->state == RT_THREAD_READY)) {
 		t->rec_depth--;
 		ft_rb_fast_exit(&t->rb, ft_rdtsc());
-	} else if (t->state == 1) {
+	} else if (t->state == RT_THREAD_READY) {
 		finish_frame(t, &fr);
 	}
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = busy;
+	rt_unguard_recursion(t);
 	return fr.ret;
 }
 
@@ -899,8 +733,6 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
  * arch/x86_64/tramp.S: an assembly fast path that jumps here, arguments and
  * stack untouched, for everything else.
  */
-void ft_rt_cyg_enter(void *fn, void *call_site);
-void ft_rt_cyg_exit(void *fn, void *call_site);
 
 /*
  * The instrumented function's return-address slot: the first word above
@@ -931,14 +763,12 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 			int done = 1;
 
 			if (f->flags & RF_HOOK) {
-				t->busy = 1;
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				rt_guard_recursion(t);
 				done = fast_entry(t, f,
 						  cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
 							   call_site),
 						  (uint64_t)call_site, 1);
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
-				t->busy = 0;
+				rt_unguard_recursion(t);
 			}
 			if (done)
 				return;
@@ -975,8 +805,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	(void)call_site;
 	if (unlikely(!rt.sess) || t->busy || !t->depth)
 		return;
-	t->busy = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rt_guard_recursion(t);
 	/* fast path: the innermost frame is fn's, recorded */
 	if (likely(fast_exit(t, 0, (uint64_t)fn, 1)))
 		goto out;
@@ -985,10 +814,10 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 		goto out;
 	i = (int)t->depth - 1;
 	if (likely(t->frames[i].func == f && t->frames[i].flags == (FR_RECORDED | FR_CYG))) {
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ft_barrier();
 		t->depth = (uint32_t)i;
 		t->rec_depth--;
-		if (t->state == 1)
+		if (t->state == RT_THREAD_READY)
 			ft_rb_fast_exit(&t->rb, ft_rdtsc());
 		goto out;
 	}
@@ -1002,16 +831,15 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 	if (i < lim)
 		goto out;
 	if ((uint32_t)i + 1 < t->depth)
-		unwind_to_depth(t, (uint32_t)i + 1);
+		rt_unwind_to_depth(t, (uint32_t)i + 1);
 	{
 		struct rt_frame fr = t->frames[i];
 
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ft_barrier();
 		t->depth = (uint32_t)i;
-		if (t->state == 1)
+		if (t->state == RT_THREAD_READY)
 			finish_frame(t, &fr);
 	}
 out:
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }

@@ -23,11 +23,7 @@
  *            __cxa_begin_catch (the landing pad of a catch) then closes the
  *            frames the exception left (FT_EXT_UNWIND) and re-hijacks the
  *            frames still live, as uftrace does.
- *   dlopen   new objects are registered, their symbols and sites read and
- *            the filters applied to them; dlclose retires the objects that
- *            went away (module.c: a library loaded later at the same
- *            addresses is a new module, and patching never touches text
- *            that is being unmapped)
+ *   dlopen, dlclose: dl.c
  *   vfork, thread names: proc.c
  */
 #include <dlfcn.h>
@@ -48,214 +44,16 @@
 #include "core/options.h"
 #include "runtime/rt.h"
 
-struct rt_state rt RT_HIDDEN = { .lock = PTHREAD_MUTEX_INITIALIZER };
-__thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
-
-static pthread_key_t thread_key;
-static int thread_key_ok;
-
-void *mmap_anon(size_t len)
-{
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static uint32_t my_tid(void)
-{
-	return (uint32_t)syscall(SYS_gettid);
-}
-
-/*
- * Copy the control block (seqlock read, see session.h), re-parse the
- * filters and re-apply them (patching).  Caller holds rt.lock.  Leaves
- * rt.gen alone when an update is in progress (odd gen): retried later.
- */
-static void sync_locked(void)
-{
-	struct ft_session_ctl *c = rt.ctl;
-	uint32_t g;
-	int tries = 0;
-
-	if (rt.detached) {
-		/*
-		 * Nobody publishes control changes any more (the recorder may
-		 * have died mid-update, gen odd): nop, whatever the block says.
-		 * Every function's flags become 0 (filter.c), which unpatches
-		 * every site.  rt.gen takes ctl gen as it is, so the hooks stop
-		 * calling us.
-		 */
-		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
-		rt.tracer = FT_TRACER_NOP;
-		rt.options = 0;
-		rt.max_depth = 0;
-		rt.thresh = 0;
-		rt_filters_apply_all(0);
-		rt.fast = 0;
-		__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
-		return;
-	}
-	for (;;) {
-		g = __atomic_load_n(&c->gen, __ATOMIC_ACQUIRE);
-		if (g & 1) {
-			if (++tries > 1000)
-				return;
-			continue;
-		}
-		rt.tracer = c->tracer;
-		rt.options = c->options;
-		rt.max_depth = c->max_graph_depth;
-		rt.thresh = c->thresh_ticks;
-		rt.stack_depth = c->stack_depth;
-		rt_filters_parse();
-		/* acquire fence: the copies above happen before the re-check */
-		rt_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&c->gen, __ATOMIC_RELAXED) == g)
-			break;
-		if (++tries > 1000)
-			return;
-	}
-	rt_filters_apply_all(1);
-	rt.fast = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
-		  !(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
-		  !rt.have_graph_roots;
-	__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
-}
-
-void rt_sync_ctl(void)
-{
-	if (!rt.sess || pthread_mutex_trylock(&rt.lock))
-		return;
-	sync_locked();
-	pthread_mutex_unlock(&rt.lock);
-}
-
-/**
- * rt_detach() - the recorder is gone (rt_orphaned() said so): stop tracing
- *
- * Nobody drains the rings any more, so nothing may be written to them and
- * the program should run at full speed.  tracing_on is switched off in the
- * shared control block first, which stops every process of the traced tree
- * at its next record (each also sees the lifeline and detaches itself).
- * Then, under rt.lock, this process goes to the nop tracer with every
- * function unselected: patched sites get their nops back, -pg/-mfentry/
- * -finstrument-functions hooks return at their first test, user events are
- * disabled as they next fire (events.c).  Frames already on the shadow
- * stack return through it as usual.  rt.life is cleared last, so the hooks'
- * test costs one load from then on.
- *
- * Context: any hook, signal handlers included; never blocks: when rt.lock
- * is busy the next hook retries (rt.life is still set).
- */
-void rt_detach(void)
-{
-	if (!rt.sess)
-		return;
-	ft_session_set_tracing_on(rt.sess, 0);
-	if (pthread_mutex_trylock(&rt.lock))
-		return;
-	if (!rt.detached) {
-		__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
-		sync_locked();
-	}
-	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&rt.lock);
-}
-
-/*
- * Make the calling thread ready to trace: shadow stack, ring slot, pid
- * filter.  Returns t, or NULL when the thread is not to be traced (pid
- * filter, no memory, exited, the recorder gone).
- */
-struct rt_thread *rt_thread_get(void)
-{
-	struct rt_thread *t = &rt_self;
-
-	/* detached (rt_detach): threads that start tracing now take no ring slot */
-	if (t->state == 3 || !rt.sess || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
-		return NULL;
-	if (t->state == 0) {
-		t->tid = my_tid();
-		if (!t->frames) {
-			/*
-			 * One frame more, below frames[0]: a sentinel whose slot
-			 * is above every stack and whose flags are 0, so the
-			 * hooks' fast paths compare with frames[depth - 1]
-			 * without testing depth first (hooks.c).
-			 */
-			struct rt_frame *base = mmap_anon(RT_FRAMES_BYTES);
-
-			if (base) {
-				base[0].slot = UINT64_MAX;
-				t->frames = base + 1;
-			}
-		}
-		if (!t->frames) {
-			t->state = 3;
-			return NULL;
-		}
-		if (rt.area && !t->rb.area)
-			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
-		if (thread_key_ok)
-			pthread_setspecific(thread_key, t);
-		t->state = 1;
-		t->gen = ~rt.gen; /* evaluate the pid filter below */
-	}
-	if (t->gen != rt.gen) {
-		uint32_t n = rt.ctl->nr_pids;
-
-		t->gen = rt.gen;
-		t->state = 1;
-		if (n) {
-			uint32_t i;
-
-			if (n > FT_SESSION_MAX_PIDS)
-				n = FT_SESSION_MAX_PIDS;
-			for (i = 0; i < n; i++)
-				if (rt.ctl->pids[i] == t->tid) /* a thread, as set_ftrace_pid */
-					break;
-			if (i == n)
-				t->state = 2;
-		}
-	}
-	return t->state == 1 ? t : NULL;
-}
-
-/* pthread key destructor: the thread is exiting. */
-static void thread_dtor(void *arg)
-{
-	struct rt_thread *t = &rt_self;
-
-	(void)arg;
-	/* frames left by pthread_exit/cancel: closed with one UNWIND */
-	if (t->depth && t->state == 1 && !t->busy) {
-		t->busy = 1;
-		rt_unwind_to(t, UINT64_MAX, 1);
-		t->busy = 0;
-	}
-	t->hot = 0; /* no fast path from here on (hooks.c) */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (t->rb.area)
-		ft_rb_thread_detach(&t->rb);
-	if (rt.smap_ok) /* its stack map shard goes back to the pool */
-		ft_stackmap_thread_detach(&rt.smap);
-	t->state = 3;
-	if (t->frames && !t->depth) {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
-		t->frames = NULL;
-	}
-}
-
 static void emit_exit(int status)
 {
 	struct rt_thread *t = &rt_self;
 	int32_t st = status;
 
-	if (!rt.sess || t->state != 1 || t->busy)
+	if (!rt.sess || t->state != RT_THREAD_READY || t->busy)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_EXIT, &st, 4);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 static void on_exit_cb(int status, void *arg)
@@ -270,7 +68,7 @@ static void on_exit_cb(int status, void *arg)
 static void atfork_prepare(void)
 {
 	if (rt.sess) {
-		rt_self.busy++;
+		rt_guard_recursion(&rt_self);
 		pthread_mutex_lock(&rt.lock);
 	}
 }
@@ -279,7 +77,7 @@ static void atfork_parent(void)
 {
 	if (rt.sess) {
 		pthread_mutex_unlock(&rt.lock);
-		rt_self.busy--;
+		rt_unguard_recursion(&rt_self);
 	}
 }
 
@@ -291,9 +89,9 @@ static void atfork_child(void)
 		return;
 	pthread_mutex_init(&rt.lock, NULL);
 	rt_modules_atfork_child();
-	t->busy--;
+	rt_unguard_recursion(t);
 	rt.pid = getpid();
-	t->tid = my_tid();
+	t->tid = rt_gettid();
 	if (t->rb.area)
 		ft_rb_thread_forget(&t->rb);
 	/* detached (rt_detach): the child records nothing, not even its modules */
@@ -336,10 +134,10 @@ __attribute__((visibility("default"))) pid_t fork(void)
 		uint32_t p = (uint32_t)pid;
 		struct rt_thread *t = &rt_self;
 
-		if (t->state == 1 && !t->busy) {
-			t->busy = 1;
+		if (t->state == RT_THREAD_READY && !t->busy) {
+			rt_guard_recursion(t);
 			rt_emit_ext(t, FT_EXT_FORK, &p, 4);
-			t->busy = 0;
+			rt_unguard_recursion(t);
 		}
 	}
 	return pid;
@@ -353,9 +151,9 @@ static void emit_exec(const char *path)
 
 	if (!rt.sess || !path || t->busy || !rt_thread_get())
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_EXEC, path, (uint32_t)strnlen(path, 1024));
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
@@ -488,31 +286,12 @@ __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 
 /* ---- unwinding: C++ exceptions, pthread_exit ---- */
 
-/*
- * Put the real return address back in every hijacked slot of this thread,
- * so an unwinder walking the stack sees the program's own frames.
- */
-void rt_restore_frames(struct rt_thread *t)
-{
-	for (uint32_t i = 0; i < t->depth; i++) {
-		struct rt_frame *fr = &t->frames[i];
-		uint64_t *slot = (uint64_t *)fr->slot;
-
-		if (fr->flags & (FR_CYG | FR_RESTORED))
-			continue;
-		if (*slot == (uint64_t)ft_rt_return) {
-			*slot = fr->ret;
-			fr->flags |= FR_RESTORED;
-		}
-	}
-}
-
 /* After a catch: close the frames below sp, re-hijack the live ones. */
 static void rehijack(struct rt_thread *t, uint64_t sp)
 {
 	if (!t->depth || t->busy)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_unwind_to(t, sp, 0);
 	for (uint32_t i = 0; i < t->depth; i++) {
 		struct rt_frame *fr = &t->frames[i];
@@ -524,7 +303,7 @@ static void rehijack(struct rt_thread *t, uint64_t sp)
 			*slot = (uint64_t)ft_rt_return;
 		fr->flags &= (uint16_t)~FR_RESTORED;
 	}
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) _Unwind_Reason_Code
@@ -571,44 +350,6 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
 	return real(exc);
-}
-
-/* ---- dlopen / dlclose (the work is module.c's) ---- */
-
-__attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
-{
-	static void *(*real)(const char *, int);
-	void *h;
-
-	if (!real)
-		real = REAL(dlopen);
-	h = real(file, mode);
-	if (h)
-		rt_modules_after_dlopen();
-	if (h)
-		rt_events_rescan(); /* the library's user events */
-	return h;
-}
-
-/*
- * dlclose: the control path is kept out of module text while the loader
- * unmaps it; afterwards the objects that went away are retired (their
- * address range may be reused by the next dlopen, which then gets a new
- * module).  Their session entries stay: they describe the past.
- */
-__attribute__((visibility("default"))) int dlclose(void *handle)
-{
-	static int (*real)(void *);
-	int r;
-
-	if (!real)
-		real = REAL(dlclose);
-	rt_modules_dlclose_begin();
-	r = real(handle);
-	rt_modules_dlclose_end();
-	if (!r)
-		rt_events_rescan(); /* forget the user events of what went away */
-	return r;
 }
 
 /* ---- sigaltstack: frames on an alternate signal stack are never "dead" ---- */
@@ -679,7 +420,7 @@ __attribute__((constructor(101))) static void rt_init(void)
 		pre_exec = ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid);
 	rt_patch_init();
 
-	rt_self.busy = 1; /* hooks run by our own calls do nothing */
+	rt_guard_recursion(&rt_self); /* hooks run by our own calls do nothing */
 	pthread_mutex_lock(&rt.lock);
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
 	rt.gen = UINT32_MAX;
@@ -700,15 +441,14 @@ __attribute__((constructor(101))) static void rt_init(void)
 			 rt.nr_mods ? rt.mods[0].path : "program");
 		ft_session_msg(h, line);
 	}
-	sync_locked();
+	rt_sync_locked();
 	pthread_mutex_unlock(&rt.lock);
-	rt_self.busy = 0;
+	rt_unguard_recursion(&rt_self);
 	/* an exec after the recorder died: start detached, before any hook */
 	if (rt_orphaned())
 		rt_detach();
 
-	if (pthread_key_create(&thread_key, thread_dtor) == 0)
-		thread_key_ok = 1;
+	rt_threads_init();
 	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 	on_exit(on_exit_cb, NULL);
 	/*

@@ -245,6 +245,7 @@ static void rt_module_retire(struct rt_module *m)
 {
 	if (m->gone)
 		return;
+	rt_unwind_forget(); /* the unwinder's rules for its code too */
 	rt_hash_forget(m->start, m->end);
 	rt_plt_forget(m);
 	rt_patch_forget((int)(m - rt.mods));
@@ -269,13 +270,13 @@ static void revive(struct rt_module *m, uint64_t lo, uint64_t hi)
 		struct rt_func *f = &m->funcs[i];
 
 		f->site = 0;
-		f->site_kind = 0;
+		f->site_kind = RT_SITE_NONE;
 		f->site_len = 0;
 		f->patched = 0;
-		f->epoch = UINT32_MAX;
+		f->epoch = RT_EPOCH_NONE;
 	}
 	m->nr_sites = 0;
-	m->sites_pending = m->loaded > 0;
+	m->sites_pending = m->loaded == RT_MOD_LOADED;
 	m->seen = (int)scan_gen;
 	m->end = hi;
 	m->start = lo;
@@ -314,12 +315,13 @@ static int reloaded(struct rt_module *m, struct dl_phdr_info *info, uint64_t hi)
 		struct rt_func *f = &m->funcs[i];
 		const uint8_t *b = (const uint8_t *)f->site;
 
-		if (!f->site_kind)
+		if (f->site_kind == RT_SITE_NONE)
 			continue;
 		/* a patched site holding its nop, or a normalised one holding
 		 * the compiler's 1-byte nops: the file was mapped afresh */
-		if ((f->patched && f->site_kind == 1 && !memcmp(b, nop5, 4)) ||
-		    (f->site_kind == 1 && b[0] == 0x90) || (f->site_kind == 2 && b[0] == 0x90)) {
+		if ((f->patched && f->site_kind == RT_SITE_NOP5 && !memcmp(b, nop5, 4)) ||
+		    (f->site_kind == RT_SITE_NOP5 && b[0] == 0x90) ||
+		    (f->site_kind == RT_SITE_NOPS && b[0] == 0x90)) {
 			revive(m, m->start, m->end);
 			break;
 		}
@@ -446,24 +448,25 @@ void rt_modules_scan(int is_dlopen)
 }
 
 /*
- * Enter the module memory guard (see the top of this file).  Returns 2:
- * the caller may read and write the text of every module that is not gone
- * -- it must check m->gone AFTER this call, which may retire modules -- or
- * 1: a dlclose is in flight, only pinned modules may be touched (ask
+ * Enter the module memory guard (see the top of this file).  Returns
+ * RT_MODMEM_ALL: the caller may read and write the text of every module
+ * that is not gone -- it must check m->gone AFTER this call, which may
+ * retire modules -- or RT_MODMEM_PINNED: a dlclose is in flight, only
+ * pinned modules may be touched (ask
  * rt_modmem_may, which records the rest as deferred).  Either way the
  * caller calls rt_modmem_exit().  Caller holds rt.lock.
  */
-int rt_modmem_enter(void)
+enum rt_modmem rt_modmem_enter(void)
 {
 	uint32_t g;
 
 	if (guard_depth++)
-		return guard_all ? 2 : 1;
+		return guard_all ? RT_MODMEM_ALL : RT_MODMEM_PINNED;
 	__atomic_store_n(&touching, 1, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&unmapping, __ATOMIC_SEQ_CST)) {
 		__atomic_store_n(&touching, 0, __ATOMIC_SEQ_CST);
 		guard_all = 0;
-		return 1;
+		return RT_MODMEM_PINNED;
 	}
 	guard_all = 1;
 	g = __atomic_load_n(&unmap_gen, __ATOMIC_SEQ_CST);
@@ -471,13 +474,13 @@ int rt_modmem_enter(void)
 		synced_gen = g;
 		rt_modules_scan(1);
 	}
-	return 2;
+	return RT_MODMEM_ALL;
 }
 
 /* May the guard holder (mem: rt_modmem_enter's answer) touch m now? */
-int rt_modmem_may(const struct rt_module *m, int mem)
+int rt_modmem_may(const struct rt_module *m, enum rt_modmem mem)
 {
-	if (mem == 2 || m->pinned || m->held)
+	if (mem == RT_MODMEM_ALL || m->pinned || m->held)
 		return 1;
 	deferred = 1;
 	return 0;
@@ -501,121 +504,24 @@ void rt_modules_dlclose_begin(void)
 		sched_yield();
 }
 
-/*
- * dlclose wrapper, after the real dlclose: let the control path back in,
- * then (when the calling thread may take rt.lock) retire what went away
- * and redo the work skipped meanwhile.
- */
-void rt_modules_dlclose_end(void)
+/* dlclose wrapper, after the real dlclose: let the control path back in. */
+void rt_modules_dlclose_unmapped(void)
 {
-	struct rt_thread *t = &rt_self;
-
 	/* unmap_gen moves before unmapping drops: see the top of this file */
 	__atomic_add_fetch(&unmap_gen, 1, __ATOMIC_SEQ_CST);
 	__atomic_sub_fetch(&unmapping, 1, __ATOMIC_SEQ_CST);
-	if (!rt.sess || t->busy)
-		return;
-	t->busy = 1;
-	pthread_mutex_lock(&rt.lock);
-	rt_modules_scan(1); /* retire what went away, whatever else is in flight */
-	if (rt_modmem_enter() == 2 && deferred) {
-		deferred = 0;
-		rt_modules_load_new();
-		rt_filters_apply_all(0);
-	}
-	rt_modmem_exit();
-	pthread_mutex_unlock(&rt.lock);
-	t->busy = 0;
 }
-
-/* Does m still need its symbols or sites read (module memory work)? */
-static int needs_memory(const struct rt_module *m)
-{
-	return !m->gone && !m->pinned && !m->is_self && (!m->loaded || m->sites_pending);
-}
-
-#define HOLD_MAX 32
 
 /*
- * dlopen wrapper, after the real dlopen: register the new objects, read
- * their symbols and sites, apply the filters (patching) -- all before the
- * program gets the handle.  That order matters: gcc's patchable entries
- * are runs of 1-byte nops that are made patchable (rt_patch_normalize)
- * only while no thread can be inside them, i.e. before the library's code
- * is handed to the program; work left for later would tear a thread
- * preempted inside a run.  So when a dlclose is in flight in another
- * thread (the module memory guard says "pinned only"), the runtime takes
- * references of its own on the objects it still has to read
- * (dlopen(RTLD_NOLOAD)): held, they cannot be unmapped, and the guard lets
- * the work on them go ahead.  The references are taken and dropped without
- * rt.lock (the loader's lock may be held by a thread whose traced
- * destructor waits for rt.lock) and dropped through the dlclose wrapper.
+ * Was module-memory work skipped during a dlclose (rt_modmem_may said no)?
+ * Clears the mark: the caller redoes the work.  Caller holds rt.lock.
  */
-void rt_modules_after_dlopen(void)
+int rt_modmem_take_deferred(void)
 {
-	static void *(*real_dlopen)(const char *, int);
-	struct rt_thread *t = &rt_self;
-	char (*paths)[FT_SESSION_PATH_MAX] = NULL;
-	uint64_t bias[HOLD_MAX];
-	void *hold[HOLD_MAX];
-	int nh = 0;
+	int d = deferred;
 
-	if (!rt.sess || t->busy)
-		return;
-	if (!real_dlopen)
-		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
-	/* rounds: objects found deferred in one are held for the next (3 at most) */
-	for (int round = 0;; round++) {
-		int np = 0, mem;
-
-		t->busy = 1;
-		pthread_mutex_lock(&rt.lock);
-		if (!round)
-			rt_modules_scan(1);
-		for (int i = 0; i < nh; i++)
-			for (int k = 0; k < rt.nr_mods; k++)
-				if (!rt.mods[k].gone && rt.mods[k].bias == bias[i])
-					rt.mods[k].held++;
-		mem = rt_modmem_enter();
-		rt_modules_load_new();
-		rt_filters_apply_all(0);
-		/* what is left was deferred: a dlclose is in flight */
-		for (int i = 0; mem == 1 && round < 3 && i < rt.nr_mods && np < HOLD_MAX; i++) {
-			struct rt_module *m = &rt.mods[i];
-
-			if (!needs_memory(m))
-				continue;
-			if (!paths && !(paths = malloc(HOLD_MAX * sizeof(*paths))))
-				break;
-			memcpy(paths[np], m->path, sizeof(paths[np]));
-			bias[np++] = m->bias;
-		}
-		rt_modmem_exit();
-		for (int i = 0; i < rt.nr_mods; i++)
-			rt.mods[i].held = 0; /* only this function holds, under rt.lock */
-		pthread_mutex_unlock(&rt.lock);
-		t->busy = 0;
-		for (int i = 0; i < nh; i++)
-			dlclose(hold[i]); /* the wrapper: this may be the last reference */
-		nh = 0;
-		for (int i = 0; i < np && real_dlopen; i++) {
-			void *h = real_dlopen(paths[i], RTLD_LAZY | RTLD_NOLOAD);
-			struct link_map *lm = NULL;
-
-			if (!h)
-				continue; /* closed meanwhile: nothing to read */
-			if (dlinfo(h, RTLD_DI_LINKMAP, &lm) || !lm ||
-			    (uint64_t)lm->l_addr != bias[i]) {
-				dlclose(h); /* another object under that name */
-				continue;
-			}
-			hold[nh] = h;
-			bias[nh++] = bias[i];
-		}
-		if (!nh)
-			break;
-	}
-	free(paths);
+	deferred = 0;
+	return d;
 }
 
 /* fork child: only the forking thread exists; no dlclose, no toucher. */
@@ -647,28 +553,6 @@ static const ElfW(Shdr) *find_section(const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh
 	return NULL;
 }
 
-/* The function whose [addr, addr+size) holds a, or NULL (binary search). */
-static struct rt_func *func_in(struct rt_module *m, uint64_t a)
-{
-	uint32_t lo = 0, hi = m->nr_funcs;
-
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (m->funcs[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return NULL;
-	struct rt_func *f = &m->funcs[lo - 1];
-
-	if (a < f->addr + (f->size ? f->size : 1))
-		return f;
-	return NULL;
-}
-
 /* The first function starting at or after a (sites placed before the symbol). */
 static struct rt_func *func_at_or_after(struct rt_module *m, uint64_t a)
 {
@@ -694,13 +578,13 @@ static void classify_site(struct rt_func *f, uint64_t p)
 
 	if (!memcmp(b, nop5, 4)) { /* 0f 1f 44 00 xx: one 5-byte nop */
 		f->site = p;
-		f->site_kind = 1;
+		f->site_kind = RT_SITE_NOP5;
 		f->site_len = 5;
 		f->site_b4 = b[4];
 	} else if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 &&
 		   b[4] == 0x90) {
 		f->site = p;
-		f->site_kind = 2;
+		f->site_kind = RT_SITE_NOPS;
 		f->site_len = 5;
 	}
 }
@@ -744,14 +628,14 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
 			classify_site(f, f->addr);
 		} else {
 			/* __mcount_loc: s is the call/nop itself */
-			f = func_in(m, s);
+			f = rt_func_in(m, s);
 			if (!f)
 				continue;
 			if (((const uint8_t *)s)[0] == 0xe8 || ((const uint8_t *)s)[0] == 0xff)
 				continue; /* a real call to mcount/__fentry__: already hooked */
 			classify_site(f, s);
 		}
-		if (f->site_kind)
+		if (f->site_kind != RT_SITE_NONE)
 			m->nr_sites++;
 	}
 }
@@ -834,9 +718,9 @@ int rt_module_load(struct rt_module *m)
 	struct stat st;
 	int fd;
 
-	if (m->loaded)
-		return m->loaded > 0 ? 0 : -1;
-	m->loaded = -1;
+	if (m->loaded != RT_MOD_UNLOADED)
+		return m->loaded == RT_MOD_LOADED ? 0 : -1;
+	m->loaded = RT_MOD_LOAD_FAILED; /* unless it gets to the end */
 	fd = open(m->path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
@@ -898,9 +782,9 @@ int rt_module_load(struct rt_module *m)
 		f->name = strs + s->st_name;
 		f->fid = RT_NOFID;
 		f->mod = (uint16_t)(m - rt.mods);
-		f->epoch = UINT32_MAX;
-		/* prefer a global name for aliases: mark locals with flags bit 15 */
-		f->flags = ELF64_ST_BIND(s->st_info) == STB_GLOBAL ? 0 : 0x8000;
+		f->epoch = RT_EPOCH_NONE;
+		/* prefer a global name for aliases: mark the locals */
+		f->flags = ELF64_ST_BIND(s->st_info) == STB_GLOBAL ? 0 : RF_LOAD_LOCAL;
 	}
 	qsort(m->funcs, n, sizeof(*m->funcs), sym_cmp);
 	/* dedupe aliases (same address), keeping a global name and the largest size */
@@ -910,7 +794,7 @@ int rt_module_load(struct rt_module *m)
 		if (w && m->funcs[w - 1].addr == m->funcs[i].addr) {
 			struct rt_func *k = &m->funcs[w - 1];
 
-			if ((k->flags & 0x8000) && !(m->funcs[i].flags & 0x8000))
+			if ((k->flags & RF_LOAD_LOCAL) && !(m->funcs[i].flags & RF_LOAD_LOCAL))
 				k->name = m->funcs[i].name, k->flags = 0;
 			if (m->funcs[i].size > k->size)
 				k->size = m->funcs[i].size;
@@ -923,7 +807,7 @@ int rt_module_load(struct rt_module *m)
 	m->nr_funcs = (uint32_t)w;
 
 	/* release: funcs and nr_funcs before loaded (rt_addr_fid reads it lock-free) */
-	__atomic_store_n(&m->loaded, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&m->loaded, RT_MOD_LOADED, __ATOMIC_RELEASE);
 	load_sites(m);
 	return 0;
 }
@@ -934,8 +818,15 @@ int rt_module_load(struct rt_module *m)
  */
 int rt_module_wants_load(struct rt_module *m)
 {
-	static const char *const hooks[] = { "mcount", "_mcount", "__fentry__",
-					     "__cyg_profile_func_enter" };
+	static const struct {
+		const char *name;
+		uint32_t flag; /* FT_HOOK_*: the instrumentation it stands for */
+	} hooks[] = {
+		{ "mcount", FT_HOOK_MCOUNT },
+		{ "_mcount", FT_HOOK_MCOUNT },
+		{ "__fentry__", FT_HOOK_FENTRY },
+		{ "__cyg_profile_func_enter", FT_HOOK_CYG },
+	};
 	const ElfW(Ehdr) *eh;
 	const ElfW(Shdr) *sh;
 	int fd, want = 0;
@@ -969,8 +860,8 @@ int rt_module_wants_load(struct rt_module *m)
 		goto out;
 	if (find_section(eh, sh, shstr, shstr_len, "__mcount_loc") ||
 	    find_section(eh, sh, shstr, shstr_len, "__patchable_function_entries"))
-		want |= 1;
-	for (int i = 0; i < eh->e_shnum && !(want & 0x10); i++) {
+		want = 1;
+	for (int i = 0; i < eh->e_shnum; i++) {
 		const ElfW(Sym) *syms;
 		const char *strs;
 
@@ -987,28 +878,18 @@ int rt_module_wants_load(struct rt_module *m)
 			    syms[j].st_name >= sh[sh[i].sh_link].sh_size)
 				continue;
 			for (unsigned int k = 0; k < sizeof(hooks) / sizeof(hooks[0]); k++) {
-				if (strcmp(strs + syms[j].st_name, hooks[k]))
+				if (strcmp(strs + syms[j].st_name, hooks[k].name))
 					continue;
-				want |= 1;
+				want = 1;
 				if (rt.ctl)
-					__atomic_fetch_or(&rt.ctl->rt_hooks,
-							  k < 2 ? FT_HOOK_MCOUNT :
-							  k == 2 ? FT_HOOK_FENTRY : FT_HOOK_CYG,
+					__atomic_fetch_or(&rt.ctl->rt_hooks, hooks[k].flag,
 							  __ATOMIC_RELAXED);
 			}
 		}
 	}
 out:
 	munmap(map, (size_t)st.st_size);
-	return want & 1;
-}
-
-struct rt_module *rt_module_of(uint64_t addr)
-{
-	for (int i = 0; i < rt.nr_mods; i++)
-		if (addr >= rt.mods[i].start && addr < rt.mods[i].end)
-			return &rt.mods[i];
-	return NULL;
+	return want;
 }
 
 /*
@@ -1026,7 +907,7 @@ struct rt_func *rt_func_of(uint64_t addr)
 	/* gone: loading it found it closed (see load_sites) */
 	if (!m || m->is_self || rt_module_load(m) || m->gone)
 		return NULL;
-	return func_in(m, addr);
+	return rt_func_in(m, addr);
 }
 
 /*
@@ -1040,58 +921,11 @@ void rt_modules_load_new(void)
 
 		if (m->gone)
 			continue;
-		if (!m->loaded && rt_module_wants_load(m)) {
+		if (m->loaded == RT_MOD_UNLOADED && rt_module_wants_load(m)) {
 			m->wants = 1;
 			rt_module_load(m);
 		}
-		else if (m->loaded > 0 && m->sites_pending)
+		else if (m->loaded == RT_MOD_LOADED && m->sites_pending)
 			load_sites(m);
 	}
-}
-
-/*
- * f's fid, handing one out (and publishing its FUNCS entry) on first use.
- * Lock-free: two threads racing both publish an entry; one fid wins the
- * CAS, the other entry is a harmless duplicate.  RT_NOFID when the table
- * is full (counted in rt_funcs_dropped).
- */
-uint32_t rt_func_fid(struct rt_func *f)
-{
-	uint32_t fid = __atomic_load_n(&f->fid, __ATOMIC_ACQUIRE), want = RT_NOFID;
-	struct ft_session_func *e;
-
-	if (likely(fid != RT_NOFID))
-		return fid;
-	if (rt.mods[f->mod].shm_idx < 0) {
-		/* its module is not in the session table: no name to give */
-		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);
-		return RT_NOFID;
-	}
-	fid = __atomic_fetch_add(&rt.ctl->next_fid, 1, __ATOMIC_RELAXED);
-	if (fid >= rt.sess->max_funcs) {
-		__atomic_fetch_add(&rt.ctl->rt_funcs_dropped, 1, __ATOMIC_RELAXED);
-		return RT_NOFID;
-	}
-	e = &rt.ftab[fid];
-	e->addr = f->addr;
-	e->module = (uint32_t)rt.mods[f->mod].shm_idx;
-	/* release: addr and module are visible to whoever sees VALID */
-	__atomic_store_n(&e->flags, FT_SFUNC_VALID | (f->site ? FT_SFUNC_PATCHED : 0),
-			 __ATOMIC_RELEASE);
-	if (!__atomic_compare_exchange_n(&f->fid, &want, fid, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return want;
-	return fid;
-}
-
-/* fid of the function containing addr (a return address), or RT_NOFID. */
-uint32_t rt_addr_fid(uint64_t addr)
-{
-	struct rt_module *m = rt_module_of(addr);
-	struct rt_func *f;
-
-	if (!m || m->loaded <= 0)
-		return RT_NOFID;
-	f = func_in(m, addr - 1);
-	return f ? rt_func_fid(f) : RT_NOFID;
 }

@@ -99,7 +99,7 @@ static void prog_trap_get(struct sigaction *out)
 			continue; /* a writer is between its two stores */
 		memcpy(out, &old_trap, sizeof(*out));
 		/* acquire fence: the copy is read before the re-check */
-		rt_fence(__ATOMIC_ACQUIRE);
+		ft_fence(__ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&old_trap_seq, __ATOMIC_RELAXED) == s)
 			return;
 	}
@@ -113,7 +113,7 @@ static void prog_trap_set(const struct sigaction *act, struct sigaction *old)
 	if (act) {
 		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELAXED);
 		/* release: the odd count before the copy changes */
-		rt_fence(__ATOMIC_RELEASE);
+		ft_fence(__ATOMIC_RELEASE);
 		memcpy(&old_trap, act, sizeof(old_trap));
 		__atomic_store_n(&old_trap_seq, old_trap_seq + 1, __ATOMIC_RELEASE);
 	}
@@ -141,7 +141,13 @@ static uint32_t poke_pub, poke_seq;
 /* the writer's private queue: the next batch */
 static struct poke poke_q[POKE_MAX];
 static struct rt_func *poke_func[POKE_MAX];
-static uint8_t poke_kind[POKE_MAX]; /* 0 unpatch, 1 patch, 2 normalize */
+/* what a queued poke does to its function's site */
+enum poke_kind {
+	POKE_UNPATCH = 0,   /* back to the nop */
+	POKE_PATCH = 1,     /* the call to the trampoline */
+	POKE_NORMALIZE = 2, /* RT_SITE_NOPS -> RT_SITE_NOP5 */
+};
+static uint8_t poke_kind[POKE_MAX]; /* enum poke_kind */
 static uint32_t poke_nr;
 
 /* Replace the published batch by the first n entries of the queue. */
@@ -150,7 +156,7 @@ static void poke_publish(uint32_t n)
 	__atomic_store_n(&poke_seq, poke_seq + 1, __ATOMIC_RELAXED);
 	/* release: the odd count before any entry changes (pairs with the
 	 * reader's acquire fence) */
-	rt_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < n; i++) {
 		__atomic_store_n(&pokes[i].site, poke_q[i].site, __ATOMIC_RELAXED);
 		__atomic_store_n(&pokes[i].insn, poke_q[i].insn, __ATOMIC_RELAXED);
@@ -164,7 +170,7 @@ static void sync_cores(void)
 {
 	if (membarrier_ok)
 		syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED_SYNC_CORE, 0, 0);
-	rt_fence(__ATOMIC_SEQ_CST);
+	ft_fence(__ATOMIC_SEQ_CST);
 }
 
 /*
@@ -191,7 +197,7 @@ static int poke_find(uint64_t addr, uint64_t *insn, uint8_t *b0)
 		}
 	}
 	/* acquire fence: the reads above happen before the re-check */
-	rt_fence(__ATOMIC_ACQUIRE);
+	ft_fence(__ATOMIC_ACQUIRE);
 	return __atomic_load_n(&poke_seq, __ATOMIC_RELAXED) == s1 ? found : -1;
 }
 
@@ -403,7 +409,7 @@ void rt_patch_flush(void)
 	}
 	/* 0: publish, then (release fence) the int3s: see poke_find */
 	poke_publish(n);
-	rt_fence(__ATOMIC_RELEASE);
+	ft_fence(__ATOMIC_RELEASE);
 	for (int phase = 1; phase <= 3; phase++) {
 		for (uint32_t i = 0; i < n; i++) {
 			uint8_t *b = (uint8_t *)poke_q[i].site, want[8];
@@ -432,18 +438,18 @@ void rt_patch_flush(void)
 			wlo = lo;
 			whi = hi;
 		}
-		if (poke_kind[i] == 2) {
-			f->site_kind = 1;
+		if (poke_kind[i] == POKE_NORMALIZE) {
+			f->site_kind = RT_SITE_NOP5;
 			f->site_b4 = nop5[4];
 		} else {
-			f->patched = poke_kind[i];
+			f->patched = poke_kind[i] == POKE_PATCH;
 		}
 	}
 	poke_nr = 0;
 }
 
 /* Add f's site to the batch: it is to hold insn.  kind: see poke_kind. */
-static void poke_queue(struct rt_func *f, const uint8_t insn[5], int kind)
+static void poke_queue(struct rt_func *f, const uint8_t insn[5], enum poke_kind kind)
 {
 	uint64_t v = 0;
 
@@ -458,14 +464,14 @@ static void poke_queue(struct rt_func *f, const uint8_t insn[5], int kind)
 }
 
 /*
- * gcc's -fpatchable-function-entry=5 sites are five 1-byte nops (site_kind
- * 2), which can never be re-patched safely while threads run (see the top
- * of the file).  Turn every one of m into a single 5-byte nop (site_kind
- * 1) as soon as its sites are known: from the constructor, before the
+ * gcc's -fpatchable-function-entry=5 sites are five 1-byte nops
+ * (RT_SITE_NOPS), which can never be re-patched safely while threads run
+ * (see the top of the file).  Turn every one of m into a single 5-byte nop
+ * (RT_SITE_NOP5) as soon as its sites are known: from the constructor, before the
  * program runs, or right after dlopen(), before the library's code has
  * been handed to the program -- with the int3 protocol, in one batch, in
  * case some thread does run there meanwhile.  Sites whose bytes are not
- * the nops are dropped (site_kind 0).  Caller holds rt.lock, inside the
+ * the nops are dropped (RT_SITE_NONE).  Caller holds rt.lock, inside the
  * module memory guard.
  */
 void rt_patch_normalize(struct rt_module *m)
@@ -477,13 +483,13 @@ void rt_patch_normalize(struct rt_module *m)
 	for (uint32_t i = 0; i < m->nr_funcs; i++) {
 		struct rt_func *f = &m->funcs[i];
 
-		if (f->site_kind != 2 || f->patched)
+		if (f->site_kind != RT_SITE_NOPS || f->patched)
 			continue;
 		if (memcmp((const void *)f->site, "\x90\x90\x90\x90\x90", 5)) {
-			f->site_kind = 0;
+			f->site_kind = RT_SITE_NONE;
 			continue;
 		}
-		poke_queue(f, nop5, 2);
+		poke_queue(f, nop5, POKE_NORMALIZE);
 	}
 	rt_patch_flush();
 }
@@ -491,7 +497,7 @@ void rt_patch_normalize(struct rt_module *m)
 /* The 5 bytes of f's site as compiled. */
 static void site_nop(const struct rt_func *f, uint8_t b[5])
 {
-	if (f->site_kind == 1) {
+	if (f->site_kind == RT_SITE_NOP5) {
 		memcpy(b, "\x0f\x1f\x44\x00", 4);
 		b[4] = f->site_b4; /* clang's variant differs in byte 4 */
 	} else {
@@ -528,13 +534,13 @@ int rt_patch_site(struct rt_func *f, int on)
 	uint8_t want[5], from[5], cur[5];
 	uint64_t p = f->site;
 
-	if (!f->site_kind || m->gone || p < m->start || p + 5 > m->end)
+	if (f->site_kind == RT_SITE_NONE || m->gone || p < m->start || p + 5 > m->end)
 		return -1;
 	/*
 	 * Without SYNC_CORE (kernels before 4.16) nothing makes other cores
 	 * drop what they fetched: no live patching at all.
 	 */
-	if (!membarrier_ok || f->site_kind != 1)
+	if (!membarrier_ok || f->site_kind != RT_SITE_NOP5)
 		return -1;
 	if (on) {
 		if (site_call(f, get_stub(m), want))
@@ -551,11 +557,11 @@ int rt_patch_site(struct rt_func *f, int on)
 		return 0;
 	}
 	if (memcmp(cur, from, 5)) {
-		f->site_kind = 0; /* not the code we classified: never again */
+		f->site_kind = RT_SITE_NONE; /* not the code we classified: never again */
 		f->patched = 0;
 		return -1;
 	}
-	poke_queue(f, want, on);
+	poke_queue(f, want, on ? POKE_PATCH : POKE_UNPATCH);
 	return 0;
 }
 

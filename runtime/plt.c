@@ -132,10 +132,11 @@ void rt_plt_hook(struct rt_module *m)
 	uint64_t *data;
 	struct rt_func *funcs;
 
-	if (m->plt_state || m->is_self || !m->wants || m->loaded <= 0 || m->gone || !rt.ctl ||
+	if (m->plt_state != RT_PLT_UNHOOKED || m->is_self || !m->wants ||
+	    m->loaded != RT_MOD_LOADED || m->gone || !rt.ctl ||
 	    !(__atomic_load_n(&rt.ctl->options, __ATOMIC_RELAXED) & FT_OPT(LIBCALL)))
 		return;
-	m->plt_state = -1;
+	m->plt_state = RT_PLT_NONE;
 	rel = section(m, ".rela.plt");
 	if (!rel || rel->sh_type != SHT_RELA || rel->sh_link >= eh->e_shnum ||
 	    rel->sh_offset + rel->sh_size > m->map_len)
@@ -157,8 +158,8 @@ void rt_plt_hook(struct rt_module *m)
 	/* one mapping: the stubs (made read + exec), then hook and next[] */
 	code_len = (nrel * STUB_SIZE + pg - 1) & ~(pg - 1);
 	len = code_len + ((8 + nrel * 8 + pg - 1) & ~(pg - 1));
-	code = mmap_anon(len);
-	funcs = mmap_anon(nrel * sizeof(*funcs));
+	code = rt_mmap_anon(len);
+	funcs = rt_mmap_anon(nrel * sizeof(*funcs));
 	if (!code || !funcs) {
 		if (code)
 			munmap(code, len);
@@ -193,7 +194,7 @@ void rt_plt_hook(struct rt_module *m)
 		f->fid = RT_NOFID;
 		f->mod = (uint16_t)(m - rt.mods);
 		f->lib = (uint16_t)(lib - rt.mods + 1);
-		f->epoch = UINT32_MAX;
+		f->epoch = RT_EPOCH_NONE;
 		data[1 + n] = target;
 		s = code + n * STUB_SIZE;
 		/* call *hook(%rip): hook is data[0] */
@@ -250,7 +251,7 @@ void rt_plt_hook(struct rt_module *m)
 	}
 	if (phi)
 		mprotect((void *)plo, phi - plo, PROT_READ); /* RELRO as the loader left it */
-	m->plt_state = 1;
+	m->plt_state = RT_PLT_HOOKED;
 }
 
 /* The lookup keys of every hooked import (at start, once the hash exists). */
@@ -259,7 +260,7 @@ void rt_plt_hash_all(void)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		for (uint32_t i = 0; m->plt_state > 0 && i < m->nr_plt; i++)
+		for (uint32_t i = 0; m->plt_state == RT_PLT_HOOKED && i < m->nr_plt; i++)
 			rt_hash_add((uint64_t)m->plt_mem + i * STUB_SIZE + 6, &m->plt[i]);
 	}
 }
@@ -273,6 +274,7 @@ void rt_plt_hash_all(void)
 void rt_plt_forget(struct rt_module *m)
 {
 	if (m->plt_mem) {
+		rt_unwind_forget(); /* the unwinder's rules for the stubs too */
 		rt_hash_forget((uint64_t)m->plt_mem, (uint64_t)m->plt_mem + m->plt_mem_len);
 		munmap(m->plt_mem, m->plt_mem_len);
 	}
@@ -280,5 +282,5 @@ void rt_plt_forget(struct rt_module *m)
 	m->plt_mem_len = 0;
 	m->plt = NULL;
 	m->nr_plt = 0;
-	m->plt_state = 0;
+	m->plt_state = RT_PLT_UNHOOKED;
 }

@@ -45,9 +45,9 @@ static void emit_comm(void)
 	if (syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0))
 		return;
 	name[sizeof(name) - 1] = '\0';
-	t->busy = 1;
+	rt_guard_recursion(t);
 	rt_emit_ext(t, FT_EXT_COMM, name, (uint32_t)strlen(name));
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) int prctl(int option, ...)
@@ -93,32 +93,27 @@ __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread, 
  * and returns what vfork() returns.  The child's calls until exec are not
  * traced (a hook that finds the thread busy counts them as lost).
  */
-RT_HIDDEN void ft_rt_vfork_enter(void);
-RT_HIDDEN long ft_rt_vfork_leave(long r);
-
 void ft_rt_vfork_enter(void)
 {
-	rt_self.busy++;
-	/* the increment is in place before the child can run a hook */
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* in place before the child can run a hook */
+	rt_guard_recursion(&rt_self);
 }
 
 long ft_rt_vfork_leave(long r)
 {
 	struct rt_thread *t = &rt_self;
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->busy--;
+	rt_unguard_recursion(t);
 	if (r < 0 && r > -4096) {
 		errno = (int)-r;
 		return -1;
 	}
-	if (rt.sess && t->state == 1 && !t->busy) {
+	if (rt.sess && t->state == RT_THREAD_READY && !t->busy) {
 		uint32_t pid = (uint32_t)r;
 
-		t->busy = 1;
+		rt_guard_recursion(t);
 		rt_emit_ext(t, FT_EXT_FORK, &pid, 4);
-		t->busy = 0;
+		rt_unguard_recursion(t);
 	}
 	return r;
 }
@@ -131,9 +126,9 @@ static void emit_fork_at(pid_t pid, uint64_t ts)
 
 	if (!rt.sess || t->busy || !rt_thread_get() || !t->rb.area)
 		return;
-	t->busy = 1;
+	rt_guard_recursion(t);
 	ft_rb_ext(&t->rb, FT_EXT_FORK, &p, 4, ts, 1, 1);
-	t->busy = 0;
+	rt_unguard_recursion(t);
 }
 
 __attribute__((visibility("default"))) int

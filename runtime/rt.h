@@ -2,12 +2,17 @@
 /*
  * libftrail.so internals: the runtime injected into traced programs.
  *
- *   init.c     attach to the session (env FTRAIL_SHM_FD), per-thread state,
- *              fork / exec / exit / pthread_exit, C++ exception hooks
+ *   init.c     attach to the session (env FTRAIL_SHM_FD), fork / exec /
+ *              exit / pthread_exit, C++ exception hooks, sigaltstack
+ *   thread.c   rt and rt_self, a thread's set-up and exit, its shadow
+ *              stack's unwinding, out-of-band records, the mmap helpers
+ *   control.c  control changes (seqlock copy), the detach
+ *   dl.c       dlopen / dlclose: module work, filters, user events in turn
  *   proc.c     vfork (arch/x86_64/vfork.S), thread names (FT_EXT_COMM)
+ *   lookup.c   address -> module -> function -> fid, the address hash
  *   module.c   loaded objects: MODULES entries, ELF symbols and patch sites
  *              read from the files (no libelf: <elf.h> structs over mmap),
- *              dlopen / dlclose (a closed object's module is retired)
+ *              a closed object's module retired, the module memory guard
  *   filter.c   the control block's lists -> per-function flags
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
@@ -21,6 +26,11 @@
  *
  * Hot-path data is read-mostly and private to the process; what the
  * recorder must see lives in the session block (session.h).
+ *
+ * Layers (doc/architecture.md): a file calls only files below it --
+ *   init, dl > hooks > events > control > filter > module > plt >
+ *   unwind > lookup > thread;  patch, context, proc > thread only.
+ * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
 #define FTRAIL_RT_H
@@ -29,6 +39,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/barrier.h"
 #include "core/lifeline.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
@@ -41,34 +52,34 @@
 
 #define RT_NOFID 0xffffffffu
 
-/*
- * A full fence: ThreadSanitizer rejects __atomic_thread_fence (and cannot
- * see fences anyway), so under it a seq_cst RMW on a private word stands in.
- */
-#if defined(__SANITIZE_THREAD__)
-#define rt_fence(order)                                                    \
-	do {                                                               \
-		static int rt_fence_word_;                                 \
-		__atomic_fetch_add(&rt_fence_word_, 0, __ATOMIC_SEQ_CST); \
-	} while (0)
-#else
-#define rt_fence(order) __atomic_thread_fence(order)
-#endif
-
 /* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
 #define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */
 #define RF_GRAPH_ROOT 0x0002  /* set_graph_function */
 #define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
 #define RF_CMD 0x0008         /* has a function command */
 #define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
+#define RF_LOAD_LOCAL 0x8000  /* rt_module_load's own, cleared before use: a local symbol */
+
+/* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
+#define RT_EPOCH_NONE UINT32_MAX
 
 enum rt_cmd {
+	RT_CMD_NONE = -1, /* filter.c: a plain glob line, no command */
 	RT_CMD_TRACEON = 0,
 	RT_CMD_TRACEOFF,
 	RT_CMD_STACKTRACE,
 	RT_CMD_SNAPSHOT,
 	RT_CMD_NR
 };
+
+/* rt_func.site_kind: the patchable nop at a function's entry (module.c, patch.c) */
+enum rt_site_kind {
+	RT_SITE_NONE = 0,  /* none, or not the bytes expected: never patched */
+	RT_SITE_NOP5 = 1,  /* one 5-byte nop: patched and unpatched live */
+	RT_SITE_NOPS = 2,  /* five 1-byte nops (gcc): made one NOP5 before it may run */
+};
+
+#define RT_CMD_UNLIMITED (-1) /* a command without a :count */
 
 /* One function of a loaded object. */
 struct rt_func {
@@ -81,13 +92,27 @@ struct rt_func {
 	uint16_t flags;       /* RF_* */
 	uint16_t mod;         /* index into rt.mods */
 	uint8_t site_len;     /* nop bytes at site (5 for a 5-byte nop) */
-	uint8_t site_kind;    /* 0 none, 1 single 5-byte nop, 2 run of 1-byte nops */
+	uint8_t site_kind;    /* enum rt_site_kind */
 	uint8_t patched;      /* site currently calls the trampoline */
 	uint8_t cmd_mask;     /* 1 << rt_cmd */
 	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
 	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
 			       * defining it (:mod: matches that one), else 0 */
-	int32_t cmd_count[RT_CMD_NR]; /* -1: unlimited */
+	int32_t cmd_count[RT_CMD_NR]; /* RT_CMD_UNLIMITED, or how many more times */
+};
+
+/* rt_module.loaded: its symbols (rt_module_load) */
+enum rt_mod_load {
+	RT_MOD_LOAD_FAILED = -1, /* unreadable, or not ELF64: never traced */
+	RT_MOD_UNLOADED = 0,     /* not read yet */
+	RT_MOD_LOADED = 1,       /* funcs and nr_funcs valid (release-stored) */
+};
+
+/* rt_module.plt_state: its library calls (plt.c) */
+enum rt_plt_state {
+	RT_PLT_NONE = -1,     /* nothing to hook, or hooking failed */
+	RT_PLT_UNHOOKED = 0,  /* not tried yet for this mapping */
+	RT_PLT_HOOKED = 1,    /* plt, nr_plt, plt_mem valid */
 };
 
 struct rt_module {
@@ -95,7 +120,7 @@ struct rt_module {
 	char name[128];       /* :mod: name: basename without .so* (rt_mod_name) */
 	uint64_t start, end, bias;
 	int shm_idx;          /* index in the session's module table, -1 */
-	int loaded;           /* symbols read (1), failed (-1), not yet (0) */
+	int loaded;           /* enum rt_mod_load */
 	int is_self;          /* libftrail.so itself: never traced */
 	void *map;            /* the file, mapped read-only */
 	size_t map_len;
@@ -110,7 +135,7 @@ struct rt_module {
 	int pinned;           /* loaded with the program: never unmapped */
 	int held;             /* referenced by the runtime itself for now (module.c) */
 	int wants;            /* imports a compiler hook: its own calls are traced */
-	int plt_state;        /* plt.c: 0 not hooked yet, 1 hooked, -1 nothing to hook */
+	int plt_state;        /* enum rt_plt_state */
 	struct rt_func *plt;  /* hooked PLT imports (addr: the GOT slot), plt.c */
 	uint32_t nr_plt;
 	void *plt_mem;        /* the imports' stubs, then their data (plt.c) */
@@ -142,6 +167,14 @@ struct rt_frame {
 /* a thread's shadow stack: RT_MAX_FRAMES frames after a sentinel (init.c) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
+/* rt_thread.state (tramp.S tests READY: offsets.h FT_C_T_READY) */
+enum rt_thread_state {
+	RT_THREAD_FRESH = 0,    /* not set up yet: rt_thread_get() does it */
+	RT_THREAD_READY = 1,    /* traced: shadow stack and ring slot in place */
+	RT_THREAD_FILTERED = 2, /* left out by the pid filter (set_ftrace_pid) */
+	RT_THREAD_DEAD = 3,     /* exited, or no memory for its shadow stack */
+};
+
 /*
  * A thread's runtime state (TLS, initial-exec).  The fast paths of
  * arch/x86_64/tramp.S read and write fields of it, of rb, of rt_state and
@@ -150,8 +183,9 @@ struct rt_frame {
  * come first here, so that changes elsewhere leave them in place.
  */
 struct rt_thread {
-	int state;               /* 0 fresh, 1 ready, 2 filtered out (pid filter), 3 dead */
-	int busy;                /* recursion guard (hooks calling hooks) */
+	int state;               /* enum rt_thread_state */
+	int busy;                /* recursion guard: rt_guard_recursion() nesting, 0 when
+				  * no runtime code of this thread is active */
 	uint32_t hot;            /* ctl gen + 1 when the hooks' fast path may run for this
 				  * thread (hooks.c: rt_hot_update), 0 otherwise */
 	uint32_t depth;          /* shadow frames in use */
@@ -218,12 +252,70 @@ struct rt_state {
 extern struct rt_state rt RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
 
-/* init.c */
-RT_HIDDEN void *mmap_anon(size_t len);
+/* thread.c: rt, rt_self, threads, their shadow stacks and out-of-band records */
+RT_HIDDEN void *rt_mmap_anon(size_t len);
+RT_HIDDEN uint32_t rt_gettid(void);
+RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
+RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
+RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
+RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
+
+/* lookup.c: address -> module, function, fid; the hooks' address hash */
+
+/* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
+#define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
+#define RT_HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
+
+/* A key's home slot, before masking (tramp.S computes the same) */
+static inline uint32_t rt_hash_key(uint64_t k)
+{
+	k ^= k >> 29;
+	k *= 0xbf58476d1ce4e5b9ull;
+	return (uint32_t)(k >> 32);
+}
+
+RT_HIDDEN void rt_hash_init(uint32_t nr);
+RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
+RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
+RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
+RT_HIDDEN struct rt_func *rt_func_in(struct rt_module *m, uint64_t addr);
+RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
+RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
+
+/* control.c: control changes and the detach */
+RT_HIDDEN void rt_sync_locked(void);
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
+
+/*
+ * The recursion guard (uftrace: mcount_guard_recursion).  While t->busy is
+ * nonzero, a hook of this thread -- the runtime calling an instrumented
+ * function, or a signal handler interrupting runtime code -- does nothing
+ * but count its event as lost; code that must wait for rt.lock or another
+ * runtime lock takes the guard first, so no hook of the same thread can
+ * then wait for it.  Guards nest (fork's handlers, vfork, a return
+ * through ft_rt_return while a hook is active): busy counts them.
+ *
+ * Ordering: busy is read only by its own thread -- the code it guards and
+ * a signal handler that interrupts that code -- so a compiler barrier
+ * (ft_barrier, a signal fence) is all that is needed: busy is set before
+ * any guarded access, and dropped after the last.  No CPU fence: a thread
+ * sees its own stores in program order.  tramp.S's fast paths take and
+ * drop the same guard in assembly (from 0 to 1 and back).
+ */
+static inline void rt_guard_recursion(struct rt_thread *t)
+{
+	t->busy++;
+	ft_barrier();
+}
+
+static inline void rt_unguard_recursion(struct rt_thread *t)
+{
+	ft_barrier();
+	t->busy--;
+}
 
 /*
  * Has the recorder gone while this process still traces?  Two relaxed
@@ -242,19 +334,21 @@ static inline int rt_orphaned(void)
 RT_HIDDEN void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len);
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
 RT_HIDDEN void rt_modules_load_new(void);
-RT_HIDDEN int rt_modmem_enter(void);
-RT_HIDDEN int rt_modmem_may(const struct rt_module *m, int mem);
+/* what the module memory guard lets its holder touch (module.c) */
+enum rt_modmem {
+	RT_MODMEM_PINNED = 1, /* a dlclose is in flight: only pinned or held modules */
+	RT_MODMEM_ALL = 2,    /* every module that is not gone */
+};
+RT_HIDDEN enum rt_modmem rt_modmem_enter(void);
+RT_HIDDEN int rt_modmem_may(const struct rt_module *m, enum rt_modmem mem);
 RT_HIDDEN void rt_modmem_exit(void);
-RT_HIDDEN void rt_modules_after_dlopen(void);
+RT_HIDDEN int rt_modmem_take_deferred(void);
 RT_HIDDEN void rt_modules_dlclose_begin(void);
-RT_HIDDEN void rt_modules_dlclose_end(void);
+RT_HIDDEN void rt_modules_dlclose_unmapped(void);
 RT_HIDDEN void rt_modules_atfork_child(void);
 RT_HIDDEN int rt_module_load(struct rt_module *m);
 RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
-RT_HIDDEN struct rt_module *rt_module_of(uint64_t addr);
 RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
-RT_HIDDEN uint32_t rt_func_fid(struct rt_func *f);
-RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
 
 /* plt.c */
 RT_HIDDEN void rt_plt_hook(struct rt_module *m);
@@ -273,13 +367,6 @@ RT_HIDDEN void rt_patch_init(void);
 RT_HIDDEN void rt_patch_forget(int mod_idx);
 RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
 
-/* hooks.c */
-RT_HIDDEN void rt_hash_init(uint32_t nr);
-RT_HIDDEN void rt_hash_forget(uint64_t lo, uint64_t hi);
-RT_HIDDEN void rt_hash_add(uint64_t key, struct rt_func *f);
-RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
-RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
-
 /*
  * unwind.c: where the program was when a hook or event fired -- a return
  * address into it, its rsp after that return, and its rbp.
@@ -294,12 +381,33 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 
-/* events.c: the program's user events and trace_marker */
+/* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);
+RT_HIDDEN void rt_snapshot(struct rt_thread *t);
+RT_HIDDEN int rt_snapshot_ready(void);
 
-/* arch */
+/* arch: ft_rt_entry's kind, the hook that called it (tramp.S: FT_C_HOOK_*) */
+enum rt_hook_kind {
+	RT_HOOK_MCOUNT = 0,  /* mcount (-pg): rbp is the function's own frame */
+	RT_HOOK_FENTRY = 1,  /* __fentry__ (-pg -mfentry) */
+	RT_HOOK_PATCHED = 2, /* a patched nop site or a PLT stub (ft_rt_patched) */
+};
+
+/* arch: the trampolines (tramp.S) */
 void ft_rt_return(void);   /* the return trampoline */
 void ft_rt_patched(void);  /* what a patched site calls */
 void ft_rt_fentry(void);   /* == __fentry__ */
+
+/* hooks.c: the C side of the trampolines, called by tramp.S only */
+int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
+void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
+uint64_t ft_rt_exit_fast(uint64_t sp);
+uint64_t ft_rt_exit(uint64_t sp);
+void ft_rt_cyg_enter(void *fn, void *call_site);
+void ft_rt_cyg_exit(void *fn, void *call_site);
+
+/* proc.c: vfork's C side, called by arch/x86_64/vfork.S only */
+RT_HIDDEN void ft_rt_vfork_enter(void);
+RT_HIDDEN long ft_rt_vfork_leave(long r);
 
 #endif

@@ -141,11 +141,11 @@ static int ur_lookup(uint64_t ip, struct ur_ent *out)
 
 	if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
 		return 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	out->cfa_off = e->cfa_off;
 	out->rbp_off = e->rbp_off;
 	out->kind = e->kind;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
 }
 
@@ -156,15 +156,15 @@ static void ur_store(uint64_t ip, const struct ur_ent *r)
 	if (ur_writing)
 		return;
 	ur_writing = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	__atomic_store_n(&e->ip, 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	e->cfa_off = r->cfa_off;
 	e->rbp_off = r->rbp_off;
 	e->kind = r->kind;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	__atomic_store_n(&e->ip, ip, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	ft_barrier();
 	ur_writing = 0;
 }
 

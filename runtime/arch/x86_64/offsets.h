@@ -66,5 +66,9 @@
 #define FT_C_FID_MAX           262143  /* FT_REC_FID_MAX */
 #define FT_C_EDELTA_MAX        4095    /* FT_REC_EDELTA_MAX */
 #define FT_C_XDELTA_MAX        1073741823 /* FT_REC_XDELTA_MAX */
+#define FT_C_T_READY           1       /* RT_THREAD_READY */
+#define FT_C_HOOK_MCOUNT       0       /* enum rt_hook_kind */
+#define FT_C_HOOK_FENTRY       1
+#define FT_C_HOOK_PATCHED      2
 
 #endif

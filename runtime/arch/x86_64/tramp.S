@@ -47,16 +47,12 @@
  * callers' own returns predict; a ret here would pop the entry of the
  * caller's caller, and every return above would mispredict in turn.
  */
-#if !defined(__GNUC__) || defined(__clang__) || defined(__SANITIZE_ADDRESS__) || \
-	defined(__SANITIZE_THREAD__)
-#define FT_SAVE_ALL 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FT_SAVE_ALL 1
-#endif
-#endif
-
+#include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
+
+#if !defined(__GNUC__) || defined(__clang__) || FT_ASAN || FT_TSAN
+#define FT_SAVE_ALL 1
+#endif
 
 	.text
 	.hidden	rt
@@ -377,7 +373,7 @@ ft_rt_fentry:
 
 	.type	fentry_c, @function
 fentry_c:
-	ENTRY_HOOK 8(%r11), 1
+	ENTRY_HOOK 8(%r11), FT_C_HOOK_FENTRY
 	.size	fentry_c, .-fentry_c
 
 	.globl	ft_rt_patched
@@ -389,7 +385,7 @@ ft_rt_patched:
 
 	.type	patched_c, @function
 patched_c:
-	ENTRY_HOOK 8(%r11), 2
+	ENTRY_HOOK 8(%r11), FT_C_HOOK_PATCHED
 	.size	patched_c, .-patched_c
 
 	/* -pg keeps the frame pointer: the return-address slot is 8(%rbp) */
@@ -404,7 +400,7 @@ _mcount:
 
 	.type	mcount_c, @function
 mcount_c:
-	ENTRY_HOOK 8(%rbp), 0
+	ENTRY_HOOK 8(%rbp), FT_C_HOOK_MCOUNT
 	.size	mcount_c, .-mcount_c
 
 /*
@@ -431,7 +427,7 @@ ft_rt_return:
 	mov	rt_self@gottpoff(%rip), %rsi
 	cmpl	$0, %fs:FT_OFF_T_BUSY(%rsi)
 	jne	90f
-	cmpl	$1, %fs:FT_OFF_T_STATE(%rsi)
+	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(%rsi)
 	jne	90f
 	mov	%fs:FT_OFF_T_DEPTH(%rsi), %eax
 	imul	$FT_SIZEOF_FRAME, %rax, %rdi
@@ -558,7 +554,7 @@ __cyg_profile_func_exit:
 	mov	rt_self@gottpoff(%rip), %r10
 	cmpl	$0, %fs:FT_OFF_T_BUSY(%r10)
 	jne	90f
-	cmpl	$1, %fs:FT_OFF_T_STATE(%r10)
+	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(%r10)
 	jne	90f
 	mov	%fs:FT_OFF_T_DEPTH(%r10), %eax
 	imul	$FT_SIZEOF_FRAME, %rax, %r8

@@ -1,0 +1,207 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread state: the runtime's global state (rt, and rt_self for each
+ * thread), a thread's life cycle in the runtime (set up on its first hook
+ * by rt_thread_get, torn down by a pthread key destructor as it exits), its
+ * shadow stack's bookkeeping shared by the tracers, the context switches
+ * and the unwinding wrappers, and the writes of its out-of-band records.
+ * The bottom of the runtime: calls no other runtime file.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "core/clock.h"
+#include "runtime/rt.h"
+
+struct rt_state rt RT_HIDDEN = { .lock = PTHREAD_MUTEX_INITIALIZER };
+__thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
+
+static pthread_key_t thread_key;
+static int thread_key_ok;
+
+void *rt_mmap_anon(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* The calling thread's kernel id (a system call: not for the hooks' fast paths). */
+uint32_t rt_gettid(void)
+{
+	return (uint32_t)syscall(SYS_gettid);
+}
+
+/*
+ * Make the calling thread ready to trace: shadow stack, ring slot, pid
+ * filter.  Returns t, or NULL when the thread is not to be traced (pid
+ * filter, no memory, exited, the recorder gone).
+ */
+struct rt_thread *rt_thread_get(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	/* detached (rt_detach): threads that start tracing now take no ring slot */
+	if (t->state == RT_THREAD_DEAD || !rt.sess ||
+	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+		return NULL;
+	if (t->state == RT_THREAD_FRESH) {
+		t->tid = rt_gettid();
+		if (!t->frames) {
+			/*
+			 * One frame more, below frames[0]: a sentinel whose slot
+			 * is above every stack and whose flags are 0, so the
+			 * hooks' fast paths compare with frames[depth - 1]
+			 * without testing depth first (hooks.c).
+			 */
+			struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
+
+			if (base) {
+				base[0].slot = UINT64_MAX;
+				t->frames = base + 1;
+			}
+		}
+		if (!t->frames) {
+			t->state = RT_THREAD_DEAD;
+			return NULL;
+		}
+		if (rt.area && !t->rb.area)
+			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
+		if (thread_key_ok)
+			pthread_setspecific(thread_key, t);
+		t->state = RT_THREAD_READY;
+		t->gen = ~rt.gen; /* evaluate the pid filter below */
+	}
+	if (t->gen != rt.gen) {
+		uint32_t n = rt.ctl->nr_pids;
+
+		t->gen = rt.gen;
+		t->state = RT_THREAD_READY;
+		if (n) {
+			uint32_t i;
+
+			if (n > FT_SESSION_MAX_PIDS)
+				n = FT_SESSION_MAX_PIDS;
+			for (i = 0; i < n; i++)
+				if (rt.ctl->pids[i] == t->tid) /* a thread, as set_ftrace_pid */
+					break;
+			if (i == n)
+				t->state = RT_THREAD_FILTERED;
+		}
+	}
+	return t->state == RT_THREAD_READY ? t : NULL;
+}
+
+/* pthread key destructor: the thread is exiting. */
+static void thread_dtor(void *arg)
+{
+	struct rt_thread *t = &rt_self;
+
+	(void)arg;
+	/* frames left by pthread_exit/cancel: closed with one UNWIND */
+	if (t->depth && t->state == RT_THREAD_READY && !t->busy) {
+		rt_guard_recursion(t);
+		rt_unwind_to(t, UINT64_MAX, 1);
+		rt_unguard_recursion(t);
+	}
+	t->hot = 0; /* no fast path from here on (hooks.c) */
+	ft_barrier();
+	if (t->rb.area)
+		ft_rb_thread_detach(&t->rb);
+	if (rt.smap_ok) /* its stack map shard goes back to the pool */
+		ft_stackmap_thread_detach(&rt.smap);
+	t->state = RT_THREAD_DEAD;
+	if (t->frames && !t->depth) {
+		munmap(t->frames - 1, RT_FRAMES_BYTES);
+		t->frames = NULL;
+	}
+}
+
+/*
+ * Put the real return address back in every hijacked slot of this thread,
+ * so an unwinder walking the stack sees the program's own frames.
+ */
+void rt_restore_frames(struct rt_thread *t)
+{
+	for (uint32_t i = 0; i < t->depth; i++) {
+		struct rt_frame *fr = &t->frames[i];
+		uint64_t *slot = (uint64_t *)fr->slot;
+
+		if (fr->flags & (FR_CYG | FR_RESTORED))
+			continue;
+		if (*slot == (uint64_t)ft_rt_return) {
+			*slot = fr->ret;
+			fr->flags |= FR_RESTORED;
+		}
+	}
+}
+
+/* An out-of-band record (fork, exec, exit, names, commands) in t's ring, now. */
+void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len)
+{
+	/* detached (init.c, rt_detach): fork, exec, exit, names go unrecorded too */
+	if (t->rb.area && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+		ft_rb_ext(&t->rb, type, p, len, ft_rdtsc(), 1, 1);
+}
+
+/* ---- shadow stack ---- */
+
+/*
+ * Pop shadow frames until depth is target: frames that died without
+ * returning.  Recorded ones are closed with one FT_EXT_UNWIND record.
+ */
+__attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t target)
+{
+	uint32_t n = 0;
+
+	while (t->depth > target) {
+		struct rt_frame *fr = &t->frames[t->depth - 1];
+
+		if (fr->flags & FR_RECORDED) {
+			t->rec_depth--;
+			if (!(fr->flags & FR_THRESH))
+				n++;
+		}
+		if (fr->flags & FR_ROOT)
+			t->roots--;
+		if (fr->flags & FR_NOTRACE)
+			t->notrace--;
+		ft_barrier();
+		t->depth--;
+	}
+	if (n && t->rb.area) {
+		struct ft_rb_wlevel *w = &t->rb.lv[t->rb.nest < FT_RB_LEVELS ? t->rb.nest : 0];
+
+		ft_rb_ext(&t->rb, FT_EXT_UNWIND, &n, 4, ft_rdtsc(), 1, 1);
+		ft_rb_set_depth(&t->rb, w->depth > n ? w->depth - n : 0);
+	}
+}
+
+/*
+ * Drop the frames at the top of the shadow stack whose slot lies below sp
+ * (inclusive: at or below sp), which died without returning.
+ */
+__attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive)
+{
+	uint32_t d = t->depth;
+
+	while (d) {
+		uint64_t s = t->frames[d - 1].slot;
+
+		if (inclusive ? s > sp : s >= sp)
+			break;
+		d--;
+	}
+	if (d != t->depth)
+		rt_unwind_to_depth(t, d);
+}
+
+/* At load time (init.c): threads that exit from now on run thread_dtor. */
+void rt_threads_init(void)
+{
+	if (pthread_key_create(&thread_key, thread_dtor) == 0)
+		thread_key_ok = 1;
+}
