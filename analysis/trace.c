@@ -562,11 +562,7 @@ static int start(struct ft_trace *t, char *err, size_t errlen)
 	t->failed = 0;
 	if (t->started && t->tasks_text) {
 		/* forget renames seen by the previous pass */
-		for (size_t i = 0; i < t->cap_tasks; i++) {
-			free(t->tasks[i].comm);
-			t->tasks[i].comm = NULL;
-		}
-		t->nr_tasks = 0;
+		trace_forget_tasks(t);
 		trace_load_tasks(t, t->tasks_text, t->tasks_len);
 	}
 	t->decoded = t->lost = 0;

@@ -14,6 +14,7 @@
 
 #include "analysis/trace.h"
 #include "core/clock.h"
+#include "core/hashtab.h"
 #include "core/record.h"
 #include "core/tracefile.h"
 
@@ -87,7 +88,7 @@ struct stackset {
 };
 
 struct task {
-	uint32_t tid;
+	struct ft_hentry h; /* first (core/hashtab.h): key the tid */
 	char *comm;
 };
 
@@ -110,10 +111,9 @@ struct ft_trace {
 	struct ft_symbols *syms;
 	struct stackset maps[2];
 
-	struct task *tasks; /* open addressing on tid, cap power of 2 */
-	char *tasks_text;   /* the TASKS section */
+	struct ft_htab tasks; /* struct task by tid (tab NULL until the first name) */
+	char *tasks_text;     /* the TASKS section */
 	size_t tasks_len;
-	size_t nr_tasks, cap_tasks;
 
 	struct cursor *cursors;
 	size_t nr_cursors;
@@ -157,6 +157,9 @@ void trace_task_set(struct ft_trace *t, uint32_t tid, const char *comm, size_t l
 
 /* Load the "<pid> <tid> <comm>" lines of a TASKS section. */
 void trace_load_tasks(struct ft_trace *t, const char *text, size_t len);
+
+/* Forget every thread name (the table keeps its memory). */
+void trace_forget_tasks(struct ft_trace *t);
 
 /*
  * Make sure a whole page of cursor c starts at c->pos, loading its next

@@ -43,33 +43,13 @@ static void add_warning(struct ft_trace *t, const char *fmt, ...)
 
 /* ---- tasks ---- */
 
-static struct task *task_slot(struct ft_trace *t, uint32_t tid)
-{
-	size_t mask = t->cap_tasks - 1, i = (tid * 2654435761u) & mask;
-
-	while (t->tasks[i].comm && t->tasks[i].tid != tid)
-		i = (i + 1) & mask;
-	return &t->tasks[i];
-}
-
 void trace_task_set(struct ft_trace *t, uint32_t tid, const char *comm, size_t len)
 {
 	struct task *s;
 	char *c;
 
-	if ((t->nr_tasks + 1) * 2 > t->cap_tasks) {
-		size_t ocap = t->cap_tasks, ncap = ocap ? ocap * 2 : 64;
-		struct task *old = t->tasks, *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			return;
-		t->tasks = n;
-		t->cap_tasks = ncap;
-		for (size_t i = 0; i < ocap; i++)
-			if (old[i].comm)
-				*task_slot(t, old[i].tid) = old[i];
-		free(old);
-	}
+	if (!t->tasks.tab && ft_htab_init(&t->tasks, sizeof(struct task)) < 0)
+		return;
 	c = strndup(comm, len);
 	if (!c)
 		return;
@@ -77,13 +57,24 @@ void trace_task_set(struct ft_trace *t, uint32_t tid, const char *comm, size_t l
 	for (char *p = c; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	s = task_slot(t, tid);
-	if (s->comm)
-		free(s->comm);
-	else
-		t->nr_tasks++;
-	s->tid = tid;
+	s = ft_htab_get(&t->tasks, tid, 1);
+	if (!s) {
+		free(c);
+		return;
+	}
+	free(s->comm);
 	s->comm = c;
+}
+
+void trace_forget_tasks(struct ft_trace *t)
+{
+	for (size_t i = 0; t->tasks.tab && i < t->tasks.cap; i++) {
+		struct task *s = ft_htab_slot(&t->tasks, i);
+
+		if (s)
+			free(s->comm);
+	}
+	ft_htab_clear(&t->tasks);
 }
 
 size_t ft_trace_nr_threads(const struct ft_trace *t)
@@ -103,12 +94,9 @@ size_t ft_trace_nr_threads(const struct ft_trace *t)
 
 const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid)
 {
-	const struct task *s;
+	const struct task *s = ft_htab_find(&t->tasks, tid);
 
-	if (!t->cap_tasks)
-		return "<...>";
-	s = task_slot((struct ft_trace *)t, tid);
-	return s->comm ? s->comm : "<...>";
+	return s && s->comm ? s->comm : "<...>";
 }
 
 void trace_load_tasks(struct ft_trace *t, const char *text, size_t len)
@@ -655,9 +643,8 @@ void ft_trace_close(struct ft_trace *t)
 			free(t->maps[m].e[i].ips);
 		free(t->maps[m].e);
 	}
-	for (size_t i = 0; i < t->cap_tasks; i++)
-		free(t->tasks[i].comm);
-	free(t->tasks);
+	trace_forget_tasks(t);
+	ft_htab_free(&t->tasks);
 	free(t->tasks_text);
 	for (size_t i = 0; i < t->nr_warn; i++)
 		free(t->warn[i]);
