@@ -120,7 +120,7 @@ static void base_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->type = type;
-	ev->ts = ft_trace_tsc_to_ns(t, c->t);
+	ev->ts = trace_ns(t, c->t);
 	ev->pid = c->hdr.pid;
 	ev->tid = c->hdr.tid;
 	ev->cpu = -1;
@@ -466,8 +466,8 @@ static int stream_less(const struct ft_trace *t, size_t a, size_t b)
 {
 	const struct stream *x = &t->streams[a], *y = &t->streams[b];
 
-	if (x->head.ts != y->head.ts)
-		return x->head.ts < y->head.ts;
+	if (x->ev[x->hi].ts != y->ev[y->hi].ts)
+		return x->ev[x->hi].ts < y->ev[y->hi].ts;
 	return a < b;
 }
 
@@ -489,9 +489,10 @@ static void sift_down(struct ft_trace *t, size_t i)
 	}
 }
 
-/* Refill stream s's head.  1, 0 (ended) or -1. */
+/* Refill stream s's head (into the slot not handed out).  1, 0 (ended) or -1. */
 static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen)
 {
+	struct ft_event *head;
 	int ret;
 
 	if (s->failed) {
@@ -500,14 +501,16 @@ static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen
 	}
 	if (s->ended)
 		return 0;
+	s->hi ^= 1;
+	head = &s->ev[s->hi];
 	if (s->c) {
-		ret = decode_next(t, s->c, &s->head, err, errlen);
+		ret = decode_next(t, s->c, head, err, errlen);
 	} else {
-		memset(&s->head, 0, sizeof(s->head));
-		ret = s->src->next(s->src->arg, &s->head, err, errlen);
-		s->head.type = FT_EV_SOURCE;
-		s->head.src = s->src;
-		s->head.buffer = UINT64_MAX;
+		memset(head, 0, sizeof(*head));
+		ret = s->src->next(s->src->arg, head, err, errlen);
+		head->type = FT_EV_SOURCE;
+		head->src = s->src;
+		head->buffer = UINT64_MAX;
 	}
 	if (ret < 0) {
 		s->failed = 1;
@@ -606,8 +609,9 @@ int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen)
 	return start(t, err, errlen);
 }
 
-int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t errlen)
+int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **evp, char *err, size_t errlen)
 {
+	const struct ft_event *ev;
 	struct stream *s;
 
 	if (err && errlen)
@@ -633,7 +637,8 @@ int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t err
 	if (!t->heap_n)
 		return 0;
 	s = &t->streams[t->heap[0]];
-	*ev = s->head;
+	ev = &s->ev[s->hi];
+	*evp = ev;
 	s->fresh = 0;
 	t->root_stale = 1;
 	if (ev->type == FT_EV_COMM)
@@ -647,7 +652,18 @@ fail:
 	return -1;
 }
 
-int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct ft_event *next)
+int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t errlen)
+{
+	const struct ft_event *e;
+	int ret = ft_trace_next_ref(t, &e, err, errlen);
+
+	if (ret == 1)
+		*ev = *e;
+	return ret;
+}
+
+int ft_trace_peek_buffer_ref(struct ft_trace *t, const struct ft_event *ev,
+			     const struct ft_event **next)
 {
 	size_t lo = 0, hi = t->nr_cursors;
 	struct stream *s;
@@ -672,8 +688,18 @@ int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct f
 		if (ret <= 0)
 			return ret;
 	}
-	*next = s->head;
+	*next = &s->ev[s->hi];
 	return 1;
+}
+
+int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct ft_event *next)
+{
+	const struct ft_event *n;
+	int ret = ft_trace_peek_buffer_ref(t, ev, &n);
+
+	if (ret == 1)
+		*next = *n;
+	return ret;
 }
 
 uint64_t ft_trace_nr_decoded(const struct ft_trace *t)

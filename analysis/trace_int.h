@@ -70,8 +70,14 @@ struct cursor {
 struct stream {
 	struct cursor *c; /* user buffer, or NULL */
 	const struct ft_trace_source *src;
-	struct ft_event head;
-	int fresh; /* head holds the next event */
+	/*
+	 * The head is ev[hi]; a refill decodes into the other slot, so the
+	 * event handed out last (by pointer, ft_trace_next_ref()) stays intact
+	 * while its buffer is peeked at and until the following refill.
+	 */
+	struct ft_event ev[2];
+	int hi;
+	int fresh; /* the head holds the next event */
 	int ended;
 	int failed; /* decoding failed: every later refill fails with t->failure */
 };
@@ -150,6 +156,12 @@ static inline uint64_t rd64(const unsigned char *p)
 
 	memcpy(&v, p, 8);
 	return v;
+}
+
+/* ticks -> ns with META's clock (ft_trace_tsc_to_ns(), inline for the decoder). */
+static inline uint64_t trace_ns(const struct ft_trace *t, uint64_t ticks)
+{
+	return t->have_clock ? ft_clock_ns(&t->clk, ticks) : ticks;
 }
 
 /* Set tid's name (TASKS, COMM events): control characters become '?'. */

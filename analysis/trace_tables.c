@@ -685,9 +685,7 @@ const char *ft_trace_meta(struct ft_trace *t, const char *key)
 
 uint64_t ft_trace_tsc_to_ns(const struct ft_trace *t, uint64_t ticks)
 {
-	if (!t->have_clock)
-		return ticks;
-	return ft_clock_ns(&t->clk, ticks);
+	return trace_ns(t, ticks);
 }
 
 const char *ft_trace_tracer(const struct ft_trace *t)
