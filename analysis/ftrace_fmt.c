@@ -401,18 +401,16 @@ void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
 }
 
 /*
- * The next event of ev's buffer into *next: the one ft_fmt_event_next()
- * was given, or the reader's.  1 when there is one, else 0.
+ * The next event of ev's buffer: the one ft_fmt_event_next() was given,
+ * or the reader's (valid until the reader moves on).  NULL when none.
  */
-static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *next)
+static const struct ft_event *peek(struct ft_fmt *f, const struct ft_event *ev)
 {
-	if (f->given) {
-		if (!f->given_next)
-			return 0;
-		*next = *f->given_next;
-		return 1;
-	}
-	return ft_trace_peek_buffer(f->t, ev, next) == 1;
+	const struct ft_event *next;
+
+	if (f->given)
+		return f->given_next;
+	return ft_trace_peek_buffer_ref(f->t, ev, &next) == 1 ? next : NULL;
 }
 
 /*
@@ -422,7 +420,7 @@ static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *ne
  */
 static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 {
-	struct ft_event next;
+	const struct ft_event *next;
 
 	if (f->scanned) {
 		if (f->marks_failed || f->pos >= f->nr_marks)
@@ -431,8 +429,9 @@ static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	if (!OPT(f, LATENCY_FORMAT) || ev->type == FT_EV_SOURCE)
 		return ' ';
-	if (peek(f, ev, &next) && next.ts > ev->ts)
-		return ft_fmt_mark((next.ts - ev->ts) / 1000 * 1000);
+	next = peek(f, ev);
+	if (next && next->ts > ev->ts)
+		return ft_fmt_mark((next->ts - ev->ts) / 1000 * 1000);
 	return ' ';
 }
 
@@ -902,7 +901,15 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
  */
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
-	struct ctx c = user_ctx(f, ev, ' ');
+	struct ctx c = {
+	    /* the thread's name only where a column shows it (a lookup per line) */
+	    .comm = OPT(f, FUNCGRAPH_PROC) ? comm_of(f, ev) : NULL,
+	    .pid = ev->tid,
+	    .cpu = ev->level,
+	    .flags = ev->level ? "..h.." : ".....",
+	    .ts = ev->ts,
+	    .mark = ' ',
+	};
 
 	graph_columns(f, &c);
 }
@@ -949,8 +956,8 @@ static void comment_indent(struct ft_fmt *f, int open)
 
 static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 {
+	const struct ft_event *next;
 	struct buf_state *b;
-	struct ft_event next;
 
 	switch (ev->type) {
 	case FT_EV_LOST:
@@ -959,9 +966,10 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 	case FT_EV_ENTRY:
 		b = buf_get(f, ev->buffer);
 		graph_prologue(f, ev);
-		if (peek(f, ev, &next) && next.type == FT_EV_EXIT &&
-		    next.has_entry && !next.unwound && next.depth == ev->depth) {
-			graph_duration(f, next.duration, FILL_NONE);
+		next = peek(f, ev);
+		if (next && next->type == FT_EV_EXIT && next->has_entry && !next->unwound &&
+		    next->depth == ev->depth) {
+			graph_duration(f, next->duration, FILL_NONE);
 			indent(f, ev->depth);
 			print_graph_fid(f, ev->fid);
 			ob_puts(f, "();\n");
