@@ -205,7 +205,7 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *input = "ftrail.dat";
 	struct report r = {0};
-	struct ft_event ev;
+	const struct ft_event *ev;
 	struct ft_trace *t;
 	struct fstat *out;
 	size_t n = 0;
@@ -245,8 +245,8 @@ int cmd_report(int argc, char **argv)
 		ft_die("%s", err);
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
 		ft_warn("%s", ft_trace_warning(t, i));
-	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
-		account(&r, &ev);
+	while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1)
+		account(&r, ev);
 	if (ret < 0)
 		ft_die_file(input, err);
 

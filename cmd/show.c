@@ -197,7 +197,7 @@ int cmd_show(int argc, char **argv)
 	struct tids tids = {0};
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
-	struct ft_event ev;
+	const struct ft_event *ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
 	const char *w;
@@ -294,10 +294,10 @@ int cmd_show(int argc, char **argv)
 	 * has no counts unless latency-format asks for them.
 	 */
 	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
-		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, &ev, &ks))
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, ev, &ks))
 				continue;
-			if (ev.type == FT_EV_SOURCE && ks.k && ev.priv == &ks.cur) {
+			if (ev->type == FT_EV_SOURCE && ks.k && ev->priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
 				if (ks.cur.kind == FT_KEV_EVENT)
 					entries += 1 + (ks.cur.kstack_id >= 0 || ks.cur.kstack_nr) +
@@ -305,11 +305,11 @@ int cmd_show(int argc, char **argv)
 				/* the kernel's losses, in the same unit (entries) */
 				else if (ks.cur.kind == FT_KEV_MISSED)
 					klost += ks.cur.missed;
-			} else if (ev.type != FT_EV_LOST) {
+			} else if (ev->type != FT_EV_LOST) {
 				entries++;
 			}
 			if (options & FT_OPT(LATENCY_FORMAT))
-				ft_fmt_scan(f, &ev);
+				ft_fmt_scan(f, ev);
 		}
 		if (ret < 0)
 			ft_die_file(input, err);
@@ -329,10 +329,10 @@ int cmd_show(int argc, char **argv)
 	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
 		ret = show_prefetched(t, f, &tids, &ks, err, sizeof(err));
 	else
-		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, &ev, &ks))
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, ev, &ks))
 				continue;
-			if (ft_fmt_event(f, &ev) < 0)
+			if (ft_fmt_event(f, ev) < 0)
 				ft_die("writing the output: write error");
 		}
 	if (ret < 0)
