@@ -61,6 +61,8 @@ struct cursor {
 	uint32_t ctx;              /* the running user context (FT_EXT_CTXSW) */
 	struct ctx_stack *ctxs;    /* the parked ones */
 	size_t nr_ctxs;
+	/* head slots holding an ENTRY/EXIT of this page (see call_event()) */
+	const struct ft_event *lean[2];
 	uint64_t *scratch[2];
 	uint32_t scratch_cap[2];
 	int which;
