@@ -603,6 +603,18 @@ static void reset_cursor(struct cursor *c)
 	c->last_fid = FT_FID_UNKNOWN;
 }
 
+/* Before a pass over the events: counters at zero, names as TASKS has them. */
+static void new_pass(struct ft_trace *t)
+{
+	t->failed = 0;
+	if (t->passes++ && t->tasks_text) {
+		/* forget renames seen by the previous pass */
+		trace_forget_tasks(t);
+		trace_load_tasks(t, t->tasks_text, t->tasks_len);
+	}
+	t->decoded = t->lost = 0;
+}
+
 static int start(struct ft_trace *t, char *err, size_t errlen)
 {
 	size_t n = t->nr_cursors + t->nr_srcs;
@@ -617,13 +629,7 @@ static int start(struct ft_trace *t, char *err, size_t errlen)
 	}
 	t->nr_streams = n;
 	t->heap_n = 0;
-	t->failed = 0;
-	if (t->started && t->tasks_text) {
-		/* forget renames seen by the previous pass */
-		trace_forget_tasks(t);
-		trace_load_tasks(t, t->tasks_text, t->tasks_len);
-	}
-	t->decoded = t->lost = 0;
+	new_pass(t);
 	for (size_t i = 0; i < n; i++) {
 		struct stream *s = &t->streams[i];
 		int ret;
@@ -705,6 +711,37 @@ fail:
 	if (err && err[0])
 		snprintf(t->failure, sizeof(t->failure), "%s", err);
 	return -1;
+}
+
+int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *ev, void *arg),
+			  void *arg, char *err, size_t errlen)
+{
+	struct ft_event ev;
+
+	if (err && errlen)
+		err[0] = 0;
+	t->started = 0; /* a later ft_trace_next() starts over */
+	new_pass(t);
+	for (size_t i = 0; i < t->nr_cursors; i++) {
+		struct cursor *c = &t->cursors[i];
+		int ret;
+
+		reset_cursor(c);
+		c->lean[0] = c->lean[1] = NULL;
+		while ((ret = decode_next(t, c, &ev, err, errlen)) == 1) {
+			if (ev.type == FT_EV_COMM)
+				trace_task_set(t, ev.tid, ev.data, strnlen(ev.data, ev.len));
+			ret = fn(&ev, arg);
+			if (ret)
+				return ret;
+		}
+		if (ret < 0) {
+			t->failed = 1;
+			snprintf(t->failure, sizeof(t->failure), "%s", err && err[0] ? err : "corrupt record");
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t errlen)

@@ -174,6 +174,19 @@ int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t err
 int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **ev, char *err, size_t errlen);
 
 /*
+ * Every event of the user buffers, one buffer after the other (buffer id
+ * order, not time order), to fn; added sources are not read.  For
+ * analyses that do not depend on the order across threads (report): no
+ * merge by time.  COMM events rename as in ft_trace_next().  fn returns 0
+ * to go on, anything else to stop (returned as it is).  Returns 0 when
+ * every event was seen, -1 on a corrupt record (reason in err; the reader
+ * then fails until rewound, as after ft_trace_next()).  ev is valid during
+ * the call only.  A later ft_trace_next() starts from the first event.
+ */
+int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *ev, void *arg),
+			  void *arg, char *err, size_t errlen);
+
+/*
  * The event that comes next in the same user buffer as ev (for the
  * function_graph leaf test), without consuming it.  1 and *next filled, 0
  * when the buffer has nothing more, -1 on corruption.

@@ -134,6 +134,7 @@ struct ft_trace {
 	size_t *heap; /* stream indexes */
 	size_t heap_n;
 	int started;
+	unsigned int passes; /* passes begun over the events (the first needs no reset) */
 	int root_stale; /* heap[0] was handed out and needs refill + sift */
 
 	uint64_t decoded, lost;
