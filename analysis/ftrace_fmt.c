@@ -95,27 +95,36 @@ struct ctx {
 
 #define OB_FLUSH (64u * 1024)
 
-/* Room for n more bytes in ob; NULL (and ob_err) when out of memory. */
-static char *ob_room(struct ft_fmt *f, size_t n)
+/* ob_room()'s slow path: grow ob.  NULL (and ob_err) when out of memory. */
+static __attribute__((noinline)) char *ob_grow(struct ft_fmt *f, size_t n)
 {
-	if (f->ob_len + n > f->ob_cap) {
-		size_t nc = f->ob_cap ? f->ob_cap : 2 * OB_FLUSH;
-		char *b;
+	size_t nc = f->ob_cap ? f->ob_cap : 2 * OB_FLUSH;
+	char *b;
 
-		while (nc < f->ob_len + n)
-			nc *= 2;
-		b = realloc(f->ob, nc);
-		if (!b) {
-			f->ob_err = 1;
-			return NULL;
-		}
-		f->ob = b;
-		f->ob_cap = nc;
+	while (nc < f->ob_len + n)
+		nc *= 2;
+	b = realloc(f->ob, nc);
+	if (!b) {
+		f->ob_err = 1;
+		return NULL;
 	}
+	f->ob = b;
+	f->ob_cap = nc;
 	return f->ob + f->ob_len;
 }
 
-static void ob_write(struct ft_fmt *f, const void *p, size_t n)
+/*
+ * Room for n more bytes in ob; NULL (and ob_err) when out of memory.
+ * Inline, as the writers below: they run several times per line.
+ */
+static inline char *ob_room(struct ft_fmt *f, size_t n)
+{
+	if (f->ob_len + n <= f->ob_cap)
+		return f->ob + f->ob_len;
+	return ob_grow(f, n);
+}
+
+static inline void ob_write(struct ft_fmt *f, const void *p, size_t n)
 {
 	char *d = ob_room(f, n);
 
@@ -125,12 +134,12 @@ static void ob_write(struct ft_fmt *f, const void *p, size_t n)
 	}
 }
 
-static void ob_puts(struct ft_fmt *f, const char *s)
+static inline void ob_puts(struct ft_fmt *f, const char *s)
 {
 	ob_write(f, s, strlen(s));
 }
 
-static void ob_putc(struct ft_fmt *f, char c)
+static inline void ob_putc(struct ft_fmt *f, char c)
 {
 	char *d = ob_room(f, 1);
 
@@ -140,7 +149,7 @@ static void ob_putc(struct ft_fmt *f, char c)
 	}
 }
 
-static void ob_spaces(struct ft_fmt *f, size_t n)
+static inline void ob_spaces(struct ft_fmt *f, size_t n)
 {
 	char *d = ob_room(f, n);
 
@@ -1279,5 +1288,8 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)
 		function_event(f, ev, mark);
 	if (f->ob_len >= OB_FLUSH)
 		return ft_fmt_flush(f);
-	return f->ob_err || ferror(f->out) ? -1 : 0;
+	/* out is written only by flushes, and by kernel events' print_info() */
+	if (ke)
+		return f->ob_err || ferror(f->out) ? -1 : 0;
+	return f->ob_err ? -1 : 0;
 }
