@@ -740,6 +740,7 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 			snprintf(t->failure, sizeof(t->failure), "%s", err && err[0] ? err : "corrupt record");
 			return -1;
 		}
+		reset_cursor(c); /* its windows go: one buffer's chunks in memory at a time */
 	}
 	return 0;
 }
