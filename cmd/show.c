@@ -139,6 +139,22 @@ static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct ti
 	return ret;
 }
 
+/* The first pass of a trace without kernel events: entries shown. */
+struct count_arg {
+	const struct tids *tids;
+	const struct ft_ksource *ks;
+	uint64_t entries;
+};
+
+static int count_cb(const struct ft_event *ev, void *arg)
+{
+	struct count_arg *ca = arg;
+
+	if (ev->type != FT_EV_LOST && tid_shown(ca->tids, ev, ca->ks))
+		ca->entries++;
+	return 0;
+}
+
 static uint64_t options_of(struct ft_trace *t)
 {
 	const char *rec = ft_trace_meta(t, "options");
@@ -293,7 +309,17 @@ int cmd_show(int argc, char **argv)
 	 * column is the time to the next entry).  The function_graph header
 	 * has no counts unless latency-format asks for them.
 	 */
-	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
+	if (!ks.k && !(options & FT_OPT(LATENCY_FORMAT)) &&
+	    strcmp(ft_trace_tracer(t), "function_graph")) {
+		/* counts only: no merge by time (the order does not change them) */
+		struct count_arg ca = {&tids, &ks, 0};
+
+		if (ft_trace_scan_buffers(t, count_cb, &ca, err, sizeof(err)) < 0)
+			ft_die_file(input, err);
+		entries = ca.entries;
+		lost = ft_trace_nr_lost(t);
+	} else if (strcmp(ft_trace_tracer(t), "function_graph") ||
+		   (options & FT_OPT(LATENCY_FORMAT))) {
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
 			if (!tid_shown(&tids, ev, &ks))
 				continue;
