@@ -651,6 +651,11 @@ static void print_fid_name(struct ft_fmt *f, uint32_t fid, int k)
 	char buf[512];
 	struct name *n;
 
+	if (fid < f->nr_names && f->names[k][fid].s) {
+		n = &f->names[k][fid];
+		ob_write(f, n->s, n->len);
+		return;
+	}
 	if (fid < ft_trace_nr_funcs(f->t) && fid >= f->nr_names) {
 		uint32_t nr = ft_trace_nr_funcs(f->t);
 
@@ -948,21 +953,24 @@ enum { FILL_NONE, FILL_FULL };
 
 static void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
 {
-	char buf[64];
+	char *d;
+	size_t n;
 
 	if (!OPT(f, FUNCGRAPH_DURATION))
 		return;
 	if (fill == FILL_FULL) {
-		ob_puts(f, "              |  ");
+		ob_write(f, "              |  ", 17);
 		return;
 	}
-	if (OPT(f, FUNCGRAPH_OVERHEAD))
-		ob_putc(f, ft_fmt_mark(ns));
-	else
-		ob_putc(f, ' ');
-	ob_putc(f, ' ');
-	ob_write(f, buf, graph_duration_cell(buf, ns));
-	ob_write(f, "|  ", 3);
+	/* mark, space, the cell (at most 24 bytes), "|  ": written in place */
+	d = ob_room(f, 2 + 24 + 3);
+	if (!d)
+		return;
+	d[0] = OPT(f, FUNCGRAPH_OVERHEAD) ? ft_fmt_mark(ns) : ' ';
+	d[1] = ' ';
+	n = 2 + graph_duration_cell(d + 2, ns);
+	memcpy(d + n, "|  ", 3);
+	f->ob_len += n + 3;
 }
 
 static void indent(struct ft_fmt *f, int depth)
