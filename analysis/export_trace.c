@@ -460,13 +460,13 @@ static int kernel_event(struct ft_xtrace *x, const struct ft_event *e)
 int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, void *arg), void *arg,
 		  struct ft_progress *progress, char *err, size_t errlen)
 {
-	struct ft_event e;
+	const struct ft_event *e;
 	int ret;
 
 	x->fn = fn;
 	x->arg = arg;
-	while ((ret = ft_trace_next(x->t, &e, err, errlen)) == 1) {
-		int r = e.type == FT_EV_SOURCE ? kernel_event(x, &e) : user_event(x, &e);
+	while ((ret = ft_trace_next_ref(x->t, &e, err, errlen)) == 1) {
+		int r = e->type == FT_EV_SOURCE ? kernel_event(x, e) : user_event(x, e);
 
 		if (r) {
 			if (!x->failed)

@@ -95,42 +95,72 @@ struct ctx {
 
 #define OB_FLUSH (64u * 1024)
 
-/* Room for n more bytes in ob; NULL (and ob_err) when out of memory. */
-static char *ob_room(struct ft_fmt *f, size_t n)
+/* ob_room()'s slow path: grow ob.  NULL (and ob_err) when out of memory. */
+static __attribute__((noinline)) char *ob_grow(struct ft_fmt *f, size_t n)
 {
-	if (f->ob_len + n > f->ob_cap) {
-		size_t nc = f->ob_cap ? f->ob_cap : 2 * OB_FLUSH;
-		char *b;
+	size_t nc = f->ob_cap ? f->ob_cap : 2 * OB_FLUSH;
+	char *b;
 
-		while (nc < f->ob_len + n)
-			nc *= 2;
-		b = realloc(f->ob, nc);
-		if (!b) {
-			f->ob_err = 1;
-			return NULL;
-		}
-		f->ob = b;
-		f->ob_cap = nc;
+	while (nc < f->ob_len + n)
+		nc *= 2;
+	b = realloc(f->ob, nc);
+	if (!b) {
+		f->ob_err = 1;
+		return NULL;
 	}
+	f->ob = b;
+	f->ob_cap = nc;
 	return f->ob + f->ob_len;
 }
 
-static void ob_write(struct ft_fmt *f, const void *p, size_t n)
+/*
+ * Room for n more bytes in ob; NULL (and ob_err) when out of memory.
+ * Inline, as the writers below: they run several times per line.
+ */
+static inline char *ob_room(struct ft_fmt *f, size_t n)
+{
+	if (f->ob_len + n <= f->ob_cap)
+		return f->ob + f->ob_len;
+	return ob_grow(f, n);
+}
+
+/*
+ * n bytes from p to d.  Most pieces of a line are short (a name, a
+ * number, a duration cell): copied with at most two overlapping fixed-size
+ * moves each, which the compiler inlines, rather than a call to memcpy().
+ */
+static inline void copy_short(char *d, const char *p, size_t n)
+{
+	if (n >= 8 && n <= 16) {
+		memcpy(d, p, 8);
+		memcpy(d + n - 8, p + n - 8, 8);
+	} else if (n >= 4 && n < 8) {
+		memcpy(d, p, 4);
+		memcpy(d + n - 4, p + n - 4, 4);
+	} else if (n < 4) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = p[i];
+	} else {
+		memcpy(d, p, n);
+	}
+}
+
+static inline void ob_write(struct ft_fmt *f, const void *p, size_t n)
 {
 	char *d = ob_room(f, n);
 
 	if (d) {
-		memcpy(d, p, n);
+		copy_short(d, p, n);
 		f->ob_len += n;
 	}
 }
 
-static void ob_puts(struct ft_fmt *f, const char *s)
+static inline void ob_puts(struct ft_fmt *f, const char *s)
 {
 	ob_write(f, s, strlen(s));
 }
 
-static void ob_putc(struct ft_fmt *f, char c)
+static inline void ob_putc(struct ft_fmt *f, char c)
 {
 	char *d = ob_room(f, 1);
 
@@ -140,7 +170,7 @@ static void ob_putc(struct ft_fmt *f, char c)
 	}
 }
 
-static void ob_spaces(struct ft_fmt *f, size_t n)
+static inline void ob_spaces(struct ft_fmt *f, size_t n)
 {
 	char *d = ob_room(f, n);
 
@@ -401,18 +431,16 @@ void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
 }
 
 /*
- * The next event of ev's buffer into *next: the one ft_fmt_event_next()
- * was given, or the reader's.  1 when there is one, else 0.
+ * The next event of ev's buffer: the one ft_fmt_event_next() was given,
+ * or the reader's (valid until the reader moves on).  NULL when none.
  */
-static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *next)
+static const struct ft_event *peek(struct ft_fmt *f, const struct ft_event *ev)
 {
-	if (f->given) {
-		if (!f->given_next)
-			return 0;
-		*next = *f->given_next;
-		return 1;
-	}
-	return ft_trace_peek_buffer(f->t, ev, next) == 1;
+	const struct ft_event *next;
+
+	if (f->given)
+		return f->given_next;
+	return ft_trace_peek_buffer_ref(f->t, ev, &next) == 1 ? next : NULL;
 }
 
 /*
@@ -422,7 +450,7 @@ static int peek(struct ft_fmt *f, const struct ft_event *ev, struct ft_event *ne
  */
 static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 {
-	struct ft_event next;
+	const struct ft_event *next;
 
 	if (f->scanned) {
 		if (f->marks_failed || f->pos >= f->nr_marks)
@@ -431,8 +459,9 @@ static char take_mark(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	if (!OPT(f, LATENCY_FORMAT) || ev->type == FT_EV_SOURCE)
 		return ' ';
-	if (peek(f, ev, &next) && next.ts > ev->ts)
-		return ft_fmt_mark((next.ts - ev->ts) / 1000 * 1000);
+	next = peek(f, ev);
+	if (next && next->ts > ev->ts)
+		return ft_fmt_mark((next->ts - ev->ts) / 1000 * 1000);
 	return ' ';
 }
 
@@ -622,6 +651,11 @@ static void print_fid_name(struct ft_fmt *f, uint32_t fid, int k)
 	char buf[512];
 	struct name *n;
 
+	if (fid < f->nr_names && f->names[k][fid].s) {
+		n = &f->names[k][fid];
+		ob_write(f, n->s, n->len);
+		return;
+	}
 	if (fid < ft_trace_nr_funcs(f->t) && fid >= f->nr_names) {
 		uint32_t nr = ft_trace_nr_funcs(f->t);
 
@@ -902,7 +936,15 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
  */
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
-	struct ctx c = user_ctx(f, ev, ' ');
+	struct ctx c = {
+	    /* the thread's name only where a column shows it (a lookup per line) */
+	    .comm = OPT(f, FUNCGRAPH_PROC) ? comm_of(f, ev) : NULL,
+	    .pid = ev->tid,
+	    .cpu = ev->level,
+	    .flags = ev->level ? "..h.." : ".....",
+	    .ts = ev->ts,
+	    .mark = ' ',
+	};
 
 	graph_columns(f, &c);
 }
@@ -911,21 +953,24 @@ enum { FILL_NONE, FILL_FULL };
 
 static void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
 {
-	char buf[64];
+	char *d;
+	size_t n;
 
 	if (!OPT(f, FUNCGRAPH_DURATION))
 		return;
 	if (fill == FILL_FULL) {
-		ob_puts(f, "              |  ");
+		ob_write(f, "              |  ", 17);
 		return;
 	}
-	if (OPT(f, FUNCGRAPH_OVERHEAD))
-		ob_putc(f, ft_fmt_mark(ns));
-	else
-		ob_putc(f, ' ');
-	ob_putc(f, ' ');
-	ob_write(f, buf, graph_duration_cell(buf, ns));
-	ob_write(f, "|  ", 3);
+	/* mark, space, the cell (at most 24 bytes), "|  ": written in place */
+	d = ob_room(f, 2 + 24 + 3);
+	if (!d)
+		return;
+	d[0] = OPT(f, FUNCGRAPH_OVERHEAD) ? ft_fmt_mark(ns) : ' ';
+	d[1] = ' ';
+	n = 2 + graph_duration_cell(d + 2, ns);
+	memcpy(d + n, "|  ", 3);
+	f->ob_len += n + 3;
 }
 
 static void indent(struct ft_fmt *f, int depth)
@@ -949,8 +994,8 @@ static void comment_indent(struct ft_fmt *f, int open)
 
 static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 {
+	const struct ft_event *next;
 	struct buf_state *b;
-	struct ft_event next;
 
 	switch (ev->type) {
 	case FT_EV_LOST:
@@ -959,9 +1004,10 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 	case FT_EV_ENTRY:
 		b = buf_get(f, ev->buffer);
 		graph_prologue(f, ev);
-		if (peek(f, ev, &next) && next.type == FT_EV_EXIT &&
-		    next.has_entry && !next.unwound && next.depth == ev->depth) {
-			graph_duration(f, next.duration, FILL_NONE);
+		next = peek(f, ev);
+		if (next && next->type == FT_EV_EXIT && next->has_entry && !next->unwound &&
+		    next->depth == ev->depth) {
+			graph_duration(f, next->duration, FILL_NONE);
 			indent(f, ev->depth);
 			print_graph_fid(f, ev->fid);
 			ob_puts(f, "();\n");
@@ -1271,5 +1317,8 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev)
 		function_event(f, ev, mark);
 	if (f->ob_len >= OB_FLUSH)
 		return ft_fmt_flush(f);
-	return f->ob_err || ferror(f->out) ? -1 : 0;
+	/* out is written only by flushes, and by kernel events' print_info() */
+	if (ke)
+		return f->ob_err || ferror(f->out) ? -1 : 0;
+	return f->ob_err ? -1 : 0;
 }

@@ -167,11 +167,35 @@ int ft_trace_add_source(struct ft_trace *t, const struct ft_trace_source *src);
 int ft_trace_next(struct ft_trace *t, struct ft_event *ev, char *err, size_t errlen);
 
 /*
+ * The same without the copy: *ev points to the reader's own event, which
+ * stays valid (and unchanged, ft_trace_peek_buffer*() included) until the
+ * next ft_trace_next*() call.  For readers that go through every event.
+ */
+int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **ev, char *err, size_t errlen);
+
+/*
+ * Every event of the user buffers, one buffer after the other (buffer id
+ * order, not time order), to fn; added sources are not read.  For
+ * analyses that do not depend on the order across threads (report): no
+ * merge by time.  COMM events rename as in ft_trace_next().  fn returns 0
+ * to go on, anything else to stop (returned as it is).  Returns 0 when
+ * every event was seen, -1 on a corrupt record (reason in err; the reader
+ * then fails until rewound, as after ft_trace_next()).  ev is valid during
+ * the call only.  A later ft_trace_next() starts from the first event.
+ */
+int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *ev, void *arg),
+			  void *arg, char *err, size_t errlen);
+
+/*
  * The event that comes next in the same user buffer as ev (for the
  * function_graph leaf test), without consuming it.  1 and *next filled, 0
  * when the buffer has nothing more, -1 on corruption.
  */
 int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct ft_event *next);
+
+/* The same without the copy: *next is valid until the next ft_trace_next*() call. */
+int ft_trace_peek_buffer_ref(struct ft_trace *t, const struct ft_event *ev,
+			     const struct ft_event **next);
 
 /* Rewind to the first event (sources are not rewound: add them again). */
 int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen);

@@ -59,19 +59,28 @@ struct report {
 	struct bufstack *last; /* the one used last (creating may move it) */
 };
 
-static struct fstat *stat_of(struct report *r, uint32_t fid)
+/* The entries of fids up to fid, or of the unknown function (see stat_of()). */
+static struct fstat *stat_grow(struct report *r, uint32_t fid)
 {
+	size_t n;
+
 	if (fid == FT_FID_UNKNOWN || fid > (1u << 26))
 		return &r->unknown;
-	if (fid >= r->nr_fs) {
-		size_t n = fid + 1 > r->nr_fs * 2 ? fid + 1 : r->nr_fs * 2;
-
-		r->fs = ft_realloc(r->fs, n * sizeof(*r->fs));
-		memset(r->fs + r->nr_fs, 0, (n - r->nr_fs) * sizeof(*r->fs));
-		r->nr_fs = n;
-	}
-	r->fs[fid].fid = fid;
+	n = fid + 1 > r->nr_fs * 2 ? fid + 1 : r->nr_fs * 2;
+	if (n > (1u << 26) + 1)
+		n = (1u << 26) + 1; /* fids beyond count as unknown (stat_of() never sees them) */
+	r->fs = ft_realloc(r->fs, n * sizeof(*r->fs));
+	memset(r->fs + r->nr_fs, 0, (n - r->nr_fs) * sizeof(*r->fs));
+	for (size_t i = r->nr_fs; i < n; i++)
+		r->fs[i].fid = (uint32_t)i;
+	r->nr_fs = n;
 	return &r->fs[fid];
+}
+
+/* The sums of fid: an array indexed by fid (fids are dense), grown on demand. */
+static inline struct fstat *stat_of(struct report *r, uint32_t fid)
+{
+	return fid < r->nr_fs ? &r->fs[fid] : stat_grow(r, fid);
 }
 
 /* The frame stack of user buffer id (created on first use). */
@@ -90,16 +99,19 @@ static struct bufstack *stack_of(struct report *r, uint64_t id)
 	return b;
 }
 
-static struct frame *frame_at(struct bufstack *b, size_t d)
+static struct frame *frame_grow(struct bufstack *b, size_t d)
 {
-	if (d >= b->cap) {
-		size_t n = d + 1 > b->cap * 2 ? d + 1 : b->cap * 2;
+	size_t n = d + 1 > b->cap * 2 ? d + 1 : b->cap * 2;
 
-		b->f = ft_realloc(b->f, n * sizeof(*b->f));
-		memset(b->f + b->cap, 0, (n - b->cap) * sizeof(*b->f));
-		b->cap = n;
-	}
+	b->f = ft_realloc(b->f, n * sizeof(*b->f));
+	memset(b->f + b->cap, 0, (n - b->cap) * sizeof(*b->f));
+	b->cap = n;
 	return &b->f[d];
+}
+
+static inline struct frame *frame_at(struct bufstack *b, size_t d)
+{
+	return d < b->cap ? &b->f[d] : frame_grow(b, d);
 }
 
 static void account(struct report *r, const struct ft_event *ev)
@@ -144,6 +156,12 @@ static void account(struct report *r, const struct ft_event *ev)
 	default:
 		return;
 	}
+}
+
+static int account_cb(const struct ft_event *ev, void *arg)
+{
+	account(arg, ev);
+	return 0;
 }
 
 static int sort_key;
@@ -205,12 +223,11 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *input = "ftrail.dat";
 	struct report r = {0};
-	struct ft_event ev;
 	struct ft_trace *t;
 	struct fstat *out;
 	size_t n = 0;
 	char err[1024];
-	int c, ret;
+	int c;
 
 	while ((c = getopt_long(argc, argv, ":i:s:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -245,9 +262,8 @@ int cmd_report(int argc, char **argv)
 		ft_die("%s", err);
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
 		ft_warn("%s", ft_trace_warning(t, i));
-	while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1)
-		account(&r, &ev);
-	if (ret < 0)
+	/* sums per function: the order across threads does not matter */
+	if (ft_trace_scan_buffers(t, account_cb, &r, err, sizeof(err)) < 0)
 		ft_die_file(input, err);
 
 	out = ft_calloc(r.nr_fs + 1, sizeof(*out));

@@ -139,6 +139,22 @@ static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct ti
 	return ret;
 }
 
+/* The first pass of a trace without kernel events: entries shown. */
+struct count_arg {
+	const struct tids *tids;
+	const struct ft_ksource *ks;
+	uint64_t entries;
+};
+
+static int count_cb(const struct ft_event *ev, void *arg)
+{
+	struct count_arg *ca = arg;
+
+	if (ev->type != FT_EV_LOST && tid_shown(ca->tids, ev, ca->ks))
+		ca->entries++;
+	return 0;
+}
+
 static uint64_t options_of(struct ft_trace *t)
 {
 	const char *rec = ft_trace_meta(t, "options");
@@ -197,7 +213,7 @@ int cmd_show(int argc, char **argv)
 	struct tids tids = {0};
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
-	struct ft_event ev;
+	const struct ft_event *ev;
 	struct ft_trace *t;
 	struct ft_fmt *f;
 	const char *w;
@@ -293,11 +309,21 @@ int cmd_show(int argc, char **argv)
 	 * column is the time to the next entry).  The function_graph header
 	 * has no counts unless latency-format asks for them.
 	 */
-	if (strcmp(ft_trace_tracer(t), "function_graph") || (options & FT_OPT(LATENCY_FORMAT))) {
-		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, &ev, &ks))
+	if (!ks.k && !(options & FT_OPT(LATENCY_FORMAT)) &&
+	    strcmp(ft_trace_tracer(t), "function_graph")) {
+		/* counts only: no merge by time (the order does not change them) */
+		struct count_arg ca = {&tids, &ks, 0};
+
+		if (ft_trace_scan_buffers(t, count_cb, &ca, err, sizeof(err)) < 0)
+			ft_die_file(input, err);
+		entries = ca.entries;
+		lost = ft_trace_nr_lost(t);
+	} else if (strcmp(ft_trace_tracer(t), "function_graph") ||
+		   (options & FT_OPT(LATENCY_FORMAT))) {
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, ev, &ks))
 				continue;
-			if (ev.type == FT_EV_SOURCE && ks.k && ev.priv == &ks.cur) {
+			if (ev->type == FT_EV_SOURCE && ks.k && ev->priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
 				if (ks.cur.kind == FT_KEV_EVENT)
 					entries += 1 + (ks.cur.kstack_id >= 0 || ks.cur.kstack_nr) +
@@ -305,11 +331,11 @@ int cmd_show(int argc, char **argv)
 				/* the kernel's losses, in the same unit (entries) */
 				else if (ks.cur.kind == FT_KEV_MISSED)
 					klost += ks.cur.missed;
-			} else if (ev.type != FT_EV_LOST) {
+			} else if (ev->type != FT_EV_LOST) {
 				entries++;
 			}
 			if (options & FT_OPT(LATENCY_FORMAT))
-				ft_fmt_scan(f, &ev);
+				ft_fmt_scan(f, ev);
 		}
 		if (ret < 0)
 			ft_die_file(input, err);
@@ -329,10 +355,10 @@ int cmd_show(int argc, char **argv)
 	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
 		ret = show_prefetched(t, f, &tids, &ks, err, sizeof(err));
 	else
-		while ((ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, &ev, &ks))
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (!tid_shown(&tids, ev, &ks))
 				continue;
-			if (ft_fmt_event(f, &ev) < 0)
+			if (ft_fmt_event(f, ev) < 0)
 				ft_die("writing the output: write error");
 		}
 	if (ret < 0)

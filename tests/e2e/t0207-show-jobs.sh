@@ -1,4 +1,4 @@
-# description: show --jobs 2 (decoding on a thread of its own, ahead of the formatter) prints what --jobs 1 prints: threads, stacks, forks, every display option; bad --jobs
+# description: show --jobs 2 (decoding on a thread of its own, ahead of the formatter) prints what --jobs 1 prints: threads, stacks, forks, every display option, a buffer in several chunks; bad --jobs
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -20,5 +20,12 @@ for f in g.dat s.dat f.dat; do
 		cmp -s one two || fail "$f $o: --jobs 2 differs: $(diff one two | head -5)"
 	done
 done
+# one buffer in several UDATA chunks (the recorder cuts them at 1 MiB of
+# records): 150000 x outer() { inner(); } is 600000 records of 4 bytes
+rec m.dat -- ./loop 150000 1
+$FTRAIL show -i m.dat --jobs 1 >one 2>one.err || fail "m.dat --jobs 1: $(cat one.err)"
+$FTRAIL show -i m.dat --jobs 2 >two 2>two.err || fail "m.dat --jobs 2: $(cat two.err)"
+[ "$(grep -c 'inner();' one)" -ge 150000 ] || fail "m.dat: too few calls for several chunks"
+cmp -s one two || fail "m.dat: --jobs 2 differs: $(diff one two | head -5)"
 expect_fail "ftrail: show: --jobs wants 1 or 2, not '3'" $FTRAIL show -i g.dat --jobs 3
 exit 0

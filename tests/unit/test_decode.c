@@ -4,8 +4,8 @@
  * (core/symbols.c) and the ftrace text formatter (analysis/ftrace_fmt.c),
  * on synthetic traces built by tests/tools/mktrace.h.
  *
- * The reader and formatter live in the tool's objects, not in
- * libftrail-core.a, so this test compiles them in.
+ * The formatter is compiled in; the reader (analysis/trace.c and
+ * analysis/trace_tables.c) comes from libftrail-tool.a.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "analysis/ftrace_fmt.c"
-#include "analysis/trace.c"
+#include "analysis/trace.h"
 #include "core/options.h"
 #include "tests/tools/mktrace.h"
 
