@@ -15,6 +15,10 @@
 
 #define KENC_CHUNK_BYTES (1u << 20)
 
+/* The sub-buffer's commit word: bytes of records, and the kernel's RB_MISSED_* flags. */
+#define SUBBUF_COMMIT_MASK ((1ul << 27) - 1)
+#define SUBBUF_MISSED_STORED (1ul << 30)
+
 struct ft_kenc {
 	struct ft_kenc_conf conf;
 	struct ft_kenc_ops ops;
@@ -302,11 +306,28 @@ int ft_kenc_sync_lost(struct ft_kenc *e)
 
 void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
 {
+	const size_t hdr = 8 + sizeof(unsigned long); /* u64 time stamp, commit word */
 	unsigned long long ts;
+	unsigned long commit;
+	const char *end;
 	void *data;
 	int missed;
 
-	(void)size;
+	/*
+	 * kbuffer believes the page: its commit, the lost count stored after
+	 * the records, each record's length.  The kernel writes them right,
+	 * but a page that said otherwise must not make us read past it: a
+	 * commit beyond the page drops the page, a record beyond the commit
+	 * ends it.
+	 */
+	if (size < hdr)
+		return;
+	memcpy(&commit, (const char *)page + 8, sizeof(commit));
+	if ((commit & SUBBUF_COMMIT_MASK) +
+		((commit & SUBBUF_MISSED_STORED) ? sizeof(unsigned long) : 0) >
+	    size - hdr)
+		return;
+	end = (const char *)page + hdr + (commit & SUBBUF_COMMIT_MASK);
 	if (kbuffer_load_subbuffer(e->kbuf, page) < 0)
 		return;
 	missed = kbuffer_missed_events(e->kbuf);
@@ -323,6 +344,8 @@ void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
 		int len = kbuffer_event_size(e->kbuf);
 		uint16_t type;
 
+		if ((const char *)data + len > end)
+			break;
 		if (len < 8)
 			continue;
 		memcpy(&type, data, 2);

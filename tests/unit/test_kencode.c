@@ -7,7 +7,8 @@
  * to ft_kenc_page(), and the KDATA records it writes (core/kdata.h)
  * decoded and checked: time deltas and time extends, padding, absolute
  * time stamps, the lost-events flag with and without a stored count, the
- * kernel's own loss counters, and stacks attached to their event.
+ * kernel's own loss counters, stacks attached to their event, and a
+ * record that runs past the end of its page.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -469,13 +470,53 @@ static void test_stacks(void **state)
 	ft_kenc_free(e);
 }
 
+/*
+ * A record whose length runs past the page's commit (and past the page):
+ * the records before it are kept, it and whatever follows are not, and
+ * nothing is read beyond the page (ASan would say so).
+ */
+static void test_record_past_end(void **state)
+{
+	struct page pg;
+	struct out o;
+	struct ft_kenc *e = enc_new(&o, 0);
+	size_t len2;
+
+	(void)state;
+	page_start(&pg);
+	rec_event(&pg, 1, EV_ID, 8, 0x21);
+	/* fill up to 12 bytes before the page's end (8 bytes of header) */
+	len2 = PAGE_SIZE - 12 - pg.off - 8;
+	rec_event(&pg, 1, EV_ID, len2, 0x22);
+	assert_int_equal(pg.off, PAGE_SIZE - 12);
+	/* a header saying 28 words of data, with 8 bytes left in the page */
+	rec_hdr(&pg, 28, 1);
+	pg.off = PAGE_SIZE; /* the commit covers the whole page */
+	page_end(&pg, 900, 0);
+	feed(e, &pg);
+	ft_kenc_finish(e);
+	assert_int_equal(o.n, 2);
+	assert_event(&o.r[0], 901, EV_ID, 8, 0x21);
+	assert_event(&o.r[1], 902, EV_ID, len2, 0x22);
+
+	/* a commit larger than the page itself: the page is not read at all */
+	page_start(&pg);
+	rec_event(&pg, 1, EV_ID, 8, 0x23);
+	pg.off = PAGE_SIZE + 64;
+	page_end(&pg, 1000, 0);
+	feed(e, &pg);
+	ft_kenc_finish(e);
+	assert_int_equal(o.n, 2);
+	ft_kenc_free(e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_deltas),    cmocka_unit_test(test_time_extend),
 	    cmocka_unit_test(test_padding),   cmocka_unit_test(test_absolute_stamp),
 	    cmocka_unit_test(test_lost_flag), cmocka_unit_test(test_lost_counters),
-	    cmocka_unit_test(test_stacks),
+	    cmocka_unit_test(test_stacks),    cmocka_unit_test(test_record_past_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
