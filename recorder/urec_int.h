@@ -3,7 +3,105 @@
 #ifndef FTRAIL_UREC_INT_H
 #define FTRAIL_UREC_INT_H
 
+#include <limits.h>
+#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+
+#include "core/lifeline.h"
+#include "core/opts.h"
+#include "core/ringbuf.h"
+#include "core/stackmap.h"
+
+struct ft_session_hdr;
+struct wqueue;
+
+/* Index of ring (slot, set, level) in the per-ring arrays. */
+#define RIDX(s, set, l) (((size_t)(s) * FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
+
+struct task {
+	uint32_t pid, tid;
+	char comm[32];
+};
+
+struct pend {
+	uint64_t id;
+	char *buf;
+	size_t len, cap;
+};
+
+struct ft_urecord {
+	const struct ft_record_opts *o;
+	int inject;
+	char prog[PATH_MAX];
+	char lib[PATH_MAX];
+
+	int memfd;
+	struct ft_lifeline life; /* held while we record: the runtime detaches when it goes */
+	void *mem;
+	size_t len;
+	struct ft_session_hdr *h;
+	struct ft_rb_area *area;
+	struct ft_rb_area area_copy; /* its header as formatted: restored if scribbled */
+	char *page;
+
+	pid_t pid;
+	int go_fd;  /* write end: one byte lets the child exec */
+	int err_fd; /* read end of the child's CLOEXEC pipe: errno of a failed exec */
+	int went;
+	int main_done;
+	int main_status;
+	int exec_errno;
+
+	struct task *tasks;
+	size_t nr_tasks, cap_tasks;
+	struct pend *pend;
+	size_t nr_pend, cap_pend, pend_bytes;
+	struct wqueue *q;
+	uint64_t *reported; /* per ring (RIDX): losses its pages reported */
+	uint64_t *nest_carry; /* per slot: nested-too-deep losses taken, not yet in a page */
+	uint64_t noslot_shown; /* area.lost_noslot already shown (NOSLOT buffer) */
+
+	/* snapshot (ringbuf.h "Snapshot"; the SNAPSHOT sections: tracefile.h) */
+	int snap_saving;      /* quiesced, saving the old set */
+	uint8_t *snap_done;   /* per slot: bit l = level l of the old set saved */
+	struct pend sbuf;     /* the copy of the ring being saved */
+	uint64_t snap_pages, snap_events; /* in every snapshot taken */
+	uint32_t snaps_saved; /* SNAPSHOT headers written */
+	uint32_t snaps_taken; /* snapshots completely saved */
+	uint32_t snap_clears_seen;
+	int snap_last_state;
+
+	char *warn; /* '\n'-separated lines not yet handed out */
+	size_t warn_len, warn_pos;
+	char cur_warn[512];
+	uint32_t rt_msg_seen;
+	int said_noinstr; /* the ELF check warned: the runtime's own line would repeat it */
+	int said_static;  /* warned that the program is static */
+
+	uint64_t events, bytes, pages;
+	uint64_t last_dead_check;
+	uint64_t peak_bytes; /* most of the memfd resident at once (sampled per pass) */
+	uint64_t last_flush; /* mono_ns of the last pend_flush_all from drain */
+
+	/*
+	 * The tables as written so far (sync_tables, under sync_lock): FUNCS
+	 * and MODULES up to these indexes, the stack map's stacks marked in
+	 * sm_seen, the symbol tables read.
+	 */
+	pthread_mutex_t sync_lock;
+	uint32_t funcs_done, mods_done;
+	struct ft_stackmap sm;
+	int sm_state;	    /* 0 not looked at, 1 attached, -1 none */
+	uint32_t *sm_seen;  /* export_delta's array */
+	uint64_t sm_exported; /* stacks written (first time) */
+	struct symcache {
+		char *path;
+		void *blob;
+		size_t len;
+	} *symc;
+	size_t nr_symc;
+};
 
 /*
  * Resolve a program name like execvp would (a name with '/' as is, else
