@@ -14,6 +14,7 @@
 #include "core/stackmap.h"
 
 struct ft_session_hdr;
+struct ft_writer;
 struct wqueue;
 
 /* Index of ring (slot, set, level) in the per-ring arrays. */
@@ -124,5 +125,19 @@ int urec_elf_instrumented(const char *path);
  * the runtime into it)?  1 yes, 0 no, -1 cannot tell.
  */
 int urec_elf_static(const char *path);
+
+/* urecord.c */
+int pend_append(struct pend *p, const void *data, size_t len);
+int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
+	      struct ft_rb_pageinfo *info);
+int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+		     uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
+int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
+
+/* urec_snapshot.c */
+int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+		   uint32_t l, const struct ft_rb_slotinfo *si);
+int snap_poll(struct ft_urecord *u, struct ft_writer *w);
+int snap_finish(struct ft_urecord *u, struct ft_writer *w);
 
 #endif
