@@ -127,6 +127,7 @@ int urec_elf_instrumented(const char *path);
 int urec_elf_static(const char *path);
 
 /* urecord.c */
+void add_warning(struct ft_urecord *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int pend_append(struct pend *p, const void *data, size_t len);
 int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
 	      struct ft_rb_pageinfo *info);
