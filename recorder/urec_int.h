@@ -133,7 +133,13 @@ int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t se
 	      struct ft_rb_pageinfo *info);
 int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
 		     uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
+struct task *task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid);
+
+/* urec_sections.c */
 int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
+int write_tasks(struct ft_urecord *u, struct ft_writer *w);
+int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
+	       int stopped);
 
 /* urec_snapshot.c */
 int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
