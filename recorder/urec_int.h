@@ -86,7 +86,7 @@ struct ft_urecord {
 	uint64_t last_flush; /* mono_ns of the last pend_flush_all from drain */
 
 	/*
-	 * The tables as written so far (sync_tables, under sync_lock): FUNCS
+	 * The tables as written so far (urec_sync_tables, under sync_lock): FUNCS
 	 * and MODULES up to these indexes, the stack map's stacks marked in
 	 * sm_seen, the symbol tables read.
 	 */
@@ -126,25 +126,95 @@ int urec_elf_instrumented(const char *path);
  */
 int urec_elf_static(const char *path);
 
-/* urecord.c */
-void add_warning(struct ft_urecord *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int pend_append(struct pend *p, const void *data, size_t len);
-int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
-	      struct ft_rb_pageinfo *info);
-int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-		     uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
-struct task *task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid);
+/* ---- urecord.c: the drain loop and its buffers ---- */
 
-/* urec_sections.c */
-int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
-int write_tasks(struct ft_urecord *u, struct ft_writer *w);
-int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
-	       int stopped);
+/*
+ * urec_warn() - queue a warning line for ft_urecord_next_warning()
+ *
+ * A line already queued is not queued again; out of memory drops it.
+ * Drain thread (the thread in ft_urecord_run()); the writer thread also
+ * calls it, for a module without symbols (urec_sync_tables()).
+ */
+void urec_warn(struct ft_urecord *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* urec_snapshot.c */
-int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-		   uint32_t l, const struct ft_rb_slotinfo *si);
-int snap_poll(struct ft_urecord *u, struct ft_writer *w);
-int snap_finish(struct ft_urecord *u, struct ft_writer *w);
+/*
+ * urec_pend_append() - append len bytes to p's buffer, growing it
+ *
+ * Return: 0, or -1 (ENOMEM) with p unchanged.
+ */
+int urec_pend_append(struct pend *p, const void *data, size_t len);
+
+/*
+ * urec_take_page() - hand the page consumed into u->page, from ring
+ * (s, set, l), to its buffer's pending UDATA (with the nested-too-deep
+ * losses carried on level 0)
+ *
+ * Return: 0, or -1 when a chunk could not be written.  Drain thread.
+ */
+int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
+		   struct ft_rb_pageinfo *info);
+
+/*
+ * urec_report_tail_loss() - the losses of ring (s, set, l) that no page
+ * reported, as a page of their own at ts, when its writer is gone
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread.
+ */
+int urec_report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			  uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
+
+/* The task (pid, tid) seen so far, or NULL.  Drain thread. */
+struct task *urec_task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid);
+
+/* ---- urec_sections.c: the sections that name the records ---- */
+
+/*
+ * urec_sync_tables() - write the MODULES (and SYMTABs), FUNCS and STACKMAP
+ * entries published since the last call, before a chunk that may name them
+ * @final: everything left, the unpublished entries included (at the end)
+ *
+ * Return: 0, or -1 with errno.  Writer or drain thread; takes u->sync_lock.
+ */
+int urec_sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
+
+/* The TASKS section (pid, tid, name of every thread seen).  0, or -1 with errno. */
+int urec_write_tasks(struct ft_urecord *u, struct ft_writer *w);
+
+/*
+ * urec_write_meta() - the user META lines: counts, losses, buffer mode, the
+ * program's exit, the snapshot counters
+ * @stopped: the recording was stopped by a signal before the program ended
+ *
+ * Return: 0, or -1 with errno.  At the end, drain thread.
+ */
+int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
+		    int stopped);
+
+/* ---- urec_snapshot.c: snapshots (core/ringbuf.h "Snapshot") ---- */
+
+/*
+ * urec_snap_save_ring() - save the frozen ring (s, set, l) of the old set
+ * into the snapshot, drain what was not consumed into UDATA, reset it
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread.
+ */
+int urec_snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			uint32_t l, const struct ft_rb_slotinfo *si);
+
+/*
+ * urec_snap_poll() - act on the snapshot requests seen since the last pass:
+ * a new swap (start saving), a clear, a free; once per drain pass
+ *
+ * Return: 0, or -1 when writing a header failed.  Drain thread.
+ */
+int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w);
+
+/*
+ * urec_snap_finish() - after a pass: when every ring of the old set is
+ * saved, mark the snapshot taken and hand the spare back
+ *
+ * Return: 0.  Drain thread.
+ */
+int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w);
 
 #endif

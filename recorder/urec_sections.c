@@ -2,7 +2,7 @@
 /*
  * The sections of the user-space recorder that name its records: FUNCS,
  * MODULES with their SYMTABs, and the STACKMAP, written as they grow and
- * before the chunks that use them (sync_tables), then TASKS and META at
+ * before the chunks that use them (urec_sync_tables), then TASKS and META at
  * the end (see urecord.c for the whole recorder).
  */
 #include <errno.h>
@@ -101,7 +101,7 @@ static const void *symtab_of(struct ft_urecord *u, const char *path, size_t *len
 		n->blob = ft_symtab_encode(st, &n->len);
 		ft_symtab_free(st);
 	} else {
-		add_warning(u, "no symbols for %s: %s", path, e);
+		urec_warn(u, "no symbols for %s: %s", path, e);
 	}
 	u->nr_symc++;
 	*len = n->len;
@@ -231,7 +231,7 @@ static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
 
 		if (n > 0 && (size_t)n < sizeof(meta))
 			r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
-		/* final runs on the drain thread, the writer thread stopped: add_warning is safe */
+		/* final runs on the drain thread, the writer thread stopped: urec_warn is safe */
 		{
 			struct ft_stackmap_stat st;
 			char line[320];
@@ -240,7 +240,7 @@ static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
 			if (ft_smap_full_line(line, sizeof(line), "user",
 					      (unsigned int)__builtin_ctz(st.max_entries | 1u << 31),
 					      st.entries, st.successes, st.drops))
-				add_warning(u, "%s", line);
+				urec_warn(u, "%s", line);
 		}
 	}
 	return r;
@@ -255,7 +255,7 @@ static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
  * them take turns (the cursors and the symbol cache are its).  Returns 0,
  * or -1 with errno.
  */
-int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final)
+int urec_sync_tables(struct ft_urecord *u, struct ft_writer *w, int final)
 {
 	int r = 0;
 
@@ -269,7 +269,7 @@ int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final)
 	return r;
 }
 
-int write_tasks(struct ft_urecord *u, struct ft_writer *w)
+int urec_write_tasks(struct ft_urecord *u, struct ft_writer *w)
 {
 	const char *base = strrchr(u->prog, '/');
 	size_t cap = 64 + u->nr_tasks * 64, len = 0;
@@ -285,7 +285,7 @@ int write_tasks(struct ft_urecord *u, struct ft_writer *w)
 
 		if (!c[0]) {
 			/* died before we looked: its process's name, else the program's */
-			struct task *pt = task_find(u, t->pid, t->pid);
+			struct task *pt = urec_task_find(u, t->pid, t->pid);
 
 			c = pt && pt->comm[0] ? pt->comm : base;
 		}
@@ -297,8 +297,8 @@ int write_tasks(struct ft_urecord *u, struct ft_writer *w)
 	return r;
 }
 
-int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
-		      int stopped)
+int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
+		    int stopped)
 {
 	char buf[2048];
 	int n = 0;

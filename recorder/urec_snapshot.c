@@ -17,7 +17,7 @@ static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, con
 {
 	struct pend *p = &u->sbuf;
 
-	if (pend_append(p, page, info->len))
+	if (urec_pend_append(p, page, info->len))
 		return -1;
 	p->id = info->buf_id;
 	return 0;
@@ -43,8 +43,8 @@ static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *st
  * snapshot, drain what was not consumed yet into UDATA (the trace keeps every
  * event: the snapshot is a copy), show its tail losses, and reset it.
  */
-int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-			  uint32_t l, const struct ft_rb_slotinfo *si)
+int urec_snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			uint32_t l, const struct ft_rb_slotinfo *si)
 {
 	struct ft_rb_area *a = u->area;
 	struct ft_rb_pageinfo info;
@@ -64,14 +64,15 @@ int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 		r |= sbuf_add(u, &info, u->page);
 	}
 	if (u->sbuf.len) {
-		r |= sync_tables(u, w, 0); /* names first, as for UDATA */
+		r |= urec_sync_tables(u, w, 0); /* names first, as for UDATA */
 		r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->sbuf.id, u->sbuf.buf, u->sbuf.len, 1);
 	}
 	u->sbuf.len = 0;
 	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
-		r |= take_page(u, w, s, set, l, &info);
+		r |= urec_take_page(u, w, s, set, l, &info);
 	/* the swap's time: before anything the thread wrote in the live set */
-	r |= report_tail_loss(u, w, s, set, l, si, __atomic_load_n(&a->snap_ts, __ATOMIC_RELAXED));
+	r |= urec_report_tail_loss(u, w, s, set, l, si,
+				   __atomic_load_n(&a->snap_ts, __ATOMIC_RELAXED));
 	ft_rb_ring_reset(a, s, set, l);
 	u->reported[RIDX(s, set, l)] = 0;
 	return r;
@@ -82,7 +83,7 @@ int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
  * ring by ring as they freeze), clears, frees.  Pages of the old set that
  * are not frozen yet are drained as usual (complete pages only) by drain().
  */
-int snap_poll(struct ft_urecord *u, struct ft_writer *w)
+int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w)
 {
 	struct ft_rb_area *a = u->area;
 	int st = ft_rb_snapshot_state(a), r = 0;
@@ -109,7 +110,7 @@ int snap_poll(struct ft_urecord *u, struct ft_writer *w)
 }
 
 /* After a pass over every slot: is the save complete?  Write it. */
-int snap_finish(struct ft_urecord *u, struct ft_writer *w)
+int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w)
 {
 	struct ft_rb_area *a = u->area;
 	const uint8_t all = (1u << FT_RB_LEVELS) - 1;

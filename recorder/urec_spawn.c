@@ -100,16 +100,16 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 
 	if (u->inject && urec_elf_static(u->prog) == 1) {
 		u->said_static = 1;
-		add_warning(u,
-			    "%s is statically linked: the runtime cannot be preloaded into it, "
-			    "nothing of it will be traced (link it dynamically)",
-			    u->o->argv[0]);
+		urec_warn(u,
+			  "%s is statically linked: the runtime cannot be preloaded into it, "
+			  "nothing of it will be traced (link it dynamically)",
+			  u->o->argv[0]);
 	} else if (u->inject && strcmp(u->o->tracer, "nop")) {
 		int ins = urec_elf_instrumented(u->prog);
 
 		if (ins == 0) {
 			u->said_noinstr = 1;
-			add_warning(
+			urec_warn(
 			    u,
 			    "%s has no instrumentation ftrail can hook: compile it with -pg, "
 			    "-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "

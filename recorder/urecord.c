@@ -32,7 +32,7 @@
  * as usual and reset; the snapshot is written as a header and one
  * FT_SEC_SNAPSHOT section per buffer (core/snapshot.h), and the spare is
  * handed back.  Clears and frees write a header of their own.  Losses are
- * shown where they happened, each once (take_page, report_tail_loss,
+ * shown where they happened, each once (urec_take_page, urec_report_tail_loss,
  * show_noslot): the LOST lines of show add up to the total record prints.
  *
  * Pages are batched per buffer id and written as compressed UDATA chunks
@@ -91,7 +91,7 @@ static uint64_t mono_ns(void)
 }
 
 /* Queue a warning line (deduplicated) for ft_urecord_next_warning(). */
-void add_warning(struct ft_urecord *u, const char *fmt, ...)
+void urec_warn(struct ft_urecord *u, const char *fmt, ...)
 {
 	char line[512];
 	va_list ap;
@@ -148,10 +148,12 @@ static void pull_rt_msgs(struct ft_urecord *u, int final)
 		return;
 	while (ft_session_msg_next(u->h, &u->rt_msg_seen, line, sizeof(line)))
 		if (line[0] && !(u->said_noinstr && strstr(line, "no instrumentation")))
-			add_warning(u, "%s", line);
+			urec_warn(u, "%s", line);
 	if (final && (left = ft_session_msg_left(u->h, u->rt_msg_seen)))
-		add_warning(u, "%u runtime warning(s) lost (the message area is full, or the "
-			    "program died writing one)", left);
+		urec_warn(u,
+			  "%u runtime warning(s) lost (the message area is full, or the "
+			  "program died writing one)",
+			  left);
 }
 
 /* ---- tasks ---- */
@@ -175,7 +177,7 @@ static void read_comm(uint32_t pid, uint32_t tid, char *out, size_t len)
 		out[n - 1] = 0;
 }
 
-struct task *task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid)
+struct task *urec_task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid)
 {
 	for (size_t i = 0; i < u->nr_tasks; i++)
 		if (u->tasks[i].tid == tid && u->tasks[i].pid == pid)
@@ -194,7 +196,7 @@ static void note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid, int rere
 
 	if (!pid || !tid)
 		return;
-	t = task_find(u, pid, tid);
+	t = urec_task_find(u, pid, tid);
 	if (!t) {
 		if (u->nr_tasks == u->cap_tasks) {
 			size_t nc = u->cap_tasks ? u->cap_tasks * 2 : 64;
@@ -274,12 +276,12 @@ struct wqueue {
 
 /*
  * The writer thread: for each queued chunk, first the names its records
- * need (sync_tables: reading ELF symbol tables takes milliseconds, kept
+ * need (urec_sync_tables: reading ELF symbol tables takes milliseconds, kept
  * off the drain loop), then the chunk.  Ordering: every fid, module and
  * stack a chunk names was published by the runtime (release) before the
  * drain loop consumed the chunk's pages (acquire); the drain loop then
  * queued the chunk under q->lock, which we took to dequeue it, so the
- * acquire loads in sync_tables see them all.
+ * acquire loads in urec_sync_tables see them all.
  */
 static void *writer_main(void *arg)
 {
@@ -299,7 +301,7 @@ static void *writer_main(void *arg)
 		if (!q->head)
 			q->tail = NULL;
 		pthread_mutex_unlock(&q->lock);
-		if (sync_tables(q->u, q->w, 0) ||
+		if (urec_sync_tables(q->u, q->w, 0) ||
 		    ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
 			pthread_mutex_lock(&q->lock);
 			q->failed = 1;
@@ -372,7 +374,7 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 		pthread_mutex_unlock(&q->lock);
 		free(c);
 		/* written here: the names it needs first, as the writer thread does */
-		r = sync_tables(u, w, 0);
+		r = urec_sync_tables(u, w, 0);
 		r |= ft_writer_add(w, FT_SEC_UDATA, p->id, p->buf, p->len, 1);
 	}
 	u->pend_bytes -= p->len;
@@ -412,7 +414,7 @@ static int pend_flush_all(struct ft_urecord *u, struct ft_writer *w)
  * Append len bytes to p's buffer, growing it (64 KiB, then doubling).
  * Returns 0, or -1 (ENOMEM) with p unchanged.
  */
-int pend_append(struct pend *p, const void *data, size_t len)
+int urec_pend_append(struct pend *p, const void *data, size_t len)
 {
 	if (p->len + len > p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
@@ -436,7 +438,7 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 {
 	struct pend *p = pend_get(u, info->buf_id);
 
-	if (!p || pend_append(p, page, info->len))
+	if (!p || urec_pend_append(p, page, info->len))
 		return -1;
 	u->pend_bytes += info->len;
 	if (p->len >= CHUNK_BYTES)
@@ -487,8 +489,8 @@ static void take_nest_lost(struct ft_urecord *u, uint32_t s)
 }
 
 /* Hand a consumed page (in u->page) to UDATA, with the nest carry on level 0. */
-int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-		     uint32_t l, struct ft_rb_pageinfo *info)
+int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
+		   struct ft_rb_pageinfo *info)
 {
 	struct ft_page *pg = (struct ft_page *)u->page;
 
@@ -511,8 +513,8 @@ int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t se
  * readers show them where they happened -- at the end -- not only in the
  * totals.  Its time is now: after everything the thread wrote.
  */
-int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-			    uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts)
+int urec_report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			  uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts)
 {
 	struct ft_rb_ring *r = ft_rb_slot_ring(ft_rb_slot_at(u->area, s), set, l);
 	uint64_t total = __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED) +
@@ -559,7 +561,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	int check_dead = 0, r = 0;
 	uint64_t now = mono_ns();
 
-	r |= snap_poll(u, w);
+	r |= urec_snap_poll(u, w);
 	ft_rb_reader_alive(a);
 	{
 		struct stat st;
@@ -587,8 +589,8 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		    memcmp((char *)a + o2, (char *)&u->area_copy + o2, l2)) {
 			memcpy(a, &u->area_copy, l1);
 			memcpy((char *)a + o2, (char *)&u->area_copy + o2, l2);
-			add_warning(u, "the traced program overwrote the ring buffer's layout "
-				       "(restored; its records may be lost)");
+			urec_warn(u, "the traced program overwrote the ring buffer's layout "
+				     "(restored; its records may be lost)");
 		}
 	}
 	for (uint32_t s = 0; s < a->nr_slots; s++) {
@@ -628,12 +630,13 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			if (u->snap_saving) {
 				if (!(u->snap_done[s] & (1u << l))) {
 					if (everything || ft_rb_ring_frozen(a, s, live ^ 1, l)) {
-						r |= snap_save_ring(u, w, s, live ^ 1, l, &si);
+						r |= urec_snap_save_ring(u, w, s, live ^ 1, l, &si);
 						u->snap_done[s] |= (uint8_t)(1u << l);
 					} else {
-						while (ft_rb_consume_set(a, s, live ^ 1, l, 0, u->page,
-									 &info) == 1)
-							r |= take_page(u, w, s, live ^ 1, l, &info);
+						while (ft_rb_consume_set(a, s, live ^ 1, l, 0,
+									 u->page, &info) == 1)
+							r |= urec_take_page(u, w, s, live ^ 1, l,
+									    &info);
 						skipped = 1;
 						continue;
 					}
@@ -643,9 +646,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 				continue;
 			}
 			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
-				r |= take_page(u, w, s, live, l, &info);
+				r |= urec_take_page(u, w, s, live, l, &info);
 			if (final)
-				r |= report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
+				r |= urec_report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
 		}
 		if (si.state == FT_RB_EXITED && !everything && !skipped &&
 		    (!u->snap_saving || u->snap_done[s] == (1u << FT_RB_LEVELS) - 1)) {
@@ -665,7 +668,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			if (si.state == FT_RB_FREE)
 				u->snap_done[s] = (1u << FT_RB_LEVELS) - 1;
 		}
-		r |= snap_finish(u, w);
+		r |= urec_snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
 	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
@@ -806,8 +809,8 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 * traced into buffers nobody drains: say so, but record anyway.
 	 */
 	if (ft_lifeline_create(&u->life, lerr, sizeof(lerr)))
-		add_warning(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
-			    o->argv[0]);
+		urec_warn(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
+			  o->argv[0]);
 	/*
 	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
 	 * or when a snapshot trigger / function command is set, as ftrace
@@ -851,9 +854,9 @@ static int reap(struct ft_urecord *u)
 			u->main_done = 1;
 			u->main_status = st;
 		} else if (WIFSIGNALED(st)) {
-			add_warning(u, "process %d was killed by signal %d (%s)%s", (int)p,
-				    WTERMSIG(st), strsignal(WTERMSIG(st)),
-				    WCOREDUMP(st) ? ", core dumped" : "");
+			urec_warn(u, "process %d was killed by signal %d (%s)%s", (int)p,
+				  WTERMSIG(st), strsignal(WTERMSIG(st)),
+				  WCOREDUMP(st) ? ", core dumped" : "");
 		}
 	}
 }
@@ -947,19 +950,19 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 
 			if (u->o->filter.n && __atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) &&
 			    !__atomic_load_n(&c->rt_selected, __ATOMIC_RELAXED))
-				add_warning(u, "the function filter (-l) matches no function of %s",
-					    u->o->argv[0]);
+				urec_warn(u, "the function filter (-l) matches no function of %s",
+					  u->o->argv[0]);
 			if (!__atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) && u->main_done &&
 			    !u->said_static)
-				add_warning(u,
-					    "the runtime never started in %s (statically linked, "
-					    "or LD_PRELOAD removed?)",
-					    u->o->argv[0]);
+				urec_warn(u,
+					  "the runtime never started in %s (statically linked, "
+					  "or LD_PRELOAD removed?)",
+					  u->o->argv[0]);
 		}
 		ft_rb_area_totals(u->area, &tot);
-		wr |= sync_tables(u, w, 1);
-		wr |= write_tasks(u, w);
-		wr |= write_meta(u, w, &tot, stopped);
+		wr |= urec_sync_tables(u, w, 1);
+		wr |= urec_write_tasks(u, w);
+		wr |= urec_write_meta(u, w, &tot, stopped);
 		res->lost = tot.lost;
 		res->threads = (unsigned int)tot.claims;
 		res->mode = (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
