@@ -26,14 +26,21 @@
  * 0600 and is close-on-exec everywhere except in the traced child.  Nothing
  * here needs privileges.
  *
+ * The files: urecord.c creates the session, runs the drain loop and its
+ * writer thread, and tears down; urec_spawn.c starts the program;
+ * urec_snapshot.c saves snapshots; urec_sections.c writes the sections
+ * that name the records (FUNCS, MODULES, SYMTAB, STACKMAP) and the end's
+ * TASKS and META; urec_int.h holds the state they share.
+ *
  * Snapshots (core/ringbuf.h "Snapshot"): when a swap is seen (area
  * snap_state SAVING), one system-wide membarrier, then each ring of the old
  * set, once frozen, is copied whole into the snapshot, drained into UDATA
  * as usual and reset; the snapshot is written as a header and one
  * FT_SEC_SNAPSHOT section per buffer (core/snapshot.h), and the spare is
  * handed back.  Clears and frees write a header of their own.  Losses are
- * shown where they happened, each once (urec_take_page, urec_report_tail_loss,
- * show_noslot): the LOST lines of show add up to the total record prints.
+ * shown where they happened, each once (urec_take_page,
+ * urec_report_tail_loss, show_noslot): the LOST lines of show add up to
+ * the total record prints.
  *
  * Pages are batched per buffer id and written as compressed UDATA chunks
  * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
@@ -41,12 +48,10 @@
  * second so a killed recorder loses no more, and at the end),
  * compressed and appended by a writer thread so the drain loop only copies.
  */
-#include <dirent.h>
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -54,7 +59,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,10 +69,6 @@
 #include "core/options.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
-#include "core/snapshot.h"
-#include "core/smapfull.h"
-#include "core/stackmap.h"
-#include "core/symbols.h"
 #include "core/tracefile.h"
 #include "recorder/urec_int.h"
 #include "recorder/urecord.h"
