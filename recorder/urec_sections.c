@@ -20,9 +20,6 @@
 #include "core/tracefile.h"
 #include "recorder/urec_int.h"
 
-/* declared in stackmap.h, implemented by its owner: used once it exists */
-#pragma weak ft_stackmap_meta_lines
-
 static void put_u32(unsigned char *p, uint32_t v)
 {
 	memcpy(p, &v, 4); /* the trace file is little endian, as is x86-64 */
@@ -225,9 +222,7 @@ static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
 	if (final) {
 		char meta[512];
 		/* capacity, successes, drops for `ftrail stackmap stat` */
-		int n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&u->sm, "user", meta,
-									 sizeof(meta))
-					       : -1;
+		int n = ft_stackmap_meta_lines(&u->sm, "user", meta, sizeof(meta));
 
 		if (n > 0 && (size_t)n < sizeof(meta))
 			r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
