@@ -73,7 +73,13 @@ struct ft_urecord {
 	uint32_t snap_clears_seen;
 	int snap_last_state;
 
-	char *warn; /* '\n'-separated lines not yet handed out */
+	/*
+	 * '\n'-separated lines not yet handed out: the drain thread and the
+	 * writer thread (a module without symbols) add to them, warn_lock
+	 * makes them take turns.
+	 */
+	pthread_mutex_t warn_lock;
+	char *warn;
 	size_t warn_len, warn_pos;
 	char cur_warn[512];
 	uint32_t rt_msg_seen;
@@ -132,8 +138,7 @@ int urec_elf_static(const char *path);
  * urec_warn() - queue a warning line for ft_urecord_next_warning()
  *
  * A line already queued is not queued again; out of memory drops it.
- * Drain thread (the thread in ft_urecord_run()); the writer thread also
- * calls it, for a module without symbols (urec_sync_tables()).
+ * Any of the recorder's threads: takes u->warn_lock.
  */
 void urec_warn(struct ft_urecord *u, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

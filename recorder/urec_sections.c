@@ -226,7 +226,7 @@ static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
 
 		if (n > 0 && (size_t)n < sizeof(meta))
 			r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
-		/* final runs on the drain thread, the writer thread stopped: urec_warn is safe */
+		/* the map filled: say so, and what to do */
 		{
 			struct ft_stackmap_stat st;
 			char line[320];

@@ -91,19 +91,11 @@ static uint64_t mono_ns(void)
 }
 
 /* Queue a warning line (deduplicated) for ft_urecord_next_warning(). */
-void urec_warn(struct ft_urecord *u, const char *fmt, ...)
+/* Queue line unless it is queued already; u->warn_lock held. */
+static void warn_add(struct ft_urecord *u, const char *line, size_t l)
 {
-	char line[512];
-	va_list ap;
-	size_t l;
 	char *nw;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	l = strlen(line);
-	if (!l)
-		return;
 	/* already said? */
 	for (size_t i = 0; i < u->warn_len;) {
 		size_t e = i;
@@ -124,18 +116,41 @@ void urec_warn(struct ft_urecord *u, const char *fmt, ...)
 	u->warn[u->warn_len] = 0;
 }
 
+void urec_warn(struct ft_urecord *u, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	size_t l;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	l = strlen(line);
+	if (!l)
+		return;
+	pthread_mutex_lock(&u->warn_lock);
+	warn_add(u, line, l);
+	pthread_mutex_unlock(&u->warn_lock);
+}
+
 const char *ft_urecord_next_warning(struct ft_urecord *u)
 {
+	const char *r = NULL;
 	size_t e;
 
-	if (!u || u->warn_pos >= u->warn_len)
+	if (!u)
 		return NULL;
-	for (e = u->warn_pos; e < u->warn_len && u->warn[e] != '\n'; e++)
-		;
-	snprintf(u->cur_warn, sizeof(u->cur_warn), "%.*s", (int)(e - u->warn_pos),
-		 u->warn + u->warn_pos);
-	u->warn_pos = e + 1;
-	return u->cur_warn;
+	pthread_mutex_lock(&u->warn_lock);
+	if (u->warn_pos < u->warn_len) {
+		for (e = u->warn_pos; e < u->warn_len && u->warn[e] != '\n'; e++)
+			;
+		snprintf(u->cur_warn, sizeof(u->cur_warn), "%.*s", (int)(e - u->warn_pos),
+			 u->warn + u->warn_pos);
+		u->warn_pos = e + 1;
+		r = u->cur_warn;
+	}
+	pthread_mutex_unlock(&u->warn_lock);
+	return r;
 }
 
 /* Runtime warnings (session rt_msg) not yet queued; final: the writers are gone. */
@@ -757,6 +772,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	pthread_mutex_init(&u->q->lock, NULL);
 	pthread_cond_init(&u->q->cond, NULL);
 	pthread_mutex_init(&u->sync_lock, NULL);
+	pthread_mutex_init(&u->warn_lock, NULL);
 	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
 	u->pid = -1;
 	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
@@ -1036,5 +1052,6 @@ void ft_urecord_destroy(struct ft_urecord *u)
 	}
 	free(u->symc);
 	pthread_mutex_destroy(&u->sync_lock);
+	pthread_mutex_destroy(&u->warn_lock);
 	free(u);
 }
