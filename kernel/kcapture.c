@@ -75,6 +75,7 @@
 
 #include "kernel/kcapture.h"
 #include "kernel/kencode.h"
+#include "core/hashtab.h"
 #include "core/kdata.h"
 #include "core/options.h"
 #include "core/smapfull.h"
@@ -91,12 +92,11 @@
 /*
  * A set of kernel text addresses the trace refers to (stack frames stored
  * in full, pointer fields such as cpuhp_enter's fun): only the kallsyms
- * lines that cover them go into the file.  Open addressing, 0 = free; past
- * ADDRSET_MAX the set gives up (overflow) and the whole table is stored.
+ * lines that cover them go into the file.  Past ADDRSET_MAX addresses (or
+ * out of memory) the set gives up (overflow) and the whole table is stored.
  */
 struct addrset {
-	uint64_t *v;
-	size_t n, cap;
+	struct ft_htab tab; /* struct ft_hentry, key the address; allocated at first use */
 	int overflow;
 };
 
@@ -190,36 +190,18 @@ static void note_addr(void *arg, uint64_t v)
 
 static int addrset_add(struct addrset *a, uint64_t v)
 {
-	size_t j;
-
 	if (a->overflow || !v)
 		return 0;
-	if ((a->n + 1) * 2 > a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 1024;
-		uint64_t *nv;
-
-		if (a->n + 1 > ADDRSET_MAX || !(nv = calloc(nc, sizeof(*nv)))) {
-			a->overflow = 1;
-			return 0;
-		}
-		for (size_t i = 0; i < a->cap; i++) {
-			if (!a->v[i])
-				continue;
-			for (j = (a->v[i] * 0x9E3779B97F4A7C15ull) >> 20 & (nc - 1); nv[j];
-			     j = (j + 1) & (nc - 1))
-				;
-			nv[j] = a->v[i];
-		}
-		free(a->v);
-		a->v = nv;
-		a->cap = nc;
+	if (!a->tab.tab && ft_htab_init(&a->tab, sizeof(struct ft_hentry))) {
+		a->overflow = 1;
+		return 0;
 	}
-	for (j = (v * 0x9E3779B97F4A7C15ull) >> 20 & (a->cap - 1); a->v[j];
-	     j = (j + 1) & (a->cap - 1))
-		if (a->v[j] == v)
-			return 0;
-	a->v[j] = v;
-	a->n++;
+	if (ft_htab_find(&a->tab, v))
+		return 0;
+	if (a->tab.used + 1 > ADDRSET_MAX || !ft_htab_get(&a->tab, v, 1)) {
+		a->overflow = 1;
+		return 0;
+	}
 	return 1;
 }
 
@@ -612,7 +594,7 @@ static void destroy(struct ft_kcapture *kc)
 				close(c->stats_fd);
 			ft_kenc_free(c->enc);
 			free(c->page);
-			free(c->addrs.v);
+			ft_htab_free(&c->addrs.tab);
 			free(c->fresh);
 		}
 		free(kc->cpus);
