@@ -154,15 +154,6 @@ static int accepted(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid)
 
 /* --- stacks -------------------------------------------------------------- */
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
-
-	for (uint32_t i = 0; i < nr; i++)
-		h = ft_hash_u64(h ^ ips[i]) + i;
-	return h;
-}
-
 /* The stack being interned, for stack_eq(). */
 struct stack_key {
 	const struct ft_offcpu *oc;
@@ -188,7 +179,7 @@ static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t 
 
 	if (!ips || !nr)
 		return 0;
-	h = stack_hash(ips, nr);
+	h = ft_hash_mx(ips, nr, 0); /* the stack hash of the readers' tables (stackset.c) */
 	e = ft_htab_get_eq(&oc->stack_ids, h, stack_eq, &k, 0, NULL);
 	if (e)
 		return e->id;
