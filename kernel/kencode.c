@@ -68,6 +68,7 @@ void ft_kenc_free(struct ft_kenc *e)
 	free(e);
 }
 
+/* Remember the first failure (EIO when it left errno 0); later ones are not kept. */
 static void kenc_fail(struct ft_kenc *e, int err)
 {
 	if (!e->err)
@@ -128,7 +129,7 @@ static uint64_t delta(struct ft_kenc *e, uint64_t ticks)
 static void put_missed(struct ft_kenc *e, uint64_t ticks, uint64_t count)
 {
 	if (chunk_begin(e, 21, ticks)) {
-		e->err = ENOMEM;
+		kenc_fail(e, ENOMEM);
 		return;
 	}
 	e->chunk[e->len++] = KREC_MISSED;
@@ -146,7 +147,7 @@ static void flush_pending(struct ft_kenc *e)
 	e->pending = 0;
 	need = 1 + 10 + 10 + e->pend_len + e->pend_stacks_len;
 	if (chunk_begin(e, need, e->pend_ticks)) {
-		e->err = ENOMEM;
+		kenc_fail(e, ENOMEM);
 		return;
 	}
 	e->chunk[e->len++] = (unsigned char)(KREC_EVENT | e->pend_flags);
@@ -174,7 +175,7 @@ static void set_pending(struct ft_kenc *e, const void *data, size_t len, uint64_
 		unsigned char *n = realloc(e->pend, len);
 
 		if (!n) {
-			e->err = ENOMEM;
+			kenc_fail(e, ENOMEM);
 			return;
 		}
 		e->pend = n;
