@@ -39,6 +39,13 @@ struct ft_xtrace {
 	struct ft_trace_source src;
 	struct ft_htab bd; /* struct bufdepth */
 	struct ft_htab ti; /* struct tinfo */
+	/*
+	 * The entries of the last lookups (events come in runs of one buffer
+	 * and thread): only buf_depth() and thread_info() add entries, and
+	 * they reset these whenever they do, so the pointers never go stale.
+	 */
+	struct bufdepth *last_bd;
+	struct tinfo *last_ti;
 	struct ft_xtrace_stats st;
 	int (*fn)(const struct ft_xevent *ev, void *arg);
 	void *arg;
@@ -124,16 +131,20 @@ void ft_xtrace_get_stats(const struct ft_xtrace *x, struct ft_xtrace_stats *st)
 /* Per-buffer depth entry (created on first use); NULL on ENOMEM. */
 static struct bufdepth *buf_depth(struct ft_xtrace *x, uint64_t id)
 {
-	return ft_htab_get(&x->bd, id, 1);
+	if (!x->last_bd || x->last_bd->h.key != id)
+		x->last_bd = ft_htab_get(&x->bd, id, 1);
+	return x->last_bd;
 }
 
 static struct tinfo *thread_info(struct ft_xtrace *x, uint32_t tid, int *created)
 {
-	struct tinfo *ti = ft_htab_get_eq(&x->ti, tid, NULL, NULL, 1, created);
-
-	if (ti)
-		ti->tid = tid;
-	return ti;
+	*created = 0;
+	if (x->last_ti && x->last_ti->tid == tid)
+		return x->last_ti;
+	x->last_ti = ft_htab_get_eq(&x->ti, tid, NULL, NULL, 1, created);
+	if (x->last_ti)
+		x->last_ti->tid = tid;
+	return x->last_ti;
 }
 
 static int emit(struct ft_xtrace *x, const struct ft_xevent *ev)
