@@ -118,22 +118,28 @@ static int grow_arena(struct ft_folded *f, size_t need)
 	return 0;
 }
 
-/* Insert a new key (known absent) of hash h.  Returns 0 or -1 when it does
- * not fit. */
-static int insert_new(struct ft_folded *f, const char *s, size_t n, uint64_t h, uint64_t w)
+/* Is there room for one more key of n bytes (table and arena)?  Grows the arena. */
+static int room_for(struct ft_folded *f, size_t n)
 {
-	struct key k = {s, n, NULL};
-	struct slot *e;
-
 	/* a table that doubles must stay within the budget too */
 	if (ft_htab_grows(&f->tab) && mem_used(f) + f->tab.cap * f->tab.esize > f->budget)
-		return -1;
-	if (grow_arena(f, n + 1))
-		return -1;
-	k.arena = f->arena;
-	e = ft_htab_get_eq(&f->tab, h, slot_eq, &k, 1, NULL);
-	if (!e)
-		return -1;
+		return 0;
+	return !grow_arena(f, n + 1);
+}
+
+/*
+ * The entry of key s (n bytes, hash h), made when absent and create (then
+ * room_for() must have said yes); *created says which.  NULL: absent and
+ * not made (!create, or the table could not grow).
+ */
+static struct slot *get_slot(struct ft_folded *f, const char *s, size_t n, uint64_t h,
+			     uint64_t w, int create, int *created)
+{
+	struct key k = {s, n, f->arena};
+	struct slot *e = ft_htab_get_eq(&f->tab, h, slot_eq, &k, create, created);
+
+	if (!e || !*created)
+		return e;
 	memcpy(f->arena + f->alen, s, n);
 	f->arena[f->alen + n] = '\0';
 	e->h.aux = (uint32_t)n;
@@ -141,7 +147,7 @@ static int insert_new(struct ft_folded *f, const char *s, size_t n, uint64_t h, 
 	e->off = f->alen;
 	f->alen += n + 1;
 	f->total += w;
-	return 0;
+	return e;
 }
 
 /* Write the map's entries to the sink, unsorted, and empty it. */
@@ -163,8 +169,8 @@ static int flush_to_sink(struct ft_folded *f)
 
 int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t weight)
 {
-	struct key k = {stack, len, f->arena};
 	struct slot *s;
+	int created;
 	uint64_t h;
 
 	if (!len || len > UINT32_MAX) {
@@ -172,18 +178,19 @@ int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t w
 		return -1;
 	}
 	h = ft_hash_fnv1a(stack, len);
-	s = ft_htab_get_eq(&f->tab, h, slot_eq, &k, 0, NULL);
+	/* one probe finds the stack or, when a new one fits, makes it */
+	s = get_slot(f, stack, len, h, weight, room_for(f, len), &created);
 	if (s) {
-		s->weight += weight;
-		f->total += weight;
+		if (!created) {
+			s->weight += weight;
+			f->total += weight;
+		}
 		return 0;
 	}
-	if (!insert_new(f, stack, len, h, weight))
-		return 0;
 	if (f->sink) {
 		if (flush_to_sink(f))
 			return -1;
-		if (!insert_new(f, stack, len, h, weight))
+		if (room_for(f, len) && get_slot(f, stack, len, h, weight, 1, &created))
 			return 0;
 	}
 	/* does not fit even in an empty map, or no sink: refuse and count */
