@@ -25,8 +25,8 @@ struct chunk {
 
 struct sthread {
 	struct ft_hentry h; /* first (hashtab.h): key tid, aux pid */
-	char *name;           /* thread name, or NULL */
-	char *buf;            /* events not yet spilled */
+	char *name;	    /* thread name, or NULL */
+	char *buf;	    /* events not yet spilled */
 	size_t blen;
 	struct chunk *chunks; /* spilled parts, in order */
 	size_t nchunks, cchunks;
@@ -38,9 +38,8 @@ struct sthread {
 };
 
 struct fslot {
-	uint64_t hash; /* 0: free */
-	uint32_t id;
-	uint32_t off;  /* of the name in the frame arena */
+	struct ft_hentry h; /* first (hashtab.h): key the name's hash, aux its id */
+	uint32_t off;	    /* of the name in the frame arena */
 };
 
 struct ft_speedscope {
@@ -49,10 +48,10 @@ struct ft_speedscope {
 	int spill;          /* fd of the unlinked temporary file, or -1 */
 	uint64_t spill_off;
 	struct ft_htab threads; /* struct sthread */
-	struct fslot *ftab; /* frame name -> id */
-	size_t fcap, nframes;
-	uint32_t *forder;   /* id -> arena offset */
-	size_t ocap;        /* entries forder can hold */
+	struct ft_htab frames;	/* struct fslot: frame name -> id */
+	size_t nframes;
+	uint32_t *forder; /* id -> arena offset */
+	size_t ocap;	  /* entries forder can hold */
 	char *arena;
 	size_t alen, acap;
 	int have_base;
@@ -61,12 +60,17 @@ struct ft_speedscope {
 	const char *tmpdir;
 };
 
-/* FNV-1a, forced non-zero (0 marks a free slot). */
-static uint64_t hash_str(const char *s)
-{
-	uint64_t h = ft_hash_fnv1a(s, strlen(s));
+/* The name being looked up, for fslot_eq(). */
+struct fkey {
+	const char *arena;
+	const char *name;
+};
 
-	return h ? h : 1;
+static int fslot_eq(const void *entry, const void *key)
+{
+	const struct fkey *k = key;
+
+	return !strcmp(k->arena + ((const struct fslot *)entry)->off, k->name);
 }
 
 struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char *tmpdir)
@@ -79,12 +83,11 @@ struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char
 	s->spill = -1;
 	s->tmpdir = tmpdir;
 	s->name = strdup(name ? name : "ftrail");
-	s->fcap = 1024;
-	s->ftab = calloc(s->fcap, sizeof(*s->ftab));
-	if (ft_htab_init(&s->threads, sizeof(struct sthread)) || !s->name || !s->ftab) {
+	if (ft_htab_init(&s->threads, sizeof(struct sthread)) ||
+	    ft_htab_init(&s->frames, sizeof(struct fslot)) || !s->name) {
 		free(s->name);
 		ft_htab_free(&s->threads);
-		free(s->ftab);
+		ft_htab_free(&s->frames);
 		free(s);
 		errno = ENOMEM;
 		return NULL;
@@ -95,34 +98,13 @@ struct ft_speedscope *ft_speedscope_open(FILE *out, const char *name, const char
 /* The id of a frame name, adding it to the table.  -1 on ENOMEM. */
 static int64_t frame_id(struct ft_speedscope *s, const char *name)
 {
-	uint64_t h = hash_str(name);
-	size_t j, l;
+	size_t l = strlen(name) + 1;
+	uint64_t h = ft_hash_fnv1a(name, l - 1);
+	struct fkey k = {s->arena, name};
+	struct fslot *e = ft_htab_get_eq(&s->frames, h, fslot_eq, &k, 0, NULL);
 
-	for (j = h & (s->fcap - 1); s->ftab[j].hash; j = (j + 1) & (s->fcap - 1))
-		if (s->ftab[j].hash == h && !strcmp(s->arena + s->ftab[j].off, name))
-			return s->ftab[j].id;
-	if ((s->nframes + 1) * 2 > s->fcap) {
-		size_t ncap = s->fcap * 2;
-		struct fslot *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return -1;
-		for (size_t i = 0; i < s->fcap; i++) {
-			size_t k;
-
-			if (!s->ftab[i].hash)
-				continue;
-			for (k = s->ftab[i].hash & (ncap - 1); nt[k].hash; k = (k + 1) & (ncap - 1))
-				;
-			nt[k] = s->ftab[i];
-		}
-		free(s->ftab);
-		s->ftab = nt;
-		s->fcap = ncap;
-		for (j = h & (s->fcap - 1); s->ftab[j].hash; j = (j + 1) & (s->fcap - 1))
-			;
-	}
-	l = strlen(name) + 1;
+	if (e)
+		return e->h.aux;
 	if (s->alen + l > s->acap || s->alen + l > UINT32_MAX) {
 		size_t n = s->acap ? s->acap * 2 : 65536;
 		char *na;
@@ -146,10 +128,16 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 		s->forder = no;
 		s->ocap = n;
 	}
+	if (s->nframes >= UINT32_MAX)
+		return -1;
+	/* absent: this makes the entry (the arena may have moved) */
+	k.arena = s->arena;
+	e = ft_htab_get_eq(&s->frames, h, fslot_eq, &k, 1, NULL);
+	if (!e)
+		return -1;
 	memcpy(s->arena + s->alen, name, l);
-	s->ftab[j].hash = h;
-	s->ftab[j].id = (uint32_t)s->nframes;
-	s->ftab[j].off = (uint32_t)s->alen;
+	e->h.aux = (uint32_t)s->nframes;
+	e->off = (uint32_t)s->alen;
 	s->forder[s->nframes] = (uint32_t)s->alen;
 	s->alen += l;
 	return (int64_t)s->nframes++;
@@ -458,7 +446,7 @@ out:
 		close(s->spill);
 	free(order);
 	ft_htab_free(&s->threads);
-	free(s->ftab);
+	ft_htab_free(&s->frames);
 	free(s->forder);
 	free(s->arena);
 	free(s->name);

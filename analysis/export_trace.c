@@ -14,21 +14,21 @@
 
 #include "analysis/kevents.h"
 #include "analysis/trace.h"
+#include "core/hashtab.h"
 
 #define MAX_ARGS 24
 #define ARG_LEN 256
 #define KSTACK_LEN 2048
 
-struct bufdepth { /* per user buffer: calls passed on and still open */
-	uint64_t id;
-	int used;
+struct bufdepth {	    /* per user buffer: calls passed on and still open */
+	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
 	uint64_t depth;
 	uint32_t tid, pid;
 };
 
-struct tinfo { /* per thread: its process, and whether it was named */
+struct tinfo {		    /* per thread: its process, and whether it was named */
+	struct ft_hentry h; /* first (hashtab.h): key the tid */
 	uint32_t tid;
-	int used;
 	uint32_t pid;
 	int named;
 };
@@ -37,10 +37,15 @@ struct ft_xtrace {
 	struct ft_trace *t;
 	struct ft_ksource ks;
 	struct ft_trace_source src;
-	struct bufdepth *bd;
-	size_t bcap, bused;
-	struct tinfo *ti;
-	size_t tcap, tused;
+	struct ft_htab bd; /* struct bufdepth */
+	struct ft_htab ti; /* struct tinfo */
+	/*
+	 * The entries of the last lookups (events come in runs of one buffer
+	 * and thread): only buf_depth() and thread_info() add entries, and
+	 * they reset these whenever they do, so the pointers never go stale.
+	 */
+	struct bufdepth *last_bd;
+	struct tinfo *last_ti;
 	struct ft_xtrace_stats st;
 	int (*fn)(const struct ft_xevent *ev, void *arg);
 	void *arg;
@@ -84,11 +89,8 @@ struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t
 			}
 		}
 	}
-	x->bcap = 64;
-	x->tcap = 64;
-	x->bd = calloc(x->bcap, sizeof(*x->bd));
-	x->ti = calloc(x->tcap, sizeof(*x->ti));
-	if (!x->bd || !x->ti) {
+	if (ft_htab_init(&x->bd, sizeof(struct bufdepth)) ||
+	    ft_htab_init(&x->ti, sizeof(struct tinfo))) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
@@ -106,8 +108,8 @@ void ft_xtrace_close(struct ft_xtrace *x)
 		ft_kevents_close(x->ks.k);
 	if (x->t)
 		ft_trace_close(x->t);
-	free(x->bd);
-	free(x->ti);
+	ft_htab_free(&x->bd);
+	ft_htab_free(&x->ti);
 	free(x);
 }
 
@@ -126,79 +128,23 @@ void ft_xtrace_get_stats(const struct ft_xtrace *x, struct ft_xtrace_stats *st)
 	*st = x->st;
 }
 
-static uint64_t mix(uint64_t v)
-{
-	v ^= v >> 33;
-	v *= 0xff51afd7ed558ccdull;
-	v ^= v >> 33;
-	return v;
-}
-
 /* Per-buffer depth entry (created on first use); NULL on ENOMEM. */
 static struct bufdepth *buf_depth(struct ft_xtrace *x, uint64_t id)
 {
-	size_t j;
-
-	for (j = mix(id) & (x->bcap - 1); x->bd[j].used; j = (j + 1) & (x->bcap - 1))
-		if (x->bd[j].id == id)
-			return &x->bd[j];
-	if ((x->bused + 1) * 2 > x->bcap) {
-		size_t ncap = x->bcap * 2, k;
-		struct bufdepth *nb = calloc(ncap, sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		for (size_t i = 0; i < x->bcap; i++) {
-			if (!x->bd[i].used)
-				continue;
-			for (k = mix(x->bd[i].id) & (ncap - 1); nb[k].used; k = (k + 1) & (ncap - 1))
-				;
-			nb[k] = x->bd[i];
-		}
-		free(x->bd);
-		x->bd = nb;
-		x->bcap = ncap;
-		for (j = mix(id) & (x->bcap - 1); x->bd[j].used; j = (j + 1) & (x->bcap - 1))
-			;
-	}
-	x->bd[j].used = 1;
-	x->bd[j].id = id;
-	x->bused++;
-	return &x->bd[j];
+	if (!x->last_bd || x->last_bd->h.key != id)
+		x->last_bd = ft_htab_get(&x->bd, id, 1);
+	return x->last_bd;
 }
 
 static struct tinfo *thread_info(struct ft_xtrace *x, uint32_t tid, int *created)
 {
-	size_t j;
-
 	*created = 0;
-	for (j = mix(tid) & (x->tcap - 1); x->ti[j].used; j = (j + 1) & (x->tcap - 1))
-		if (x->ti[j].tid == tid)
-			return &x->ti[j];
-	if ((x->tused + 1) * 2 > x->tcap) {
-		size_t ncap = x->tcap * 2, k;
-		struct tinfo *nt = calloc(ncap, sizeof(*nt));
-
-		if (!nt)
-			return NULL;
-		for (size_t i = 0; i < x->tcap; i++) {
-			if (!x->ti[i].used)
-				continue;
-			for (k = mix(x->ti[i].tid) & (ncap - 1); nt[k].used; k = (k + 1) & (ncap - 1))
-				;
-			nt[k] = x->ti[i];
-		}
-		free(x->ti);
-		x->ti = nt;
-		x->tcap = ncap;
-		for (j = mix(tid) & (x->tcap - 1); x->ti[j].used; j = (j + 1) & (x->tcap - 1))
-			;
-	}
-	x->ti[j].used = 1;
-	x->ti[j].tid = tid;
-	x->tused++;
-	*created = 1;
-	return &x->ti[j];
+	if (x->last_ti && x->last_ti->tid == tid)
+		return x->last_ti;
+	x->last_ti = ft_htab_get_eq(&x->ti, tid, NULL, NULL, 1, created);
+	if (x->last_ti)
+		x->last_ti->tid = tid;
+	return x->last_ti;
 }
 
 static int emit(struct ft_xtrace *x, const struct ft_xevent *ev)
@@ -485,11 +431,11 @@ int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, voi
 	 * before its comm was saved) are named as the kernel's trace file names
 	 * them, "<...>", so every thread of the export has its metadata.
 	 */
-	for (size_t i = 0; i < x->tcap; i++) {
-		struct tinfo *ti = &x->ti[i];
-		struct ft_xevent ev = { .type = FT_XEV_THREAD_NAME, .cpu = -1, .name = "<...>" };
+	for (size_t i = 0; i < x->ti.cap; i++) {
+		struct tinfo *ti = ft_htab_slot(&x->ti, i);
+		struct ft_xevent ev = {.type = FT_XEV_THREAD_NAME, .cpu = -1, .name = "<...>"};
 
-		if (!ti->used || ti->named)
+		if (!ti || ti->named)
 			continue;
 		ti->named = 1;
 		ev.pid = ti->pid;

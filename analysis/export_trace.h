@@ -44,8 +44,11 @@ struct ft_xtrace_stats {
  * file cut short...) are available from ft_xtrace_warning().
  */
 struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t errlen);
+
+/* Close the file and free x (NULL is fine). */
 void ft_xtrace_close(struct ft_xtrace *x);
 
+/* The reader's warnings so far: their number, and warning i (valid until close). */
 size_t ft_xtrace_nr_warnings(const struct ft_xtrace *x);
 const char *ft_xtrace_warning(const struct ft_xtrace *x, size_t i);
 
@@ -58,6 +61,7 @@ const char *ft_xtrace_warning(const struct ft_xtrace *x, size_t i);
 int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, void *arg), void *arg,
 		  struct ft_progress *progress, char *err, size_t errlen);
 
+/* The counters of the events read and passed on so far.  Cannot fail. */
 void ft_xtrace_get_stats(const struct ft_xtrace *x, struct ft_xtrace_stats *st);
 
 #endif

@@ -3,10 +3,10 @@
  * Folded-stack aggregation with a memory budget (see folded.h).
  *
  * Layout: keys are appended to one arena (NUL-terminated, so foreach can
- * hand them out as C strings); the table is open addressing with linear
- * probing, kept at most half full, each slot holding the key's hash, its
- * arena offset and length, and the summed weight.  Nothing is ever removed
- * except by emptying the whole map (flush to the sink, or write).
+ * hand them out as C strings); the table is an ft_htab (core/hashtab.h)
+ * keyed by the key's hash, each entry holding the key's arena offset and
+ * length and the summed weight.  Nothing is ever removed except by
+ * emptying the whole map (flush to the sink, or write).
  */
 #include "analysis/folded.h"
 
@@ -20,17 +20,14 @@
 #include "core/hashtab.h"
 
 struct slot {
-	uint64_t hash;   /* 0: empty (real hashes are forced non-zero) */
+	struct ft_hentry h; /* key: the key's hash; aux: its length, without the NUL */
 	uint64_t weight;
-	uint64_t off;    /* key offset in the arena */
-	uint32_t len;    /* key length, without the NUL */
+	uint64_t off;	    /* key offset in the arena */
 };
 
 struct ft_folded {
 	size_t budget;
-	struct slot *tab;
-	size_t cap;      /* power of two */
-	size_t used;
+	struct ft_htab tab;
 	char *arena;
 	size_t alen, acap;
 	uint64_t total;
@@ -41,21 +38,24 @@ struct ft_folded {
 	size_t scap;
 };
 
-#define INITIAL_CAP 1024u
+/* The key being looked up, for slot_eq(). */
+struct key {
+	const char *s;
+	size_t n;
+	const char *arena;
+};
 
-/* FNV-1a, 64 bit, forced non-zero.  Keys are not attacker-chosen secrets:
- * a skewed input only costs probe length, bounded by the load factor. */
-static uint64_t hash_key(const char *s, size_t n)
+static int slot_eq(const void *entry, const void *k)
 {
-	uint64_t h = ft_hash_fnv1a(s, n);
+	const struct slot *s = entry;
+	const struct key *key = k;
 
-	h ^= h >> 29;
-	return h ? h : 1;
+	return s->h.aux == key->n && !memcmp(key->arena + s->off, key->s, key->n);
 }
 
 static size_t mem_used(const struct ft_folded *f)
 {
-	return f->cap * sizeof(struct slot) + f->acap;
+	return f->tab.cap * f->tab.esize + f->acap;
 }
 
 struct ft_folded *ft_folded_new(size_t max_bytes)
@@ -65,11 +65,8 @@ struct ft_folded *ft_folded_new(size_t max_bytes)
 	if (!f)
 		return NULL;
 	f->budget = max_bytes ? max_bytes : FT_FOLDED_DEFAULT_BUDGET;
-	f->cap = INITIAL_CAP;
-	f->tab = calloc(f->cap, sizeof(*f->tab));
-	if (!f->tab) {
+	if (ft_htab_init(&f->tab, sizeof(struct slot))) {
 		free(f);
-		errno = ENOMEM;
 		return NULL;
 	}
 	return f;
@@ -79,7 +76,7 @@ void ft_folded_free(struct ft_folded *f)
 {
 	if (!f)
 		return;
-	free(f->tab);
+	ft_htab_free(&f->tab);
 	free(f->arena);
 	free(f->scratch);
 	free(f);
@@ -92,37 +89,9 @@ void ft_folded_set_sink(struct ft_folded *f, FILE *out)
 
 static void clear(struct ft_folded *f)
 {
-	memset(f->tab, 0, f->cap * sizeof(*f->tab));
-	f->used = 0;
+	ft_htab_clear(&f->tab);
 	f->alen = 0;
 	f->total = 0;
-}
-
-/* Double the table.  Returns 0, or -1 when it would break the budget or
- * calloc fails (the map is left unchanged). */
-static int grow_table(struct ft_folded *f)
-{
-	size_t ncap = f->cap * 2;
-	struct slot *nt;
-
-	if (mem_used(f) + f->cap * sizeof(struct slot) > f->budget)
-		return -1;
-	nt = calloc(ncap, sizeof(*nt));
-	if (!nt)
-		return -1;
-	for (size_t i = 0; i < f->cap; i++) {
-		size_t j;
-
-		if (!f->tab[i].hash)
-			continue;
-		for (j = f->tab[i].hash & (ncap - 1); nt[j].hash; j = (j + 1) & (ncap - 1))
-			;
-		nt[j] = f->tab[i];
-	}
-	free(f->tab);
-	f->tab = nt;
-	f->cap = ncap;
-	return 0;
 }
 
 /* Make room for need more arena bytes.  Returns 0 or -1 (budget, ENOMEM). */
@@ -149,37 +118,45 @@ static int grow_arena(struct ft_folded *f, size_t need)
 	return 0;
 }
 
-/* Insert a new key (known absent) at the probe position for h.  Returns 0 or
- * -1 when it does not fit. */
-static int insert_new(struct ft_folded *f, const char *s, size_t n, uint64_t h, uint64_t w)
+/* Is there room for one more key of n bytes (table and arena)?  Grows the arena. */
+static int room_for(struct ft_folded *f, size_t n)
 {
-	size_t j;
+	/* a table that doubles must stay within the budget too */
+	if (ft_htab_grows(&f->tab) && mem_used(f) + f->tab.cap * f->tab.esize > f->budget)
+		return 0;
+	return !grow_arena(f, n + 1);
+}
 
-	if ((f->used + 1) * 2 > f->cap && grow_table(f))
-		return -1;
-	if (grow_arena(f, n + 1))
-		return -1;
+/*
+ * The entry of key s (n bytes, hash h), made when absent and create (then
+ * room_for() must have said yes); *created says which.  NULL: absent and
+ * not made (!create, or the table could not grow).
+ */
+static struct slot *get_slot(struct ft_folded *f, const char *s, size_t n, uint64_t h,
+			     uint64_t w, int create, int *created)
+{
+	struct key k = {s, n, f->arena};
+	struct slot *e = ft_htab_get_eq(&f->tab, h, slot_eq, &k, create, created);
+
+	if (!e || !*created)
+		return e;
 	memcpy(f->arena + f->alen, s, n);
 	f->arena[f->alen + n] = '\0';
-	for (j = h & (f->cap - 1); f->tab[j].hash; j = (j + 1) & (f->cap - 1))
-		;
-	f->tab[j].hash = h;
-	f->tab[j].weight = w;
-	f->tab[j].off = f->alen;
-	f->tab[j].len = (uint32_t)n;
+	e->h.aux = (uint32_t)n;
+	e->weight = w;
+	e->off = f->alen;
 	f->alen += n + 1;
-	f->used++;
 	f->total += w;
-	return 0;
+	return e;
 }
 
 /* Write the map's entries to the sink, unsorted, and empty it. */
 static int flush_to_sink(struct ft_folded *f)
 {
-	for (size_t i = 0; i < f->cap; i++) {
-		const struct slot *s = &f->tab[i];
+	for (size_t i = 0; i < f->tab.cap; i++) {
+		const struct slot *s = ft_htab_slot(&f->tab, i);
 
-		if (!s->hash)
+		if (!s)
 			continue;
 		if (fprintf(f->sink, "%s %llu\n", f->arena + s->off,
 			    (unsigned long long)s->weight) < 0)
@@ -192,29 +169,28 @@ static int flush_to_sink(struct ft_folded *f)
 
 int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t weight)
 {
+	struct slot *s;
+	int created;
 	uint64_t h;
-	size_t j;
 
 	if (!len || len > UINT32_MAX) {
 		errno = EINVAL;
 		return -1;
 	}
-	h = hash_key(stack, len);
-	for (j = h & (f->cap - 1); f->tab[j].hash; j = (j + 1) & (f->cap - 1)) {
-		struct slot *s = &f->tab[j];
-
-		if (s->hash == h && s->len == len && !memcmp(f->arena + s->off, stack, len)) {
+	h = ft_hash_fnv1a(stack, len);
+	/* one probe finds the stack or, when a new one fits, makes it */
+	s = get_slot(f, stack, len, h, weight, room_for(f, len), &created);
+	if (s) {
+		if (!created) {
 			s->weight += weight;
 			f->total += weight;
-			return 0;
 		}
-	}
-	if (!insert_new(f, stack, len, h, weight))
 		return 0;
+	}
 	if (f->sink) {
 		if (flush_to_sink(f))
 			return -1;
-		if (!insert_new(f, stack, len, h, weight))
+		if (room_for(f, len) && get_slot(f, stack, len, h, weight, 1, &created))
 			return 0;
 	}
 	/* does not fit even in an empty map, or no sink: refuse and count */
@@ -424,18 +400,18 @@ int ft_folded_foreach(struct ft_folded *f,
 	size_t n = 0;
 	int r = 0;
 
-	order = malloc((f->used ? f->used : 1) * sizeof(*order));
+	order = malloc((f->tab.used ? f->tab.used : 1) * sizeof(*order));
 	if (!order) {
 		errno = ENOMEM;
 		return -1;
 	}
-	for (size_t i = 0; i < f->cap; i++)
-		if (f->tab[i].hash)
-			order[n++] = &f->tab[i];
+	for (size_t i = 0; i < f->tab.cap; i++)
+		if (ft_htab_slot(&f->tab, i))
+			order[n++] = ft_htab_slot(&f->tab, i);
 	sort_arena = f->arena;
 	qsort(order, n, sizeof(*order), cmp_slot);
 	for (size_t i = 0; i < n && !r; i++)
-		r = fn(f->arena + order[i]->off, order[i]->len, order[i]->weight, arg);
+		r = fn(f->arena + order[i]->off, order[i]->h.aux, order[i]->weight, arg);
 	free(order);
 	return r;
 }
@@ -455,7 +431,7 @@ int ft_folded_write(struct ft_folded *f, FILE *out)
 
 size_t ft_folded_count(const struct ft_folded *f)
 {
-	return f->used;
+	return f->tab.used;
 }
 
 uint64_t ft_folded_total(const struct ft_folded *f)
@@ -488,7 +464,7 @@ struct gcall {
 
 struct gthread {
 	struct ft_hentry h; /* first (hashtab.h): key tid */
-	char *path;        /* "root;a;b" of the open calls */
+	char *path;	    /* "root;a;b" of the open calls */
 	size_t plen, pcap;
 	size_t root_len;   /* length of the root part (no call open) */
 	struct gcall *calls;

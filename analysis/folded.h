@@ -40,6 +40,8 @@ struct ft_folded;
  * table cannot be allocated.  Free with ft_folded_free().
  */
 struct ft_folded *ft_folded_new(size_t max_bytes);
+
+/* Free f and the stacks it holds (NULL is fine); the sink stays open. */
 void ft_folded_free(struct ft_folded *f);
 
 /*
@@ -157,6 +159,8 @@ struct ft_graphfold;
  * Returns NULL with errno ENOMEM.
  */
 struct ft_graphfold *ft_graphfold_new(struct ft_folded *out);
+
+/* Free g (NULL is fine); its ft_folded is the caller's. */
 void ft_graphfold_free(struct ft_graphfold *g);
 
 /*
@@ -180,6 +184,7 @@ int ft_graphfold_exit(struct ft_graphfold *g, uint32_t tid, uint64_t ts);
  */
 int ft_graphfold_finish(struct ft_graphfold *g, uint64_t end_ts);
 
+/* Exits that had no open call (see ft_graphfold_exit()).  Cannot fail. */
 uint64_t ft_graphfold_unmatched(const struct ft_graphfold *g);
 
 #endif

@@ -22,6 +22,8 @@
 #include <trace-seq.h>
 
 #include "core/clock.h"
+#include "core/hash.h"
+#include "core/hashtab.h"
 #include "core/kdata.h"
 #include "analysis/graphret.h"
 #include "analysis/kevents.h"
@@ -366,15 +368,15 @@ enum fmt_verdict {
  * which opens the same formats thousands of times a second, fork only for a
  * blob never seen.  The hash only picks a bucket; a hit compares the whole
  * key, so a hostile file cannot pass a crashing blob off as a checked one by
- * colliding hashes.  Bounded (FMT_CACHE_SLOTS entries, FMT_CACHE_BYTES of
+ * colliding hashes.  Bounded (FMT_CACHE_MAX entries, FMT_CACHE_BYTES of
  * keys); when full, new blobs are checked every time, as without a cache.
  * A mutex serialises lookups and inserts (never held across fork()).
  */
-#define FMT_CACHE_SLOTS 4096 /* a power of two */
+#define FMT_CACHE_MAX 2048
 #define FMT_CACHE_BYTES (32u << 20)
 
 struct fmt_entry {
-	uint64_t hash;
+	struct ft_hentry h; /* first (hashtab.h): key the blob's hash */
 	unsigned char *key; /* name NUL long_size-byte data */
 	size_t len;
 	enum fmt_verdict verdict;
@@ -382,9 +384,23 @@ struct fmt_entry {
 
 static struct {
 	pthread_mutex_t lock;
-	struct fmt_entry slot[FMT_CACHE_SLOTS];
-	size_t nr, bytes;
-} fmt_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct ft_htab tab; /* struct fmt_entry, allocated at the first put */
+	size_t bytes;
+} fmt_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A key looked up, for fmt_eq(). */
+struct fmt_lookup {
+	const unsigned char *key;
+	size_t len;
+};
+
+static int fmt_eq(const void *entry, const void *k)
+{
+	const struct fmt_entry *e = entry;
+	const struct fmt_lookup *l = k;
+
+	return e->len == l->len && !memcmp(e->key, l->key, l->len);
+}
 
 /* The cache key of a blob, malloc'ed into *key; its length, 0 when out of memory. */
 static size_t fmt_key(const char *name, const char *data, uint32_t dl, int long_size,
@@ -401,33 +417,16 @@ static size_t fmt_key(const char *name, const char *data, uint32_t dl, int long_
 	return len;
 }
 
-/* FNV-1a: a bucket index only (equality is decided by memcmp). */
-static uint64_t fmt_hash(const unsigned char *p, size_t len)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* The verdict on key (FMT_UNKNOWN when never checked). */
 static enum fmt_verdict fmt_cache_get(const unsigned char *key, size_t len, uint64_t h)
 {
-	enum fmt_verdict v = FMT_UNKNOWN;
+	struct fmt_lookup l = {key, len};
+	const struct fmt_entry *e;
+	enum fmt_verdict v;
 
 	pthread_mutex_lock(&fmt_cache.lock);
-	for (size_t i = h & (FMT_CACHE_SLOTS - 1), n = 0; n < FMT_CACHE_SLOTS;
-	     i = (i + 1) & (FMT_CACHE_SLOTS - 1), n++) {
-		const struct fmt_entry *e = &fmt_cache.slot[i];
-
-		if (!e->key)
-			break;
-		if (e->hash == h && e->len == len && !memcmp(e->key, key, len)) {
-			v = e->verdict;
-			break;
-		}
-	}
+	e = ft_htab_get_eq(&fmt_cache.tab, h, fmt_eq, &l, 0, NULL);
+	v = e ? e->verdict : FMT_UNKNOWN;
 	pthread_mutex_unlock(&fmt_cache.lock);
 	return v;
 }
@@ -435,23 +434,23 @@ static enum fmt_verdict fmt_cache_get(const unsigned char *key, size_t len, uint
 /* Remember a verdict; takes key (freed when the cache has no room). */
 static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_verdict v)
 {
-	pthread_mutex_lock(&fmt_cache.lock);
-	/* at most half full, so probes stay short and a free slot ends every miss */
-	if (fmt_cache.nr < FMT_CACHE_SLOTS / 2 && fmt_cache.bytes + len <= FMT_CACHE_BYTES) {
-		size_t i = h & (FMT_CACHE_SLOTS - 1);
+	struct fmt_lookup l = {key, len};
+	struct fmt_entry *e;
+	int created;
 
-		while (fmt_cache.slot[i].key) {
-			if (fmt_cache.slot[i].hash == h && fmt_cache.slot[i].len == len &&
-			    !memcmp(fmt_cache.slot[i].key, key, len))
-				goto out; /* another thread checked it too */
-			i = (i + 1) & (FMT_CACHE_SLOTS - 1);
+	pthread_mutex_lock(&fmt_cache.lock);
+	if ((fmt_cache.tab.tab || !ft_htab_init(&fmt_cache.tab, sizeof(struct fmt_entry))) &&
+	    fmt_cache.tab.used < FMT_CACHE_MAX && fmt_cache.bytes + len <= FMT_CACHE_BYTES) {
+		/* another thread may have checked it too: then it is there already */
+		e = ft_htab_get_eq(&fmt_cache.tab, h, fmt_eq, &l, 1, &created);
+		if (e && created) {
+			e->key = key;
+			e->len = len;
+			e->verdict = v;
+			fmt_cache.bytes += len;
+			key = NULL;
 		}
-		fmt_cache.slot[i] = (struct fmt_entry){ h, key, len, v };
-		fmt_cache.nr++;
-		fmt_cache.bytes += len;
-		key = NULL;
 	}
-out:
 	pthread_mutex_unlock(&fmt_cache.lock);
 	free(key);
 }
@@ -582,7 +581,8 @@ static int check_formats(unsigned char *p, unsigned char *end, int long_size, ch
 			todo++;
 			continue;
 		}
-		keys[idx].h = fmt_hash(keys[idx].key, keys[idx].len);
+		/* the hash only picks a bucket: equality is decided by memcmp */
+		keys[idx].h = ft_hash_fnv1a((const char *)keys[idx].key, keys[idx].len);
 		state[idx] = (char)fmt_cache_get(keys[idx].key, keys[idx].len, keys[idx].h);
 		if (state[idx] == FMT_HANG) {
 			ft_seterr(err, errlen,

@@ -80,6 +80,8 @@ struct ft_kevent {
  * reason in err when they are corrupt.
  */
 struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen);
+
+/* Free k (NULL is fine); the trace file's reader is the caller's. */
 void ft_kevents_close(struct ft_kevents *k);
 
 /*
@@ -94,6 +96,7 @@ int ft_kevents_peek_ts(struct ft_kevents *k, uint64_t *ts);
 /* Restart from the first event. */
 void ft_kevents_rewind(struct ft_kevents *k);
 
+/* Why ft_kevents_next() returned -1 (one line), or "" when it did not. */
 const char *ft_kevents_error(const struct ft_kevents *k);
 
 /* The libtraceevent handle with the stored formats, kallsyms and cmdlines. */

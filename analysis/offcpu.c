@@ -3,11 +3,10 @@
  * Off-CPU analysis engine: intervals from switch-out to switch-in, direct
  * samples at or above a threshold, aggregates below it (see offcpu.h).
  *
- * Three open-addressing tables, all grown by doubling at 50% load (no
- * deletion, so linear probing needs no tombstones):
- *   threads  tid -> per-thread state (off-CPU since when, with what stack)
- *   stacks   ips[] -> interned id (1..), ids index a vector of stacks
- *   keys     (tgid, tid, kstack, ustack, state, cut) -> sums and counts
+ * Three hash tables (core/hashtab.h):
+ *   threads    tid -> per-thread state (off-CPU since when, with what stack)
+ *   stack_ids  ips[] -> interned id (1..), ids index a vector of stacks
+ *   keys       (tgid, tid, kstack, ustack, state, cut) -> sums and counts
  * plus one vector of direct samples.  Single-threaded: the caller feeds
  * events from one thread.
  */
@@ -22,7 +21,7 @@
 
 struct thread {
 	struct ft_hentry h; /* first (hashtab.h): key the tid */
-	uint32_t tid; /* the key again (tid 0, the idle task, is never stored) */
+	uint32_t tid;	    /* the key again (tid 0, the idle task, is never stored) */
 	uint32_t tgid;
 	uint64_t ts_out;  /* when it went off-CPU (valid when off) */
 	uint64_t ts_wake; /* first wakeup while off, 0 when none */
@@ -36,9 +35,14 @@ struct thread {
 };
 
 struct stack {
-	uint64_t hash;
 	uint32_t nr;
 	uint64_t *ips;
+};
+
+/* An interned stack's entry in stack_ids: key its hash. */
+struct stack_slot {
+	struct ft_hentry h; /* first (hashtab.h) */
+	uint32_t id;	    /* stacks[id - 1] */
 };
 
 struct key {
@@ -49,8 +53,8 @@ struct key {
 };
 
 struct keyent {
+	struct ft_hentry h; /* first (hashtab.h): key key_hash(&k) */
 	struct key k;
-	uint8_t used;
 	uint64_t agg_total, agg_count, agg_blocked; /* below the threshold */
 	uint64_t direct, direct_ns, direct_blocked; /* at or above it */
 	uint64_t max;
@@ -65,13 +69,11 @@ struct ft_offcpu {
 
 	struct ft_htab threads; /* struct thread */
 
-	uint32_t *stack_slots; /* id or 0 */
-	size_t stack_slots_cap;
-	struct stack *stacks; /* stacks[id - 1] */
+	struct ft_htab stack_ids; /* struct stack_slot */
+	struct stack *stacks;	  /* stacks[id - 1] */
 	size_t stacks_nr, stacks_cap;
 
-	struct keyent *keys;
-	size_t keys_cap, keys_nr;
+	struct ft_htab keys; /* struct keyent */
 
 	struct ft_offcpu_sample *samples;
 	size_t samples_nr, samples_cap;
@@ -90,11 +92,8 @@ struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns)
 		free(oc);
 		return NULL;
 	}
-	oc->stack_slots_cap = 256;
-	oc->stack_slots = calloc(oc->stack_slots_cap, sizeof(*oc->stack_slots));
-	oc->keys_cap = 256;
-	oc->keys = calloc(oc->keys_cap, sizeof(*oc->keys));
-	if (!oc->stack_slots || !oc->keys) {
+	if (ft_htab_init(&oc->stack_ids, sizeof(struct stack_slot)) < 0 ||
+	    ft_htab_init(&oc->keys, sizeof(struct keyent)) < 0) {
 		ft_offcpu_free(oc);
 		errno = ENOMEM;
 		return NULL;
@@ -109,9 +108,9 @@ void ft_offcpu_free(struct ft_offcpu *oc)
 	for (size_t i = 0; i < oc->stacks_nr; i++)
 		free(oc->stacks[i].ips);
 	free(oc->stacks);
-	free(oc->stack_slots);
+	ft_htab_free(&oc->stack_ids);
 	ft_htab_free(&oc->threads);
-	free(oc->keys);
+	ft_htab_free(&oc->keys);
 	free(oc->samples);
 	free(oc);
 }
@@ -155,69 +154,37 @@ static int accepted(const struct ft_offcpu *oc, uint32_t tid, uint32_t tgid)
 
 /* --- stacks -------------------------------------------------------------- */
 
-static uint64_t stack_hash(const uint64_t *ips, uint32_t nr)
+/* The stack being interned, for stack_eq(). */
+struct stack_key {
+	const struct ft_offcpu *oc;
+	const uint64_t *ips;
+	uint32_t nr;
+};
+
+static int stack_eq(const void *entry, const void *key)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull ^ nr;
+	const struct stack_slot *e = entry;
+	const struct stack_key *k = key;
+	const struct stack *s = &k->oc->stacks[e->id - 1];
 
-	for (uint32_t i = 0; i < nr; i++)
-		h = ft_hash_u64(h ^ ips[i]) + i;
-	return h ? h : 1;
-}
-
-static size_t stack_slot(const struct ft_offcpu *oc, uint32_t *slots, size_t cap, uint64_t h,
-			 const uint64_t *ips, uint32_t nr)
-{
-	size_t i = h & (cap - 1);
-
-	while (slots[i]) {
-		const struct stack *s = &oc->stacks[slots[i] - 1];
-
-		if (s->hash == h && s->nr == nr &&
-		    (!ips || !memcmp(s->ips, ips, nr * sizeof(*ips))))
-			break;
-		i = (i + 1) & (cap - 1);
-	}
-	return i;
+	return s->nr == k->nr && !memcmp(s->ips, k->ips, k->nr * sizeof(*k->ips));
 }
 
 /* Interned id of ips[0..nr) (leaf first): 0 for an empty stack, -1 ENOMEM. */
 static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t nr)
 {
-	uint64_t h;
-	size_t i;
-	struct stack *s;
+	struct stack_key k = {oc, ips, nr};
+	struct stack_slot *e;
+	uint64_t h, *copy;
 
 	if (!ips || !nr)
 		return 0;
-	h = stack_hash(ips, nr);
-	i = stack_slot(oc, oc->stack_slots, oc->stack_slots_cap, h, ips, nr);
-	if (oc->stack_slots[i])
-		return oc->stack_slots[i];
+	h = ft_hash_mx(ips, nr, 0); /* the stack hash of the readers' tables (stackset.c) */
+	e = ft_htab_get_eq(&oc->stack_ids, h, stack_eq, &k, 0, NULL);
+	if (e)
+		return e->id;
 	if (oc->stacks_nr == UINT32_MAX - 1)
 		goto nomem;
-	if ((oc->stacks_nr + 1) * 2 > oc->stack_slots_cap) {
-		size_t ncap = oc->stack_slots_cap * 2;
-		uint32_t *n = calloc(ncap, sizeof(*n));
-
-		if (!n)
-			goto nomem;
-		/* ids are unique: place each by hash alone (ips NULL skips compare) */
-		for (size_t j = 0; j < oc->stack_slots_cap; j++) {
-			uint32_t id = oc->stack_slots[j];
-
-			if (id) {
-				size_t k = oc->stacks[id - 1].hash & (ncap - 1);
-
-				while (n[k])
-					k = (k + 1) & (ncap - 1);
-				n[k] = id;
-			}
-		}
-		free(oc->stack_slots);
-		oc->stack_slots = n;
-		oc->stack_slots_cap = ncap;
-		i = stack_slot(oc, n, ncap, h, ips, nr);
-	}
 	if (oc->stacks_nr == oc->stacks_cap) {
 		size_t ncap = oc->stacks_cap ? oc->stacks_cap * 2 : 64;
 		struct stack *n = realloc(oc->stacks, ncap * sizeof(*n));
@@ -227,15 +194,20 @@ static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t 
 		oc->stacks = n;
 		oc->stacks_cap = ncap;
 	}
-	s = &oc->stacks[oc->stacks_nr];
-	s->ips = malloc(nr * sizeof(*ips));
-	if (!s->ips)
+	copy = malloc(nr * sizeof(*ips));
+	if (!copy)
 		goto nomem;
-	memcpy(s->ips, ips, nr * sizeof(*ips));
-	s->nr = nr;
-	s->hash = h;
+	/* absent: this makes the entry */
+	e = ft_htab_get_eq(&oc->stack_ids, h, stack_eq, &k, 1, NULL);
+	if (!e) {
+		free(copy);
+		goto nomem;
+	}
+	memcpy(copy, ips, nr * sizeof(*ips));
+	oc->stacks[oc->stacks_nr].ips = copy;
+	oc->stacks[oc->stacks_nr].nr = nr;
 	oc->stacks_nr++;
-	oc->stack_slots[i] = (uint32_t)oc->stacks_nr;
+	e->id = (uint32_t)oc->stacks_nr;
 	oc->st.stacks = (uint32_t)oc->stacks_nr;
 	return (int64_t)oc->stacks_nr;
 nomem:
@@ -268,41 +240,23 @@ static uint64_t key_hash(const struct key *k)
 	return ft_hash_u64(h ^ (((uint64_t)k->state << 8) | k->cut));
 }
 
-static struct keyent *key_slot(struct keyent *tab, size_t cap, const struct key *k)
+static int keyent_eq(const void *entry, const void *key)
 {
-	size_t i = key_hash(k) & (cap - 1);
-
-	while (tab[i].used && !key_eq(&tab[i].k, k))
-		i = (i + 1) & (cap - 1);
-	return &tab[i];
+	return key_eq(&((const struct keyent *)entry)->k, key);
 }
 
+/* The aggregate of k, made (zeroed) when new; NULL: ENOMEM. */
 static struct keyent *key_get(struct ft_offcpu *oc, const struct key *k)
 {
-	struct keyent *e = key_slot(oc->keys, oc->keys_cap, k);
+	int created;
+	struct keyent *e = ft_htab_get_eq(&oc->keys, key_hash(k), keyent_eq, k, 1, &created);
 
-	if (e->used)
-		return e;
-	if ((oc->keys_nr + 1) * 2 > oc->keys_cap) {
-		size_t ncap = oc->keys_cap * 2;
-		struct keyent *n = calloc(ncap, sizeof(*n));
-
-		if (!n) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		for (size_t i = 0; i < oc->keys_cap; i++)
-			if (oc->keys[i].used)
-				*key_slot(n, ncap, &oc->keys[i].k) = oc->keys[i];
-		free(oc->keys);
-		oc->keys = n;
-		oc->keys_cap = ncap;
-		e = key_slot(n, ncap, k);
+	if (!e) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	memset(e, 0, sizeof(*e));
-	e->k = *k;
-	e->used = 1;
-	oc->keys_nr++;
+	if (created)
+		e->k = *k;
 	return e;
 }
 
@@ -592,12 +546,12 @@ static void key_to_agg(const struct keyent *e, struct ft_offcpu_agg *a)
 int ft_offcpu_foreach_agg(const struct ft_offcpu *oc,
 			  int (*fn)(const struct ft_offcpu_agg *a, void *arg), void *arg)
 {
-	for (size_t i = 0; i < oc->keys_cap; i++) {
-		const struct keyent *e = &oc->keys[i];
+	for (size_t i = 0; i < oc->keys.cap; i++) {
+		const struct keyent *e = ft_htab_slot(&oc->keys, i);
 		struct ft_offcpu_agg a;
 		int rc;
 
-		if (!e->used || !e->agg_count)
+		if (!e || !e->agg_count)
 			continue;
 		key_to_agg(e, &a);
 		a.total = e->agg_total;
@@ -641,13 +595,14 @@ static void key_to_row(const struct keyent *e, struct ft_offcpu_row *r)
 int ft_offcpu_foreach_row(const struct ft_offcpu *oc,
 			  int (*fn)(const struct ft_offcpu_row *r, void *arg), void *arg)
 {
-	for (size_t i = 0; i < oc->keys_cap; i++) {
+	for (size_t i = 0; i < oc->keys.cap; i++) {
+		const struct keyent *e = ft_htab_slot(&oc->keys, i);
 		struct ft_offcpu_row r = {0};
 		int rc;
 
-		if (!oc->keys[i].used)
+		if (!e)
 			continue;
-		key_to_row(&oc->keys[i], &r);
+		key_to_row(e, &r);
 		rc = fn(&r, arg);
 		if (rc)
 			return rc;
@@ -662,16 +617,16 @@ struct ft_offcpu_row *ft_offcpu_rows(const struct ft_offcpu *oc, size_t *nr)
 
 	*nr = 0;
 	errno = 0;
-	if (!oc->keys_nr)
+	if (!oc->keys.used)
 		return NULL;
-	rows = calloc(oc->keys_nr, sizeof(*rows));
+	rows = calloc(oc->keys.used, sizeof(*rows));
 	if (!rows) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	for (size_t i = 0; i < oc->keys_cap; i++)
-		if (oc->keys[i].used)
-			key_to_row(&oc->keys[i], &rows[n++]);
+	for (size_t i = 0; i < oc->keys.cap; i++)
+		if (ft_htab_slot(&oc->keys, i))
+			key_to_row(ft_htab_slot(&oc->keys, i), &rows[n++]);
 	qsort(rows, n, sizeof(*rows), row_cmp);
 	*nr = n;
 	return rows;

@@ -140,6 +140,8 @@ struct ft_offcpu;
  * (errno ENOMEM).  Free with ft_offcpu_free().
  */
 struct ft_offcpu *ft_offcpu_new(uint64_t thresh_ns);
+
+/* Free oc with its stacks, aggregates and samples (NULL is fine). */
 void ft_offcpu_free(struct ft_offcpu *oc);
 
 /*
@@ -190,6 +192,7 @@ int ft_offcpu_end(struct ft_offcpu *oc, uint64_t ts);
 
 /* --- results ----------------------------------------------------------- */
 
+/* The counters so far, and the threshold given to ft_offcpu_new().  Cannot fail. */
 void ft_offcpu_get_stats(const struct ft_offcpu *oc, struct ft_offcpu_stats *st);
 uint64_t ft_offcpu_threshold(const struct ft_offcpu *oc);
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Library calls (issue 14): ns per call of strlen() through the PLT,
+# Library calls: ns per call of strlen() through the PLT,
 #
 #   plain          the program without instrumentation, not traced
 #   nolibcall      -pg -mfentry under `ftrail record --no-libcall` (GOT untouched)

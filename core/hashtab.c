@@ -78,7 +78,7 @@ void *ft_htab_get_eq(struct ft_htab *h, uint64_t key,
 	}
 	if (!create)
 		return NULL;
-	if ((h->used + 1) * 2 > h->cap) {
+	if (ft_htab_grows(h)) {
 		if (grow(h) < 0)
 			return NULL;
 		mask = h->cap - 1;
@@ -120,6 +120,11 @@ void *ft_htab_get_aux(struct ft_htab *h, uint64_t key, uint32_t aux)
 	if (e && created)
 		e->aux = aux;
 	return e;
+}
+
+int ft_htab_grows(const struct ft_htab *h)
+{
+	return (h->used + 1) * 2 > h->cap;
 }
 
 void *ft_htab_slot(const struct ft_htab *h, size_t i)

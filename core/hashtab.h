@@ -70,6 +70,12 @@ void *ft_htab_get_eq(struct ft_htab *h, uint64_t hash,
 		     int (*eq)(const void *entry, const void *key), const void *key, int create,
 		     int *created);
 
+/*
+ * Would one more entry double the table?  For callers that keep a memory
+ * budget: the doubling allocates h->cap more entries.  Cannot fail.
+ */
+int ft_htab_grows(const struct ft_htab *h);
+
 /* Slot i in [0, h->cap): its entry, or NULL when it is free.  For walking every entry. */
 void *ft_htab_slot(const struct ft_htab *h, size_t i);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * On-disk encoding of kernel events in the trace file (KFORMATS, KDATA),
- * shared by the writer (kernel/kcapture.c) and the reader
+ * shared by the writer (kernel/kencode.c) and the reader
  * (analysis/kevents.c).  All integers little endian; "uv" is an unsigned
  * LEB128 varint (at most 10 bytes).
  *

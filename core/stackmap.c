@@ -55,7 +55,7 @@
  * every shard's rc[] for that element (folded at export): exact once the
  * callers have left; while they run, a count moving from rc[] to refs[] may
  * be missed (never counted twice: the cache entry is overwritten before
- * the add).  Against reset they play the part of the seed's reader_sem,
+ * the add).  Against reset they play the part of the kernel patch's reader_sem,
  * without a lock: a reader counts itself in `readers` (seq_cst RMW) and
  * then checks `resetting`; reset, once it owns `resetting`, also waits for
  * `readers` to drop to 0.  So a walk never sees a cleared or refilled
@@ -539,7 +539,7 @@ uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint
 /*
  * Take an element from the pool, or -1 when it is exhausted.  The plain
  * read first keeps callers off the contended fetch_add once the pool is
- * full (the seed's early-out).  fetch_add may carry next_elt past
+ * full (the kernel patch's early-out).  fetch_add may carry next_elt past
  * max_elts by the number of racing callers; readers clamp.  Relaxed: the
  * index only has to be unique; the element's contents are published by
  * the release store of the slot's val.
@@ -1087,7 +1087,7 @@ int ft_stackmap_reset(struct ft_stackmap *h)
 	if (!atomic_compare_exchange_strong_explicit(&m->resetting, &zero, 1, memory_order_seq_cst,
 						     memory_order_relaxed))
 		return -EBUSY;
-	/* Asked after the claim, as the seed does: the flag blocks inserts. */
+	/* Asked after the claim, as the kernel patch does: the flag blocks inserts. */
 	ret = (h->tracing_is_on && h->tracing_is_on(h->arg)) ? -EBUSY : fence_callers();
 	if (!ret)
 		ret = drain(m);
@@ -1131,7 +1131,7 @@ struct text_ctx {
 	void *arg;
 };
 
-/* One stack in the seed's stack_map shape. */
+/* One stack in the kernel stackmap's stack_map shape. */
 static int text_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
 {
 	struct text_ctx *c = arg;
@@ -1149,8 +1149,8 @@ static int text_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 }
 
 /*
- * The seed's stack_map listing.  Prints nothing while a reset runs (a
- * reset waits for the listing, as the seed's reader_sem makes it).
+ * The kernel stackmap's stack_map listing.  Prints nothing while a reset
+ * runs (a reset waits for the listing, as the patch's reader_sem makes it).
  */
 void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res, void *arg)
 {

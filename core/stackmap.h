@@ -31,7 +31,7 @@
 /* get_id callers still in flight after this long make reset fail (-EBUSY). */
 #define FT_STACKMAP_DRAIN_MS 1000
 
-/* The seed's binary export, stack_map_bin. */
+/* The binary export of ftrace's proposed stackmap, stack_map_bin. */
 #define FT_FSMB_MAGIC 0x464D5342u /* 'FSMB' */
 #define FT_FSMB_VERSION 2
 
@@ -176,7 +176,7 @@ int ft_stackmap_reset(struct ft_stackmap *h);
  */
 typedef int (*ft_sym_resolve_fn)(uint64_t ip, char *buf, size_t len, void *arg);
 
-/* The seed's text shapes: stack_map and stack_map_stat. */
+/* The text shapes of ftrace's proposed stackmap: stack_map and stack_map_stat. */
 void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res,
 			    void *arg);
 void ft_stackmap_write_stat(const struct ft_stackmap *h, FILE *f);

@@ -6,13 +6,14 @@
  *           a watchdog process (removes the instance if we die, even SIGKILL)
  *           KFORMATS (the enabled events' formats), kallsyms read
  *           one reader thread per CPU on per_cpu/cpuN/trace_pipe_raw
- *   reader: page -> kbuffer -> events; a kernel_stack / user_stack record
- *           that follows an event on the same CPU is attached to it as a
- *           stack_id from the shared stack map; events are re-encoded
- *           compactly (core/kdata.h) into a chunk; a chunk goes out when
- *           full or a second old: first ksync() writes the KALLSYMS lines
- *           and the kernel STACKMAP entries it names that are not in the
- *           file yet, then the chunk, zstd-compressed, as a KDATA section
+ *   reader: page -> kernel/kencode.c -> events; a kernel_stack /
+ *           user_stack record that follows an event on the same CPU is
+ *           attached to it as a stack_id from the shared stack map; events
+ *           are re-encoded compactly (core/kdata.h) into a chunk; a chunk
+ *           goes out when full or a second old: first ksync() writes the
+ *           KALLSYMS lines and the kernel STACKMAP entries it names that
+ *           are not in the file yet, then the chunk, zstd-compressed, as a
+ *           KDATA section
  *   stop:   tracing_on 0, readers drain what is left and exit, then the
  *           end's KFORMATS (saved_cmdlines, per-CPU stats), the last
  *           symbols and stacks (final reference counts) are written and the
@@ -70,10 +71,11 @@
 #include <unistd.h>
 
 #include <event-parse.h>
-#include <kbuffer.h>
 #include <tracefs.h>
 
 #include "kernel/kcapture.h"
+#include "kernel/kencode.h"
+#include "core/hashtab.h"
 #include "core/kdata.h"
 #include "core/options.h"
 #include "core/smapfull.h"
@@ -83,20 +85,18 @@
 #include "core/util.h"
 
 #define TRACEFS_DIR "/sys/kernel/tracing"
-#define CHUNK_BYTES (1u << 20)
 /* a chunk goes out at least this often: a killed recorder loses no more */
 #define FLUSH_NS 1000000000ull
-#define MAX_STACK 128
+
 
 /*
  * A set of kernel text addresses the trace refers to (stack frames stored
  * in full, pointer fields such as cpuhp_enter's fun): only the kallsyms
- * lines that cover them go into the file.  Open addressing, 0 = free; past
- * ADDRSET_MAX the set gives up (overflow) and the whole table is stored.
+ * lines that cover them go into the file.  Past ADDRSET_MAX addresses (or
+ * out of memory) the set gives up (overflow) and the whole table is stored.
  */
 struct addrset {
-	uint64_t *v;
-	size_t n, cap;
+	struct ft_htab tab; /* struct ft_hentry, key the address; allocated at first use */
 	int overflow;
 };
 
@@ -107,8 +107,6 @@ struct kline {
 };
 
 #define ADDRSET_MAX (1u << 20)
-/* x86_64: kernel text and modules live at or above this address */
-#define KTEXT_MIN 0xffffffff80000000ull
 
 struct kcpu {
 	struct ft_kcapture *kc;
@@ -119,29 +117,14 @@ struct kcpu {
 	int cpu;
 	int fd;
 	struct tracefs_cpu *tcpu;
-	struct kbuffer *kbuf;
+	struct ft_kenc *enc; /* its pages -> KDATA chunks */
 	pthread_t thr;
 	int started;
 	void *page;
 	int page_size;
-	/* the chunk being filled (kdata.h encoding) */
-	unsigned char *chunk;
-	size_t len, cap;
-	uint64_t last_ticks;
-	/* the event waiting for the stack records that may follow it */
-	unsigned char *pend;
-	size_t pend_len, pend_cap;
-	uint64_t pend_ticks;
-	int pending;
-	uint8_t pend_flags;
-	unsigned char pend_stacks[2 * (10 + 10 + MAX_STACK * 8)];
-	size_t pend_stacks_len;
-	/* counters, read by stop() after join */
-	uint64_t events, lost, stacks, stack_ids;
 	int stats_fd;        /* per_cpu/cpuN/stats: the kernel's loss counters, or -1 */
 	uint64_t lost_base;  /* their sum when we started (a fresh instance: 0) */
-	double cpu_seconds;
-	int err; /* errno of a failed write, 0 */
+	double cpu_seconds;  /* read by stop() after join */
 };
 
 struct ft_kcapture {
@@ -160,13 +143,7 @@ struct ft_kcapture {
 	size_t nr_fmts;
 	pid_t watchdog;
 	int watch_fd;
-	/* pointer-sized fields per event id, whose values may be kernel text */
-	uint16_t *ptr_idx;   /* [65536]: index + 1 into ptrf, 0 none */
-	struct ptrf {
-		uint8_t n;
-		uint16_t off[8];
-	} *ptrf;
-	size_t nr_ptrf;
+	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
 	int subset_syms; /* store only the kallsyms lines the trace needs */
 	/*
 	 * What readers need to name the KDATA chunks, written before each
@@ -191,8 +168,10 @@ static int addrset_add(struct addrset *a, uint64_t v);
  * and queue it for the next ksync when its line is not written yet.  Reader
  * thread of c only.
  */
-static void note_addr(struct kcpu *c, uint64_t v)
+static void note_addr(void *arg, uint64_t v)
 {
+	struct kcpu *c = arg;
+
 	if (addrset_add(&c->addrs, v) <= 0)
 		return;
 	if (c->nr_fresh == c->cap_fresh) {
@@ -211,36 +190,18 @@ static void note_addr(struct kcpu *c, uint64_t v)
 
 static int addrset_add(struct addrset *a, uint64_t v)
 {
-	size_t j;
-
 	if (a->overflow || !v)
 		return 0;
-	if ((a->n + 1) * 2 > a->cap) {
-		size_t nc = a->cap ? a->cap * 2 : 1024;
-		uint64_t *nv;
-
-		if (a->n + 1 > ADDRSET_MAX || !(nv = calloc(nc, sizeof(*nv)))) {
-			a->overflow = 1;
-			return 0;
-		}
-		for (size_t i = 0; i < a->cap; i++) {
-			if (!a->v[i])
-				continue;
-			for (j = (a->v[i] * 0x9E3779B97F4A7C15ull) >> 20 & (nc - 1); nv[j];
-			     j = (j + 1) & (nc - 1))
-				;
-			nv[j] = a->v[i];
-		}
-		free(a->v);
-		a->v = nv;
-		a->cap = nc;
+	if (!a->tab.tab && ft_htab_init(&a->tab, sizeof(struct ft_hentry))) {
+		a->overflow = 1;
+		return 0;
 	}
-	for (j = (v * 0x9E3779B97F4A7C15ull) >> 20 & (a->cap - 1); a->v[j];
-	     j = (j + 1) & (a->cap - 1))
-		if (a->v[j] == v)
-			return 0;
-	a->v[j] = v;
-	a->n++;
+	if (ft_htab_find(&a->tab, v))
+		return 0;
+	if (a->tab.used + 1 > ADDRSET_MAX || !ft_htab_get(&a->tab, v, 1)) {
+		a->overflow = 1;
+		return 0;
+	}
 	return 1;
 }
 
@@ -432,208 +393,7 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
 	return rc;
 }
 
-/* ------------------------------------------------------------- encoding */
-
-static int chunk_reserve(struct kcpu *c, size_t more)
-{
-	if (c->len + more <= c->cap)
-		return 0;
-	size_t ncap = c->cap ? c->cap : CHUNK_BYTES + 4096;
-
-	while (ncap < c->len + more)
-		ncap *= 2;
-	unsigned char *n = realloc(c->chunk, ncap);
-
-	if (!n)
-		return -1;
-	c->chunk = n;
-	c->cap = ncap;
-	return 0;
-}
-
-static int ksync(struct ft_kcapture *kc, struct kcpu *c, int final);
-
-/* Hand the chunk to the writer (compressed) and start a new one. */
-static void chunk_flush(struct kcpu *c)
-{
-	if (!c->len)
-		return;
-	/* what names its addresses and stacks goes first (tracefile.h) */
-	if (ksync(c->kc, c, 0) && !c->err)
-		c->err = errno ? errno : EIO;
-	if (ft_writer_add(c->kc->w, FT_SEC_KDATA, (uint64_t)c->cpu, c->chunk, c->len, 1) &&
-	    !c->err)
-		c->err = errno ? errno : EIO;
-	c->len = 0;
-}
-
-/* Make sure the chunk has room and starts with a KREC_TIME. */
-static int chunk_begin(struct kcpu *c, size_t need, uint64_t ticks)
-{
-	if (c->len && c->len + need > CHUNK_BYTES)
-		chunk_flush(c);
-	if (chunk_reserve(c, need + 9))
-		return -1;
-	if (!c->len) {
-		c->chunk[c->len++] = KREC_TIME;
-		ft_le64_put(c->chunk + c->len, ticks);
-		c->len += 8;
-		c->last_ticks = ticks;
-	}
-	return 0;
-}
-
-static uint64_t delta(struct kcpu *c, uint64_t ticks)
-{
-	/* the kernel's per-CPU clock never goes back; be safe if it does */
-	uint64_t d = ticks >= c->last_ticks ? ticks - c->last_ticks : 0;
-
-	c->last_ticks += d;
-	return d;
-}
-
-static void put_missed(struct kcpu *c, uint64_t ticks, uint64_t count)
-{
-	if (chunk_begin(c, 21, ticks)) {
-		c->err = ENOMEM;
-		return;
-	}
-	c->chunk[c->len++] = KREC_MISSED;
-	c->len += ft_uv_put(c->chunk + c->len, delta(c, ticks));
-	c->len += ft_uv_put(c->chunk + c->len, count);
-}
-
-/* Write the pending event (with the stacks attached to it) into the chunk. */
-static void flush_pending(struct kcpu *c)
-{
-	size_t need;
-
-	if (!c->pending)
-		return;
-	c->pending = 0;
-	need = 1 + 10 + 10 + c->pend_len + c->pend_stacks_len;
-	if (chunk_begin(c, need, c->pend_ticks)) {
-		c->err = ENOMEM;
-		return;
-	}
-	c->chunk[c->len++] = (unsigned char)(KREC_EVENT | c->pend_flags);
-	c->len += ft_uv_put(c->chunk + c->len, delta(c, c->pend_ticks));
-	c->len += ft_uv_put(c->chunk + c->len, c->pend_len);
-	memcpy(c->chunk + c->len, c->pend, c->pend_len);
-	c->len += c->pend_len;
-	memcpy(c->chunk + c->len, c->pend_stacks, c->pend_stacks_len);
-	c->len += c->pend_stacks_len;
-	c->events++;
-}
-
-static void set_pending(struct kcpu *c, const void *data, size_t len, uint64_t ticks)
-{
-	flush_pending(c);
-	if (len > c->pend_cap) {
-		unsigned char *n = realloc(c->pend, len);
-
-		if (!n) {
-			c->err = ENOMEM;
-			return;
-		}
-		c->pend = n;
-		c->pend_cap = len;
-	}
-	memcpy(c->pend, data, len);
-	c->pend_len = len;
-	if (c->kc->ptr_idx && len >= 2) {
-		uint16_t id;
-
-		memcpy(&id, data, 2);
-		if (c->kc->ptr_idx[id]) {
-			const struct ptrf *pf = &c->kc->ptrf[c->kc->ptr_idx[id] - 1];
-
-			for (int i = 0; i < pf->n; i++) {
-				uint64_t v;
-
-				if ((size_t)pf->off[i] + 8 > len)
-					continue;
-				memcpy(&v, (const char *)data + pf->off[i], 8);
-				if (v >= KTEXT_MIN)
-					note_addr(c, v);
-			}
-		}
-	}
-	c->pend_ticks = ticks;
-	c->pend_flags = 0;
-	c->pend_stacks_len = 0;
-	c->pending = 1;
-}
-
-/*
- * Attach a stack (ips, innermost first) to the pending event as a stack_id
- * when the map serves it, else in full.  user selects the KF_U* flags.
- */
-static void attach_stack(struct kcpu *c, const uint64_t *ips, uint32_t nr, int user)
-{
-	struct ft_kcapture *kc = c->kc;
-	unsigned char *p = c->pend_stacks + c->pend_stacks_len;
-	int id = -1;
-
-	if (nr > MAX_STACK)
-		nr = MAX_STACK;
-	c->stacks++;
-	if (kc->map && (kc->options & FT_OPT(STACKMAP)) && nr)
-		id = ft_stackmap_get_id(kc->map, ips, nr);
-	if (id >= 0) {
-		c->pend_flags |= user ? KF_USTACK_ID : KF_KSTACK_ID;
-		p += ft_uv_put(p, (uint64_t)id);
-		c->stack_ids++;
-	} else {
-		c->pend_flags |= user ? KF_USTACK_FULL : KF_KSTACK_FULL;
-		p += ft_uv_put(p, nr);
-		for (uint32_t i = 0; i < nr; i++, p += 8) {
-			ft_le64_put(p, ips[i]);
-			if (!user)
-				note_addr(c, ips[i]);
-		}
-	}
-	c->pend_stacks_len = (size_t)(p - c->pend_stacks);
-}
-
-/*
- * A kernel_stack record: int size at 8, callers from 16 (size entries,
- * bounded by the record).  A user_stack one: 8 callers from 16, ended by 0.
- */
-static void handle_stack(struct kcpu *c, const unsigned char *data, int size, int user,
-			 uint64_t ticks)
-{
-	uint64_t ips[MAX_STACK];
-	uint32_t nr = 0, max;
-	int32_t n;
-
-	if (size < 16) {
-		set_pending(c, data, (size_t)(size > 0 ? size : 0), ticks);
-		return;
-	}
-	max = (uint32_t)(size - 16) / 8;
-	if (!user) {
-		memcpy(&n, data + 8, 4);
-		if (n >= 0 && (uint32_t)n < max)
-			max = (uint32_t)n;
-	}
-	for (uint32_t i = 0; i < max && nr < MAX_STACK; i++) {
-		uint64_t ip;
-
-		memcpy(&ip, data + 16 + 8 * i, 8);
-		if (!ip || ip == ~0ull) /* user stacks end at 0; ULONG_MAX pads */
-			break;
-		ips[nr++] = ip;
-	}
-	/* a stack that does not follow an event of this CPU stays an event */
-	if (!c->pending ||
-	    (c->pend_flags & (user ? (KF_USTACK_ID | KF_USTACK_FULL)
-				   : (KF_KSTACK_ID | KF_KSTACK_FULL)))) {
-		set_pending(c, data, (size_t)size, ticks);
-		return;
-	}
-	attach_stack(c, ips, nr, user);
-}
+/* ---------------------------------------------------------------- readers */
 
 /*
  * The kernel's count of this CPU's lost entries (per_cpu/cpuN/stats): the
@@ -664,62 +424,38 @@ static int stats_lost(struct kcpu *c, uint64_t *sum)
 	return 0;
 }
 
-/*
- * Write what the kernel lost on this CPU since our last look as one
- * KREC_MISSED at ticks, so that the MISSED records of a CPU add up to the
- * kernel's own counters exactly, whether or not a page said how many it
- * missed (the count is stored only when the page has room for it, which
- * is where a bare "[LOST EVENTS]" came from).  Returns 0, or -1 when the
- * counters cannot be read (the caller falls back on the page's count).
- */
-static int sync_lost(struct kcpu *c, uint64_t ticks)
+/* The encoder's lost_total: the kernel's count since we started. */
+static int kcpu_lost_total(void *arg, uint64_t *sum)
 {
-	uint64_t sum;
+	struct kcpu *c = arg;
 
-	if (stats_lost(c, &sum))
+	if (stats_lost(c, sum))
 		return -1;
-	sum = sum > c->lost_base ? sum - c->lost_base : 0;
-	if (sum > c->lost) {
-		put_missed(c, ticks, sum - c->lost);
-		c->lost = sum;
-	}
+	*sum = *sum > c->lost_base ? *sum - c->lost_base : 0;
 	return 0;
 }
 
-/* Parse one sub-buffer read from trace_pipe_raw. */
-static void handle_page(struct kcpu *c, void *page)
+static int ksync(struct ft_kcapture *kc, struct kcpu *c, int final);
+
+/* The encoder's write: what names the chunk's addresses and stacks first (tracefile.h). */
+static int kcpu_write(void *arg, const unsigned char *chunk, size_t len)
 {
-	unsigned long long ts;
-	void *data;
-	int missed;
+	struct kcpu *c = arg;
+	int err = 0;
 
-	if (kbuffer_load_subbuffer(c->kbuf, page) < 0)
-		return;
-	missed = kbuffer_missed_events(c->kbuf);
-	if (missed) {
-		/* the entries lost lie before this page's first one */
-		flush_pending(c);
-		if (sync_lost(c, kbuffer_timestamp(c->kbuf))) {
-			put_missed(c, kbuffer_timestamp(c->kbuf), missed > 0 ? (uint64_t)missed : 0);
-			c->lost += missed > 0 ? (uint64_t)missed : 1;
-		}
-	}
-	for (data = kbuffer_read_event(c->kbuf, &ts); data;
-	     data = kbuffer_next_event(c->kbuf, &ts)) {
-		int size = kbuffer_event_size(c->kbuf);
-		uint16_t type;
-
-		if (size < 8)
-			continue;
-		memcpy(&type, data, 2);
-		if (type == c->kc->kstack_id)
-			handle_stack(c, data, size, 0, ts);
-		else if (type == c->kc->ustack_id)
-			handle_stack(c, data, size, 1, ts);
-		else
-			set_pending(c, data, (size_t)size, ts);
-	}
+	if (ksync(c->kc, c, 0))
+		err = errno ? errno : EIO;
+	if (ft_writer_add(c->kc->w, FT_SEC_KDATA, (uint64_t)c->cpu, chunk, len, 1) && !err)
+		err = errno ? errno : EIO;
+	errno = err;
+	return err ? -1 : 0;
 }
+
+static const struct ft_kenc_ops kcpu_ops = {
+	.write = kcpu_write,
+	.note_addr = note_addr,
+	.lost_total = kcpu_lost_total,
+};
 
 /* Read every page available now; returns the number read. */
 static int drain(struct kcpu *c, int final)
@@ -731,7 +467,7 @@ static int drain(struct kcpu *c, int final)
 			  : tracefs_cpu_read(c->tcpu, c->page, true);
 		if (n <= 0)
 			break;
-		handle_page(c, c->page);
+		ft_kenc_page(c->enc, c->page, (size_t)c->page_size);
 		pages++;
 	}
 	return pages;
@@ -758,21 +494,17 @@ static void *reader_main(void *arg)
 		drain(c, 0);
 		/*
 		 * Losses no page marks (producer/consumer drops, and overruns
-		 * since the last page): they lie after what we have read.  The
-		 * pending event stays pending (its stack may follow), so the
-		 * mark goes at its time.
+		 * since the last page): they lie after what we have read.
 		 */
-		sync_lost(c, c->pending && c->pend_ticks > c->last_ticks ? c->pend_ticks
-									 : c->last_ticks);
+		ft_kenc_sync_lost(c->enc);
 		if (mono_now() - last_flush >= FLUSH_NS) {
-			chunk_flush(c);
+			ft_kenc_flush(c->enc);
 			last_flush = mono_now();
 		}
 	}
 	drain(c, 0);
 	drain(c, 1);
-	flush_pending(c);
-	chunk_flush(c);
+	ft_kenc_finish(c->enc);
 	if (!getrusage(RUSAGE_THREAD, &ru))
 		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
@@ -860,12 +592,9 @@ static void destroy(struct ft_kcapture *kc)
 				close(c->fd);
 			if (c->stats_fd >= 0)
 				close(c->stats_fd);
-			if (c->kbuf)
-				kbuffer_free(c->kbuf);
+			ft_kenc_free(c->enc);
 			free(c->page);
-			free(c->chunk);
-			free(c->pend);
-			free(c->addrs.v);
+			ft_htab_free(&c->addrs.tab);
 			free(c->fresh);
 		}
 		free(kc->cpus);
@@ -885,8 +614,8 @@ static void destroy(struct ft_kcapture *kc)
 	for (size_t i = 0; i < kc->nr_fmts; i++)
 		free(kc->fmts[i]);
 	free(kc->fmts);
-	free(kc->ptr_idx);
-	free(kc->ptrf);
+	free(kc->ptrs.idx);
+	free(kc->ptrs.f);
 	free(kc);
 }
 
@@ -921,11 +650,11 @@ static void find_pointer_fields(struct ft_kcapture *kc)
 			free(text);
 		}
 	}
-	kc->ptr_idx = calloc(65536, sizeof(*kc->ptr_idx));
+	kc->ptrs.idx = calloc(65536, sizeof(*kc->ptrs.idx));
 	evs = tep_list_events(tep, TEP_EVENT_SORT_ID);
-	for (int i = 0; kc->ptr_idx && evs && evs[i]; i++) {
+	for (int i = 0; kc->ptrs.idx && evs && evs[i]; i++) {
 		struct tep_event *e = evs[i];
-		struct ptrf pf = { 0 };
+		struct ft_kenc_ptrf pf = { 0 };
 
 		if (e->id == kc->kstack_id || e->id == kc->ustack_id || e->id < 0 ||
 		    e->id > 65535)
@@ -937,16 +666,16 @@ static void find_pointer_fields(struct ft_kcapture *kc)
 				pf.off[pf.n++] = (uint16_t)f->offset;
 		if (!pf.n)
 			continue;
-		struct ptrf *n = realloc(kc->ptrf, (kc->nr_ptrf + 1) * sizeof(*n));
+		struct ft_kenc_ptrf *n = realloc(kc->ptrs.f, (kc->ptrs.nr + 1) * sizeof(*n));
 
 		if (!n)
 			break;
-		kc->ptrf = n;
-		kc->ptrf[kc->nr_ptrf++] = pf;
-		kc->ptr_idx[e->id] = (uint16_t)kc->nr_ptrf;
+		kc->ptrs.f = n;
+		kc->ptrs.f[kc->ptrs.nr++] = pf;
+		kc->ptrs.idx[e->id] = (uint16_t)kc->ptrs.nr;
 	}
 	tep_free(tep);
-	kc->subset_syms = kc->ptr_idx != NULL;
+	kc->subset_syms = kc->ptrs.idx != NULL;
 #else
 	(void)kc;
 #endif
@@ -976,6 +705,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 				      pid_t pid, char *err, size_t errlen)
 {
 	struct ft_kcapture *kc;
+	struct ft_kenc_conf conf;
 	int subbuf_size = getpagesize();
 	char buf[64];
 	long ncpu;
@@ -1110,6 +840,10 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		    kb > 0 && kb <= 1024)
 			subbuf_size = (int)kb * 1024;
 	}
+	conf.kstack_id = kc->kstack_id;
+	conf.ustack_id = kc->ustack_id;
+	conf.map = kc->map;
+	conf.ptrs = &kc->ptrs;
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		struct kcpu *c = &kc->cpus[i];
 		char path[700];
@@ -1130,9 +864,9 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		if (stats_lost(c, &c->lost_base))
 			c->lost_base = 0;
 		c->tcpu = tracefs_cpu_alloc_fd(c->fd, c->page_size, true);
-		c->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
+		c->enc = ft_kenc_create(&conf, &kcpu_ops, c);
 		c->page = malloc((size_t)c->page_size);
-		if (!c->tcpu || !c->kbuf || !c->page) {
+		if (!c->tcpu || !c->enc || !c->page) {
 			ft_seterr(err, errlen, "cannot set up the reader of CPU %d", i);
 			goto fail;
 		}
@@ -1377,7 +1111,7 @@ static int ktext_stack(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t r
 	(void)id;
 	(void)ref;
 	for (uint32_t i = 0; i < nr; i++)
-		if (ips[i] >= KTEXT_MIN)
+		if (ips[i] >= FT_KTEXT_MIN)
 			ktext_addr(a[0], a[1], ips[i]);
 	return 0;
 }
@@ -1525,8 +1259,14 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 	uint64_t lost = 0;
 
 	/* the mode the kernel ran in (read back), and its losses in entries */
-	for (int i = 0; i < kc->nr_cpus; i++)
-		lost += kc->cpus[i].lost;
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		struct ft_kenc_stats cs;
+
+		if (kc->cpus[i].enc) {
+			ft_kenc_get_stats(kc->cpus[i].enc, &cs);
+			lost += cs.lost;
+		}
+	}
 	ow = tracefs_instance_file_read(kc->inst, "options/overwrite", NULL);
 	mlen = snprintf(name, sizeof(name), "kernel_buffer_mode=%s\nkernel_lost=%llu\n",
 		     !ow ? "unknown" : ow[0] == '0' ? "producer-consumer" : "overwrite",
@@ -1583,26 +1323,25 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 	atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		struct kcpu *c = &kc->cpus[i];
-		uint64_t before;
+		struct ft_kenc_stats cs;
 
 		if (!c->started)
 			continue;
 		pthread_join(c->thr, NULL);
 		/* what was lost after the last page read: at the end */
-		before = c->lost;
-		sync_lost(c, c->last_ticks);
-		if (c->lost != before)
-			chunk_flush(c);
-		if (c->err && !rc) {
+		if (ft_kenc_sync_lost(c->enc))
+			ft_kenc_flush(c->enc);
+		if (ft_kenc_error(c->enc) && !rc) {
 			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
-			       strerror(c->err));
+				  strerror(ft_kenc_error(c->enc)));
 			rc = -1;
 		}
 		if (st) {
-			st->events += c->events;
-			st->lost += c->lost;
-			st->stacks += c->stacks;
-			st->stack_ids += c->stack_ids;
+			ft_kenc_get_stats(c->enc, &cs);
+			st->events += cs.events;
+			st->lost += cs.lost;
+			st->stacks += cs.stacks;
+			st->stack_ids += cs.stack_ids;
 			st->cpu_seconds += c->cpu_seconds;
 		}
 	}

@@ -26,14 +26,21 @@
  * 0600 and is close-on-exec everywhere except in the traced child.  Nothing
  * here needs privileges.
  *
+ * The files: urecord.c creates the session, runs the drain loop and its
+ * writer thread, and tears down; urec_spawn.c starts the program;
+ * urec_snapshot.c saves snapshots; urec_sections.c writes the sections
+ * that name the records (FUNCS, MODULES, SYMTAB, STACKMAP) and the end's
+ * TASKS and META; urec_int.h holds the state they share.
+ *
  * Snapshots (core/ringbuf.h "Snapshot"): when a swap is seen (area
  * snap_state SAVING), one system-wide membarrier, then each ring of the old
  * set, once frozen, is copied whole into the snapshot, drained into UDATA
  * as usual and reset; the snapshot is written as a header and one
  * FT_SEC_SNAPSHOT section per buffer (core/snapshot.h), and the spare is
  * handed back.  Clears and frees write a header of their own.  Losses are
- * shown where they happened, each once (take_page, report_tail_loss,
- * show_noslot): the LOST lines of show add up to the total record prints.
+ * shown where they happened, each once (urec_take_page,
+ * urec_report_tail_loss, show_noslot): the LOST lines of show add up to
+ * the total record prints.
  *
  * Pages are batched per buffer id and written as compressed UDATA chunks
  * (a chunk per buffer when it reaches CHUNK_BYTES, when its slot is
@@ -41,12 +48,10 @@
  * second so a killed recorder loses no more, and at the end),
  * compressed and appended by a writer thread so the drain loop only copies.
  */
-#include <dirent.h>
 #include <stddef.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -54,7 +59,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,18 +69,9 @@
 #include "core/options.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
-#include "core/snapshot.h"
-#include "core/smapfull.h"
-#include "core/stackmap.h"
-#include "core/symbols.h"
 #include "core/tracefile.h"
 #include "recorder/urec_int.h"
 #include "recorder/urecord.h"
-
-extern char **environ;
-
-/* declared in stackmap.h, implemented by its owner: used once it exists */
-#pragma weak ft_stackmap_meta_lines
 
 #define CHUNK_BYTES (1u << 20)	  /* flush one buffer's pages at this size */
 #define PENDING_MAX (16u << 20)	  /* flush everything above this */
@@ -87,95 +82,6 @@ extern char **environ;
 /* pending pages go out at least this often: a killed recorder loses no more */
 #define FLUSH_NS 1000000000ull
 
-struct task {
-	uint32_t pid, tid;
-	char comm[32];
-};
-
-struct pend {
-	uint64_t id;
-	char *buf;
-	size_t len, cap;
-};
-
-struct ft_urecord {
-	const struct ft_record_opts *o;
-	int inject;
-	char prog[PATH_MAX];
-	char lib[PATH_MAX];
-
-	int memfd;
-	struct ft_lifeline life; /* held while we record: the runtime detaches when it goes */
-	void *mem;
-	size_t len;
-	struct ft_session_hdr *h;
-	struct ft_rb_area *area;
-	struct ft_rb_area area_copy; /* its header as formatted: restored if scribbled */
-	char *page;
-
-	pid_t pid;
-	int go_fd;  /* write end: one byte lets the child exec */
-	int err_fd; /* read end of the child's CLOEXEC pipe: errno of a failed exec */
-	int went;
-	int main_done;
-	int main_status;
-	int exec_errno;
-
-	struct task *tasks;
-	size_t nr_tasks, cap_tasks;
-	struct pend *pend;
-	size_t nr_pend, cap_pend, pend_bytes;
-	struct wqueue *q;
-	uint64_t *reported; /* per ring (RIDX): losses its pages reported */
-	uint64_t *nest_carry; /* per slot: nested-too-deep losses taken, not yet in a page */
-	uint64_t noslot_shown; /* area.lost_noslot already shown (NOSLOT buffer) */
-
-	/* snapshot (ringbuf.h "Snapshot"; the SNAPSHOT sections: tracefile.h) */
-	int snap_saving;      /* quiesced, saving the old set */
-	uint8_t *snap_done;   /* per slot: bit l = level l of the old set saved */
-	struct pend sbuf;     /* the copy of the ring being saved */
-	uint64_t snap_pages, snap_events; /* in every snapshot taken */
-	uint32_t snaps_saved; /* SNAPSHOT headers written */
-	uint32_t snaps_taken; /* snapshots completely saved */
-	uint32_t snap_clears_seen;
-	int snap_last_state;
-
-	char *warn; /* '\n'-separated lines not yet handed out */
-	size_t warn_len, warn_pos;
-	char cur_warn[512];
-	uint32_t rt_msg_seen;
-	int said_noinstr; /* the ELF check warned: the runtime's own line would repeat it */
-	int said_static;  /* warned that the program is static */
-
-	uint64_t events, bytes, pages;
-	uint64_t last_dead_check;
-	uint64_t peak_bytes; /* most of the memfd resident at once (sampled per pass) */
-	uint64_t last_flush; /* mono_ns of the last pend_flush_all from drain */
-
-	/*
-	 * The tables as written so far (sync_tables, under sync_lock): FUNCS
-	 * and MODULES up to these indexes, the stack map's stacks marked in
-	 * sm_seen, the symbol tables read.
-	 */
-	pthread_mutex_t sync_lock;
-	uint32_t funcs_done, mods_done;
-	struct ft_stackmap sm;
-	int sm_state;	    /* 0 not looked at, 1 attached, -1 none */
-	uint32_t *sm_seen;  /* export_delta's array */
-	uint64_t sm_exported; /* stacks written (first time) */
-	struct symcache {
-		char *path;
-		void *blob;
-		size_t len;
-	} *symc;
-	size_t nr_symc;
-};
-
-static void put_u32(unsigned char *p, uint32_t v)
-{
-	memcpy(p, &v, 4); /* the trace file is little endian, as is x86-64 */
-}
-
 static uint64_t mono_ns(void)
 {
 	struct timespec ts;
@@ -185,21 +91,11 @@ static uint64_t mono_ns(void)
 }
 
 /* Queue a warning line (deduplicated) for ft_urecord_next_warning(). */
-static void add_warning(struct ft_urecord *u, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void add_warning(struct ft_urecord *u, const char *fmt, ...)
+/* Queue line unless it is queued already; u->warn_lock held. */
+static void warn_add(struct ft_urecord *u, const char *line, size_t l)
 {
-	char line[512];
-	va_list ap;
-	size_t l;
 	char *nw;
 
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	l = strlen(line);
-	if (!l)
-		return;
 	/* already said? */
 	for (size_t i = 0; i < u->warn_len;) {
 		size_t e = i;
@@ -220,18 +116,41 @@ static void add_warning(struct ft_urecord *u, const char *fmt, ...)
 	u->warn[u->warn_len] = 0;
 }
 
+void urec_warn(struct ft_urecord *u, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	size_t l;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	l = strlen(line);
+	if (!l)
+		return;
+	pthread_mutex_lock(&u->warn_lock);
+	warn_add(u, line, l);
+	pthread_mutex_unlock(&u->warn_lock);
+}
+
 const char *ft_urecord_next_warning(struct ft_urecord *u)
 {
+	const char *r = NULL;
 	size_t e;
 
-	if (!u || u->warn_pos >= u->warn_len)
+	if (!u)
 		return NULL;
-	for (e = u->warn_pos; e < u->warn_len && u->warn[e] != '\n'; e++)
-		;
-	snprintf(u->cur_warn, sizeof(u->cur_warn), "%.*s", (int)(e - u->warn_pos),
-		 u->warn + u->warn_pos);
-	u->warn_pos = e + 1;
-	return u->cur_warn;
+	pthread_mutex_lock(&u->warn_lock);
+	if (u->warn_pos < u->warn_len) {
+		for (e = u->warn_pos; e < u->warn_len && u->warn[e] != '\n'; e++)
+			;
+		snprintf(u->cur_warn, sizeof(u->cur_warn), "%.*s", (int)(e - u->warn_pos),
+			 u->warn + u->warn_pos);
+		u->warn_pos = e + 1;
+		r = u->cur_warn;
+	}
+	pthread_mutex_unlock(&u->warn_lock);
+	return r;
 }
 
 /* Runtime warnings (session rt_msg) not yet queued; final: the writers are gone. */
@@ -244,10 +163,12 @@ static void pull_rt_msgs(struct ft_urecord *u, int final)
 		return;
 	while (ft_session_msg_next(u->h, &u->rt_msg_seen, line, sizeof(line)))
 		if (line[0] && !(u->said_noinstr && strstr(line, "no instrumentation")))
-			add_warning(u, "%s", line);
+			urec_warn(u, "%s", line);
 	if (final && (left = ft_session_msg_left(u->h, u->rt_msg_seen)))
-		add_warning(u, "%u runtime warning(s) lost (the message area is full, or the "
-			    "program died writing one)", left);
+		urec_warn(u,
+			  "%u runtime warning(s) lost (the message area is full, or the "
+			  "program died writing one)",
+			  left);
 }
 
 /* ---- tasks ---- */
@@ -271,7 +192,7 @@ static void read_comm(uint32_t pid, uint32_t tid, char *out, size_t len)
 		out[n - 1] = 0;
 }
 
-static struct task *task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid)
+struct task *urec_task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid)
 {
 	for (size_t i = 0; i < u->nr_tasks; i++)
 		if (u->tasks[i].tid == tid && u->tasks[i].pid == pid)
@@ -290,7 +211,7 @@ static void note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid, int rere
 
 	if (!pid || !tid)
 		return;
-	t = task_find(u, pid, tid);
+	t = urec_task_find(u, pid, tid);
 	if (!t) {
 		if (u->nr_tasks == u->cap_tasks) {
 			size_t nc = u->cap_tasks ? u->cap_tasks * 2 : 64;
@@ -368,16 +289,14 @@ struct wqueue {
 	struct ft_urecord *u;
 };
 
-static int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final);
-
 /*
  * The writer thread: for each queued chunk, first the names its records
- * need (sync_tables: reading ELF symbol tables takes milliseconds, kept
+ * need (urec_sync_tables: reading ELF symbol tables takes milliseconds, kept
  * off the drain loop), then the chunk.  Ordering: every fid, module and
  * stack a chunk names was published by the runtime (release) before the
  * drain loop consumed the chunk's pages (acquire); the drain loop then
  * queued the chunk under q->lock, which we took to dequeue it, so the
- * acquire loads in sync_tables see them all.
+ * acquire loads in urec_sync_tables see them all.
  */
 static void *writer_main(void *arg)
 {
@@ -397,7 +316,7 @@ static void *writer_main(void *arg)
 		if (!q->head)
 			q->tail = NULL;
 		pthread_mutex_unlock(&q->lock);
-		if (sync_tables(q->u, q->w, 0) ||
+		if (urec_sync_tables(q->u, q->w, 0) ||
 		    ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
 			pthread_mutex_lock(&q->lock);
 			q->failed = 1;
@@ -470,7 +389,7 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 		pthread_mutex_unlock(&q->lock);
 		free(c);
 		/* written here: the names it needs first, as the writer thread does */
-		r = sync_tables(u, w, 0);
+		r = urec_sync_tables(u, w, 0);
 		r |= ft_writer_add(w, FT_SEC_UDATA, p->id, p->buf, p->len, 1);
 	}
 	u->pend_bytes -= p->len;
@@ -510,7 +429,7 @@ static int pend_flush_all(struct ft_urecord *u, struct ft_writer *w)
  * Append len bytes to p's buffer, growing it (64 KiB, then doubling).
  * Returns 0, or -1 (ENOMEM) with p unchanged.
  */
-static int pend_append(struct pend *p, const void *data, size_t len)
+int urec_pend_append(struct pend *p, const void *data, size_t len)
 {
 	if (p->len + len > p->cap) {
 		size_t nc = p->cap ? p->cap * 2 : 64 * 1024;
@@ -534,7 +453,7 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 {
 	struct pend *p = pend_get(u, info->buf_id);
 
-	if (!p || pend_append(p, page, info->len))
+	if (!p || urec_pend_append(p, page, info->len))
 		return -1;
 	u->pend_bytes += info->len;
 	if (p->len >= CHUNK_BYTES)
@@ -543,9 +462,6 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 }
 
 /* ---- draining ---- */
-
-/* Index of ring (slot, set, level) in the per-ring arrays. */
-#define RIDX(s, set, l) (((size_t)(s) * FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
 
 /* Buffer id of the losses of threads that got no slot (no thread of its own). */
 #define NOSLOT_BUF ft_rb_buf_id((1u << 30) - 1, 0, 0)
@@ -588,8 +504,8 @@ static void take_nest_lost(struct ft_urecord *u, uint32_t s)
 }
 
 /* Hand a consumed page (in u->page) to UDATA, with the nest carry on level 0. */
-static int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-		     uint32_t l, struct ft_rb_pageinfo *info)
+int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set, uint32_t l,
+		   struct ft_rb_pageinfo *info)
 {
 	struct ft_page *pg = (struct ft_page *)u->page;
 
@@ -612,8 +528,8 @@ static int take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint
  * readers show them where they happened -- at the end -- not only in the
  * totals.  Its time is now: after everything the thread wrote.
  */
-static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-			    uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts)
+int urec_report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			  uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts)
 {
 	struct ft_rb_ring *r = ft_rb_slot_ring(ft_rb_slot_at(u->area, s), set, l);
 	uint64_t total = __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED) +
@@ -630,122 +546,6 @@ static int report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t 
 		*rep = total;
 	return add_lost_page(u, w, ft_rb_buf_id(s, l, si->gen), n, ts, si->pid, si->tid, l,
 			     (uint32_t)__atomic_load_n(&r->wpage, __ATOMIC_RELAXED) + 1);
-}
-
-/* ---- snapshot ---- */
-
-/* Append a page copy to the snapshot buffer being copied (u->sbuf). */
-static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, const void *page)
-{
-	struct pend *p = &u->sbuf;
-
-	if (pend_append(p, page, info->len))
-		return -1;
-	p->id = info->buf_id;
-	return 0;
-}
-
-/*
- * A snapshot header (FT_SNAP_HDR_ID, text, core/snapshot.h): written when a
- * save starts (its rings' sections follow, one ring at a time, so the
- * recorder holds one ring's copy at most), or alone for "cleared"/"freed".
- */
-static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
-{
-	char hdr[256];
-	int n;
-
-	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
-		     state, (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
-	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
-}
-
-/*
- * Save ring (s, old set, l), frozen: copy every page still in it into the
- * snapshot, drain what was not consumed yet into UDATA (the trace keeps every
- * event: the snapshot is a copy), show its tail losses, and reset it.
- */
-static int snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
-			  uint32_t l, const struct ft_rb_slotinfo *si)
-{
-	struct ft_rb_area *a = u->area;
-	struct ft_rb_pageinfo info;
-	uint64_t first, last;
-	int r = 0;
-
-	ft_rb_snap_range(a, s, set, l, &first, &last);
-	for (uint64_t p = first; p <= last && first <= last; p++) {
-		struct ft_page *pg = (struct ft_page *)u->page;
-
-		if (ft_rb_peek_set(a, s, set, l, p, u->page, &info) != 1)
-			continue;
-		if (!pg->size && !pg->lost)
-			continue; /* never started */
-		u->snap_pages++;
-		u->snap_events += info.nev;
-		r |= sbuf_add(u, &info, u->page);
-	}
-	if (u->sbuf.len) {
-		r |= sync_tables(u, w, 0); /* names first, as for UDATA */
-		r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->sbuf.id, u->sbuf.buf, u->sbuf.len, 1);
-	}
-	u->sbuf.len = 0;
-	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
-		r |= take_page(u, w, s, set, l, &info);
-	/* the swap's time: before anything the thread wrote in the live set */
-	r |= report_tail_loss(u, w, s, set, l, si, __atomic_load_n(&a->snap_ts, __ATOMIC_RELAXED));
-	ft_rb_ring_reset(a, s, set, l);
-	u->reported[RIDX(s, set, l)] = 0;
-	return r;
-}
-
-/*
- * Snapshot requests, once per drain pass: a new swap (quiesce, then save
- * ring by ring as they freeze), clears, frees.  Pages of the old set that
- * are not frozen yet are drained as usual (complete pages only) by drain().
- */
-static int snap_poll(struct ft_urecord *u, struct ft_writer *w)
-{
-	struct ft_rb_area *a = u->area;
-	int st = ft_rb_snapshot_state(a), r = 0;
-	uint32_t clears = __atomic_load_n(&a->snap_clear_req, __ATOMIC_ACQUIRE);
-
-	if (st == FT_RB_SNAP_SAVING && !u->snap_saving) {
-		ft_rb_snapshot_quiesce();
-		memset(u->snap_done, 0, a->nr_slots);
-		u->snap_saving = 1;
-		r |= snap_header(u, w, "taken");
-	}
-	if (!u->snap_saving && clears != u->snap_clears_seen) {
-		u->snap_clears_seen = clears;
-		if (st != FT_RB_SNAP_FREE)
-			r |= snap_header(u, w, "cleared");
-	}
-	if (st == FT_RB_SNAP_FREE && u->snap_last_state != FT_RB_SNAP_FREE && !u->snap_saving) {
-		r |= snap_header(u, w, "freed");
-		ft_rb_spare_release(a);
-	}
-	if (!u->snap_saving)
-		u->snap_last_state = st;
-	return r;
-}
-
-/* After a pass over every slot: is the save complete?  Write it. */
-static int snap_finish(struct ft_urecord *u, struct ft_writer *w)
-{
-	struct ft_rb_area *a = u->area;
-	const uint8_t all = (1u << FT_RB_LEVELS) - 1;
-
-	if (!u->snap_saving)
-		return 0;
-	for (uint32_t s = 0; s < a->nr_slots; s++)
-		if (u->snap_done[s] != all)
-			return 0;
-	u->snap_saving = 0;
-	u->snaps_taken++;
-	ft_rb_snapshot_saved(a);
-	u->snap_last_state = ft_rb_snapshot_state(a);
-	return 0;
 }
 
 /*
@@ -776,7 +576,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	int check_dead = 0, r = 0;
 	uint64_t now = mono_ns();
 
-	r |= snap_poll(u, w);
+	r |= urec_snap_poll(u, w);
 	ft_rb_reader_alive(a);
 	{
 		struct stat st;
@@ -804,8 +604,8 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		    memcmp((char *)a + o2, (char *)&u->area_copy + o2, l2)) {
 			memcpy(a, &u->area_copy, l1);
 			memcpy((char *)a + o2, (char *)&u->area_copy + o2, l2);
-			add_warning(u, "the traced program overwrote the ring buffer's layout "
-				       "(restored; its records may be lost)");
+			urec_warn(u, "the traced program overwrote the ring buffer's layout "
+				     "(restored; its records may be lost)");
 		}
 	}
 	for (uint32_t s = 0; s < a->nr_slots; s++) {
@@ -845,12 +645,13 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			if (u->snap_saving) {
 				if (!(u->snap_done[s] & (1u << l))) {
 					if (everything || ft_rb_ring_frozen(a, s, live ^ 1, l)) {
-						r |= snap_save_ring(u, w, s, live ^ 1, l, &si);
+						r |= urec_snap_save_ring(u, w, s, live ^ 1, l, &si);
 						u->snap_done[s] |= (uint8_t)(1u << l);
 					} else {
-						while (ft_rb_consume_set(a, s, live ^ 1, l, 0, u->page,
-									 &info) == 1)
-							r |= take_page(u, w, s, live ^ 1, l, &info);
+						while (ft_rb_consume_set(a, s, live ^ 1, l, 0,
+									 u->page, &info) == 1)
+							r |= urec_take_page(u, w, s, live ^ 1, l,
+									    &info);
 						skipped = 1;
 						continue;
 					}
@@ -860,9 +661,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 				continue;
 			}
 			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
-				r |= take_page(u, w, s, live, l, &info);
+				r |= urec_take_page(u, w, s, live, l, &info);
 			if (final)
-				r |= report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
+				r |= urec_report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
 		}
 		if (si.state == FT_RB_EXITED && !everything && !skipped &&
 		    (!u->snap_saving || u->snap_done[s] == (1u << FT_RB_LEVELS) - 1)) {
@@ -882,7 +683,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			if (si.state == FT_RB_FREE)
 				u->snap_done[s] = (1u << FT_RB_LEVELS) - 1;
 		}
-		r |= snap_finish(u, w);
+		r |= urec_snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
 	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
@@ -971,6 +772,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	pthread_mutex_init(&u->q->lock, NULL);
 	pthread_cond_init(&u->q->cond, NULL);
 	pthread_mutex_init(&u->sync_lock, NULL);
+	pthread_mutex_init(&u->warn_lock, NULL);
 	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
 	u->pid = -1;
 	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
@@ -1023,8 +825,8 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 * traced into buffers nobody drains: say so, but record anyway.
 	 */
 	if (ft_lifeline_create(&u->life, lerr, sizeof(lerr)))
-		add_warning(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
-			    o->argv[0]);
+		urec_warn(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
+			  o->argv[0]);
 	/*
 	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
 	 * or when a snapshot trigger / function command is set, as ftrace
@@ -1051,542 +853,6 @@ fail:
 	return NULL;
 }
 
-/*
- * The child's environment: ours, with LD_PRELOAD and FTRAIL_SHM_FD set,
- * and LD_BIND_NOW=1 when library calls are traced (option libcall): the
- * runtime hooks a library call by rewriting its GOT slot (runtime/plt.c),
- * and a lazily bound slot would be written over by the loader's resolver
- * at the first call; bound at load, every slot holds its target when the
- * runtime hooks it, dlopen()ed objects included (LD_BIND_NOW overrides
- * RTLD_LAZY).  Resolution is the loader's own, only earlier.
- */
-static char **child_env(struct ft_urecord *u)
-{
-	size_t n = 0, k = 0;
-	char **env;
-	const char *old = getenv("LD_PRELOAD");
-	char *pre, *fdv;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + 5, sizeof(*env));
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if ((u->inject && !strncmp(environ[i], "LD_PRELOAD=", 11)) ||
-		    !strncmp(environ[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1) ||
-		    !strncmp(environ[i], FT_LIFELINE_ENV_FD "=", strlen(FT_LIFELINE_ENV_FD) + 1))
-			continue;
-		env[k++] = environ[i];
-	}
-	if (u->inject) {
-		if (asprintf(&pre, "LD_PRELOAD=%s%s%s", u->lib, old && *old ? ":" : "",
-			     old && *old ? old : "") < 0 ||
-		    asprintf(&fdv, "%s=%d", FT_SESSION_ENV_FD, u->memfd) < 0) {
-			free(env);
-			return NULL;
-		}
-		env[k++] = pre;
-		env[k++] = fdv;
-		if (u->life.fd >= 0) {
-			if (asprintf(&env[k], "%s=%d", FT_LIFELINE_ENV_FD, u->life.fd) < 0) {
-				free(pre);
-				free(fdv);
-				free(env);
-				return NULL;
-			}
-			k++;
-		}
-		if ((u->o->options & FT_OPT(LIBCALL)) && !getenv("LD_BIND_NOW"))
-			env[k++] = "LD_BIND_NOW=1";
-	}
-	env[k] = NULL;
-	return env;
-}
-
-static void free_child_env(struct ft_urecord *u, char **env)
-{
-	if (!env)
-		return;
-	if (u->inject) {
-		for (size_t i = 0; env[i]; i++)
-			if (!strncmp(env[i], "LD_PRELOAD=", 11) ||
-			    !strncmp(env[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1) ||
-			    !strncmp(env[i], FT_LIFELINE_ENV_FD "=", strlen(FT_LIFELINE_ENV_FD) + 1))
-				free(env[i]);
-	}
-	free(env);
-}
-
-int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
-		     size_t errlen)
-{
-	sigset_t all, mask;
-	int go[2], ep[2];
-	char **env;
-	pid_t c;
-
-	if (u->inject && urec_elf_static(u->prog) == 1) {
-		u->said_static = 1;
-		add_warning(u,
-			    "%s is statically linked: the runtime cannot be preloaded into it, "
-			    "nothing of it will be traced (link it dynamically)",
-			    u->o->argv[0]);
-	} else if (u->inject && strcmp(u->o->tracer, "nop")) {
-		int ins = urec_elf_instrumented(u->prog);
-
-		if (ins == 0) {
-			u->said_noinstr = 1;
-			add_warning(
-			    u,
-			    "%s has no instrumentation ftrail can hook: compile it with -pg, "
-			    "-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "
-			    "or -finstrument-functions",
-			    u->o->argv[0]);
-		}
-	}
-	env = child_env(u);
-	if (!env) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	if (pipe2(go, O_CLOEXEC)) {
-		free_child_env(u, env);
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	if (pipe2(ep, O_CLOEXEC)) {
-		close(go[0]);
-		close(go[1]);
-		free_child_env(u, env);
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	/*
-	 * Every descendant (daemonised grandchildren too) is re-parented to
-	 * us, so waitpid(-1) tells when the whole traced tree is gone.
-	 */
-	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	/* no handler of ours may run in the child: signals wait until it reset them */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &mask);
-	c = fork();
-	if (c != 0)
-		pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	if (c < 0) {
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(go[0]);
-		close(go[1]);
-		close(ep[0]);
-		close(ep[1]);
-		free_child_env(u, env);
-		return -1;
-	}
-	if (c == 0) {
-		/* child: only async-signal-safe calls from here on */
-		char b;
-		int e;
-
-		ssize_t n;
-
-		/*
-		 * The dispositions exec would leave (caught -> default, ignored
-		 * stays ignored; ignore: back to ignored), now: a signal that
-		 * reaches the child while it waits for go acts on it as it
-		 * would on the program (record forwards stop signals to it
-		 * from the start).
-		 */
-		for (int s = 1; s < NSIG; s++) {
-			struct sigaction sa;
-
-			if (sigaction(s, NULL, &sa) || sa.sa_handler == SIG_IGN ||
-			    sa.sa_handler == SIG_DFL)
-				continue;
-			memset(&sa, 0, sizeof(sa));
-			sa.sa_handler = ignore && sigismember(ignore, s) == 1 ? SIG_IGN : SIG_DFL;
-			sigaction(s, &sa, NULL);
-		}
-		pthread_sigmask(SIG_SETMASK, &mask, NULL);
-		close(go[1]);
-		close(ep[0]);
-		do
-			n = read(go[0], &b, 1);
-		while (n < 0 && errno == EINTR);
-		/* EOF without the byte: the recorder gave up (destroy) */
-		if (n != 1 || b != 'g')
-			_exit(127);
-		if (u->inject && fcntl(u->memfd, F_SETFD, 0))
-			_exit(127);
-		if (u->life.fd >= 0 && fcntl(u->life.fd, F_SETFD, 0))
-			_exit(127);
-		execve(u->prog, u->o->argv, env);
-		e = errno;
-		while (write(ep[1], &e, sizeof(e)) < 0 && errno == EINTR)
-			;
-		_exit(127);
-	}
-	close(go[0]);
-	close(ep[1]);
-	free_child_env(u, env);
-	u->go_fd = go[1];
-	u->err_fd = ep[0];
-	u->pid = c;
-	*pid = c;
-	return 0;
-}
-
-int ft_urecord_go(struct ft_urecord *u)
-{
-	struct timespec now = { 0, 0 };
-	sigset_t pipe_sig, mask;
-	char b = 'g';
-	ssize_t n;
-
-	if (u->go_fd < 0)
-		return -1;
-	/*
-	 * The child may be dead already (a signal while it waited): EPIPE,
-	 * and the SIGPIPE that comes with it is taken here, not by us.
-	 */
-	sigemptyset(&pipe_sig);
-	sigaddset(&pipe_sig, SIGPIPE);
-	pthread_sigmask(SIG_BLOCK, &pipe_sig, &mask);
-	do
-		n = write(u->go_fd, &b, 1);
-	while (n < 0 && errno == EINTR);
-	if (n < 0 && errno == EPIPE && !sigismember(&mask, SIGPIPE))
-		sigtimedwait(&pipe_sig, NULL, &now);
-	pthread_sigmask(SIG_SETMASK, &mask, NULL);
-	close(u->go_fd);
-	u->go_fd = -1;
-	u->went = 1;
-	return n == 1 ? 0 : -1;
-}
-
-/* ---- closing sections ---- */
-
-/*
- * FUNCS from u->funcs_done on: the entries published so far (VALID), or,
- * when final, all of them (one a crash interrupted is written empty).
- */
-static int sync_funcs(struct ft_urecord *u, struct ft_writer *w, int final)
-{
-	struct ft_session_func *f = ft_session_funcs(u->h);
-	uint32_t n = ft_session_nr_funcs(u->h), end = u->funcs_done;
-	unsigned char *b;
-	size_t len;
-	int r;
-
-	/* acquire: pairs with the runtime's release of VALID (session.h) */
-	while (end < n && (final || (__atomic_load_n(&f[end].flags, __ATOMIC_ACQUIRE) &
-				     FT_SFUNC_VALID)))
-		end++;
-	if (end == u->funcs_done)
-		return 0;
-	len = 4 + (size_t)(end - u->funcs_done) * 16;
-	b = malloc(len);
-	if (!b)
-		return -1;
-	put_u32(b, end - u->funcs_done);
-	for (uint32_t i = u->funcs_done; i < end; i++) {
-		uint32_t fl = __atomic_load_n(&f[i].flags, __ATOMIC_ACQUIRE);
-		unsigned char *e = b + 4 + (size_t)(i - u->funcs_done) * 16;
-		uint64_t addr = 0;
-		uint32_t mod = 0;
-
-		if (fl & FT_SFUNC_VALID) {
-			addr = f[i].addr;
-			mod = f[i].module;
-		} else {
-			fl = 0;
-		}
-		memcpy(e, &addr, 8);
-		memcpy(e + 8, &mod, 4);
-		memcpy(e + 12, &fl, 4);
-	}
-	r = ft_writer_add(w, FT_SEC_FUNCS, u->funcs_done, b, len, 1);
-	free(b);
-	if (!r)
-		u->funcs_done = end;
-	return r;
-}
-
-/* The SYMTAB blob of an ELF file, read once per path (NULL: no symbols). */
-static const void *symtab_of(struct ft_urecord *u, const char *path, size_t *len)
-{
-	struct symcache *n;
-	char e[256], bid[128];
-	struct ft_symtab *st;
-
-	for (size_t k = 0; k < u->nr_symc; k++)
-		if (!strcmp(u->symc[k].path, path)) {
-			*len = u->symc[k].len;
-			return u->symc[k].blob;
-		}
-	n = realloc(u->symc, (u->nr_symc + 1) * sizeof(*n));
-	if (!n)
-		return NULL;
-	u->symc = n;
-	n = &u->symc[u->nr_symc];
-	n->path = strdup(path);
-	if (!n->path)
-		return NULL;
-	n->blob = NULL;
-	n->len = 0;
-	st = ft_symtab_from_elf(path, bid, sizeof(bid), e, sizeof(e));
-	if (st) {
-		n->blob = ft_symtab_encode(st, &n->len);
-		ft_symtab_free(st);
-	} else {
-		add_warning(u, "no symbols for %s: %s", path, e);
-	}
-	u->nr_symc++;
-	*len = n->len;
-	return n->blob;
-}
-
-/*
- * MODULES lines (index = line) from u->mods_done on, each module's SYMTAB
- * before them: the published ones, or when final all (an unpublished slot
- * as "[unknown]").
- */
-static int sync_modules(struct ft_urecord *u, struct ft_writer *w, int final)
-{
-	struct ft_session_module *m = ft_session_modules(u->h);
-	uint32_t n = ft_session_nr_modules(u->h), end = u->mods_done;
-	size_t cap = 4096, len = 0;
-	char *text;
-	int r = 0;
-
-	while (end < n &&
-	       (final || (__atomic_load_n(&m[end].flags, __ATOMIC_ACQUIRE) & FT_SMOD_VALID)))
-		end++;
-	if (end == u->mods_done)
-		return 0;
-	text = malloc(cap);
-	if (!text)
-		return -1;
-	for (uint32_t i = u->mods_done; i < end; i++) {
-		uint32_t fl = __atomic_load_n(&m[i].flags, __ATOMIC_ACQUIRE);
-		char bid[2 * sizeof(m[i].build_id) + 1] = "-", line[FT_SESSION_PATH_MAX + 128];
-		char path[FT_SESSION_PATH_MAX];
-		int l;
-
-		if (!(fl & FT_SMOD_VALID)) {
-			l = snprintf(line, sizeof(line), "0 0 0 0 - [unknown]\n");
-			path[0] = 0;
-		} else {
-			uint32_t bl = m[i].build_id_len;
-
-			if (bl > sizeof(m[i].build_id))
-				bl = sizeof(m[i].build_id);
-			for (uint32_t k = 0; k < bl; k++)
-				snprintf(bid + 2 * k, 3, "%02x", m[i].build_id[k]);
-			memcpy(path, m[i].path, sizeof(path));
-			path[sizeof(path) - 1] = 0;
-			for (char *c = path; *c; c++)
-				if (*c == '\n')
-					*c = '?';
-			l = snprintf(line, sizeof(line), "%u %llx %llx %llx %s %s\n", m[i].pid,
-				     (unsigned long long)m[i].start, (unsigned long long)m[i].end,
-				     (unsigned long long)m[i].offset, bid,
-				     path[0] ? path : "[unknown]");
-		}
-		if (len + (size_t)l + 1 > cap) {
-			char *nt;
-
-			cap = (cap + (size_t)l) * 2;
-			nt = realloc(text, cap);
-			if (!nt) {
-				free(text);
-				return -1;
-			}
-			text = nt;
-		}
-		memcpy(text + len, line, (size_t)l);
-		len += (size_t)l;
-		if (path[0] == '/') {
-			size_t blen = 0;
-			const void *blob = symtab_of(u, path, &blen);
-
-			if (blob)
-				r |= ft_writer_add(w, FT_SEC_SYMTAB, i, blob, blen, 1);
-		}
-	}
-	r |= ft_writer_add(w, FT_SEC_MODULES, u->mods_done, text, len, 1);
-	free(text);
-	if (!r)
-		u->mods_done = end;
-	return r;
-}
-
-/*
- * The stacks inserted since the last chunk; when final, also every stack
- * whose reference count moved (the file ends with the final counts), and
- * the map's counters in META.
- */
-static int sync_stackmap(struct ft_urecord *u, struct ft_writer *w, int final)
-{
-	size_t len, blen = 0;
-	void *blob;
-	int r = 0;
-
-	if (!u->sm_state) {
-		void *mem = ft_session_stackmap_mem(u->h, &len);
-
-		u->sm_state = -1;
-		if (mem && !ft_stackmap_attach(&u->sm, mem, len)) {
-			u->sm_seen = calloc(ft_stackmap_table_size(&u->sm), sizeof(*u->sm_seen));
-			if (!u->sm_seen)
-				return -1;
-			u->sm_state = 1;
-		}
-	}
-	if (u->sm_state < 0)
-		return 0;
-	/* nothing new can be there when every pool element taken was written */
-	if (!final && ft_stackmap_nr_entries(&u->sm) <= u->sm_exported)
-		return 0;
-	blob = ft_stackmap_export_delta(&u->sm, u->sm_seen, final, &blen);
-	if (blob) {
-		struct ft_fsmb_header h;
-
-		memcpy(&h, blob, sizeof(h));
-		if (!final)
-			u->sm_exported += h.nr_stacks;
-		r = ft_writer_add(w, FT_SEC_STACKMAP, 0, blob, blen, 1);
-		free(blob);
-	} else if (errno && errno != EBUSY) {
-		return -1;
-	}
-	if (final) {
-		char meta[512];
-		/* capacity, successes, drops for `ftrail stackmap stat` */
-		int n = ft_stackmap_meta_lines ? ft_stackmap_meta_lines(&u->sm, "user", meta,
-									 sizeof(meta))
-					       : -1;
-
-		if (n > 0 && (size_t)n < sizeof(meta))
-			r |= ft_writer_add(w, FT_SEC_META, 0, meta, (size_t)n, 0);
-		/* final runs on the drain thread, the writer thread stopped: add_warning is safe */
-		{
-			struct ft_stackmap_stat st;
-			char line[320];
-
-			ft_stackmap_get_stat(&u->sm, &st);
-			if (ft_smap_full_line(line, sizeof(line), "user",
-					      (unsigned int)__builtin_ctz(st.max_entries | 1u << 31),
-					      st.entries, st.successes, st.drops))
-				add_warning(u, "%s", line);
-		}
-	}
-	return r;
-}
-
-/*
- * Write what readers need to name the records drained so far: modules
- * (and their symbols), functions, stacks -- before the chunk that uses
- * them (tracefile.h: a cut file reads with names).  final: everything
- * left, at the end.  Called by the writer thread before each queued chunk
- * and by the drain loop before what it writes itself; u->sync_lock makes
- * them take turns (the cursors and the symbol cache are its).  Returns 0,
- * or -1 with errno.
- */
-static int sync_tables(struct ft_urecord *u, struct ft_writer *w, int final)
-{
-	int r = 0;
-
-	if (!u->h)
-		return 0;
-	pthread_mutex_lock(&u->sync_lock);
-	r |= sync_modules(u, w, final);
-	r |= sync_funcs(u, w, final);
-	r |= sync_stackmap(u, w, final);
-	pthread_mutex_unlock(&u->sync_lock);
-	return r;
-}
-
-static int write_tasks(struct ft_urecord *u, struct ft_writer *w)
-{
-	const char *base = strrchr(u->prog, '/');
-	size_t cap = 64 + u->nr_tasks * 64, len = 0;
-	char *text = malloc(cap);
-	int r = 0;
-
-	if (!text)
-		return -1;
-	base = base ? base + 1 : u->prog;
-	for (size_t i = 0; i < u->nr_tasks; i++) {
-		struct task *t = &u->tasks[i];
-		const char *c = t->comm;
-
-		if (!c[0]) {
-			/* died before we looked: its process's name, else the program's */
-			struct task *pt = task_find(u, t->pid, t->pid);
-
-			c = pt && pt->comm[0] ? pt->comm : base;
-		}
-		len += (size_t)snprintf(text + len, cap - len, "%u %u %.31s\n", t->pid, t->tid, c);
-	}
-	if (len)
-		r = ft_writer_add(w, FT_SEC_TASKS, 0, text, len, 0);
-	free(text);
-	return r;
-}
-
-static int write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_rb_totals *t,
-		      int stopped)
-{
-	char buf[2048];
-	int n = 0;
-
-	n += snprintf(buf + n, sizeof(buf) - n,
-		      "user_events=%llu\nuser_bytes=%llu\nuser_pages=%llu\n",
-		      (unsigned long long)u->events, (unsigned long long)u->bytes,
-		      (unsigned long long)u->pages);
-	n += snprintf(buf + n, sizeof(buf) - n,
-		      "user_lost=%llu\nuser_lost_dropped=%llu\nuser_lost_overwritten=%llu\n"
-		      "user_pages_overwritten=%llu\nuser_lost_noslot=%llu\nuser_lost_nested=%llu\n",
-		      (unsigned long long)t->lost, (unsigned long long)t->lost_new,
-		      (unsigned long long)t->lost_old, (unsigned long long)t->pages_old,
-		      (unsigned long long)t->lost_noslot, (unsigned long long)t->lost_nest);
-	n += snprintf(buf + n, sizeof(buf) - n,
-		      "user_threads=%llu\nbuffer_kb=%u\nbuffer_page_size=%u\nbuffer_slots=%u\n"
-		      "buffer_mode=%s\n",
-		      (unsigned long long)t->claims,
-		      u->o->buffer_kb ? u->o->buffer_kb : FT_RB_DEFAULT_KB, u->area->page_size,
-		      u->area->nr_slots,
-		      (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
-		      : (u->area->flags & FT_RB_F_BLOCK)   ? "block"
-							   : "producer-consumer");
-	n += snprintf(buf + n, sizeof(buf) - n,
-		      "buffer_block_waits=%llu\nbuffer_block_timeouts=%llu\n"
-		      "buffer_block_wait_ns=%llu\nbuffer_peak_kb=%llu\n",
-		      (unsigned long long)t->block_waits, (unsigned long long)t->block_timeouts,
-		      (unsigned long long)t->block_wait_ns, (unsigned long long)(u->peak_bytes >> 10));
-	if (u->main_done && WIFSIGNALED(u->main_status))
-		n += snprintf(buf + n, sizeof(buf) - n, "program_signal=%d\nprogram_core=%d\n",
-			      WTERMSIG(u->main_status), WCOREDUMP(u->main_status) ? 1 : 0);
-	else if (u->main_done && WIFEXITED(u->main_status))
-		n += snprintf(buf + n, sizeof(buf) - n, "program_exit=%d\n",
-			      WEXITSTATUS(u->main_status));
-	if (stopped)
-		n += snprintf(buf + n, sizeof(buf) - n, "program_stopped=1\n");
-	n += snprintf(buf + n, sizeof(buf) - n,
-		      "snapshot_state=%s\nsnapshot_swaps=%llu\nsnapshot_saved=%u\n"
-		      "snapshot_pages=%llu\nsnapshot_events=%llu\n"
-		      "snapshot_missed=%llu\nsnapshot_skipped=%llu\n",
-		      ft_rb_snapshot_state(u->area) == FT_RB_SNAP_FREE ? "freed" : "allocated",
-		      (unsigned long long)__atomic_load_n(&u->area->snap_swaps, __ATOMIC_RELAXED),
-		      u->snaps_taken, (unsigned long long)u->snap_pages,
-		      (unsigned long long)u->snap_events,
-		      (unsigned long long)__atomic_load_n(&u->area->snap_missed, __ATOMIC_RELAXED),
-		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped, __ATOMIC_RELAXED));
-	if (n >= (int)sizeof(buf))
-		n = sizeof(buf) - 1;
-	return ft_writer_add(w, FT_SEC_META, 0, buf, (size_t)n, 0);
-}
-
 /* ---- the run ---- */
 
 /* Reap whatever exited.  Returns 1 when no descendant is left. */
@@ -1604,9 +870,9 @@ static int reap(struct ft_urecord *u)
 			u->main_done = 1;
 			u->main_status = st;
 		} else if (WIFSIGNALED(st)) {
-			add_warning(u, "process %d was killed by signal %d (%s)%s", (int)p,
-				    WTERMSIG(st), strsignal(WTERMSIG(st)),
-				    WCOREDUMP(st) ? ", core dumped" : "");
+			urec_warn(u, "process %d was killed by signal %d (%s)%s", (int)p,
+				  WTERMSIG(st), strsignal(WTERMSIG(st)),
+				  WCOREDUMP(st) ? ", core dumped" : "");
 		}
 	}
 }
@@ -1700,19 +966,19 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 
 			if (u->o->filter.n && __atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) &&
 			    !__atomic_load_n(&c->rt_selected, __ATOMIC_RELAXED))
-				add_warning(u, "the function filter (-l) matches no function of %s",
-					    u->o->argv[0]);
+				urec_warn(u, "the function filter (-l) matches no function of %s",
+					  u->o->argv[0]);
 			if (!__atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) && u->main_done &&
 			    !u->said_static)
-				add_warning(u,
-					    "the runtime never started in %s (statically linked, "
-					    "or LD_PRELOAD removed?)",
-					    u->o->argv[0]);
+				urec_warn(u,
+					  "the runtime never started in %s (statically linked, "
+					  "or LD_PRELOAD removed?)",
+					  u->o->argv[0]);
 		}
 		ft_rb_area_totals(u->area, &tot);
-		wr |= sync_tables(u, w, 1);
-		wr |= write_tasks(u, w);
-		wr |= write_meta(u, w, &tot, stopped);
+		wr |= urec_sync_tables(u, w, 1);
+		wr |= urec_write_tasks(u, w);
+		wr |= urec_write_meta(u, w, &tot, stopped);
 		res->lost = tot.lost;
 		res->threads = (unsigned int)tot.claims;
 		res->mode = (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
@@ -1786,5 +1052,6 @@ void ft_urecord_destroy(struct ft_urecord *u)
 	}
 	free(u->symc);
 	pthread_mutex_destroy(&u->sync_lock);
+	pthread_mutex_destroy(&u->warn_lock);
 	free(u);
 }

@@ -89,6 +89,11 @@ int ft_urecord_go(struct ft_urecord *u);
 int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomic_t *stop,
 		   struct ft_urecord_result *res, char *err, size_t errlen);
 
+/*
+ * Free u (NULL is fine): a program spawned but never let go is killed and
+ * reaped; one still running detaches when the lifeline goes.  Unmaps and
+ * closes the shared memory.
+ */
 void ft_urecord_destroy(struct ft_urecord *u);
 
 #endif

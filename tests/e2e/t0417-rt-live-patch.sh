@@ -2,8 +2,8 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-# tests/progs/rtrun drives the session's control block directly (the
-# live tracefs-like tree of a later issue will do the same)
+# tests/progs/rtrun drives the session's control block directly, as any
+# control front end would
 build_rtrun
 n=0
 for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \

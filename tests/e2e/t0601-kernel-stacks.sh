@@ -37,7 +37,7 @@ ss=$(sed -n 's/.*, \([0-9]*\) stacks in all/\1/p' s.txt)
 
 $FTRAIL stacks -i k.dat --folded >fold.txt || fail "--folded"
 grep -Eq '^[^ ;]+(;[^ ;]+)+ [0-9]+$' fold.txt || fail "bad folded line: $(head -n 2 fold.txt)"
-head -n 1 fold.txt | grep -q 'trace_event_raw_event_sched_[a-z]* [0-9]*$' || fail "folded leaf is not last: $(head -n1 fold.txt)"
+head -n 1 fold.txt | grep -q 'trace_event_raw_event_sched_[a-z_]* [0-9]*$' || fail "folded leaf is not last: $(head -n1 fold.txt)"
 [ "$(awk '{ s += $NF } END { print s }' fold.txt)" = "$total" ] || fail "folded counts differ"
 
 expect_fail "ftrail: stacks: --user and --kernel exclude each other" $FTRAIL stacks -i k.dat --user --kernel

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the stack map (core/stackmap.c): one test per rule of seed
- * 003 / design.md "Stack map".  The concurrent rules (threads, a signal
+ * Unit tests of the stack map (core/stackmap.c): one test per rule of the
+ * design it follows, ftrace's proposed lock-free stackmap (doc/stackmap.md,
+ * the contract atop core/stackmap.c).  The concurrent rules (threads, a signal
  * handler interrupting an insert) are in tests/stress/stackmap_*.c.
  */
 #include <errno.h>

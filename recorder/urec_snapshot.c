@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshots of the user-space recorder (core/ringbuf.h "Snapshot"): when a
+ * swap is seen, the old ring set is saved ring by ring into SNAPSHOT
+ * sections as each ring freezes (see urecord.c for the whole recorder).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/ringbuf.h"
+#include "core/snapshot.h"
+#include "core/tracefile.h"
+#include "recorder/urec_int.h"
+
+/* Append a page copy to the snapshot buffer being copied (u->sbuf). */
+static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, const void *page)
+{
+	struct pend *p = &u->sbuf;
+
+	if (urec_pend_append(p, page, info->len))
+		return -1;
+	p->id = info->buf_id;
+	return 0;
+}
+
+/*
+ * A snapshot header (FT_SNAP_HDR_ID, text, core/snapshot.h): written when a
+ * save starts (its rings' sections follow, one ring at a time, so the
+ * recorder holds one ring's copy at most), or alone for "cleared"/"freed".
+ */
+static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
+{
+	char hdr[256];
+	int n;
+
+	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
+		     state, (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
+	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
+}
+
+/*
+ * Save ring (s, old set, l), frozen: copy every page still in it into the
+ * snapshot, drain what was not consumed yet into UDATA (the trace keeps every
+ * event: the snapshot is a copy), show its tail losses, and reset it.
+ */
+int urec_snap_save_ring(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			uint32_t l, const struct ft_rb_slotinfo *si)
+{
+	struct ft_rb_area *a = u->area;
+	struct ft_rb_pageinfo info;
+	uint64_t first, last;
+	int r = 0;
+
+	ft_rb_snap_range(a, s, set, l, &first, &last);
+	for (uint64_t p = first; p <= last && first <= last; p++) {
+		struct ft_page *pg = (struct ft_page *)u->page;
+
+		if (ft_rb_peek_set(a, s, set, l, p, u->page, &info) != 1)
+			continue;
+		if (!pg->size && !pg->lost)
+			continue; /* never started */
+		u->snap_pages++;
+		u->snap_events += info.nev;
+		r |= sbuf_add(u, &info, u->page);
+	}
+	if (u->sbuf.len) {
+		r |= urec_sync_tables(u, w, 0); /* names first, as for UDATA */
+		r |= ft_writer_add(w, FT_SEC_SNAPSHOT, u->sbuf.id, u->sbuf.buf, u->sbuf.len, 1);
+	}
+	u->sbuf.len = 0;
+	while (ft_rb_consume_set(a, s, set, l, 1, u->page, &info) == 1)
+		r |= urec_take_page(u, w, s, set, l, &info);
+	/* the swap's time: before anything the thread wrote in the live set */
+	r |= urec_report_tail_loss(u, w, s, set, l, si,
+				   __atomic_load_n(&a->snap_ts, __ATOMIC_RELAXED));
+	ft_rb_ring_reset(a, s, set, l);
+	u->reported[RIDX(s, set, l)] = 0;
+	return r;
+}
+
+/*
+ * Snapshot requests, once per drain pass: a new swap (quiesce, then save
+ * ring by ring as they freeze), clears, frees.  Pages of the old set that
+ * are not frozen yet are drained as usual (complete pages only) by drain().
+ */
+int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_rb_area *a = u->area;
+	int st = ft_rb_snapshot_state(a), r = 0;
+	uint32_t clears = __atomic_load_n(&a->snap_clear_req, __ATOMIC_ACQUIRE);
+
+	if (st == FT_RB_SNAP_SAVING && !u->snap_saving) {
+		ft_rb_snapshot_quiesce();
+		memset(u->snap_done, 0, a->nr_slots);
+		u->snap_saving = 1;
+		r |= snap_header(u, w, "taken");
+	}
+	if (!u->snap_saving && clears != u->snap_clears_seen) {
+		u->snap_clears_seen = clears;
+		if (st != FT_RB_SNAP_FREE)
+			r |= snap_header(u, w, "cleared");
+	}
+	if (st == FT_RB_SNAP_FREE && u->snap_last_state != FT_RB_SNAP_FREE && !u->snap_saving) {
+		r |= snap_header(u, w, "freed");
+		ft_rb_spare_release(a);
+	}
+	if (!u->snap_saving)
+		u->snap_last_state = st;
+	return r;
+}
+
+/* After a pass over every slot: is the save complete?  Write it. */
+int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w)
+{
+	struct ft_rb_area *a = u->area;
+	const uint8_t all = (1u << FT_RB_LEVELS) - 1;
+
+	if (!u->snap_saving)
+		return 0;
+	for (uint32_t s = 0; s < a->nr_slots; s++)
+		if (u->snap_done[s] != all)
+			return 0;
+	u->snap_saving = 0;
+	u->snaps_taken++;
+	ft_rb_snapshot_saved(a);
+	u->snap_last_state = ft_rb_snapshot_state(a);
+	return 0;
+}
