@@ -837,13 +837,25 @@ get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 }
 #endif
 
+/* The baseline instruction set (SSE2 on x86-64). */
+static __attribute__((noinline)) int get_id_base(struct ft_stackmap *h, const uint64_t *ips,
+						 uint32_t nr)
+{
+	return get_id(h, ips, nr, 0);
+}
+
+/*
+ * Only the dispatch: both bodies out of line, so that this stays a load,
+ * a branch and a tail jump (with one body inline here the compiler saved
+ * and restored its registers before the dispatch, on every call).
+ */
 int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
 #if HAVE_AVX2_PATH
 	if (__builtin_expect(atomic_load_explicit(&have_avx2, memory_order_relaxed), 1))
 		return get_id_avx2(h, ips, nr);
 #endif
-	return get_id(h, ips, nr, 0);
+	return get_id_base(h, ips, nr);
 }
 
 /* ---- readers ---- */
