@@ -558,53 +558,79 @@ static inline int64_t get_elt(struct ft_stackmap_shared *m)
  * a[0..nr) == b[0..nr)?  Two words per vector lane pair (SSE2 on x86-64,
  * the baseline; NEON elsewhere), no early exit (the hit path expects
  * equality), no call: measured faster than glibc's memcmp through the PLT
- * of libftrail.so at depths 8..64.
+ * of libftrail.so at depths 8..64.  The blocks follow the bits of nr, as
+ * the hash's do.
  */
 typedef uint64_t ft_v2u64 __attribute__((vector_size(16), aligned(8), may_alias));
+
+static inline ft_v2u64 xor2(const uint64_t *a, const uint64_t *b)
+{
+	return *(const ft_v2u64 *)a ^ *(const ft_v2u64 *)b;
+}
 
 static inline int ips_equal(const uint64_t *a, const uint64_t *b, uint32_t nr)
 {
 	ft_v2u64 acc = {0, 0};
-	uint64_t d;
+	uint64_t d = 0;
 	uint32_t i = 0;
 
-	for (; i + 4 <= nr; i += 4)
-		acc |= (*(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i)) |
-		       (*(const ft_v2u64 *)(a + i + 2) ^ *(const ft_v2u64 *)(b + i + 2));
-	if (i + 2 <= nr) {
-		acc |= *(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i);
+	for (; i + 8 <= nr; i += 8)
+		acc |= xor2(a + i, b + i) | xor2(a + i + 2, b + i + 2) |
+		       xor2(a + i + 4, b + i + 4) | xor2(a + i + 6, b + i + 6);
+	if (nr & 4) {
+		acc |= xor2(a + i, b + i) | xor2(a + i + 2, b + i + 2);
+		i += 4;
+	}
+	if (nr & 2) {
+		acc |= xor2(a + i, b + i);
 		i += 2;
 	}
-	d = acc[0] | acc[1];
-	if (i < nr)
-		d |= a[i] ^ b[i];
-	return d == 0;
+	if (nr & 1)
+		d = a[i] ^ b[i];
+	return (d | acc[0] | acc[1]) == 0;
 }
 
 #if defined(__x86_64__)
-/* ips_equal with AVX2: four words per compare. */
+__attribute__((target("avx2"))) static inline __m256i xor4(const uint64_t *a, const uint64_t *b)
+{
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)a),
+				_mm256_loadu_si256((const __m256i *)b));
+}
+
+/*
+ * ips_equal with AVX2: four words per compare.  a is the element (64
+ * words, always readable); b the caller's stack, read up to b[nr) only
+ * (the last n & 3 words through a masked load).
+ */
 __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t *a,
 								 const uint64_t *b, uint32_t nr)
 {
 	__m256i acc = _mm256_setzero_si256();
-	__m128i a2;
-	uint64_t d;
 	uint32_t i = 0;
 
-	for (; i + 4 <= nr; i += 4)
+	for (; i + 16 <= nr; i += 16)
 		acc = _mm256_or_si256(
-		    acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a + i)),
-					  _mm256_loadu_si256((const __m256i *)(b + i))));
-	a2 = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-	if (i + 2 <= nr) {
-		a2 = _mm_or_si128(a2, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i)),
-						    _mm_loadu_si128((const __m128i *)(b + i))));
-		i += 2;
+		    acc,
+		    _mm256_or_si256(
+			_mm256_or_si256(xor4(a + i, b + i), xor4(a + i + 4, b + i + 4)),
+			_mm256_or_si256(xor4(a + i + 8, b + i + 8), xor4(a + i + 12, b + i + 12))));
+	if (nr & 8) {
+		acc = _mm256_or_si256(
+		    acc, _mm256_or_si256(xor4(a + i, b + i), xor4(a + i + 4, b + i + 4)));
+		i += 8;
 	}
-	d = (uint64_t)_mm_cvtsi128_si64(a2) | (uint64_t)_mm_extract_epi64(a2, 1);
-	if (i < nr)
-		d |= a[i] ^ b[i];
-	return d == 0;
+	if (nr & 4) {
+		acc = _mm256_or_si256(acc, xor4(a + i, b + i));
+		i += 4;
+	}
+	if (nr & 3) {
+		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (nr & 3)));
+		__m256i x = _mm256_xor_si256(_mm256_maskload_epi64((const long long *)(b + i), m),
+					     _mm256_loadu_si256((const __m256i *)(a + i)));
+
+		acc = _mm256_or_si256(acc, _mm256_and_si256(x, m));
+	}
+	return _mm256_testz_si256(acc, acc);
 }
 #define HAVE_AVX2_PATH 1
 #else
