@@ -99,7 +99,6 @@ _Static_assert(FT_HASH_MAX_WORDS >= FT_STACKMAP_MAX_DEPTH, "the hash keys cover 
 #define SHM_MAGIC 0x4D535446u /* "FTSM" */
 #define SHM_VERSION 2
 #define NR_SHARDS 128u
-#define NO_SHARD NR_SHARDS /* thread-local cache: no shard left, use ovf */
 #define RC_BITS 6
 #define RC_ENTRIES (1u << RC_BITS)
 /* Maps a thread can hold a shard in at once (thread-local cache entries). */
@@ -252,12 +251,13 @@ static uint64_t random_seed(const void *salt)
  * formatted again at the same address is another map).  Written by the
  * thread and by its signal handlers only: relaxed atomics with signal
  * fences, block last, so a handler that sees block == m sees the entry
- * whole.
+ * whole.  sh is the shard's address in this process (the thread-local
+ * cache is per process too): get_id's fast path uses it as is.
  */
 struct tls_map {
 	_Atomic uintptr_t block;
 	_Atomic uint64_t inst;
-	_Atomic uint32_t shard; /* index, or NO_SHARD */
+	_Atomic(struct shard *) sh; /* NULL: no shard left, use ovf */
 };
 static __thread struct tls_map tls_maps[TLS_MAPS] __attribute__((tls_model("initial-exec")));
 static __thread _Atomic uint32_t tls_victim __attribute__((tls_model("initial-exec")));
@@ -305,8 +305,8 @@ static void proc_setup(void)
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* Install (m, idx) in the thread's cache: block last (see struct tls_map). */
-static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
+/* Install (m, sh) in the thread's cache: block last (see struct tls_map). */
+static void tls_install(struct ft_stackmap_shared *m, struct shard *sh)
 {
 	struct tls_map *t = NULL;
 
@@ -326,7 +326,7 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
 	atomic_store_explicit(&t->block, 0, memory_order_relaxed);
 	ft_barrier();
 	atomic_store_explicit(&t->inst, m->seed, memory_order_relaxed);
-	atomic_store_explicit(&t->shard, idx, memory_order_relaxed);
+	atomic_store_explicit(&t->sh, sh, memory_order_relaxed);
 	ft_barrier();
 	atomic_store_explicit(&t->block, (uintptr_t)m, memory_order_relaxed);
 }
@@ -341,7 +341,8 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
  */
 static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stackmap_shared *m)
 {
-	uint32_t idx = NO_SHARD, used;
+	struct shard *sh;
+	uint32_t idx = NR_SHARDS, used;
 
 	for (uint32_t i = 0; i < NR_SHARDS; i++) {
 		uint32_t zero = 0;
@@ -354,7 +355,7 @@ static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stack
 			break;
 		}
 	}
-	if (idx != NO_SHARD) {
+	if (idx != NR_SHARDS) {
 		/*
 		 * Raise the high-water mark before the shard counts anything.
 		 * Release pairs with the folds' acquire load: a fold that sees
@@ -367,23 +368,21 @@ static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stack
 					     memory_order_relaxed))
 			;
 	}
-	tls_install(m, idx);
-	return idx == NO_SHARD ? NULL : &m->shards[idx];
+	sh = idx == NR_SHARDS ? NULL : &m->shards[idx];
+	tls_install(m, sh);
+	return sh;
 }
 
 /* The thread's cache entries past the first one, or a claim. */
 static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_shared *m)
 {
 	for (int i = 1; i < TLS_MAPS; i++) {
-		uint32_t idx;
-
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) != (uintptr_t)m)
 			continue;
 		ft_barrier(); /* block before the rest */
 		if (atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			break; /* m was formatted again: claim in the new map */
-		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
-		return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+		return atomic_load_explicit(&tls_maps[i].sh, memory_order_relaxed);
 	}
 	return claim_shard(m);
 }
@@ -395,8 +394,6 @@ static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_sha
  */
 static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 {
-	uint32_t idx;
-
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
 		return find_shard(m);
@@ -404,8 +401,7 @@ static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return claim_shard(m);
-	idx = atomic_load_explicit(&tls_maps[0].shard, memory_order_relaxed);
-	return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
 }
 
 void ft_stackmap_thread_detach(struct ft_stackmap *h)
@@ -413,13 +409,13 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 	struct ft_stackmap_shared *m = h->shm;
 
 	for (int i = 0; i < TLS_MAPS; i++) {
-		uint32_t idx;
+		struct shard *sh;
 
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) !=
 			(uintptr_t)m ||
 		    atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			continue;
-		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
+		sh = atomic_load_explicit(&tls_maps[i].sh, memory_order_relaxed);
 		/* forget it first: a signal handler from here on claims anew */
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
 		ft_barrier();
@@ -428,8 +424,8 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 		 * writes to the shard happen before its own.  The counts stay:
 		 * the next owner adds to them.
 		 */
-		if (idx < NR_SHARDS)
-			atomic_store_explicit(&m->shards[idx].owner, 0, memory_order_release);
+		if (sh)
+			atomic_store_explicit(&sh->owner, 0, memory_order_release);
 	}
 }
 
