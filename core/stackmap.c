@@ -271,8 +271,12 @@ static __thread _Atomic uint32_t tls_victim __attribute__((tls_model("initial-ex
  * relaxed.
  */
 static _Atomic int fast_enter;
-/* 1 when the CPU has AVX2 (get_id's hash and compare use it); set with fast_enter. */
-static _Atomic int have_avx2;
+/*
+ * 1 when get_id's hash and compare use AVX2: the CPU has it (cpu_avx2),
+ * and no test asked for the baseline (ft_stackmap_use_avx2).  Set with
+ * fast_enter.
+ */
+static _Atomic int have_avx2, cpu_avx2;
 static pthread_once_t proc_once = PTHREAD_ONCE_INIT;
 
 static long sys_membarrier(int cmd)
@@ -295,8 +299,10 @@ static void proc_setup(void)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2"))
+	if (__builtin_cpu_supports("avx2")) {
+		atomic_store_explicit(&cpu_avx2, 1, memory_order_relaxed);
 		atomic_store_explicit(&have_avx2, 1, memory_order_relaxed);
+	}
 #endif
 #if !FT_TSAN /* TSan cannot see that membarrier() fences other threads */
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
@@ -521,6 +527,15 @@ static inline __attribute__((always_inline)) uint32_t map_hash(const struct ft_s
 	if (__builtin_expect(h->hash_hook != NULL, 0))
 		return h->hash_hook(ips, nr, h->hash_hook_arg);
 	return ft_hash_stack(ips, nr, h->shm->keys);
+}
+
+int ft_stackmap_use_avx2(int on)
+{
+	pthread_once(&proc_once, proc_setup);
+	/* Relaxed: callers make sure no get_id runs meanwhile (thread creation orders it). */
+	atomic_store_explicit(&have_avx2, on && atomic_load_explicit(&cpu_avx2, memory_order_relaxed),
+			      memory_order_relaxed);
+	return atomic_load_explicit(&have_avx2, memory_order_relaxed);
 }
 
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)

@@ -870,6 +870,87 @@ static void test_hash_avx2_same(void **state)
 }
 #endif
 
+/* A first slot per depth, 32 apart in a 2^12 map: the stacks of a depth collide. */
+static uint32_t hash_by_depth(const uint64_t *ips, uint32_t nr, void *arg)
+{
+	return nr << 24 | 1;
+}
+
+/*
+ * The full compare, at every depth, with each instruction set get_id may
+ * use (the baseline is what a CPU without AVX2 runs): stacks that differ
+ * only in their first, a middle or their last word share a key here, and
+ * each keeps its own id; stacks inserted with one instruction set are hits
+ * with the other; and words an element holds past its depth (left by a
+ * longer stack before a reset) are not compared.
+ */
+static void test_compare_each_isa(void **state)
+{
+	static const uint32_t pos[] = {0, 1, 2}; /* 0: first word, 1: middle, 2: last */
+	struct ft_stackmap *h = ft_stackmap_create(12);
+	int avx2 = ft_stackmap_use_avx2(1), ids[65][4];
+	struct ft_stackmap_stat st;
+	uint64_t s[64], v[64];
+	uint32_t ref;
+
+	assert_non_null(h);
+	h->hash_hook = hash_by_depth;
+	for (int isa = 0; isa < 2; isa++) {
+		/* pass 0 inserts with AVX2 (if any), pass 1 hits with the baseline */
+		ft_stackmap_use_avx2(!isa);
+		for (uint32_t n = 1; n <= 64; n++) {
+			mkstack(s, n, n);
+			ids[n][3] = ft_stackmap_get_id(h, s, n);
+			assert_true(ids[n][3] >= 0);
+			for (uint32_t p = 0; p < 3; p++) {
+				uint32_t at = pos[p] == 0 ? 0 : pos[p] == 1 ? n / 2 : n - 1;
+				int id;
+
+				memcpy(v, s, sizeof(v));
+				v[at] ^= 0x10;
+				id = ft_stackmap_get_id(h, v, n);
+				if (isa)
+					assert_int_equal(id, ids[n][p]);
+				else
+					ids[n][p] = id;
+				assert_true(id >= 0);
+				if (n > 1 || p == 0)
+					assert_int_not_equal(id, ids[n][3]);
+			}
+		}
+	}
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.drops, 0);
+	assert_int_equal(st.successes, 2 * 64 * 4);
+	for (uint32_t n = 1; n <= 64; n++) {
+		assert_int_equal(ft_stackmap_lookup(h, (uint32_t)ids[n][3], NULL, NULL, &ref), 0);
+		assert_int_equal(ref, 2);
+	}
+	/* depth 1: the three variants are one stack; depth 2: middle and last coincide */
+	assert_int_equal(st.entries, 64 + 1 + 2 + 62 * 3);
+
+	/* an element reused by a shorter stack keeps the longer one's words past it */
+	for (int isa = 0; isa < 2; isa++) {
+		ft_stackmap_use_avx2(!isa);
+		for (uint32_t n = 1; n < 64; n++) {
+			int id;
+
+			assert_int_equal(ft_stackmap_reset(h), 0);
+			mkstack(s, 64, 1000 + n);
+			assert_true(ft_stackmap_get_id(h, s, 64) >= 0);
+			assert_int_equal(ft_stackmap_reset(h), 0);
+			mkstack(v, n, 2000 + n);
+			id = ft_stackmap_get_id(h, v, n);
+			assert_true(id >= 0);
+			assert_int_equal(ft_stackmap_get_id(h, v, n), id);
+			ft_stackmap_get_stat(h, &st);
+			assert_int_equal(st.entries, 1);
+		}
+	}
+	ft_stackmap_use_avx2(avx2);
+	ft_stackmap_destroy(h);
+}
+
 /*
  * Threads that detach give their shard back: 3 x 128 threads one after
  * another each claim a shard (none is left for the overflow counters),
@@ -1001,9 +1082,16 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_hash_avx2_same),
 #endif
+		cmocka_unit_test(test_compare_each_isa),
 		cmocka_unit_test(test_thread_detach),
 		cmocka_unit_test(test_fork_child_own_shard),
 	};
+	const char *isa = getenv("FTRAIL_TEST_ISA");
 
+	/* tests/run.sh runs the suite again as a CPU without AVX2 would */
+	if (isa && !strcmp(isa, "base")) {
+		ft_stackmap_use_avx2(0);
+		printf("stack map: baseline instruction set (FTRAIL_TEST_ISA=base)\n");
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
