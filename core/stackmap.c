@@ -579,7 +579,8 @@ static inline ft_v2u64 xor2(const uint64_t *a, const uint64_t *b)
 	return *(const ft_v2u64 *)a ^ *(const ft_v2u64 *)b;
 }
 
-static inline int ips_equal(const uint64_t *a, const uint64_t *b, uint32_t nr)
+static inline __attribute__((always_inline)) int ips_equal(const uint64_t *a, const uint64_t *b,
+							    uint32_t nr)
 {
 	ft_v2u64 acc = {0, 0};
 	uint64_t d = 0;
@@ -650,27 +651,47 @@ __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t 
 #define ft_hash_stack_avx2 ft_hash_stack
 #endif
 
+/* The key of ips[0..nr) without the tests' hash hook: 0 made 1 (0 marks a free slot). */
+static inline __attribute__((always_inline)) uint32_t
+map_key(const struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, const int avx2)
+{
+	uint32_t key = avx2 ? ft_hash_stack_avx2(ips, nr, m->keys) : ft_hash_stack(ips, nr, m->keys);
+
+	return key ? key : 1;
+}
+
+/* The key of ips[0..nr). */
+static inline __attribute__((always_inline)) uint32_t
+stack_key(const struct ft_stackmap *h, const struct ft_stackmap_shared *m, const uint64_t *ips,
+	  uint32_t nr, const int avx2)
+{
+	uint32_t key;
+
+	if (__builtin_expect(h->hash_hook != NULL, 0)) {
+		key = h->hash_hook(ips, nr, h->hash_hook_arg);
+		return key ? key : 1;
+	}
+	return map_key(m, ips, nr, avx2);
+}
+
+/* The first slot of key: the top bits+1 bits of the key. */
+static inline uint32_t first_slot(const struct ft_stackmap_shared *m, uint32_t key)
+{
+	return key >> (31 - m->bits);
+}
+
 /*
- * Find or insert: the slot index, with *ei its element; -ENOSPC (probe
- * limit, or pool exhausted: then *claimed_empty).  Called in flight only.
+ * Find or insert the stack of key: the slot index, with *ei its element;
+ * -ENOSPC (probe limit, or pool exhausted: then the slot stays claimed
+ * but empty).  Called in flight only.
  */
 static inline __attribute__((always_inline)) int
-find_or_insert(struct ft_stackmap *h, struct ft_stackmap_shared *m, const uint64_t *ips,
-	       uint32_t nr, uint32_t *ei, int *inserted, const int avx2)
+find_or_insert(struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, uint32_t key,
+	       uint32_t *ei, int *inserted, const int avx2)
 {
 	_Atomic uint64_t *slots = slots_of(m);
-	uint32_t key, idx, mask = m->table_size - 1, want;
-
-	if (__builtin_expect(h->hash_hook != NULL, 0))
-		key = h->hash_hook(ips, nr, h->hash_hook_arg);
-	else if (avx2)
-		key = ft_hash_stack_avx2(ips, nr, m->keys);
-	else
-		key = ft_hash_stack(ips, nr, m->keys);
-	if (!key)
-		key = 1;	     /* 0 marks a free slot */
-	idx = key >> (31 - m->bits); /* top bits+1 bits of the key */
-	want = (uint32_t)nr << VAL_NR_SHIFT;
+	uint32_t idx = first_slot(m, key), mask = m->table_size - 1;
+	uint32_t want = (uint32_t)nr << VAL_NR_SHIFT;
 
 	for (uint32_t probe = 0; probe < FT_STACKMAP_MAX_PROBE; probe++, idx = (idx + 1) & mask) {
 		/*
@@ -772,7 +793,7 @@ static __attribute__((noinline)) int get_id_ovf(struct ft_stackmap *h, struct ft
 		atomic_fetch_sub_explicit(&o->served, 1, memory_order_release);
 		return -EINVAL;
 	}
-	id = find_or_insert(h, m, ips, nr, &ei, &ins, 0);
+	id = find_or_insert(m, ips, nr, stack_key(h, m, ips, nr, 0), &ei, &ins, 0);
 	if (id < 0) {
 		atomic_fetch_add_explicit(&o->drops, 1, memory_order_relaxed);
 		/* Release: our map accesses happen before reset sees us gone. */
@@ -790,7 +811,11 @@ static __attribute__((noinline)) int get_id_ovf(struct ft_stackmap *h, struct ft
 	return id;
 }
 
-/* get_id's body, expanded once per instruction set (avx2: 0 or 1). */
+/*
+ * get_id's general body, expanded once per instruction set (avx2: 0 or 1):
+ * any nesting level, a thread's first call on the map, no shard left, the
+ * tests' hash hook.  get_id_fast below serves the common calls.
+ */
 static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, const uint64_t *ips,
 							uint32_t nr, const int avx2)
 {
@@ -836,7 +861,7 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 		return -EINVAL;
 	}
 
-	id = find_or_insert(h, m, ips, nr, &ei, &ins, avx2);
+	id = find_or_insert(m, ips, nr, stack_key(h, m, ips, nr, avx2), &ei, &ins, avx2);
 	if (__builtin_expect(lvl == 0, 1)) {
 		/* outermost: plain updates of our own shard */
 		if (id < 0)
@@ -865,12 +890,159 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 	return id;
 }
 
+/*
+ * The rest of an outermost call on a thread's shard after the first probe
+ * missed (a later slot, an insert, a drop), down to leaving: see
+ * get_id_fast.  Out of line, so that nothing on the fast path lives across
+ * a call and the fast path saves no registers.
+ */
+static inline __attribute__((always_inline)) int get_id_miss(struct ft_stackmap_shared *m,
+							     struct shard *sh, const uint64_t *ips,
+							     uint32_t nr, uint32_t key, const int avx2)
+{
+	uint32_t ei = 0;
+	int id, ins = 0;
+
+	id = find_or_insert(m, ips, nr, key, &ei, &ins, avx2);
+	/* outermost: plain updates of our own shard */
+	if (id < 0)
+		own_add(&sh->drops, 1);
+	else {
+		if (!ins)
+			rc_hit(m, sh, ei);
+		own_add(&sh->served, 1);
+	}
+	/* Leave: release, paired as in get_id. */
+	atomic_store_explicit(&sh->nest, 0, memory_order_release);
+	return id;
+}
+
+/* The general body and the miss, out of line, once per instruction set. */
 #if HAVE_AVX2_PATH
 /* flatten: the AVX2 hash and compare inline here, where AVX2 is allowed. */
 static __attribute__((target("avx2"), flatten, noinline)) int
-get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+get_id_slow_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
 	return get_id(h, ips, nr, 1);
+}
+
+static __attribute__((target("avx2"), flatten, noinline)) int
+get_id_miss_avx2(struct ft_stackmap_shared *m, struct shard *sh, const uint64_t *ips, uint32_t nr,
+		 uint32_t key)
+{
+	return get_id_miss(m, sh, ips, nr, key, 1);
+}
+#endif
+
+static __attribute__((noinline)) int get_id_slow_base(struct ft_stackmap *h, const uint64_t *ips,
+						      uint32_t nr)
+{
+	return get_id(h, ips, nr, 0);
+}
+
+static __attribute__((noinline)) int get_id_miss_base(struct ft_stackmap_shared *m,
+						      struct shard *sh, const uint64_t *ips,
+						      uint32_t nr, uint32_t key)
+{
+	return get_id_miss(m, sh, ips, nr, key, 0);
+}
+
+/*
+ * The thread's shard in m when its first cache entry holds it, else NULL
+ * (get_id's general body then finds or claims one).  Orders as my_shard.
+ */
+static inline struct shard *cached_shard(const struct ft_stackmap_shared *m)
+{
+	if (__builtin_expect(
+		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
+		return NULL;
+	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+	if (__builtin_expect(
+		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
+		return NULL;
+	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
+}
+
+/*
+ * get_id's fast path: the outermost call of a thread that has its shard
+ * (nest was 0), and the stack in its first slot.  The same protocol as
+ * get_id above, specialised: nest goes 0 -> 1 -> 0, and the first probe's
+ * hit is checked here with one compare of the slot (key, depth, element
+ * published); anything else goes through the out-of-line probe.  Calls
+ * that are not outermost, the thread's first, without a shard, of a
+ * depth out of range or with the tests' hash hook take the general body.
+ */
+static inline __attribute__((always_inline)) int
+get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int avx2)
+{
+	struct ft_stackmap_shared *m = h->shm;
+	struct shard *sh;
+	uint32_t key, idx, ev;
+	uint64_t s;
+
+	/* nr - 1 wraps for nr == 0: one test for both ends */
+	if (__builtin_expect(nr - 1 >= FT_STACKMAP_MAX_DEPTH || h->hash_hook != NULL, 0))
+		goto general;
+	sh = cached_shard(m);
+	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
+		goto general;
+	/*
+	 * Enter: nest 0 -> 1, then load `resetting`; as in get_id (a handler
+	 * landing between the load of nest above and this store runs as an
+	 * outermost call and leaves nest at 0).
+	 */
+	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
+		atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else {
+		atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
+	}
+	/* seq_cst, paired as in get_id */
+	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return -EINVAL;
+	}
+
+	key = map_key(m, ips, nr, avx2);
+	idx = first_slot(m, key);
+	/* Acquire, as in find_or_insert: the element is complete once val is seen. */
+	s = atomic_load_explicit(&slots_of(m)[idx], memory_order_acquire);
+	ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
+	/* our key and depth, and an element published */
+	if (__builtin_expect((s & ~((uint64_t)VAL_ELT_MASK << 32)) ==
+				     (key | (uint64_t)nr << (32 + VAL_NR_SHIFT)) &&
+				 ev != 0,
+			     1) &&
+	    __builtin_expect(avx2 ? ips_equal_avx2(elts_of(m)[ev - 1].ips, ips, nr)
+				  : ips_equal(elts_of(m)[ev - 1].ips, ips, nr),
+			     1)) {
+		/* a hit: count it in the thread's cache, as get_id's outermost call */
+		rc_hit(m, sh, ev - 1);
+		own_add(&sh->served, 1);
+		/* Leave: release, paired as in get_id. */
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return (int)idx;
+	}
+#if HAVE_AVX2_PATH
+	return avx2 ? get_id_miss_avx2(m, sh, ips, nr, key) : get_id_miss_base(m, sh, ips, nr, key);
+#else
+	return get_id_miss_base(m, sh, ips, nr, key);
+#endif
+
+general:
+#if HAVE_AVX2_PATH
+	return avx2 ? get_id_slow_avx2(h, ips, nr) : get_id_slow_base(h, ips, nr);
+#else
+	return get_id_slow_base(h, ips, nr);
+#endif
+}
+
+#if HAVE_AVX2_PATH
+/* flatten, as get_id_slow_avx2 */
+static __attribute__((target("avx2"), flatten, noinline)) int
+get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+{
+	return get_id_fast(h, ips, nr, 1);
 }
 #endif
 
@@ -878,7 +1050,7 @@ get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 static __attribute__((noinline)) int get_id_base(struct ft_stackmap *h, const uint64_t *ips,
 						 uint32_t nr)
 {
-	return get_id(h, ips, nr, 0);
+	return get_id_fast(h, ips, nr, 0);
 }
 
 /*
