@@ -299,9 +299,12 @@ __attribute__((target("avx2"))) static inline __m256i ft_nh4(__m256i acc, const 
 /*
  * ft_hash_stack() with AVX2 (four words per instruction): the same function,
  * bit for bit (lanes 0 and 2 sum the even words, 1 and 3 the odd ones).
- * The last n & 3 words go through one masked load, which never touches the
- * memory past w[n) (a masked-off lane does not fault).  Only for callers
- * that checked the CPU (the stack map does, once).
+ * One jump on the number of whole 4-word blocks enters a straight run of
+ * blocks at the right one (no loop counter, no test per block; a caller
+ * whose depth repeats predicts the jump), and the last n & 3 words go
+ * through one masked load, which never touches the memory past w[n) (a
+ * masked-off lane does not fault).  n <= FT_HASH_MAX_WORDS.  Only for
+ * callers that checked the CPU (the stack map does, once).
  */
 __attribute__((target("avx2"))) static inline uint32_t
 ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
@@ -310,24 +313,61 @@ ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
 	__m256i acc2 = _mm256_setzero_si256(); /* two sums: a shorter dependency chain */
 	__m128i a;
 	uint64_t h;
-	uint32_t i = 0;
 
-	for (; i + 16 <= n; i += 16) {
-		acc = ft_nh4(acc, w + i, k + i);
-		acc2 = ft_nh4(acc2, w + i + 4, k + i + 4);
-		acc = ft_nh4(acc, w + i + 8, k + i + 8);
-		acc2 = ft_nh4(acc2, w + i + 12, k + i + 12);
-	}
-	if (n & 8) {
-		acc = ft_nh4(acc, w + i, k + i);
-		acc2 = ft_nh4(acc2, w + i + 4, k + i + 4);
-		i += 8;
-	}
-	if (n & 4) {
-		acc = ft_nh4(acc, w + i, k + i);
-		i += 4;
+	switch (n >> 2) {
+	case 16:
+		acc2 = ft_nh4(acc2, w + 60, k + 60);
+		/* fallthrough */
+	case 15:
+		acc = ft_nh4(acc, w + 56, k + 56);
+		/* fallthrough */
+	case 14:
+		acc2 = ft_nh4(acc2, w + 52, k + 52);
+		/* fallthrough */
+	case 13:
+		acc = ft_nh4(acc, w + 48, k + 48);
+		/* fallthrough */
+	case 12:
+		acc2 = ft_nh4(acc2, w + 44, k + 44);
+		/* fallthrough */
+	case 11:
+		acc = ft_nh4(acc, w + 40, k + 40);
+		/* fallthrough */
+	case 10:
+		acc2 = ft_nh4(acc2, w + 36, k + 36);
+		/* fallthrough */
+	case 9:
+		acc = ft_nh4(acc, w + 32, k + 32);
+		/* fallthrough */
+	case 8:
+		acc2 = ft_nh4(acc2, w + 28, k + 28);
+		/* fallthrough */
+	case 7:
+		acc = ft_nh4(acc, w + 24, k + 24);
+		/* fallthrough */
+	case 6:
+		acc2 = ft_nh4(acc2, w + 20, k + 20);
+		/* fallthrough */
+	case 5:
+		acc = ft_nh4(acc, w + 16, k + 16);
+		/* fallthrough */
+	case 4:
+		acc2 = ft_nh4(acc2, w + 12, k + 12);
+		/* fallthrough */
+	case 3:
+		acc = ft_nh4(acc, w + 8, k + 8);
+		/* fallthrough */
+	case 2:
+		acc2 = ft_nh4(acc2, w + 4, k + 4);
+		/* fallthrough */
+	case 1:
+		acc = ft_nh4(acc, w + 0, k + 0);
+		/* fallthrough */
+	default:
+		break;
 	}
 	if (n & 3) { /* words past n: zero in both factors, so a zero product */
+		uint32_t i = n & ~3u;
 		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (n & 3)));
 		__m256i x = _mm256_add_epi32(
 		    _mm256_maskload_epi64((const long long *)(w + i), m),

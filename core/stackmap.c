@@ -610,39 +610,78 @@ __attribute__((target("avx2"))) static inline __m256i xor4(const uint64_t *a, co
 }
 
 /*
- * ips_equal with AVX2: four words per compare.  a is the element (64
- * words, always readable); b the caller's stack, read up to b[nr) only
- * (the last n & 3 words through a masked load).
+ * ips_equal with AVX2: four words per compare, entered as the hash is (one
+ * jump on the number of whole 4-word blocks into a straight run of them).
+ * a is the element (64 words, always readable); b the caller's stack, read
+ * up to b[nr) only (the last nr & 3 words through a masked load).
  */
 __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t *a,
 								 const uint64_t *b, uint32_t nr)
 {
-	__m256i acc = _mm256_setzero_si256();
-	uint32_t i = 0;
+	__m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
 
-	for (; i + 16 <= nr; i += 16)
-		acc = _mm256_or_si256(
-		    acc,
-		    _mm256_or_si256(
-			_mm256_or_si256(xor4(a + i, b + i), xor4(a + i + 4, b + i + 4)),
-			_mm256_or_si256(xor4(a + i + 8, b + i + 8), xor4(a + i + 12, b + i + 12))));
-	if (nr & 8) {
-		acc = _mm256_or_si256(
-		    acc, _mm256_or_si256(xor4(a + i, b + i), xor4(a + i + 4, b + i + 4)));
-		i += 8;
-	}
-	if (nr & 4) {
-		acc = _mm256_or_si256(acc, xor4(a + i, b + i));
-		i += 4;
+	switch (nr >> 2) {
+	case 16:
+		d1 = _mm256_or_si256(d1, xor4(a + 60, b + 60));
+		/* fallthrough */
+	case 15:
+		d0 = _mm256_or_si256(d0, xor4(a + 56, b + 56));
+		/* fallthrough */
+	case 14:
+		d1 = _mm256_or_si256(d1, xor4(a + 52, b + 52));
+		/* fallthrough */
+	case 13:
+		d0 = _mm256_or_si256(d0, xor4(a + 48, b + 48));
+		/* fallthrough */
+	case 12:
+		d1 = _mm256_or_si256(d1, xor4(a + 44, b + 44));
+		/* fallthrough */
+	case 11:
+		d0 = _mm256_or_si256(d0, xor4(a + 40, b + 40));
+		/* fallthrough */
+	case 10:
+		d1 = _mm256_or_si256(d1, xor4(a + 36, b + 36));
+		/* fallthrough */
+	case 9:
+		d0 = _mm256_or_si256(d0, xor4(a + 32, b + 32));
+		/* fallthrough */
+	case 8:
+		d1 = _mm256_or_si256(d1, xor4(a + 28, b + 28));
+		/* fallthrough */
+	case 7:
+		d0 = _mm256_or_si256(d0, xor4(a + 24, b + 24));
+		/* fallthrough */
+	case 6:
+		d1 = _mm256_or_si256(d1, xor4(a + 20, b + 20));
+		/* fallthrough */
+	case 5:
+		d0 = _mm256_or_si256(d0, xor4(a + 16, b + 16));
+		/* fallthrough */
+	case 4:
+		d1 = _mm256_or_si256(d1, xor4(a + 12, b + 12));
+		/* fallthrough */
+	case 3:
+		d0 = _mm256_or_si256(d0, xor4(a + 8, b + 8));
+		/* fallthrough */
+	case 2:
+		d1 = _mm256_or_si256(d1, xor4(a + 4, b + 4));
+		/* fallthrough */
+	case 1:
+		d0 = _mm256_or_si256(d0, xor4(a + 0, b + 0));
+		/* fallthrough */
+	default:
+		break;
 	}
 	if (nr & 3) {
+		uint32_t i = nr & ~3u;
 		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (nr & 3)));
 		__m256i x = _mm256_xor_si256(_mm256_maskload_epi64((const long long *)(b + i), m),
 					     _mm256_loadu_si256((const __m256i *)(a + i)));
 
-		acc = _mm256_or_si256(acc, _mm256_and_si256(x, m));
+		d1 = _mm256_or_si256(d1, _mm256_and_si256(x, m));
 	}
-	return _mm256_testz_si256(acc, acc);
+	d0 = _mm256_or_si256(d0, d1);
+	return _mm256_testz_si256(d0, d0);
 }
 #define HAVE_AVX2_PATH 1
 #else
@@ -980,8 +1019,7 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	uint32_t key, idx, ev;
 	uint64_t s;
 
-	/* nr - 1 wraps for nr == 0: one test for both ends */
-	if (__builtin_expect(nr - 1 >= FT_STACKMAP_MAX_DEPTH || h->hash_hook != NULL, 0))
+	if (__builtin_expect(nr == 0 || nr > FT_STACKMAP_MAX_DEPTH || h->hash_hook != NULL, 0))
 		goto general;
 	sh = cached_shard(m);
 	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
@@ -1008,13 +1046,15 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	/* Acquire, as in find_or_insert: the element is complete once val is seen. */
 	s = atomic_load_explicit(&slots_of(m)[idx], memory_order_acquire);
 	ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
-	/* our key and depth, and an element published */
+	/*
+	 * Our key and depth: then the element is published too (val is 0
+	 * until then, and its depth byte with it, while nr >= 1).
+	 */
 	if (__builtin_expect((s & ~((uint64_t)VAL_ELT_MASK << 32)) ==
-				     (key | (uint64_t)nr << (32 + VAL_NR_SHIFT)) &&
-				 ev != 0,
+				     (key | (uint64_t)nr << (32 + VAL_NR_SHIFT)),
 			     1) &&
-	    __builtin_expect(avx2 ? ips_equal_avx2(elts_of(m)[ev - 1].ips, ips, nr)
-				  : ips_equal(elts_of(m)[ev - 1].ips, ips, nr),
+	    __builtin_expect(avx2 ? ips_equal_avx2((elts_of(m) - 1)[ev].ips, ips, nr)
+				  : ips_equal((elts_of(m) - 1)[ev].ips, ips, nr),
 			     1)) {
 		/* a hit: count it in the thread's cache, as get_id's outermost call */
 		rc_hit(m, sh, ev - 1);
