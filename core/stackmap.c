@@ -277,6 +277,17 @@ static _Atomic int fast_enter;
  * fast_enter.
  */
 static _Atomic int have_avx2, cpu_avx2;
+/*
+ * Which body ft_stackmap_get_id() jumps to, from have_avx2 and fast_enter
+ * (one load there): MODE_AVX2 (bit 0) selects the AVX2 forms, MODE_FAST
+ * (bit 1) get_id_fast, whose enter is a plain store: set when this process
+ * registered (reset's membarrier fences it), and in the TSan build, where
+ * the fast path fences itself.  Without it the general body serves every
+ * call and fences itself.
+ */
+#define MODE_AVX2 1
+#define MODE_FAST 2
+static _Atomic int get_id_mode;
 static pthread_once_t proc_once = PTHREAD_ONCE_INIT;
 
 static long sys_membarrier(int cmd)
@@ -295,6 +306,19 @@ static void atfork_child(void)
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
 }
 
+static void set_mode(void)
+{
+	int mode = atomic_load_explicit(&have_avx2, memory_order_relaxed) ? MODE_AVX2 : 0;
+
+#ifdef __SANITIZE_THREAD__
+	mode |= MODE_FAST;
+#else
+	if (atomic_load_explicit(&fast_enter, memory_order_relaxed))
+		mode |= MODE_FAST;
+#endif
+	atomic_store_explicit(&get_id_mode, mode, memory_order_relaxed);
+}
+
 static void proc_setup(void)
 {
 #if defined(__x86_64__)
@@ -308,6 +332,7 @@ static void proc_setup(void)
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
 		atomic_store_explicit(&fast_enter, 1, memory_order_relaxed);
 #endif
+	set_mode();
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
@@ -535,6 +560,7 @@ int ft_stackmap_use_avx2(int on)
 	/* Relaxed: callers make sure no get_id runs meanwhile (thread creation orders it). */
 	atomic_store_explicit(&have_avx2, on && atomic_load_explicit(&cpu_avx2, memory_order_relaxed),
 			      memory_order_relaxed);
+	set_mode();
 	return atomic_load_explicit(&have_avx2, memory_order_relaxed);
 }
 
@@ -690,13 +716,16 @@ __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t 
 #define ft_hash_stack_avx2 ft_hash_stack
 #endif
 
-/* The key of ips[0..nr) without the tests' hash hook: 0 made 1 (0 marks a free slot). */
+/*
+ * The key of ips[0..nr) without the tests' hash hook: the hash with its
+ * low bit set, since 0 marks a free slot (an or, where making only 0 into
+ * 1 took a test and a conditional move; the first slot comes from the
+ * top bits).
+ */
 static inline __attribute__((always_inline)) uint32_t
 map_key(const struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, const int avx2)
 {
-	uint32_t key = avx2 ? ft_hash_stack_avx2(ips, nr, m->keys) : ft_hash_stack(ips, nr, m->keys);
-
-	return key ? key : 1;
+	return (avx2 ? ft_hash_stack_avx2(ips, nr, m->keys) : ft_hash_stack(ips, nr, m->keys)) | 1;
 }
 
 /* The key of ips[0..nr). */
@@ -708,7 +737,7 @@ stack_key(const struct ft_stackmap *h, const struct ft_stackmap_shared *m, const
 
 	if (__builtin_expect(h->hash_hook != NULL, 0)) {
 		key = h->hash_hook(ips, nr, h->hash_hook_arg);
-		return key ? key : 1;
+		return key | 1;
 	}
 	return map_key(m, ips, nr, avx2);
 }
@@ -797,7 +826,7 @@ static inline void rc_hit(struct ft_stackmap_shared *m, struct shard *sh, uint32
 	_Atomic uint64_t *c = &sh->rc[ei & (RC_ENTRIES - 1)];
 	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
 
-	if ((uint32_t)v == ei + 1) {
+	if (__builtin_expect((uint32_t)v == ei + 1, 1)) {
 		atomic_store_explicit(c, v + (1ull << 32), memory_order_relaxed);
 		return;
 	}
@@ -1027,14 +1056,17 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	/*
 	 * Enter: nest 0 -> 1, then load `resetting`; as in get_id (a handler
 	 * landing between the load of nest above and this store runs as an
-	 * outermost call and leaves nest at 0).
+	 * outermost call and leaves nest at 0).  Only processes whose callers
+	 * reset's membarrier fences come here (MODE_FAST), so a plain store
+	 * and a compiler barrier; the TSan build fences itself, as get_id does
+	 * when fast_enter is 0.
 	 */
-	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
-		atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
-		atomic_signal_fence(memory_order_seq_cst);
-	} else {
-		atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
-	}
+#ifdef __SANITIZE_THREAD__
+	atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
+#else
+	atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
 	/* seq_cst, paired as in get_id */
 	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
 		atomic_store_explicit(&sh->nest, 0, memory_order_release);
@@ -1086,25 +1118,33 @@ get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 }
 #endif
 
-/* The baseline instruction set (SSE2 on x86-64). */
-static __attribute__((noinline)) int get_id_base(struct ft_stackmap *h, const uint64_t *ips,
-						 uint32_t nr)
+/* The other modes: the baseline instruction set (SSE2 on x86-64), the general body. */
+static __attribute__((noinline)) int get_id_other(struct ft_stackmap *h, const uint64_t *ips,
+						  uint32_t nr, int mode)
 {
-	return get_id_fast(h, ips, nr, 0);
+	if (mode == MODE_FAST)
+		return get_id_fast(h, ips, nr, 0);
+#if HAVE_AVX2_PATH
+	if (mode == MODE_AVX2)
+		return get_id_slow_avx2(h, ips, nr);
+#endif
+	return get_id_slow_base(h, ips, nr);
 }
 
 /*
- * Only the dispatch: both bodies out of line, so that this stays a load,
+ * Only the dispatch: every body out of line, so that this stays a load,
  * a branch and a tail jump (with one body inline here the compiler saved
  * and restored its registers before the dispatch, on every call).
  */
 int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
+	int mode = atomic_load_explicit(&get_id_mode, memory_order_relaxed);
+
 #if HAVE_AVX2_PATH
-	if (__builtin_expect(atomic_load_explicit(&have_avx2, memory_order_relaxed), 1))
+	if (__builtin_expect(mode == (MODE_FAST | MODE_AVX2), 1))
 		return get_id_avx2(h, ips, nr);
 #endif
-	return get_id_base(h, ips, nr);
+	return get_id_other(h, ips, nr, mode);
 }
 
 /* ---- readers ---- */

@@ -161,7 +161,7 @@ int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char 
  */
 int ft_stackmap_use_avx2(int on);
 
-/* The map's 32-bit hash of ips[0..nr) (before 0 is forced to 1); for tests. */
+/* The map's 32-bit hash of ips[0..nr) (before its low bit is set: the key); for tests. */
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
 
 /*
