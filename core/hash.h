@@ -314,6 +314,7 @@ ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
 	__m128i a;
 	uint64_t h;
 
+	__asm__("" : "+x"(acc2)); /* zeroed once here, not at each entry of the jump */
 	switch (n >> 2) {
 	case 16:
 		acc2 = ft_nh4(acc2, w + 60, k + 60);

@@ -646,6 +646,7 @@ __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t 
 {
 	__m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
 
+	__asm__("" : "+x"(d0), "+x"(d1)); /* zeroed once here, not at each entry of the jump */
 	switch (nr >> 2) {
 	case 16:
 		d1 = _mm256_or_si256(d1, xor4(a + 60, b + 60));
