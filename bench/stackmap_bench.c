@@ -173,8 +173,8 @@ mutex_map_get_id_avx2(struct mutex_map *m, const uint64_t *ips, uint32_t nr)
 	return mutex_map_get_id_isa(m, ips, nr, ft_hash_stack_avx2(ips, nr, m->keys_h));
 }
 
-static __attribute__((noinline)) int mutex_map_get_id_base(struct mutex_map *m,
-							   const uint64_t *ips, uint32_t nr)
+static __attribute__((noinline)) int mutex_map_get_id_base(struct mutex_map *m, const uint64_t *ips,
+							   uint32_t nr)
 {
 	return mutex_map_get_id_isa(m, ips, nr, ft_hash_stack(ips, nr, m->keys_h));
 }
@@ -405,7 +405,7 @@ static double measure(enum peer peer, enum mode mode, uint32_t depth, int nthrea
 
 /* ft_hash_stack_avx2 over n hot stacks (the loop compiled for AVX2, so the hash inlines). */
 static __attribute__((target("avx2"), noinline)) uint32_t hash_loop_avx2(long n, uint32_t depth,
-									   const uint64_t *keys)
+									 const uint64_t *keys)
 {
 	uint32_t acc = 0;
 

@@ -222,8 +222,8 @@ static inline void ft_hash_keys(uint64_t *keys, uint64_t seed)
 /* acc += NH of the two words at w (keys k): lane 0 the even word, 1 the odd. */
 static inline __m128i ft_nh2(__m128i acc, const uint64_t *w, const uint64_t *k)
 {
-	__m128i x =
-	    _mm_add_epi32(_mm_loadu_si128((const __m128i *)w), _mm_loadu_si128((const __m128i *)k));
+	__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)w),
+				  _mm_loadu_si128((const __m128i *)k));
 
 	return _mm_add_epi64(acc, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
 }
@@ -284,7 +284,7 @@ static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64
  * entries from ft_tail_mask4 + 4 - (n & 3), and lane j is all ones for the
  * words that exist (j < n & 3).
  */
-static const int64_t ft_tail_mask4[8] __attribute__((aligned(64))) = {-1, -1, -1, -1, 0, 0, 0, 0};
+static const int64_t ft_tail_mask4[8] __attribute__((aligned(64))) = { -1, -1, -1, -1, 0, 0, 0, 0 };
 
 /* acc += NH of the four words at w (keys k): lanes 0 and 2 even words, 1 and 3 odd. */
 __attribute__((target("avx2"))) static inline __m256i ft_nh4(__m256i acc, const uint64_t *w,
@@ -371,8 +371,8 @@ ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
 		uint32_t i = n & ~3u;
 		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (n & 3)));
 		__m256i x = _mm256_add_epi32(
-		    _mm256_maskload_epi64((const long long *)(w + i), m),
-		    _mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)(k + i))));
+			_mm256_maskload_epi64((const long long *)(w + i), m),
+			_mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)(k + i))));
 
 		acc2 = _mm256_add_epi64(acc2, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
 	}

@@ -558,7 +558,8 @@ int ft_stackmap_use_avx2(int on)
 {
 	pthread_once(&proc_once, proc_setup);
 	/* Relaxed: callers make sure no get_id runs meanwhile (thread creation orders it). */
-	atomic_store_explicit(&have_avx2, on && atomic_load_explicit(&cpu_avx2, memory_order_relaxed),
+	atomic_store_explicit(&have_avx2,
+			      on && atomic_load_explicit(&cpu_avx2, memory_order_relaxed),
 			      memory_order_relaxed);
 	set_mode();
 	return atomic_load_explicit(&have_avx2, memory_order_relaxed);
@@ -606,7 +607,7 @@ static inline ft_v2u64 xor2(const uint64_t *a, const uint64_t *b)
 }
 
 static inline __attribute__((always_inline)) int ips_equal(const uint64_t *a, const uint64_t *b,
-							    uint32_t nr)
+							   uint32_t nr)
 {
 	ft_v2u64 acc = {0, 0};
 	uint64_t d = 0;
@@ -730,9 +731,10 @@ map_key(const struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, co
 }
 
 /* The key of ips[0..nr). */
-static inline __attribute__((always_inline)) uint32_t
-stack_key(const struct ft_stackmap *h, const struct ft_stackmap_shared *m, const uint64_t *ips,
-	  uint32_t nr, const int avx2)
+static inline __attribute__((always_inline)) uint32_t stack_key(const struct ft_stackmap *h,
+								const struct ft_stackmap_shared *m,
+								const uint64_t *ips, uint32_t nr,
+								const int avx2)
 {
 	uint32_t key;
 
@@ -754,9 +756,10 @@ static inline uint32_t first_slot(const struct ft_stackmap_shared *m, uint32_t k
  * -ENOSPC (probe limit, or pool exhausted: then the slot stays claimed
  * but empty).  Called in flight only.
  */
-static inline __attribute__((always_inline)) int
-find_or_insert(struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, uint32_t key,
-	       uint32_t *ei, int *inserted, const int avx2)
+static inline __attribute__((always_inline)) int find_or_insert(struct ft_stackmap_shared *m,
+								const uint64_t *ips, uint32_t nr,
+								uint32_t key, uint32_t *ei,
+								int *inserted, const int avx2)
 {
 	_Atomic uint64_t *slots = slots_of(m);
 	uint32_t idx = first_slot(m, key), mask = m->table_size - 1;
@@ -967,7 +970,8 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
  */
 static inline __attribute__((always_inline)) int get_id_miss(struct ft_stackmap_shared *m,
 							     struct shard *sh, const uint64_t *ips,
-							     uint32_t nr, uint32_t key, const int avx2)
+							     uint32_t nr, uint32_t key,
+							     const int avx2)
 {
 	uint32_t ei = 0;
 	int id, ins = 0;
@@ -1022,12 +1026,13 @@ static __attribute__((noinline)) int get_id_miss_base(struct ft_stackmap_shared 
  */
 static inline struct shard *cached_shard(const struct ft_stackmap_shared *m)
 {
-	if (__builtin_expect(
-		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
+	if (__builtin_expect(atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) !=
+				     (uintptr_t)m,
+			     0))
 		return NULL;
 	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
 	if (__builtin_expect(
-		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
+		    atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return NULL;
 	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
 }

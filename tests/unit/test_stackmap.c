@@ -890,7 +890,7 @@ static uint32_t hash_by_depth(const uint64_t *ips, uint32_t nr, void *arg)
  */
 static void test_compare_each_isa(void **state)
 {
-	static const uint32_t pos[] = {0, 1, 2}; /* 0: first word, 1: middle, 2: last */
+	static const uint32_t pos[] = { 0, 1, 2 }; /* 0: first word, 1: middle, 2: last */
 	struct ft_stackmap *h = ft_stackmap_create(12);
 	int avx2 = ft_stackmap_use_avx2(1), ids[65][4];
 	struct ft_stackmap_stat st;
