@@ -318,7 +318,7 @@ static void set_mode(void)
 {
 	int mode = atomic_load_explicit(&have_avx2, memory_order_relaxed) ? MODE_AVX2 : 0;
 
-#ifdef __SANITIZE_THREAD__
+#if FT_TSAN
 	mode |= MODE_FAST;
 #else
 	if (atomic_load_explicit(&fast_enter, memory_order_relaxed))
@@ -1038,7 +1038,7 @@ static inline struct shard *cached_shard(const struct ft_stackmap_shared *m)
 				     (uintptr_t)m,
 			     0))
 		return NULL;
-	atomic_signal_fence(memory_order_seq_cst); /* block before the rest */
+	ft_barrier(); /* block before the rest */
 	if (__builtin_expect(
 		    atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return NULL;
@@ -1075,11 +1075,11 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	 * and a compiler barrier; the TSan build fences itself, as get_id does
 	 * when fast_enter is 0.
 	 */
-#ifdef __SANITIZE_THREAD__
+#if FT_TSAN
 	atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
 #else
 	atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
-	atomic_signal_fence(memory_order_seq_cst);
+	ft_barrier();
 #endif
 	/* seq_cst, paired as in get_id */
 	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
