@@ -210,10 +210,31 @@ static inline void ft_hash_keys(uint64_t *keys, uint64_t seed)
  * words, about 1 cycle per word, against 3 instructions per word for the
  * scalar form, which other architectures use (the same function: a block
  * is only shared between processes of one machine).
+ *
+ * The loops take 8 words (16 with AVX2) per turn and then one block for
+ * each remaining bit of n: the branches depend on n alone, so a caller
+ * whose depth repeats predicts every one of them, and a depth-16 stack
+ * costs no loop turns.
  */
 #if defined(__SSE2__)
 #include <emmintrin.h>
+
+/* acc += NH of the two words at w (keys k): lane 0 the even word, 1 the odd. */
+static inline __m128i ft_nh2(__m128i acc, const uint64_t *w, const uint64_t *k)
+{
+	__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)w),
+				  _mm_loadu_si128((const __m128i *)k));
+
+	return _mm_add_epi64(acc, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+}
 #endif
+
+/* NH of one word: (lo + k_lo) * (hi + k_hi), 32x32 -> 64. */
+static inline uint64_t ft_nh1(uint64_t w, uint64_t k)
+{
+	return (uint64_t)((uint32_t)w + (uint32_t)k) *
+	       (uint32_t)((uint32_t)(w >> 32) + (uint32_t)(k >> 32));
+}
 
 static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64_t *k)
 {
@@ -223,20 +244,19 @@ static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64
 	__m128i acc0 = _mm_set_epi64x(0, (long long)((uint64_t)n * FT_HASH_P2));
 	__m128i acc1 = _mm_setzero_si128();
 
-	for (; i + 4 <= n; i += 4) {
-		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
-					  _mm_loadu_si128((const __m128i *)(k + i)));
-		__m128i y = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i + 2)),
-					  _mm_loadu_si128((const __m128i *)(k + i + 2)));
-
-		acc0 = _mm_add_epi64(acc0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
-		acc1 = _mm_add_epi64(acc1, _mm_mul_epu32(y, _mm_srli_epi64(y, 32)));
+	for (; i + 8 <= n; i += 8) {
+		acc0 = ft_nh2(acc0, w + i, k + i);
+		acc1 = ft_nh2(acc1, w + i + 2, k + i + 2);
+		acc0 = ft_nh2(acc0, w + i + 4, k + i + 4);
+		acc1 = ft_nh2(acc1, w + i + 6, k + i + 6);
 	}
-	if (i + 2 <= n) {
-		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
-					  _mm_loadu_si128((const __m128i *)(k + i)));
-
-		acc0 = _mm_add_epi64(acc0, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
+	if (n & 4) {
+		acc0 = ft_nh2(acc0, w + i, k + i);
+		acc1 = ft_nh2(acc1, w + i + 2, k + i + 2);
+		i += 4;
+	}
+	if (n & 2) {
+		acc0 = ft_nh2(acc0, w + i, k + i);
 		i += 2;
 	}
 	acc0 = _mm_add_epi64(acc0, acc1);
@@ -246,15 +266,12 @@ static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64
 	a0 = (uint64_t)n * FT_HASH_P2;
 	a1 = 0;
 	for (; i + 2 <= n; i += 2) {
-		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
-		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
-		a1 += (uint64_t)((uint32_t)w[i + 1] + (uint32_t)k[i + 1]) *
-		      (uint32_t)((uint32_t)(w[i + 1] >> 32) + (uint32_t)(k[i + 1] >> 32));
+		a0 += ft_nh1(w[i], k[i]);
+		a1 += ft_nh1(w[i + 1], k[i + 1]);
 	}
 #endif
-	if (i < n) /* the last word of an odd count, in the even lane */
-		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
-		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
+	if (n & 1) /* the last word of an odd count, in the even lane */
+		a0 += ft_nh1(w[i], k[i]);
 	h = ft_mum(a0 ^ FT_HASH_P3, a1 ^ FT_HASH_P1);
 	return (uint32_t)(h ^ (h >> 32));
 }
@@ -263,9 +280,31 @@ static inline uint32_t ft_hash_stack(const uint64_t *w, uint32_t n, const uint64
 #include <immintrin.h>
 
 /*
+ * Lane masks for the last 1-3 words of a stack in a 4-word vector: load 4
+ * entries from ft_tail_mask4 + 4 - (n & 3), and lane j is all ones for the
+ * words that exist (j < n & 3).
+ */
+static const int64_t ft_tail_mask4[8] __attribute__((aligned(64))) = { -1, -1, -1, -1, 0, 0, 0, 0 };
+
+/* acc += NH of the four words at w (keys k): lanes 0 and 2 even words, 1 and 3 odd. */
+__attribute__((target("avx2"))) static inline __m256i ft_nh4(__m256i acc, const uint64_t *w,
+							     const uint64_t *k)
+{
+	__m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)w),
+				     _mm256_loadu_si256((const __m256i *)k));
+
+	return _mm256_add_epi64(acc, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
+}
+
+/*
  * ft_hash_stack() with AVX2 (four words per instruction): the same function,
  * bit for bit (lanes 0 and 2 sum the even words, 1 and 3 the odd ones).
- * Only for callers that checked the CPU (the stack map does, once).
+ * One jump on the number of whole 4-word blocks enters a straight run of
+ * blocks at the right one (no loop counter, no test per block; a caller
+ * whose depth repeats predicts the jump), and the last n & 3 words go
+ * through one masked load, which never touches the memory past w[n) (a
+ * masked-off lane does not fault).  n <= FT_HASH_MAX_WORDS.  Only for
+ * callers that checked the CPU (the stack map does, once).
  */
 __attribute__((target("avx2"))) static inline uint32_t
 ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
@@ -273,40 +312,74 @@ ft_hash_stack_avx2(const uint64_t *w, uint32_t n, const uint64_t *k)
 	__m256i acc = _mm256_set_epi64x(0, 0, 0, (long long)((uint64_t)n * FT_HASH_P2));
 	__m256i acc2 = _mm256_setzero_si256(); /* two sums: a shorter dependency chain */
 	__m128i a;
-	uint64_t a0, a1, h;
-	uint32_t i = 0;
+	uint64_t h;
 
-	for (; i + 8 <= n; i += 8) {
-		__m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i)),
-					     _mm256_loadu_si256((const __m256i *)(k + i)));
-		__m256i y = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i + 4)),
-					     _mm256_loadu_si256((const __m256i *)(k + i + 4)));
-
-		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
-		acc2 = _mm256_add_epi64(acc2, _mm256_mul_epu32(y, _mm256_srli_epi64(y, 32)));
+	__asm__("" : "+x"(acc2)); /* zeroed once here, not at each entry of the jump */
+	switch (n >> 2) {
+	case 16:
+		acc2 = ft_nh4(acc2, w + 60, k + 60);
+		/* fallthrough */
+	case 15:
+		acc = ft_nh4(acc, w + 56, k + 56);
+		/* fallthrough */
+	case 14:
+		acc2 = ft_nh4(acc2, w + 52, k + 52);
+		/* fallthrough */
+	case 13:
+		acc = ft_nh4(acc, w + 48, k + 48);
+		/* fallthrough */
+	case 12:
+		acc2 = ft_nh4(acc2, w + 44, k + 44);
+		/* fallthrough */
+	case 11:
+		acc = ft_nh4(acc, w + 40, k + 40);
+		/* fallthrough */
+	case 10:
+		acc2 = ft_nh4(acc2, w + 36, k + 36);
+		/* fallthrough */
+	case 9:
+		acc = ft_nh4(acc, w + 32, k + 32);
+		/* fallthrough */
+	case 8:
+		acc2 = ft_nh4(acc2, w + 28, k + 28);
+		/* fallthrough */
+	case 7:
+		acc = ft_nh4(acc, w + 24, k + 24);
+		/* fallthrough */
+	case 6:
+		acc2 = ft_nh4(acc2, w + 20, k + 20);
+		/* fallthrough */
+	case 5:
+		acc = ft_nh4(acc, w + 16, k + 16);
+		/* fallthrough */
+	case 4:
+		acc2 = ft_nh4(acc2, w + 12, k + 12);
+		/* fallthrough */
+	case 3:
+		acc = ft_nh4(acc, w + 8, k + 8);
+		/* fallthrough */
+	case 2:
+		acc2 = ft_nh4(acc2, w + 4, k + 4);
+		/* fallthrough */
+	case 1:
+		acc = ft_nh4(acc, w + 0, k + 0);
+		/* fallthrough */
+	default:
+		break;
 	}
-	if (i + 4 <= n) {
-		__m256i x = _mm256_add_epi32(_mm256_loadu_si256((const __m256i *)(w + i)),
-					     _mm256_loadu_si256((const __m256i *)(k + i)));
+	if (n & 3) { /* words past n: zero in both factors, so a zero product */
+		uint32_t i = n & ~3u;
+		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (n & 3)));
+		__m256i x = _mm256_add_epi32(
+			_mm256_maskload_epi64((const long long *)(w + i), m),
+			_mm256_and_si256(m, _mm256_loadu_si256((const __m256i *)(k + i))));
 
-		acc = _mm256_add_epi64(acc, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
-		i += 4;
+		acc2 = _mm256_add_epi64(acc2, _mm256_mul_epu32(x, _mm256_srli_epi64(x, 32)));
 	}
 	acc = _mm256_add_epi64(acc, acc2);
 	a = _mm_add_epi64(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-	if (i + 2 <= n) {
-		__m128i x = _mm_add_epi32(_mm_loadu_si128((const __m128i *)(w + i)),
-					  _mm_loadu_si128((const __m128i *)(k + i)));
-
-		a = _mm_add_epi64(a, _mm_mul_epu32(x, _mm_srli_epi64(x, 32)));
-		i += 2;
-	}
-	a0 = (uint64_t)_mm_cvtsi128_si64(a);
-	a1 = (uint64_t)_mm_extract_epi64(a, 1);
-	if (i < n)
-		a0 += (uint64_t)((uint32_t)w[i] + (uint32_t)k[i]) *
-		      (uint32_t)((uint32_t)(w[i] >> 32) + (uint32_t)(k[i] >> 32));
-	h = ft_mum(a0 ^ FT_HASH_P3, a1 ^ FT_HASH_P1);
+	h = ft_mum((uint64_t)_mm_cvtsi128_si64(a) ^ FT_HASH_P3,
+		   (uint64_t)_mm_extract_epi64(a, 1) ^ FT_HASH_P1);
 	return (uint32_t)(h ^ (h >> 32));
 }
 #endif

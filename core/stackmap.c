@@ -8,13 +8,14 @@
  *
  * Shards.  A thread claims a shard (cmpxchg of `owner`) at its first call
  * on a map and keeps it (thread-local cache of map -> shard) until
- * ft_stackmap_thread_detach().  Only the owner writes a shard's counters
- * and rc[] with plain (relaxed load + store) updates; a signal handler on
- * the owner's thread is the only other writer.  Plain load+store is not
- * atomic against a signal landing in between, so the nesting level decides:
- * the outermost call (nest was 0) uses the plain updates; a call that
- * interrupted another (nest > 0) uses atomic read-modify-writes on the
- * nested_* counters and refs[] and never touches rc[].  A handler that lands
+ * ft_stackmap_thread_detach().  Only the owner writes a shard's counters,
+ * rc[] and pending with plain (relaxed load + store) updates; a signal
+ * handler on the owner's thread is the only other writer.  Plain
+ * load+store is not atomic against a signal landing in between, so the
+ * nesting level decides: the outermost call (nest was 0) uses the plain
+ * updates; a call that interrupted another (nest > 0) uses atomic
+ * read-modify-writes on the nested_* counters and refs[] and never touches
+ * rc[] or pending.  A handler that lands
  * before the outer call stored nest = 1 runs to completion as a level-0
  * call before the outer call touches anything.  Threads past NR_SHARDS get
  * no shard and use `ovf`: atomic counters, seq_cst enter, atomic refs[].
@@ -52,15 +53,17 @@
  * go on and see a best-effort snapshot: a slot is visible once its val is
  * published, and everything in the element was written before that
  * release.  A stack's reference count is refs[] plus the counts cached in
- * every shard's rc[] for that element (folded at export): exact once the
- * callers have left; while they run, a count moving from rc[] to refs[] may
- * be missed (never counted twice: the cache entry is overwritten before
- * the add).  Against reset they play the part of the kernel patch's reader_sem,
- * without a lock: a reader counts itself in `readers` (seq_cst RMW) and
- * then checks `resetting`; reset, once it owns `resetting`, also waits for
- * `readers` to drop to 0.  So a walk never sees a cleared or refilled
- * element: a reader that comes during a reset gets -EBUSY, and a reset
- * that comes during a walk waits for it (up to FT_STACKMAP_DRAIN_MS).
+ * every shard's rc[] for that element, plus one for each shard whose
+ * pending hit it is (folded at export): exact once the callers have left;
+ * while they run, a count moving from pending to rc[] or from rc[] to
+ * refs[] may be missed (never counted twice: the source is overwritten
+ * before the destination is added to).  Against reset they play the part
+ * of the kernel patch's reader_sem, without a lock: a reader counts itself in
+ * `readers` (seq_cst RMW) and then checks `resetting`; reset, once it owns
+ * `resetting`, also waits for `readers` to drop to 0.  So a walk never
+ * sees a cleared or refilled element: a reader that comes during a reset
+ * gets -EBUSY, and a reset that comes during a walk waits for it (up to
+ * FT_STACKMAP_DRAIN_MS).
  * Readers therefore need the block mapped writable.  lookup() and stat
  * take no part: lookup's pointer is valid until the next reset, and the
  * counters are statistics.
@@ -97,9 +100,8 @@ _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "the stack map needs lock-free 64-bi
 _Static_assert(FT_HASH_MAX_WORDS >= FT_STACKMAP_MAX_DEPTH, "the hash keys cover every frame");
 
 #define SHM_MAGIC 0x4D535446u /* "FTSM" */
-#define SHM_VERSION 2
+#define SHM_VERSION 3
 #define NR_SHARDS 128u
-#define NO_SHARD NR_SHARDS /* thread-local cache: no shard left, use ovf */
 #define RC_BITS 6
 #define RC_ENTRIES (1u << RC_BITS)
 /* Maps a thread can hold a shard in at once (thread-local cache entries). */
@@ -127,8 +129,8 @@ struct ovf {
 
 /*
  * One thread's shard.  owner: written by claim (cmpxchg) and detach.  nest,
- * served, drops, rc[]: written by the owner's outermost call (plain), and
- * by reset while no caller is in flight.  nested_*: atomic RMW by calls
+ * served, drops, rc[], pending: written by the owner's outermost call
+ * (plain), and by reset while no caller is in flight.  nested_*: atomic RMW by calls
  * that interrupted another.  Read by anyone (relaxed) for statistics and
  * folding.
  */
@@ -139,7 +141,12 @@ struct shard {
 	_Atomic uint64_t drops;
 	_Atomic uint64_t nested_served;
 	_Atomic uint64_t nested_drops;
-	char pad[24];
+	/*
+	 * One hit of the fast path not yet counted in rc[]: element index + 1,
+	 * 0 none.  Readers count it as a reference (see get_id_fast).
+	 */
+	_Atomic uint32_t pending;
+	char pad[20];
 	/* count << 32 | (element index + 1); 0 = empty.  Direct-mapped by element. */
 	_Atomic uint64_t rc[RC_ENTRIES];
 };
@@ -252,12 +259,13 @@ static uint64_t random_seed(const void *salt)
  * formatted again at the same address is another map).  Written by the
  * thread and by its signal handlers only: relaxed atomics with signal
  * fences, block last, so a handler that sees block == m sees the entry
- * whole.
+ * whole.  sh is the shard's address in this process (the thread-local
+ * cache is per process too): get_id's fast path uses it as is.
  */
 struct tls_map {
 	_Atomic uintptr_t block;
 	_Atomic uint64_t inst;
-	_Atomic uint32_t shard; /* index, or NO_SHARD */
+	_Atomic(struct shard *) sh; /* NULL: no shard left, use ovf */
 };
 static __thread struct tls_map tls_maps[TLS_MAPS] __attribute__((tls_model("initial-exec")));
 static __thread _Atomic uint32_t tls_victim __attribute__((tls_model("initial-exec")));
@@ -271,8 +279,23 @@ static __thread _Atomic uint32_t tls_victim __attribute__((tls_model("initial-ex
  * relaxed.
  */
 static _Atomic int fast_enter;
-/* 1 when the CPU has AVX2 (get_id's hash and compare use it); set with fast_enter. */
-static _Atomic int have_avx2;
+/*
+ * 1 when get_id's hash and compare use AVX2: the CPU has it (cpu_avx2),
+ * and no test asked for the baseline (ft_stackmap_use_avx2).  Set with
+ * fast_enter.
+ */
+static _Atomic int have_avx2, cpu_avx2;
+/*
+ * Which body ft_stackmap_get_id() jumps to, from have_avx2 and fast_enter
+ * (one load there): MODE_AVX2 (bit 0) selects the AVX2 forms, MODE_FAST
+ * (bit 1) get_id_fast, whose enter is a plain store: set when this process
+ * registered (reset's membarrier fences it), and in the TSan build, where
+ * the fast path fences itself.  Without it the general body serves every
+ * call and fences itself.
+ */
+#define MODE_AVX2 1
+#define MODE_FAST 2
+static _Atomic int get_id_mode;
 static pthread_once_t proc_once = PTHREAD_ONCE_INIT;
 
 static long sys_membarrier(int cmd)
@@ -291,22 +314,38 @@ static void atfork_child(void)
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
 }
 
+static void set_mode(void)
+{
+	int mode = atomic_load_explicit(&have_avx2, memory_order_relaxed) ? MODE_AVX2 : 0;
+
+#if FT_TSAN
+	mode |= MODE_FAST;
+#else
+	if (atomic_load_explicit(&fast_enter, memory_order_relaxed))
+		mode |= MODE_FAST;
+#endif
+	atomic_store_explicit(&get_id_mode, mode, memory_order_relaxed);
+}
+
 static void proc_setup(void)
 {
 #if defined(__x86_64__)
 	__builtin_cpu_init();
-	if (__builtin_cpu_supports("avx2"))
+	if (__builtin_cpu_supports("avx2")) {
+		atomic_store_explicit(&cpu_avx2, 1, memory_order_relaxed);
 		atomic_store_explicit(&have_avx2, 1, memory_order_relaxed);
+	}
 #endif
 #if !FT_TSAN /* TSan cannot see that membarrier() fences other threads */
 	if (sys_membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) == 0)
 		atomic_store_explicit(&fast_enter, 1, memory_order_relaxed);
 #endif
+	set_mode();
 	pthread_atfork(NULL, NULL, atfork_child);
 }
 
-/* Install (m, idx) in the thread's cache: block last (see struct tls_map). */
-static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
+/* Install (m, sh) in the thread's cache: block last (see struct tls_map). */
+static void tls_install(struct ft_stackmap_shared *m, struct shard *sh)
 {
 	struct tls_map *t = NULL;
 
@@ -326,7 +365,7 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
 	atomic_store_explicit(&t->block, 0, memory_order_relaxed);
 	ft_barrier();
 	atomic_store_explicit(&t->inst, m->seed, memory_order_relaxed);
-	atomic_store_explicit(&t->shard, idx, memory_order_relaxed);
+	atomic_store_explicit(&t->sh, sh, memory_order_relaxed);
 	ft_barrier();
 	atomic_store_explicit(&t->block, (uintptr_t)m, memory_order_relaxed);
 }
@@ -341,7 +380,8 @@ static void tls_install(struct ft_stackmap_shared *m, uint32_t idx)
  */
 static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stackmap_shared *m)
 {
-	uint32_t idx = NO_SHARD, used;
+	struct shard *sh;
+	uint32_t idx = NR_SHARDS, used;
 
 	for (uint32_t i = 0; i < NR_SHARDS; i++) {
 		uint32_t zero = 0;
@@ -354,7 +394,7 @@ static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stack
 			break;
 		}
 	}
-	if (idx != NO_SHARD) {
+	if (idx != NR_SHARDS) {
 		/*
 		 * Raise the high-water mark before the shard counts anything.
 		 * Release pairs with the folds' acquire load: a fold that sees
@@ -367,23 +407,21 @@ static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stack
 					     memory_order_relaxed))
 			;
 	}
-	tls_install(m, idx);
-	return idx == NO_SHARD ? NULL : &m->shards[idx];
+	sh = idx == NR_SHARDS ? NULL : &m->shards[idx];
+	tls_install(m, sh);
+	return sh;
 }
 
 /* The thread's cache entries past the first one, or a claim. */
 static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_shared *m)
 {
 	for (int i = 1; i < TLS_MAPS; i++) {
-		uint32_t idx;
-
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) != (uintptr_t)m)
 			continue;
 		ft_barrier(); /* block before the rest */
 		if (atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			break; /* m was formatted again: claim in the new map */
-		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
-		return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+		return atomic_load_explicit(&tls_maps[i].sh, memory_order_relaxed);
 	}
 	return claim_shard(m);
 }
@@ -395,8 +433,6 @@ static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_sha
  */
 static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 {
-	uint32_t idx;
-
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
 		return find_shard(m);
@@ -404,8 +440,7 @@ static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 	if (__builtin_expect(
 		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return claim_shard(m);
-	idx = atomic_load_explicit(&tls_maps[0].shard, memory_order_relaxed);
-	return idx < NR_SHARDS ? &m->shards[idx] : NULL;
+	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
 }
 
 void ft_stackmap_thread_detach(struct ft_stackmap *h)
@@ -413,13 +448,13 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 	struct ft_stackmap_shared *m = h->shm;
 
 	for (int i = 0; i < TLS_MAPS; i++) {
-		uint32_t idx;
+		struct shard *sh;
 
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) !=
 			(uintptr_t)m ||
 		    atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			continue;
-		idx = atomic_load_explicit(&tls_maps[i].shard, memory_order_relaxed);
+		sh = atomic_load_explicit(&tls_maps[i].sh, memory_order_relaxed);
 		/* forget it first: a signal handler from here on claims anew */
 		atomic_store_explicit(&tls_maps[i].block, 0, memory_order_relaxed);
 		ft_barrier();
@@ -428,8 +463,8 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 		 * writes to the shard happen before its own.  The counts stay:
 		 * the next owner adds to them.
 		 */
-		if (idx < NR_SHARDS)
-			atomic_store_explicit(&m->shards[idx].owner, 0, memory_order_release);
+		if (sh)
+			atomic_store_explicit(&sh->owner, 0, memory_order_release);
 	}
 }
 
@@ -527,6 +562,17 @@ static inline __attribute__((always_inline)) uint32_t map_hash(const struct ft_s
 	return ft_hash_stack(ips, nr, h->shm->keys);
 }
 
+int ft_stackmap_use_avx2(int on)
+{
+	pthread_once(&proc_once, proc_setup);
+	/* Relaxed: callers make sure no get_id runs meanwhile (thread creation orders it). */
+	atomic_store_explicit(&have_avx2,
+			      on && atomic_load_explicit(&cpu_avx2, memory_order_relaxed),
+			      memory_order_relaxed);
+	set_mode();
+	return atomic_load_explicit(&have_avx2, memory_order_relaxed);
+}
+
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
 	if (nr > FT_STACKMAP_MAX_DEPTH)
@@ -558,53 +604,120 @@ static inline int64_t get_elt(struct ft_stackmap_shared *m)
  * a[0..nr) == b[0..nr)?  Two words per vector lane pair (SSE2 on x86-64,
  * the baseline; NEON elsewhere), no early exit (the hit path expects
  * equality), no call: measured faster than glibc's memcmp through the PLT
- * of libftrail.so at depths 8..64.
+ * of libftrail.so at depths 8..64.  The blocks follow the bits of nr, as
+ * the hash's do.
  */
 typedef uint64_t ft_v2u64 __attribute__((vector_size(16), aligned(8), may_alias));
 
-static inline int ips_equal(const uint64_t *a, const uint64_t *b, uint32_t nr)
+static inline ft_v2u64 xor2(const uint64_t *a, const uint64_t *b)
+{
+	return *(const ft_v2u64 *)a ^ *(const ft_v2u64 *)b;
+}
+
+static inline __attribute__((always_inline)) int ips_equal(const uint64_t *a, const uint64_t *b,
+							   uint32_t nr)
 {
 	ft_v2u64 acc = {0, 0};
-	uint64_t d;
+	uint64_t d = 0;
 	uint32_t i = 0;
 
-	for (; i + 4 <= nr; i += 4)
-		acc |= (*(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i)) |
-		       (*(const ft_v2u64 *)(a + i + 2) ^ *(const ft_v2u64 *)(b + i + 2));
-	if (i + 2 <= nr) {
-		acc |= *(const ft_v2u64 *)(a + i) ^ *(const ft_v2u64 *)(b + i);
+	for (; i + 8 <= nr; i += 8)
+		acc |= xor2(a + i, b + i) | xor2(a + i + 2, b + i + 2) |
+		       xor2(a + i + 4, b + i + 4) | xor2(a + i + 6, b + i + 6);
+	if (nr & 4) {
+		acc |= xor2(a + i, b + i) | xor2(a + i + 2, b + i + 2);
+		i += 4;
+	}
+	if (nr & 2) {
+		acc |= xor2(a + i, b + i);
 		i += 2;
 	}
-	d = acc[0] | acc[1];
-	if (i < nr)
-		d |= a[i] ^ b[i];
-	return d == 0;
+	if (nr & 1)
+		d = a[i] ^ b[i];
+	return (d | acc[0] | acc[1]) == 0;
 }
 
 #if defined(__x86_64__)
-/* ips_equal with AVX2: four words per compare. */
+__attribute__((target("avx2"))) static inline __m256i xor4(const uint64_t *a, const uint64_t *b)
+{
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)a),
+				_mm256_loadu_si256((const __m256i *)b));
+}
+
+/*
+ * ips_equal with AVX2: four words per compare, entered as the hash is (one
+ * jump on the number of whole 4-word blocks into a straight run of them).
+ * a is the element (64 words, always readable); b the caller's stack, read
+ * up to b[nr) only (the last nr & 3 words through a masked load).
+ */
 __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t *a,
 								 const uint64_t *b, uint32_t nr)
 {
-	__m256i acc = _mm256_setzero_si256();
-	__m128i a2;
-	uint64_t d;
-	uint32_t i = 0;
+	__m256i d0 = _mm256_setzero_si256(), d1 = _mm256_setzero_si256();
 
-	for (; i + 4 <= nr; i += 4)
-		acc = _mm256_or_si256(
-		    acc, _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(a + i)),
-					  _mm256_loadu_si256((const __m256i *)(b + i))));
-	a2 = _mm_or_si128(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-	if (i + 2 <= nr) {
-		a2 = _mm_or_si128(a2, _mm_xor_si128(_mm_loadu_si128((const __m128i *)(a + i)),
-						    _mm_loadu_si128((const __m128i *)(b + i))));
-		i += 2;
+	__asm__("" : "+x"(d0), "+x"(d1)); /* zeroed once here, not at each entry of the jump */
+	switch (nr >> 2) {
+	case 16:
+		d1 = _mm256_or_si256(d1, xor4(a + 60, b + 60));
+		/* fallthrough */
+	case 15:
+		d0 = _mm256_or_si256(d0, xor4(a + 56, b + 56));
+		/* fallthrough */
+	case 14:
+		d1 = _mm256_or_si256(d1, xor4(a + 52, b + 52));
+		/* fallthrough */
+	case 13:
+		d0 = _mm256_or_si256(d0, xor4(a + 48, b + 48));
+		/* fallthrough */
+	case 12:
+		d1 = _mm256_or_si256(d1, xor4(a + 44, b + 44));
+		/* fallthrough */
+	case 11:
+		d0 = _mm256_or_si256(d0, xor4(a + 40, b + 40));
+		/* fallthrough */
+	case 10:
+		d1 = _mm256_or_si256(d1, xor4(a + 36, b + 36));
+		/* fallthrough */
+	case 9:
+		d0 = _mm256_or_si256(d0, xor4(a + 32, b + 32));
+		/* fallthrough */
+	case 8:
+		d1 = _mm256_or_si256(d1, xor4(a + 28, b + 28));
+		/* fallthrough */
+	case 7:
+		d0 = _mm256_or_si256(d0, xor4(a + 24, b + 24));
+		/* fallthrough */
+	case 6:
+		d1 = _mm256_or_si256(d1, xor4(a + 20, b + 20));
+		/* fallthrough */
+	case 5:
+		d0 = _mm256_or_si256(d0, xor4(a + 16, b + 16));
+		/* fallthrough */
+	case 4:
+		d1 = _mm256_or_si256(d1, xor4(a + 12, b + 12));
+		/* fallthrough */
+	case 3:
+		d0 = _mm256_or_si256(d0, xor4(a + 8, b + 8));
+		/* fallthrough */
+	case 2:
+		d1 = _mm256_or_si256(d1, xor4(a + 4, b + 4));
+		/* fallthrough */
+	case 1:
+		d0 = _mm256_or_si256(d0, xor4(a + 0, b + 0));
+		/* fallthrough */
+	default:
+		break;
 	}
-	d = (uint64_t)_mm_cvtsi128_si64(a2) | (uint64_t)_mm_extract_epi64(a2, 1);
-	if (i < nr)
-		d |= a[i] ^ b[i];
-	return d == 0;
+	if (nr & 3) {
+		uint32_t i = nr & ~3u;
+		__m256i m = _mm256_loadu_si256((const __m256i *)(ft_tail_mask4 + 4 - (nr & 3)));
+		__m256i x = _mm256_xor_si256(_mm256_maskload_epi64((const long long *)(b + i), m),
+					     _mm256_loadu_si256((const __m256i *)(a + i)));
+
+		d1 = _mm256_or_si256(d1, _mm256_and_si256(x, m));
+	}
+	d0 = _mm256_or_si256(d0, d1);
+	return _mm256_testz_si256(d0, d0);
 }
 #define HAVE_AVX2_PATH 1
 #else
@@ -614,26 +727,51 @@ __attribute__((target("avx2"))) static inline int ips_equal_avx2(const uint64_t 
 #endif
 
 /*
- * Find or insert: the slot index, with *ei its element; -ENOSPC (probe
- * limit, or pool exhausted: then *claimed_empty).  Called in flight only.
+ * The key of ips[0..nr) without the tests' hash hook: the hash with its
+ * low bit set, since 0 marks a free slot (an or, where making only 0 into
+ * 1 took a test and a conditional move; the first slot comes from the
+ * top bits).
  */
-static inline __attribute__((always_inline)) int
-find_or_insert(struct ft_stackmap *h, struct ft_stackmap_shared *m, const uint64_t *ips,
-	       uint32_t nr, uint32_t *ei, int *inserted, const int avx2)
+static inline __attribute__((always_inline)) uint32_t
+map_key(const struct ft_stackmap_shared *m, const uint64_t *ips, uint32_t nr, const int avx2)
+{
+	return (avx2 ? ft_hash_stack_avx2(ips, nr, m->keys) : ft_hash_stack(ips, nr, m->keys)) | 1;
+}
+
+/* The key of ips[0..nr). */
+static inline __attribute__((always_inline)) uint32_t stack_key(const struct ft_stackmap *h,
+								const struct ft_stackmap_shared *m,
+								const uint64_t *ips, uint32_t nr,
+								const int avx2)
+{
+	uint32_t key;
+
+	if (__builtin_expect(h->hash_hook != NULL, 0)) {
+		key = h->hash_hook(ips, nr, h->hash_hook_arg);
+		return key | 1;
+	}
+	return map_key(m, ips, nr, avx2);
+}
+
+/* The first slot of key: the top bits+1 bits of the key. */
+static inline uint32_t first_slot(const struct ft_stackmap_shared *m, uint32_t key)
+{
+	return key >> (31 - m->bits);
+}
+
+/*
+ * Find or insert the stack of key: the slot index, with *ei its element;
+ * -ENOSPC (probe limit, or pool exhausted: then the slot stays claimed
+ * but empty).  Called in flight only.
+ */
+static inline __attribute__((always_inline)) int find_or_insert(struct ft_stackmap_shared *m,
+								const uint64_t *ips, uint32_t nr,
+								uint32_t key, uint32_t *ei,
+								int *inserted, const int avx2)
 {
 	_Atomic uint64_t *slots = slots_of(m);
-	uint32_t key, idx, mask = m->table_size - 1, want;
-
-	if (__builtin_expect(h->hash_hook != NULL, 0))
-		key = h->hash_hook(ips, nr, h->hash_hook_arg);
-	else if (avx2)
-		key = ft_hash_stack_avx2(ips, nr, m->keys);
-	else
-		key = ft_hash_stack(ips, nr, m->keys);
-	if (!key)
-		key = 1;	     /* 0 marks a free slot */
-	idx = key >> (31 - m->bits); /* top bits+1 bits of the key */
-	want = (uint32_t)nr << VAL_NR_SHIFT;
+	uint32_t idx = first_slot(m, key), mask = m->table_size - 1;
+	uint32_t want = (uint32_t)nr << VAL_NR_SHIFT;
 
 	for (uint32_t probe = 0; probe < FT_STACKMAP_MAX_PROBE; probe++, idx = (idx + 1) & mask) {
 		/*
@@ -700,7 +838,7 @@ static inline void rc_hit(struct ft_stackmap_shared *m, struct shard *sh, uint32
 	_Atomic uint64_t *c = &sh->rc[ei & (RC_ENTRIES - 1)];
 	uint64_t v = atomic_load_explicit(c, memory_order_relaxed);
 
-	if ((uint32_t)v == ei + 1) {
+	if (__builtin_expect((uint32_t)v == ei + 1, 1)) {
 		atomic_store_explicit(c, v + (1ull << 32), memory_order_relaxed);
 		return;
 	}
@@ -735,7 +873,7 @@ static __attribute__((noinline)) int get_id_ovf(struct ft_stackmap *h, struct ft
 		atomic_fetch_sub_explicit(&o->served, 1, memory_order_release);
 		return -EINVAL;
 	}
-	id = find_or_insert(h, m, ips, nr, &ei, &ins, 0);
+	id = find_or_insert(m, ips, nr, stack_key(h, m, ips, nr, 0), &ei, &ins, 0);
 	if (id < 0) {
 		atomic_fetch_add_explicit(&o->drops, 1, memory_order_relaxed);
 		/* Release: our map accesses happen before reset sees us gone. */
@@ -753,7 +891,11 @@ static __attribute__((noinline)) int get_id_ovf(struct ft_stackmap *h, struct ft
 	return id;
 }
 
-/* get_id's body, expanded once per instruction set (avx2: 0 or 1). */
+/*
+ * get_id's general body, expanded once per instruction set (avx2: 0 or 1):
+ * any nesting level, a thread's first call on the map, no shard left, the
+ * tests' hash hook.  get_id_fast below serves the common calls.
+ */
 static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, const uint64_t *ips,
 							uint32_t nr, const int avx2)
 {
@@ -799,7 +941,7 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 		return -EINVAL;
 	}
 
-	id = find_or_insert(h, m, ips, nr, &ei, &ins, avx2);
+	id = find_or_insert(m, ips, nr, stack_key(h, m, ips, nr, avx2), &ei, &ins, avx2);
 	if (__builtin_expect(lvl == 0, 1)) {
 		/* outermost: plain updates of our own shard */
 		if (id < 0)
@@ -828,22 +970,209 @@ static inline __attribute__((always_inline)) int get_id(struct ft_stackmap *h, c
 	return id;
 }
 
+/*
+ * The rest of an outermost call on a thread's shard after the first probe
+ * missed (a later slot, an insert, a drop), down to leaving: see
+ * get_id_fast.  Out of line, so that nothing on the fast path lives across
+ * a call and the fast path saves no registers.
+ */
+static inline __attribute__((always_inline)) int get_id_miss(struct ft_stackmap_shared *m,
+							     struct shard *sh, const uint64_t *ips,
+							     uint32_t nr, uint32_t key,
+							     const int avx2)
+{
+	uint32_t ei = 0;
+	int id, ins = 0;
+
+	id = find_or_insert(m, ips, nr, key, &ei, &ins, avx2);
+	/* outermost: plain updates of our own shard */
+	if (id < 0)
+		own_add(&sh->drops, 1);
+	else {
+		if (!ins)
+			rc_hit(m, sh, ei);
+		own_add(&sh->served, 1);
+	}
+	/* Leave: release, paired as in get_id. */
+	atomic_store_explicit(&sh->nest, 0, memory_order_release);
+	return id;
+}
+
+/* The general body and the miss, out of line, once per instruction set. */
 #if HAVE_AVX2_PATH
 /* flatten: the AVX2 hash and compare inline here, where AVX2 is allowed. */
 static __attribute__((target("avx2"), flatten, noinline)) int
-get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+get_id_slow_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
 	return get_id(h, ips, nr, 1);
 }
+
+static __attribute__((target("avx2"), flatten, noinline)) int
+get_id_miss_avx2(struct ft_stackmap_shared *m, struct shard *sh, const uint64_t *ips, uint32_t nr,
+		 uint32_t key)
+{
+	return get_id_miss(m, sh, ips, nr, key, 1);
+}
 #endif
 
+static __attribute__((noinline)) int get_id_slow_base(struct ft_stackmap *h, const uint64_t *ips,
+						      uint32_t nr)
+{
+	return get_id(h, ips, nr, 0);
+}
+
+static __attribute__((noinline)) int get_id_miss_base(struct ft_stackmap_shared *m,
+						      struct shard *sh, const uint64_t *ips,
+						      uint32_t nr, uint32_t key)
+{
+	return get_id_miss(m, sh, ips, nr, key, 0);
+}
+
+/*
+ * The thread's shard in m when its first cache entry holds it, else NULL
+ * (get_id's general body then finds or claims one).  Orders as my_shard.
+ */
+static inline struct shard *cached_shard(const struct ft_stackmap_shared *m)
+{
+	if (__builtin_expect(atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) !=
+				     (uintptr_t)m,
+			     0))
+		return NULL;
+	ft_barrier(); /* block before the rest */
+	if (__builtin_expect(
+		    atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
+		return NULL;
+	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
+}
+
+/*
+ * get_id's fast path: the outermost call of a thread that has its shard
+ * (nest was 0), and the stack in its first slot.  The same protocol as
+ * get_id above, specialised: nest goes 0 -> 1 -> 0, and the first probe's
+ * hit is checked here with one compare of the slot (key, depth, element
+ * published); anything else goes through the out-of-line probe.  Calls
+ * that are not outermost, the thread's first, without a shard, of a
+ * depth out of range or with the tests' hash hook take the general body.
+ */
+static inline __attribute__((always_inline)) int
+get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int avx2)
+{
+	struct ft_stackmap_shared *m = h->shm;
+	struct shard *sh;
+	uint32_t key, idx, ev;
+	uint64_t s;
+
+	if (__builtin_expect(nr == 0 || nr > FT_STACKMAP_MAX_DEPTH || h->hash_hook != NULL, 0))
+		goto general;
+	sh = cached_shard(m);
+	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
+		goto general;
+	/*
+	 * Enter: nest 0 -> 1, then load `resetting`; as in get_id (a handler
+	 * landing between the load of nest above and this store runs as an
+	 * outermost call and leaves nest at 0).  Only processes whose callers
+	 * reset's membarrier fences come here (MODE_FAST), so a plain store
+	 * and a compiler barrier; the TSan build fences itself, as get_id does
+	 * when fast_enter is 0.
+	 */
+#if FT_TSAN
+	atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
+#else
+	atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
+	ft_barrier();
+#endif
+	/* seq_cst, paired as in get_id */
+	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0)) {
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return -EINVAL;
+	}
+
+	key = map_key(m, ips, nr, avx2);
+	idx = first_slot(m, key);
+	/* Acquire, as in find_or_insert: the element is complete once val is seen. */
+	s = atomic_load_explicit(&slots_of(m)[idx], memory_order_acquire);
+	ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
+	/*
+	 * Our key and depth: then the element is published too (val is 0
+	 * until then, and its depth byte with it, while nr >= 1).
+	 */
+	if (__builtin_expect((s & ~((uint64_t)VAL_ELT_MASK << 32)) ==
+				     (key | (uint64_t)nr << (32 + VAL_NR_SHIFT)),
+			     1) &&
+	    __builtin_expect(avx2 ? ips_equal_avx2((elts_of(m) - 1)[ev].ips, ips, nr)
+				  : ips_equal((elts_of(m) - 1)[ev].ips, ips, nr),
+			     1)) {
+		/*
+		 * A hit.  Its count waits in sh->pending, and the previous
+		 * pending hit goes into rc[] now: rc[]'s address depends on
+		 * the element, known only after the hash and the slot's load,
+		 * and a store to such a late address held back this thread's
+		 * next calls (measured: 2 ns of a 10.5 ns hit); pending's
+		 * address is known at once, and so is the previous element.
+		 * Pending first, then rc[]: a reader may miss that count for
+		 * an instant, never count it twice.  Plain, as rc[] (only the
+		 * outermost call of the owner writes them).
+		 */
+		uint32_t prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
+
+		atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
+		if (prev)
+			rc_hit(m, sh, prev - 1);
+		own_add(&sh->served, 1);
+		/* Leave: release, paired as in get_id. */
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return (int)idx;
+	}
+#if HAVE_AVX2_PATH
+	return avx2 ? get_id_miss_avx2(m, sh, ips, nr, key) : get_id_miss_base(m, sh, ips, nr, key);
+#else
+	return get_id_miss_base(m, sh, ips, nr, key);
+#endif
+
+general:
+#if HAVE_AVX2_PATH
+	return avx2 ? get_id_slow_avx2(h, ips, nr) : get_id_slow_base(h, ips, nr);
+#else
+	return get_id_slow_base(h, ips, nr);
+#endif
+}
+
+#if HAVE_AVX2_PATH
+/* flatten, as get_id_slow_avx2 */
+static __attribute__((target("avx2"), flatten, noinline)) int
+get_id_avx2(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
+{
+	return get_id_fast(h, ips, nr, 1);
+}
+#endif
+
+/* The other modes: the baseline instruction set (SSE2 on x86-64), the general body. */
+static __attribute__((noinline)) int get_id_other(struct ft_stackmap *h, const uint64_t *ips,
+						  uint32_t nr, int mode)
+{
+	if (mode == MODE_FAST)
+		return get_id_fast(h, ips, nr, 0);
+#if HAVE_AVX2_PATH
+	if (mode == MODE_AVX2)
+		return get_id_slow_avx2(h, ips, nr);
+#endif
+	return get_id_slow_base(h, ips, nr);
+}
+
+/*
+ * Only the dispatch: every body out of line, so that this stays a load,
+ * a branch and a tail jump (with one body inline here the compiler saved
+ * and restored its registers before the dispatch, on every call).
+ */
 int ft_stackmap_get_id(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr)
 {
+	int mode = atomic_load_explicit(&get_id_mode, memory_order_relaxed);
+
 #if HAVE_AVX2_PATH
-	if (__builtin_expect(atomic_load_explicit(&have_avx2, memory_order_relaxed), 1))
+	if (__builtin_expect(mode == (MODE_FAST | MODE_AVX2), 1))
 		return get_id_avx2(h, ips, nr);
 #endif
-	return get_id(h, ips, nr, 0);
+	return get_id_other(h, ips, nr, mode);
 }
 
 /* ---- readers ---- */
@@ -888,6 +1217,8 @@ static uint32_t elt_ref(const struct ft_stackmap_shared *m, uint32_t ei)
 
 		if ((uint32_t)v == ei + 1)
 			ref += (uint32_t)(v >> 32);
+		/* the fast path's hit not yet in rc[] */
+		ref += atomic_load_explicit(&m->shards[i].pending, memory_order_relaxed) == ei + 1;
 	}
 	return ref;
 }
@@ -1115,6 +1446,7 @@ int ft_stackmap_reset(struct ft_stackmap *h)
 		atomic_store_explicit(&s->nested_drops, 0, memory_order_relaxed);
 		for (uint32_t k = 0; k < RC_ENTRIES; k++)
 			atomic_store_explicit(&s->rc[k], 0, memory_order_relaxed);
+		atomic_store_explicit(&s->pending, 0, memory_order_relaxed);
 	}
 
 	/*

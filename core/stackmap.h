@@ -153,7 +153,15 @@ void ft_stackmap_get_stat(const struct ft_stackmap *h, struct ft_stackmap_stat *
  */
 int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char *buf, size_t len);
 
-/* The map's 32-bit hash of ips[0..nr) (before 0 is forced to 1); for tests. */
+/*
+ * Tests and benchmarks: on = 0 makes get_id in this process use the
+ * baseline instruction set (SSE2 on x86-64: what a CPU without AVX2 runs),
+ * on = 1 AVX2 again where the CPU has it.  Returns 1 when get_id uses
+ * AVX2 after the call, else 0.  Not while get_id runs in another thread.
+ */
+int ft_stackmap_use_avx2(int on);
+
+/* The map's 32-bit hash of ips[0..nr) (before its low bit is set: the key); for tests. */
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
 
 /*

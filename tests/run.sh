@@ -48,16 +48,29 @@ build() { # SAN
 	result "build ${1:-plain}" 0 "$log"
 }
 
+# The stack map's tests again with the baseline instruction set, as a CPU
+# without AVX2 runs them (get_id chooses once per process).
+isa_base() { # kind builddir name...
+	local kind=$1 b=$2 t
+	shift 2
+	for t in "$@"; do
+		[ -x "$b/tests/$kind/$t" ] &&
+			run_bin "$kind $(basename "$b")/$t isa=base" env FTRAIL_TEST_ISA=base "$b/tests/$kind/$t"
+	done
+}
+
 unit() { # builddir
 	for t in "$1"/tests/unit/*; do
 		[ -x "$t" ] && run_bin "unit $(basename "$1")/$(basename "$t")" "$t"
 	done
+	isa_base unit "$1" test_stackmap
 }
 
 stress() { # builddir
 	for t in "$1"/tests/stress/*; do
 		[ -x "$t" ] && run_bin "stress $(basename "$1")/$(basename "$t")" "$t"
 	done
+	isa_base stress "$1" stackmap_mixed stackmap_signal stackmap_threads
 }
 
 e2e() { # builddir [asan]

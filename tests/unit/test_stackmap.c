@@ -93,7 +93,7 @@ static void test_basic_ids_and_refs(void **state)
 	uint64_t a[16], b[16], big[70];
 	const uint64_t *ips;
 	struct ft_stackmap_stat st;
-	uint32_t nr, ref;
+	uint32_t nr, ref, free_id;
 	int ia, ib, id;
 
 	mkstack(a, 16, 1);
@@ -114,7 +114,11 @@ static void test_basic_ids_and_refs(void **state)
 	assert_int_equal(ft_stackmap_lookup(h, ib, &ips, &nr, &ref), 0);
 	assert_int_equal(ref, 1);
 	assert_memory_equal(ips, b, sizeof(b));
-	assert_int_equal(ft_stackmap_lookup(h, 2047, &ips, &nr, &ref), -ENOENT);
+	/* a free slot: the first id none of the three stacks took */
+	free_id = 0;
+	while (free_id == (uint32_t)ia || free_id == (uint32_t)ib || free_id == (uint32_t)id)
+		free_id++;
+	assert_int_equal(ft_stackmap_lookup(h, free_id, &ips, &nr, &ref), -ENOENT);
 	assert_int_equal(ft_stackmap_lookup(h, 1u << 30, &ips, &nr, &ref), -ENOENT);
 
 	/* nr == 0 is refused; nr > 64 is clamped to the first 64 frames */
@@ -871,6 +875,87 @@ static void test_hash_avx2_same(void **state)
 }
 #endif
 
+/* A first slot per depth, 32 apart in a 2^12 map: the stacks of a depth collide. */
+static uint32_t hash_by_depth(const uint64_t *ips, uint32_t nr, void *arg)
+{
+	return nr << 24 | 1;
+}
+
+/*
+ * The full compare, at every depth, with each instruction set get_id may
+ * use (the baseline is what a CPU without AVX2 runs): stacks that differ
+ * only in their first, a middle or their last word share a key here, and
+ * each keeps its own id; stacks inserted with one instruction set are hits
+ * with the other; and words an element holds past its depth (left by a
+ * longer stack before a reset) are not compared.
+ */
+static void test_compare_each_isa(void **state)
+{
+	static const uint32_t pos[] = { 0, 1, 2 }; /* 0: first word, 1: middle, 2: last */
+	struct ft_stackmap *h = ft_stackmap_create(12);
+	int avx2 = ft_stackmap_use_avx2(1), ids[65][4];
+	struct ft_stackmap_stat st;
+	uint64_t s[64], v[64];
+	uint32_t ref;
+
+	assert_non_null(h);
+	h->hash_hook = hash_by_depth;
+	for (int isa = 0; isa < 2; isa++) {
+		/* pass 0 inserts with AVX2 (if any), pass 1 hits with the baseline */
+		ft_stackmap_use_avx2(!isa);
+		for (uint32_t n = 1; n <= 64; n++) {
+			mkstack(s, n, n);
+			ids[n][3] = ft_stackmap_get_id(h, s, n);
+			assert_true(ids[n][3] >= 0);
+			for (uint32_t p = 0; p < 3; p++) {
+				uint32_t at = pos[p] == 0 ? 0 : pos[p] == 1 ? n / 2 : n - 1;
+				int id;
+
+				memcpy(v, s, sizeof(v));
+				v[at] ^= 0x10;
+				id = ft_stackmap_get_id(h, v, n);
+				if (isa)
+					assert_int_equal(id, ids[n][p]);
+				else
+					ids[n][p] = id;
+				assert_true(id >= 0);
+				if (n > 1 || p == 0)
+					assert_int_not_equal(id, ids[n][3]);
+			}
+		}
+	}
+	ft_stackmap_get_stat(h, &st);
+	assert_int_equal(st.drops, 0);
+	assert_int_equal(st.successes, 2 * 64 * 4);
+	for (uint32_t n = 1; n <= 64; n++) {
+		assert_int_equal(ft_stackmap_lookup(h, (uint32_t)ids[n][3], NULL, NULL, &ref), 0);
+		assert_int_equal(ref, 2);
+	}
+	/* depth 1: the three variants are one stack; depth 2: middle and last coincide */
+	assert_int_equal(st.entries, 64 + 1 + 2 + 62 * 3);
+
+	/* an element reused by a shorter stack keeps the longer one's words past it */
+	for (int isa = 0; isa < 2; isa++) {
+		ft_stackmap_use_avx2(!isa);
+		for (uint32_t n = 1; n < 64; n++) {
+			int id;
+
+			assert_int_equal(ft_stackmap_reset(h), 0);
+			mkstack(s, 64, 1000 + n);
+			assert_true(ft_stackmap_get_id(h, s, 64) >= 0);
+			assert_int_equal(ft_stackmap_reset(h), 0);
+			mkstack(v, n, 2000 + n);
+			id = ft_stackmap_get_id(h, v, n);
+			assert_true(id >= 0);
+			assert_int_equal(ft_stackmap_get_id(h, v, n), id);
+			ft_stackmap_get_stat(h, &st);
+			assert_int_equal(st.entries, 1);
+		}
+	}
+	ft_stackmap_use_avx2(avx2);
+	ft_stackmap_destroy(h);
+}
+
 /*
  * Threads that detach give their shard back: 3 x 128 threads one after
  * another each claim a shard (none is left for the overflow counters),
@@ -938,7 +1023,7 @@ static void test_fork_child_own_shard(void **state)
 	uint64_t s[4][16], refs = 0;
 	volatile uint32_t *go;
 	int status, bad = 0;
-	pid_t pid;
+	pid_t pid, reaped = 0;
 
 	assert_true(mem != MAP_FAILED);
 	go = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -964,12 +1049,15 @@ static void test_fork_child_own_shard(void **state)
 				_exit(2);
 		_exit(0);
 	}
-	while (!__atomic_load_n(go, __ATOMIC_ACQUIRE) && waitpid(pid, &status, WNOHANG) == 0)
+	/* the child may have done all its hits and exited: then this reaps it */
+	while (!__atomic_load_n(go, __ATOMIC_ACQUIRE) &&
+	       (reaped = waitpid(pid, &status, WNOHANG)) == 0)
 		sched_yield();
 	assert_int_equal(__atomic_load_n(go, __ATOMIC_ACQUIRE), 1); /* else the child failed */
 	for (int i = 0; i < FK_HITS; i++)
 		bad += ft_stackmap_get_id(&h, s[i & 3], 16) < 0;
-	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (reaped != pid)
+		assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_int_equal(bad, 0);
 	ft_stackmap_get_stat(&h, &st);
@@ -1002,9 +1090,16 @@ int main(void)
 #if defined(__x86_64__)
 		cmocka_unit_test(test_hash_avx2_same),
 #endif
+		cmocka_unit_test(test_compare_each_isa),
 		cmocka_unit_test(test_thread_detach),
 		cmocka_unit_test(test_fork_child_own_shard),
 	};
+	const char *isa = getenv("FTRAIL_TEST_ISA");
 
+	/* tests/run.sh runs the suite again as a CPU without AVX2 would */
+	if (isa && !strcmp(isa, "base")) {
+		ft_stackmap_use_avx2(0);
+		printf("stack map: baseline instruction set (FTRAIL_TEST_ISA=base)\n");
+	}
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
