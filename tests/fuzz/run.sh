@@ -37,7 +37,7 @@ fi
 # Every reader and analysis (analysis/), and all of core/ (what they call
 # into), built with coverage; the same include paths and libraries as the
 # Makefile.
-SRC="tests/fuzz/fuzz_reader.c $(ls analysis/*.c core/*.c)"
+SRC="tests/fuzz/fuzz_reader.c tests/fuzz/trace_mutator.c $(ls analysis/*.c core/*.c)"
 PKGS="libtracefs libtraceevent libzstd libelf libdw zlib"
 # shellcheck disable=SC2086
 if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer $FLAGS \
