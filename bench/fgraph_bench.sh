@@ -53,17 +53,8 @@ fi
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
-# best loop time (ns) of RUNS runs of: "$@" (the program prints calls= ns=)
-best() {
-	local b= out ns
-	for ((r = 0; r < RUNS; r++)); do
-		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
-		ns=${out#ns=}
-		[ -n "$ns" ] || { echo "-"; return; }
-		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
-	done
-	echo "$b"
-}
+# best CMD...: the best loop time (ns) of RUNS runs
+. "$TOP/bench/lib.sh"
 
 ftrail_run() { # binary [extra record options]; iterations $N
 	local bin=$1; shift
