@@ -15,18 +15,12 @@
 #   bench/stacktrace_bench.sh [ITERATIONS]   (env BUILDS="build ...", RUNS=5, CC=gcc)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-N=${1:-1000000}
-RUNS=${RUNS:-5}
-CC=${CC:-gcc}
+. "$TOP/bench/lib.sh" # bench_setup, best
+bench_setup stacktrace-bench "$@"
 BUILDS=${BUILDS:-$TOP/build}
-W=$(mktemp -d /tmp/stacktrace-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
 $CC -O2 -o "$W/plain" "$TOP/bench/fgraph_prog.c" || exit 1
 $CC -O2 -fpatchable-function-entry=5 -o "$W/pfe" "$TOP/bench/fgraph_prog.c" || exit 1
-
-# best CMD...: the best loop time (ns) of RUNS runs
-. "$TOP/bench/lib.sh"
 
 CALLS=$((3 * N))
 U=$(best "$W/plain" "$N")
