@@ -15,7 +15,9 @@
 # target is tried first); the suite counts it as skipped.
 # New interesting inputs go to FUZZ_CORPUS (default: a scratch directory
 # removed at the end), never into the repository; to grow the committed
-# corpus, minimise by hand (-merge=1) and commit.
+# corpus, minimise by hand (-merge=1) and commit.  The recorded seeds
+# (corpus/gen-*) come from tests/fuzz/make_corpus.sh: run it again when the
+# trace format changes.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
