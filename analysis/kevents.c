@@ -46,8 +46,9 @@ struct ksym {
 
 struct kstack {
 	const uint64_t *ips; /* into stack_ips */
+	uint32_t id;
 	uint32_t nr;
-	int present;
+	uint32_t seq; /* order in the blob: of two entries of one id, the later wins */
 };
 
 struct head {
@@ -91,9 +92,9 @@ struct ft_kevents {
 	char *ktext;
 	struct ksym *syms;
 	size_t nr_syms;
-	/* kernel stack map */
+	/* kernel stack map: sorted by id, one entry per id (see load_stackmap()) */
 	struct kstack *stacks;
-	uint32_t nr_stacks;
+	uint32_t nr_stacks, cap_stacks;
 	uint64_t *stack_ips;
 	size_t nr_stack_ips, cap_stack_ips;
 	int used_stackmap;
@@ -218,18 +219,14 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 	(void)ref;
 	if (id >= MAX_STACK_IDS || nr > MAX_FULL_STACK)
 		return 0; /* hostile: ignore the entry */
-	if (id >= k->nr_stacks) {
-		uint32_t n = k->nr_stacks ? k->nr_stacks : 1024;
-
-		while (n <= id)
-			n *= 2;
+	if (k->nr_stacks == k->cap_stacks) {
+		uint32_t n = k->cap_stacks ? k->cap_stacks * 2 : 1024;
 		struct kstack *ns = realloc(k->stacks, n * sizeof(*ns));
 
 		if (!ns)
 			return 1;
-		memset(ns + k->nr_stacks, 0, (n - k->nr_stacks) * sizeof(*ns));
 		k->stacks = ns;
-		k->nr_stacks = n;
+		k->cap_stacks = n;
 	}
 	if (k->nr_stack_ips + nr > k->cap_stack_ips) {
 		size_t nc = k->cap_stack_ips ? k->cap_stack_ips : 1024;
@@ -246,11 +243,36 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 	if (nr) /* an empty stack may come before any array exists: no NULL + 0 */
 		memcpy(k->stack_ips + k->nr_stack_ips, ips, nr * sizeof(*ips));
 	/* store the offset now; turned into pointers once the array is final */
-	k->stacks[id].ips = (const uint64_t *)(uintptr_t)k->nr_stack_ips;
-	k->stacks[id].nr = nr;
-	k->stacks[id].present = 1;
+	k->stacks[k->nr_stacks] = (struct kstack){ (const uint64_t *)(uintptr_t)k->nr_stack_ips, id,
+						   nr, k->nr_stacks };
+	k->nr_stacks++;
 	k->nr_stack_ips += nr;
 	return 0;
+}
+
+static int kstack_cmp(const void *a, const void *b)
+{
+	const struct kstack *x = a, *y = b;
+
+	if (x->id != y->id)
+		return x->id < y->id ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The stack stored under id, or NULL. */
+static const struct kstack *find_stack(const struct ft_kevents *k, uint64_t id)
+{
+	uint32_t lo = 0, hi = k->nr_stacks;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (k->stacks[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < k->nr_stacks && k->stacks[lo].id == id ? &k->stacks[lo] : NULL;
 }
 
 static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
@@ -258,6 +280,7 @@ static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
 	size_t len;
 	char e[256] = "";
 	void *bin = ft_reader_load_fsmb(k->r, FT_KSTACKMAP_ID, &len, e, sizeof(e));
+	uint32_t n = 0;
 
 	if (!bin) {
 		if (e[0]) {
@@ -272,10 +295,22 @@ static int load_stackmap(struct ft_kevents *k, char *err, size_t errlen)
 		return -1;
 	}
 	free(bin);
-	for (uint32_t i = 0; i < k->nr_stacks; i++)
-		if (k->stacks[i].present)
-			k->stacks[i].ips = k->stacks[i].nr ? k->stack_ips + (uintptr_t)k->stacks[i].ips
-							   : NULL;
+	/*
+	 * Sorted by id, only the last entry of an id kept (a hostile blob may
+	 * repeat one): a table as long as the stacks stored, not as the
+	 * largest id, which a 1 KB file can push near MAX_STACK_IDS.
+	 */
+	if (k->nr_stacks)
+		qsort(k->stacks, k->nr_stacks, sizeof(*k->stacks), kstack_cmp);
+	for (uint32_t i = 0; i < k->nr_stacks; i++) {
+		struct kstack *st = &k->stacks[i];
+
+		if (i + 1 < k->nr_stacks && k->stacks[i + 1].id == st->id)
+			continue;
+		st->ips = st->nr ? k->stack_ips + (uintptr_t)st->ips : NULL;
+		k->stacks[n++] = *st;
+	}
+	k->nr_stacks = n;
 	return 0;
 }
 
@@ -935,15 +970,17 @@ static int read_stack(struct ft_kevents *k, struct kcpu_stream *s, const unsigne
 	if (ft_uv_get(&p, end, &v))
 		return -1;
 	if (!full) {
-		if (v >= k->nr_stacks || !k->stacks[v].present) {
+		const struct kstack *st = find_stack(k, v);
+
+		if (!st) {
 			/* an id the map does not hold: keep the id, no frames */
 			*id = v < INT32_MAX ? (int)v : -1;
 			*ips = NULL;
 			*nr = 0;
 		} else {
 			*id = (int)v;
-			*ips = k->stacks[v].ips;
-			*nr = k->stacks[v].nr;
+			*ips = st->ips;
+			*nr = st->nr;
 		}
 	} else {
 		uint64_t *store;
@@ -1253,7 +1290,7 @@ int ft_kevents_for_each_stack(struct ft_kevents *k,
 			      void *arg)
 {
 	for (uint32_t i = 0; i < k->nr_stacks; i++)
-		if (k->stacks[i].present && fn(i, k->stacks[i].ips, k->stacks[i].nr, arg))
+		if (fn(k->stacks[i].id, k->stacks[i].ips, k->stacks[i].nr, arg))
 			break;
 	return 0;
 }

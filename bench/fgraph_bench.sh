@@ -25,15 +25,10 @@
 #   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-N=${1:-1000000}
-RUNS=${RUNS:-5}
-CC=${CC:-gcc}
+. "$TOP/bench/lib.sh" # bench_setup, best
+bench_setup fgraph-bench "$@"
 LIB=$BUILD/libftrail.so
 FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/fgraph-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
 [ -e "$LIB" ] || { echo "fgraph_bench: build first ($LIB missing)"; exit 1; }
 P=$TOP/bench/fgraph_prog.c
@@ -52,18 +47,6 @@ if [ -x "$FTRAIL" ] && (cd "$W" && "$FTRAIL" record -q -o "$W/probe.dat" -- "$W/
 fi
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
-
-# best loop time (ns) of RUNS runs of: "$@" (the program prints calls= ns=)
-best() {
-	local b= out ns
-	for ((r = 0; r < RUNS; r++)); do
-		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
-		ns=${out#ns=}
-		[ -n "$ns" ] || { echo "-"; return; }
-		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
-	done
-	echo "$b"
-}
 
 ftrail_run() { # binary [extra record options]; iterations $N
 	local bin=$1; shift

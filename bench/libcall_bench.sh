@@ -14,14 +14,9 @@
 #   bench/libcall_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-N=${1:-1000000}
-RUNS=${RUNS:-5}
-CC=${CC:-gcc}
+. "$TOP/bench/lib.sh" # bench_setup, best
+bench_setup libcall-bench "$@"
 FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/libcall-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
 [ -x "$FTRAIL" ] || { echo "libcall_bench: build first ($FTRAIL missing)"; exit 1; }
 P=$TOP/bench/libcall_prog.c
@@ -31,17 +26,6 @@ $CC -O2 -fno-builtin -pg -o "$W/pg" "$P" || exit 1
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
-# best loop time (ns) of RUNS runs of: "$@" (the program prints calls= ns=)
-best() {
-	local b= out ns
-	for ((r = 0; r < RUNS; r++)); do
-		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
-		ns=${out#ns=}
-		[ -n "$ns" ] || { echo "-"; return; }
-		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
-	done
-	echo "$b"
-}
 rec() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
 
 declare -A T

@@ -15,27 +15,12 @@
 #   bench/stacktrace_bench.sh [ITERATIONS]   (env BUILDS="build ...", RUNS=5, CC=gcc)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-N=${1:-1000000}
-RUNS=${RUNS:-5}
-CC=${CC:-gcc}
+. "$TOP/bench/lib.sh" # bench_setup, best
+bench_setup stacktrace-bench "$@"
 BUILDS=${BUILDS:-$TOP/build}
-W=$(mktemp -d /tmp/stacktrace-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
 $CC -O2 -o "$W/plain" "$TOP/bench/fgraph_prog.c" || exit 1
 $CC -O2 -fpatchable-function-entry=5 -o "$W/pfe" "$TOP/bench/fgraph_prog.c" || exit 1
-
-# best loop time (ns) of RUNS runs of: "$@" (the program prints calls= ns=)
-best() {
-	local b= out ns
-	for ((r = 0; r < RUNS; r++)); do
-		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
-		ns=${out#ns=}
-		[ -n "$ns" ] || { echo "-"; return; }
-		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
-	done
-	echo "$b"
-}
 
 CALLS=$((3 * N))
 U=$(best "$W/plain" "$N")

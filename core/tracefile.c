@@ -864,7 +864,8 @@ void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *e
 		}
 		free(p);
 	}
-	qsort(a.e, a.nr, sizeof(*a.e), fsmb_ent_cmp);
+	if (a.nr) /* chunks of no stack leave a.e NULL, which qsort() must not get */
+		qsort(a.e, a.nr, sizeof(*a.e), fsmb_ent_cmp);
 	out_len = sizeof(hdr);
 	for (k = 0; k < a.nr; k++)
 		if (k + 1 == a.nr || a.e[k + 1].id != a.e[k].id)

@@ -19,14 +19,7 @@ for cc in gcc clang; do
 	command -v $cc >/dev/null 2>&1 || continue
 	for opt in -O0 -O2; do
 		while read -r flags; do
-			libflags="-shared -fPIC"
-			mainflags=
-			case $flags in
-			*-mnop-mcount*)
-				libflags="-shared -fno-pic -Wl,-Bsymbolic"
-				mainflags="-fno-pie -no-pie"
-				;;
-			esac
+			patch_flags "$flags"
 			what="$cc $opt $flags"
 			build liba.so $cc $opt $flags $libflags "$P/dl_lib.c" || continue
 			build libb.so $cc $opt $flags $libflags "$P/dl_lib2.c" || continue

@@ -9,19 +9,11 @@
 # memory or into the next library's code.
 build_rtrun
 n=0
-for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
-	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount"; do
+for v in "${PATCH_VARIANTS[@]}"; do
 	set -- $v
 	cc=$1
 	shift
-	libflags="-shared -fPIC"
-	mainflags=
-	case $v in
-	*-mnop-mcount*)
-		libflags="-shared -fno-pic -Wl,-Bsymbolic"
-		mainflags="-fno-pie -no-pie"
-		;;
-	esac
+	patch_flags "$v"
 	build liba.so $cc -O2 "$@" $libflags "$P/dl_lib.c" || continue
 	build libb.so $cc -O2 "$@" $libflags "$P/dl_lib2.c" || continue
 	build dlc $cc -O2 "$@" $mainflags "$P/dl_cycle.c" -ldl -lpthread || continue

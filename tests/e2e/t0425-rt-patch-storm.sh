@@ -13,19 +13,11 @@ runs=${FTRAIL_STORM_RUNS:-2}
 len=${FTRAIL_STORM_MS:-1500}
 build_rtrun
 n=0 total=0
-for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5" \
-	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount"; do
+for v in "${PATCH_VARIANTS[@]}"; do
 	set -- $v
 	cc=$1
 	shift
-	libflags="-shared -fPIC"
-	mainflags=
-	case $v in
-	*-mnop-mcount*)
-		libflags="-shared -fno-pic -Wl,-Bsymbolic"
-		mainflags="-fno-pie -no-pie"
-		;;
-	esac
+	patch_flags "$v"
 	build libs2.so $cc -O2 "$@" $libflags -DSTORM_K=2 "$P/storm_lib.c" || continue
 	build libs3.so $cc -O2 "$@" $libflags -DSTORM_K=3 "$P/storm_lib.c" || continue
 	build storm $cc -O2 "$@" $mainflags "$P/patch_storm.c" -ldl -lpthread || continue

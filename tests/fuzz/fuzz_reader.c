@@ -33,7 +33,9 @@
  * `stacks` and `latency` (small aggregations in cmd/) are fuzzed out of
  * process by tests/e2e/t0290-readers-mutated.sh.
  *
- * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined).
+ * Built and run by tests/fuzz/run.sh (clang -fsanitize=fuzzer,address,undefined),
+ * with the structure-aware mutator of tests/fuzz/trace_mutator.c: mutants
+ * keep valid section checksums, so they reach the decoders above.
  */
 #include <stdint.h>
 #include <stdio.h>

@@ -9,11 +9,15 @@
 #
 # Exit status: 0 no finding; 1 a finding (crash, leak, timeout, out of
 # memory: the input is saved under tests/fuzz/findings/, which git ignores,
-# and its path printed); 2 the target does not build or libFuzzer itself
-# failed; 77 no clang (the suite counts it as skipped).
+# and its path printed); 2 our target does not build or libFuzzer itself
+# failed; 77 only when this machine cannot build any fuzz target (no clang,
+# or a clang without the libFuzzer and sanitizer runtimes: a one-line
+# target is tried first); the suite counts it as skipped.
 # New interesting inputs go to FUZZ_CORPUS (default: a scratch directory
 # removed at the end), never into the repository; to grow the committed
-# corpus, minimise by hand (-merge=1) and commit.
+# corpus, minimise by hand (-merge=1) and commit.  The recorded seeds
+# (corpus/gen-*) come from tests/fuzz/make_corpus.sh: run it again when the
+# trace format changes.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$TOP"
@@ -22,16 +26,23 @@ SEED=${FUZZ_SEED:-1}
 OUT=${FUZZ_BUILD:-build-fuzz}
 CC=${FUZZ_CC:-clang}
 mkdir -p "$OUT" tests/fuzz/findings
-command -v "$CC" >/dev/null || { echo "needs clang with libFuzzer"; exit 77; }
+command -v "$CC" >/dev/null || { echo "cannot build: needs clang with libFuzzer ($CC not found)"; exit 77; }
+FLAGS="-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
+# the toolchain itself: a target that cannot fail to compile
+echo 'int LLVMFuzzerTestOneInput(const unsigned char *d, unsigned long n) { return d && n > 1 ? d[0] : 0; }' >"$OUT/probe.c"
+# shellcheck disable=SC2086
+if ! $CC $FLAGS -o "$OUT/probe" "$OUT/probe.c" >"$OUT/probe.log" 2>&1; then
+	echo "cannot build: $CC has no libFuzzer/ASan/UBSan runtime ($(head -n 1 "$OUT/probe.log"))"
+	exit 77
+fi
 
 # Every reader and analysis (analysis/), and all of core/ (what they call
 # into), built with coverage; the same include paths and libraries as the
 # Makefile.
-SRC="tests/fuzz/fuzz_reader.c $(ls analysis/*.c core/*.c)"
+SRC="tests/fuzz/fuzz_reader.c tests/fuzz/trace_mutator.c $(ls analysis/*.c core/*.c)"
 PKGS="libtracefs libtraceevent libzstd libelf libdw zlib"
 # shellcheck disable=SC2086
-if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer $FLAGS \
 	-I. -Iinclude $(pkg-config --cflags $PKGS) \
 	-o "$OUT/fuzz_reader" $SRC $(pkg-config --libs $PKGS) -liberty -lpthread -lm -ldl \
 	2>"$OUT/build.log"; then

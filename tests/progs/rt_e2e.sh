@@ -9,6 +9,10 @@
 #                             (tests/progs/rtrun.c), linked against core
 # expect_built N              fail unless at least N builds succeeded, so a
 #                             loop that skips builds cannot pass vacuously
+# PATCH_VARIANTS              the live-patching cases' instrumentations, one
+#                             "CC FLAGS..." per element
+# patch_flags FLAGS           sets libflags and mainflags: what a shared
+#                             library and the program built with FLAGS need
 # rec FILE [record opts] -- PROG ARGS   ftrail record -q into FILE, fails the test on error
 # shape FILE [show opts]      the function_graph shape: one token per line of
 #                             `ftrail show`'s FUNCTION column, comments
@@ -41,6 +45,22 @@ build_rtrun() {
 
 expect_built() {
 	[ "$BUILT" -ge "$1" ] || fail "only $BUILT builds succeeded, expected at least $1"
+}
+
+PATCH_VARIANTS=("gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
+	"gcc -pg -mfentry -mnop-mcount -mrecord-mcount")
+
+# gcc refuses -mnop-mcount with -fPIC: such libraries are built without
+# PIC (text relocations), and the program without PIE
+patch_flags() {
+	libflags="-shared -fPIC"
+	mainflags=
+	case $1 in
+	*-mnop-mcount*)
+		libflags="-shared -fno-pic -Wl,-Bsymbolic"
+		mainflags="-fno-pie -no-pie"
+		;;
+	esac
 }
 
 rec() {

@@ -18,9 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
+#include "storm_timer.h"
 
 #define NOINLINE __attribute__((noinline))
 
@@ -65,32 +63,19 @@ static __attribute__((no_instrument_function)) unsigned long now_ms(void)
 
 NOINLINE void *worker(void *arg)
 {
-	struct sigevent sev = {0};
-	struct itimerspec its = {{0, 50000}, {0, 50000}};
 	unsigned long end, s = 0;
-	sigset_t set;
 	timer_t tm;
 
 	(void)arg;
 	t_calls++;
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGRTMIN;
-	sev.sigev_notify_thread_id = (pid_t)gettid();
-	if (timer_create(CLOCK_MONOTONIC, &sev, &tm) || timer_settime(tm, 0, &its, NULL)) {
-		perror("sigstorm: timer");
-		exit(1);
-	}
+	tm = storm_timer_start("sigstorm");
 	end = now_ms() + (unsigned long)run_ms;
 	for (unsigned long i = 0;; i++) {
 		s += work(i);
 		if (!(i & 255) && now_ms() >= end)
 			break;
 	}
-	/* no handler after the count: block, then stop (a pending signal dies with us) */
-	sigemptyset(&set);
-	sigaddset(&set, SIGRTMIN);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	timer_delete(tm);
+	storm_timer_stop(tm);
 	sink += s;
 	__atomic_fetch_add(&total, t_calls + h_calls, __ATOMIC_RELAXED);
 	return NULL;
@@ -98,8 +83,6 @@ NOINLINE void *worker(void *arg)
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = {0};
-	pthread_t th[64];
 	int n = argc > 1 ? atoi(argv[1]) : 16;
 
 	t_calls++;
@@ -108,14 +91,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sigstorm NTHREADS(1-64) MS\n");
 		return 2;
 	}
-	sa.sa_handler = on_timer;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGRTMIN, &sa, NULL);
-	for (int i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, worker, NULL))
-			return 1;
-	for (int i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+	if (storm_run(n, on_timer, worker))
+		return 1;
 	printf("calls=%lu\n", total + t_calls);
 	return 0;
 }

@@ -17,9 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifndef sigev_notify_thread_id
-#define sigev_notify_thread_id _sigev_un._tid
-#endif
+#include "storm_timer.h"
 
 static __thread volatile unsigned long h_calls; /* the handler's */
 static unsigned long total; /* atomic */
@@ -35,38 +33,21 @@ static void on_timer(int sig)
 
 static void *worker(void *arg)
 {
-	struct sigevent sev = {0};
-	struct itimerspec its = {{0, 50000}, {0, 50000}};
-	sigset_t set;
-	timer_t tm;
+	timer_t tm = 0;
 
 	(void)arg;
-	if (with_sig) {
-		sev.sigev_notify = SIGEV_THREAD_ID;
-		sev.sigev_signo = SIGRTMIN;
-		sev.sigev_notify_thread_id = (pid_t)gettid();
-		if (timer_create(CLOCK_MONOTONIC, &sev, &tm) || timer_settime(tm, 0, &its, NULL)) {
-			perror("sysstorm: timer");
-			exit(1);
-		}
-	}
+	if (with_sig)
+		tm = storm_timer_start("sysstorm");
 	for (long i = 0; i < ncalls; i++)
 		syscall(SYS_getppid); /* the libc wrapper could be cached some day */
-	if (with_sig) {
-		/* no handler after the count: block, then stop */
-		sigemptyset(&set);
-		sigaddset(&set, SIGRTMIN);
-		pthread_sigmask(SIG_BLOCK, &set, NULL);
-		timer_delete(tm);
-	}
+	if (with_sig)
+		storm_timer_stop(tm);
 	__atomic_fetch_add(&total, (unsigned long)ncalls + h_calls, __ATOMIC_RELAXED);
 	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	struct sigaction sa = {0};
-	pthread_t th[64];
 	int n = argc > 1 ? atoi(argv[1]) : 4;
 
 	ncalls = argc > 2 ? atol(argv[2]) : 100000;
@@ -75,14 +56,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: sysstorm NTHREADS(1-64) CALLS [sig]\n");
 		return 2;
 	}
-	sa.sa_handler = on_timer;
-	sa.sa_flags = SA_RESTART;
-	sigaction(SIGRTMIN, &sa, NULL);
-	for (int i = 0; i < n; i++)
-		if (pthread_create(&th[i], NULL, worker, NULL))
-			return 1;
-	for (int i = 0; i < n; i++)
-		pthread_join(th[i], NULL);
+	if (storm_run(n, on_timer, worker))
+		return 1;
 	printf("calls=%lu\n", total);
 	return 0;
 }

@@ -8,31 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NOINLINE __attribute__((noinline))
-
-volatile int sink;
-
-NOINLINE int e(int x)
-{
-	sink += x;
-	return x + 1;
-}
-
-NOINLINE int d(int x)
-{
-	return e(x) * 3;
-}
-
-NOINLINE int c(int x)
-{
-	sink++;
-	return d(x + 1); /* jmp d */
-}
-
-NOINLINE int b(int x)
-{
-	return c(x) * 2;
-}
+#include "tail_chain.h"
 
 NOINLINE int a(int x)
 {

@@ -15,33 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#define NOINLINE __attribute__((noinline))
+#include "tail_chain.h"
+
 #define THREADS 8
 
-volatile int sink;
 static volatile int stop;
-
-NOINLINE int e(int x)
-{
-	sink += x;
-	return x + 1;
-}
-
-NOINLINE int d(int x)
-{
-	return e(x) * 3;
-}
-
-NOINLINE int c(int x)
-{
-	sink++;
-	return d(x + 1); /* jmp d */
-}
-
-NOINLINE int b(int x)
-{
-	return c(x) * 2;
-}
 
 NOINLINE int rec(int n)
 {

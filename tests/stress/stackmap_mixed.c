@@ -33,42 +33,26 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/stackmap.h"
-
 #ifdef __SANITIZE_THREAD__
 #define TSAN 1
 #else
 #define TSAN 0
 #endif
 
+#define STRESS_NAME "stackmap_mixed"
 #define NSTACKS 1024
+#define STACK_BASE 0x600000
 #define NTHREADS 4
 
-static uint64_t stacks[NSTACKS][FT_STACKMAP_MAX_DEPTH];
-static uint32_t depths[NSTACKS];
-static struct ft_stackmap *map;
-static atomic_int tracing_on, stop_threads, stop_reader, check_ids;
+#include "tests/stress/stackmap_harness.h"
+
+static atomic_int stop_threads, stop_reader, check_ids;
 static atomic_ullong total_ok, total_calls, total_inside;
 
 /* Per thread, shared with its own signal handler only. */
 static __thread volatile sig_atomic_t in_get_id;
 static __thread uint64_t t_ok, h_ok, h_calls, h_inside, h_rng;
 static __thread volatile sig_atomic_t h_bad;
-
-#define die(...)                                                                                   \
-	do {                                                                                       \
-		fprintf(stderr, "stackmap_mixed: " __VA_ARGS__);                                   \
-		fputc('\n', stderr);                                                               \
-		exit(1);                                                                           \
-	} while (0)
-
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 static void gen_stacks(void)
 {
@@ -78,16 +62,8 @@ static void gen_stacks(void)
 		depths[i] = 4 + (uint32_t)(xorshift(&r) % 29); /* 4..32 */
 		for (uint32_t k = 0; k < depths[i]; k++)
 			stacks[i][k] = 0x401000 + (xorshift(&r) % 4096) * 8;
-		stacks[i][0] = 0x600000 + (uint64_t)i * 4; /* unique innermost frame */
+		stacks[i][0] = STACK_BASE + (uint64_t)i * 4; /* unique innermost frame */
 	}
-}
-
-static int is_known(const uint64_t *ips, uint32_t nr)
-{
-	uint32_t i = (uint32_t)((ips[0] - 0x600000) / 4);
-
-	return ips[0] >= 0x600000 && i < NSTACKS && depths[i] == nr &&
-	       !memcmp(stacks[i], ips, nr * sizeof(*ips));
 }
 
 /* 1 when id is stack i's (lookup is async-signal-safe: loads only). */
@@ -216,12 +192,6 @@ static int sum_refs(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 	return 0;
 }
 
-static int is_tracing(void *arg)
-{
-	(void)arg;
-	return atomic_load(&tracing_on);
-}
-
 /* Start the workers and the reader; run `rounds` resets (0: none) or sleep. */
 static void run_phase(const char *name, int rounds, double secs)
 {
@@ -239,22 +209,8 @@ static void run_phase(const char *name, int rounds, double secs)
 	pthread_create(&rd, NULL, reader, &walks);
 	for (long t = 0; t < NTHREADS; t++)
 		pthread_create(&th[t], NULL, worker, (void *)t);
-	for (int r = 0; r < rounds; r++) {
-		struct timespec nap = {0, 300 * 1000};
-		int ret;
-
-		nanosleep(&nap, NULL);
-		atomic_store(&tracing_on, 0);
-		/* no wait: callers and handlers that saw tracing on are still inside */
-		ret = ft_stackmap_reset(map);
-		if (ret == 0)
-			resets++;
-		else if (ret == -EBUSY)
-			busy++;
-		else
-			die("reset returned %d", ret);
-		atomic_store(&tracing_on, 1);
-	}
+	for (int r = 0; r < rounds; r++)
+		reset_round(300, &resets, &busy); /* handlers may be inside get_id too */
 	{
 		struct timespec nap = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
 
@@ -293,16 +249,10 @@ static void run_phase(const char *name, int rounds, double secs)
 
 int main(void)
 {
-	const char *env = getenv("FTRAIL_STRESS_SCALE");
-	const char *isa = getenv("FTRAIL_TEST_ISA");
-	double scale = env ? atof(env) : 1.0;
+	double scale = stress_scale();
 	struct sigaction sa = {0};
 
-	if (scale <= 0)
-		scale = 1.0;
-	/* tests/run.sh runs it again as a CPU without AVX2 would */
-	if (isa && !strcmp(isa, "base"))
-		ft_stackmap_use_avx2(0);
+	stress_isa();
 	gen_stacks();
 	map = ft_stackmap_create(12);
 	if (!map)

@@ -27,8 +27,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/stackmap.h"
-
 #if defined(__SANITIZE_THREAD__)
 #define SLOW_BUILD 2 /* ~10x slower, and 2 cores: keep it to a few seconds */
 #elif defined(__SANITIZE_ADDRESS__)
@@ -37,34 +35,20 @@
 #define SLOW_BUILD 0
 #endif
 
+#define STRESS_NAME "stackmap_threads"
 #define NSTACKS 2048
+#define STACK_BASE 0x500000
 #define NTHREADS 4
 
-static uint64_t stacks[NSTACKS][FT_STACKMAP_MAX_DEPTH];
-static uint32_t depths[NSTACKS];
-static struct ft_stackmap *map;
-static atomic_int stop_readers, tracing_on, stop_all;
+#include "tests/stress/stackmap_harness.h"
+
+static atomic_int stop_readers, stop_all;
 static atomic_ullong calls_ok, calls_fallback;
 static long iters_per_thread;
 /* Off in phase 2: a reset may come between get_id and the lookup. */
 static int verify_ids = 1;
 /* On in phase 2: walks may meet a reset and get -EBUSY. */
 static int allow_busy;
-
-#define die(...)                                                                                   \
-	do {                                                                                       \
-		fprintf(stderr, "stackmap_threads: " __VA_ARGS__);                                 \
-		fputc('\n', stderr);                                                               \
-		exit(1);                                                                           \
-	} while (0)
-
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
 
 static void gen_stacks(void)
 {
@@ -76,16 +60,8 @@ static void gen_stacks(void)
 		for (uint32_t k = 0; k < depths[i]; k++)
 			stacks[i][k] = k + 2 >= depths[i] ? 0x401000 + k * 0x10
 							  : 0x402000 + (xorshift(&r) % 4096) * 8;
-		stacks[i][0] = 0x500000 + (uint64_t)i * 4; /* unique innermost frame */
+		stacks[i][0] = STACK_BASE + (uint64_t)i * 4; /* unique innermost frame */
 	}
-}
-
-static int is_known(const uint64_t *ips, uint32_t nr)
-{
-	uint32_t i = (uint32_t)((ips[0] - 0x500000) / 4);
-
-	return ips[0] >= 0x500000 && i < NSTACKS && depths[i] == nr &&
-	       !memcmp(stacks[i], ips, nr * sizeof(*ips));
 }
 
 static void *inserter(void *arg)
@@ -166,7 +142,7 @@ struct totals {
 static int total_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
 {
 	struct totals *t = arg;
-	uint32_t i = (uint32_t)((ips[0] - 0x500000) / 4);
+	uint32_t i = (uint32_t)((ips[0] - STACK_BASE) / 4);
 
 	if (!is_known(ips, nr))
 		die("map holds an unknown stack at id %u", id);
@@ -207,25 +183,14 @@ static void final_check(const char *phase, int allow_fallback)
 	free(t);
 }
 
-static int is_tracing(void *arg)
-{
-	return atomic_load(&tracing_on);
-}
-
 int main(void)
 {
-	const char *env = getenv("FTRAIL_STRESS_SCALE");
-	const char *isa = getenv("FTRAIL_TEST_ISA");
-	double scale = env ? atof(env) : 1.0;
+	double scale = stress_scale();
 	pthread_t th[NTHREADS], rd;
 	long walks = 0, resets = 0, busy = 0;
 	struct timespec t0, t1;
 
-	if (scale <= 0)
-		scale = 1.0;
-	/* tests/run.sh runs it again as a CPU without AVX2 would */
-	if (isa && !strcmp(isa, "base"))
-		ft_stackmap_use_avx2(0);
+	stress_isa();
 	gen_stacks();
 	map = ft_stackmap_create(14);
 	if (!map)
@@ -268,22 +233,8 @@ int main(void)
 					   : SLOW_BUILD	   ? 40
 							   : 150) *
 					  scale);
-	     round++) {
-		struct timespec nap = {0, 200 * 1000};
-		int ret;
-
-		nanosleep(&nap, NULL);
-		atomic_store(&tracing_on, 0);
-		/* no wait: callers that saw tracing on are still inside get_id */
-		ret = ft_stackmap_reset(map);
-		if (ret == 0)
-			resets++;
-		else if (ret == -EBUSY)
-			busy++;
-		else
-			die("reset returned %d", ret);
-		atomic_store(&tracing_on, 1);
-	}
+	     round++)
+		reset_round(200, &resets, &busy);
 	{
 		/* a last session, so the map is checked with stacks in it */
 		struct timespec nap = {0, 20 * 1000 * 1000};
