@@ -95,7 +95,8 @@ struct ft_event {
 	int unwound;	      /* EXIT: frame left without a return (longjmp, throw) */
 	uint64_t count;	      /* LOST/FORK/TEXIT/SIGNAL, see above */
 	uint32_t event_id;    /* EVENT */
-	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload */
+	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload; ENTRY: captured
+			       * arguments, EXIT: return value (core/argspec.h items), or NULL */
 	size_t len;
 	int64_t stack_id;    /* STACK: id in the user map, or -1 */
 	const uint64_t *ips; /* STACK: the addresses (from the map or inline) */
