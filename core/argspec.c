@@ -252,10 +252,12 @@ int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *o
 		}
 		if (it.loc == FT_AL_STACK && it.fmt != FT_AF_STRUCT)
 			FAIL(at, "struct needs a size: struct/{SIZE}");
-		if (it.fmt == FT_AF_STRUCT && it.loc != FT_AL_STACK && it.size > 16)
+		if (it.fmt == FT_AF_STRUCT && (it.loc == FT_AL_INT || it.loc == FT_AL_FP) &&
+		    it.size > 16)
 			FAIL(at, "a struct over 16 bytes is passed in memory: struct/{SIZE}");
-		if (it.loc == FT_AL_FP && it.fmt != FT_AF_F32 && it.fmt != FT_AF_F64)
-			FAIL(at, "fparg takes f32 or f64");
+		if (it.loc == FT_AL_FP && it.fmt != FT_AF_F32 && it.fmt != FT_AF_F64 &&
+		    it.fmt != FT_AF_STRUCT)
+			FAIL(at, "fparg takes f32, f64 or {SIZE}");
 		if (it.loc == FT_AL_RET) {
 			if (out->has_ret)
 				FAIL(at, "retval given twice");

@@ -86,6 +86,9 @@ static void test_args_forms(void **state)
 	assert_int_equal(sp.ret.fmt, FT_AF_PTR);
 	sp = parse_ok("sqrt@retval/f64\n", FT_ARGSPEC_RET);
 	assert_int_equal(sp.ret.fmt, FT_AF_F64);
+	sp = parse_ok("big@retval/{40}", FT_ARGSPEC_RET);
+	assert_int_equal(sp.ret.fmt, FT_AF_STRUCT);
+	assert_int_equal(sp.ret.size, 40);
 	sp = parse_ok("h@a=arg1/u8,retval/x32", FT_ARGSPEC_ANY);
 	assert_int_equal(sp.nargs, 1);
 	assert_int_equal(sp.ret.fmt, FT_AF_X32);
@@ -110,7 +113,7 @@ static void test_errors(void **state)
 	parse_bad("read@retval", FT_ARGSPEC_ARGS, 5, "belongs in --retval");
 	parse_bad("read@arg1", FT_ARGSPEC_RET, 5, "expected retval");
 	parse_bad("read@retval,retval", FT_ARGSPEC_RET, 12, "twice");
-	parse_bad("read@fparg1/i32", FT_ARGSPEC_ARGS, 5, "f32 or f64");
+	parse_bad("read@fparg1/i32", FT_ARGSPEC_ARGS, 5, "f32, f64 or {SIZE}");
 	parse_bad("read@struct", FT_ARGSPEC_ARGS, 5, "needs a size");
 	parse_bad("read@arg1/{24}", FT_ARGSPEC_ARGS, 5, "passed in memory");
 	parse_bad("read@arg1/{x}", FT_ARGSPEC_ARGS, 10, "{SIZE}");
