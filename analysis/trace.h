@@ -205,6 +205,12 @@ int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen);
 uint64_t ft_trace_nr_decoded(const struct ft_trace *t);
 uint64_t ft_trace_nr_lost(const struct ft_trace *t);
 
+/*
+ * The capture specs the recording used (the ARGSPEC section: core/argspec.h
+ * lines, '\n' separated, NUL-terminated), or NULL when it captured nothing.
+ */
+const char *ft_trace_argspec(const struct ft_trace *t, size_t *len);
+
 /* Tables. */
 uint32_t ft_trace_nr_funcs(const struct ft_trace *t);
 uint64_t ft_trace_func_addr(const struct ft_trace *t, uint32_t fid); /* 0 if unknown */
