@@ -69,6 +69,7 @@ const char cmd_show_usage[] =
 	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
 	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
 	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
+	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) |                                      \
 	 FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | FT_OPT(HEX))
 
 /* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
