@@ -15,6 +15,7 @@
 
 #include "cmd/builtin.h"
 #include "core/argspec.h"
+#include "core/filter.h"
 #include "recorder/argdwarf.h"
 #include "core/options.h"
 #include "core/stackmap.h"
@@ -59,6 +60,9 @@ const char cmd_record_usage[] =
 	"                       by their prototypes; without DWARF the six integer\n"
 	"                       registers in hex\n"
 	"  -O funcgraph-retval  the same for return values (rax in hex without DWARF)\n"
+	"  --filter 'FUNC: EXPR'  record only the calls of FUNC (a glob) whose captured\n"
+	"                       arguments pass EXPR, in ftrace's event filter syntax over\n"
+	"                       their names or argN/fpargN (read: n > 4096 && fd == 3)\n"
 	"  -T                   stack trace with each event (option stacktrace)\n"
 	"  -O [no]OPTION        set a trace option (ftrace's names: stackmap,\n"
 	"                       userstacktrace, overwrite, print-parent, funcgraph-*...)\n"
@@ -107,6 +111,7 @@ enum {
 	OPT_SNAPSHOT_ALLOC,
 	OPT_NO_LIBCALL,
 	OPT_RETVAL,
+	OPT_FILTER,
 };
 
 static const struct option long_options[] = {
@@ -118,6 +123,7 @@ static const struct option long_options[] = {
 	{ "snapshot-alloc", no_argument, NULL, OPT_SNAPSHOT_ALLOC },
 	{ "no-libcall", no_argument, NULL, OPT_NO_LIBCALL },
 	{ "retval", required_argument, NULL, OPT_RETVAL },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -138,12 +144,37 @@ static void add_spec(struct ft_strv *sv, const char *opt, const char *arg, int w
 }
 
 /*
+ * Check one --filter 'FUNC: EXPR' (the expression's syntax; its fields are
+ * checked by the runtime against FUNC's spec) and keep it as a '%' line.
+ */
+static void add_filter(struct ft_strv *sv, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	struct ft_filter_err e;
+	char *line;
+	size_t n = strlen(arg) + 2;
+
+	if (strchr(arg, '\n'))
+		ft_die("--filter '%s': a filter is one line", arg);
+	if (!colon || colon == arg || strpbrk(arg, " \t") < colon)
+		ft_die("--filter '%s': at position 1: expected FUNC: EXPR", arg);
+	if (ft_filter_check_syntax(colon + 1, &e) < 0)
+		ft_die("--filter '%s': at position %zu: %s", arg, (size_t)(colon + 1 - arg) + e.pos + 1,
+		       e.msg);
+	line = ft_malloc(n);
+	snprintf(line, n, "%%%s", arg);
+	ft_strv_push(sv, line);
+	free(line);
+}
+
+/*
  * The capture specs, in the order the runtime folds them (the last match
  * wins): generated ones for -O funcgraph-args / funcgraph-retval (libc's
  * prototypes, then PROG's DWARF, or every function's registers without
  * DWARF), then -A, then --retval.
  */
-static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_strv *r)
+static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_strv *r,
+			struct ft_strv *flt)
 {
 	int what = (o->options & FT_OPT(FUNCGRAPH_ARGS) ? FT_ARGDWARF_ARGS : 0) |
 		   (o->options & FT_OPT(FUNCGRAPH_RETVAL) ? FT_ARGDWARF_RET : 0);
@@ -178,6 +209,8 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 		ft_strv_push(&o->argspec, a->v[i]);
 	for (size_t i = 0; i < r->n; i++)
 		ft_strv_push(&o->argspec, r->v[i]);
+	for (size_t i = 0; i < flt->n; i++)
+		ft_strv_push(&o->argspec, flt->v[i]);
 	/* what show prints by default */
 	if (a->n)
 		o->options |= FT_OPT(FUNCGRAPH_ARGS);
@@ -187,7 +220,7 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
-	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 };
+	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
 	uint64_t v;
 	int c;
 
@@ -278,6 +311,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case OPT_RETVAL:
 			add_spec(&user_ret, "--retval", optarg, FT_ARGSPEC_RET);
 			break;
+		case OPT_FILTER:
+			add_filter(&user_flt, optarg);
+			break;
 		case OPT_STACKMAP_BITS:
 			/* out of range is an error, as tracefs refuses a bad value */
 			if (ft_parse_u64(optarg, FT_STACKMAP_BITS_MIN, FT_STACKMAP_BITS_MAX, &v))
@@ -310,13 +346,16 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		       o->tracer);
 	if (!o->argv && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog) and/or events (-e)");
-	build_specs(o, &user_args, &user_ret);
+	build_specs(o, &user_args, &user_ret, &user_flt);
 	for (size_t i = 0; i < user_args.n; i++)
 		free(user_args.v[i]);
 	for (size_t i = 0; i < user_ret.n; i++)
 		free(user_ret.v[i]);
+	for (size_t i = 0; i < user_flt.n; i++)
+		free(user_flt.v[i]);
 	free(user_args.v);
 	free(user_ret.v);
+	free(user_flt.v);
 }
 
 int cmd_record(int argc, char **argv)
