@@ -182,6 +182,9 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 
 	if (what && o->argv) {
 		struct ft_strv gen = { NULL, 0 };
+
+		/* generated lines need not match anything: no warning (runtime/args.c) */
+		ft_strv_push(&o->argspec, "#quiet");
 		int n = ft_argdwarf_specs(o->argv[0], what, &gen, err, sizeof(err));
 
 		if (n < 0)
@@ -205,6 +208,8 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 		}
 		free(gen.v);
 	}
+	if (a->n || r->n || flt->n)
+		ft_strv_push(&o->argspec, "#warn");
 	for (size_t i = 0; i < a->n; i++)
 		ft_strv_push(&o->argspec, a->v[i]);
 	for (size_t i = 0; i < r->n; i++)

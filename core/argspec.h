@@ -19,6 +19,12 @@
  *          | e:ENUM  (an integer printed by the enumerator's name)
  *          | {SIZE}  (a struct passed by value: printed {...} with its size)
  *
+ * Lines starting with '#' are not specs: "#enum NAME V=NAME,..." names an
+ * enum's values for readers; "#quiet" and "#warn" tell the runtime whether
+ * the lines that follow are worth a warning when they match no function
+ * (generated ones are not).  Lines starting with '%' are --filter's
+ * "FUNC: EXPR".
+ *
  * The default format of argN and retval is i64.  -A lines name arguments
  * only, --retval lines retval only; generated lines may mix them.  Which
  * lines apply to a function: the last matching line that names arguments

@@ -135,7 +135,9 @@ static void type_fmt(Dwarf_Die *d, int is_ret, char *fmt, size_t len, int *cls, 
 			snprintf(fmt, len, "b");
 			return;
 		}
-		if ((e == DW_ATE_signed_char || e == DW_ATE_unsigned_char) && size == 1) {
+		/* plain char is a character; signed/unsigned char (int8_t...) numbers */
+		if ((e == DW_ATE_signed_char || e == DW_ATE_unsigned_char) && size == 1 &&
+		    dwarf_diename(&t) && !strcmp(dwarf_diename(&t), "char")) {
 			snprintf(fmt, len, "c");
 			return;
 		}
