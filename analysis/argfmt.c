@@ -8,6 +8,7 @@
 #include "analysis/argfmt.h"
 #include "core/argspec.h"
 #include "core/glob.h"
+#include "core/symbols.h"
 
 struct enum_def {
 	char name[FT_ARG_NAME_MAX];
@@ -112,7 +113,16 @@ static const struct ft_arg_spec *spec_of(struct ft_argfmt *a, uint32_t fid, int 
 		return NULL;
 	slot = ret ? &a->ret_of[fid] : &a->args_of[fid];
 	if (*slot == -2) {
-		ft_trace_func_name(a->t, fid, 0, name, sizeof(name));
+		/* the symbol as stored (C++: mangled), as the runtime matched it */
+		uint64_t start;
+		const char *path;
+		const struct ft_sym *sym = ft_symbols_find(ft_trace_symbols(a->t),
+							   ft_trace_func_addr(a->t, fid), &start, &path);
+
+		if (sym && sym->name)
+			snprintf(name, sizeof(name), "%s", sym->name);
+		else
+			ft_trace_func_name(a->t, fid, 0, name, sizeof(name));
 		for (size_t i = 0; i < a->nr_lines; i++) {
 			const struct ft_arg_spec *sp = &a->lines[i];
 
