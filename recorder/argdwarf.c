@@ -12,6 +12,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <fcntl.h>
+#include <gelf.h>
+#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,13 +343,111 @@ static void walk(struct gen *g, Dwarf_Die *parent, int depth)
 	} while (dwarf_siblingof(&c, &c) == 0);
 }
 
+/* Every function of the object at path that has DWARF. */
+static void read_object(struct gen *g, int fd)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
+
+	if (!dw)
+		return; /* no DWARF (or not ELF: a script) */
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dw, off + hsize, &cu))
+			walk(g, &cu, 0);
+		off = next;
+	}
+	dwarf_end(dw);
+}
+
+/* Try dir/name (dir may start with $ORIGIN): read its DWARF when it exists. */
+static int try_lib(struct gen *g, const char *dir, size_t dlen, const char *origin,
+		   const char *name)
+{
+	char p[8192 + 64];
+	int fd;
+
+	if (dlen > 4096 || strlen(name) > 4096)
+		return 0;
+	if (dlen >= 7 && !strncmp(dir, "$ORIGIN", 7))
+		snprintf(p, sizeof(p), "%.4096s%.*s/%s", origin, (int)(dlen - 7), dir + 7, name);
+	else
+		snprintf(p, sizeof(p), "%.*s/%s", (int)dlen, dir, name);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	read_object(g, fd);
+	close(fd);
+	return 1;
+}
+
+/*
+ * The program's own libraries (DT_NEEDED found through its DT_RUNPATH /
+ * DT_RPATH or LD_LIBRARY_PATH: the ones built with it, which may have
+ * DWARF); the system's directories are left out -- their objects carry
+ * no DWARF, and libc's calls have their prototypes (ft_argdwarf_libc()).
+ */
+static void read_needed(struct gen *g, int fd, const char *path)
+{
+	char tmp[4096], origin[4096];
+	const char *runpath = NULL, *ldp = getenv("LD_LIBRARY_PATH");
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	snprintf(origin, sizeof(origin), "%s", dirname(tmp));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e)
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (int pass = 0; d && pass < 2; pass++) {
+			for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 16); i++) {
+				GElf_Dyn dyn;
+				const char *s;
+
+				if (!gelf_getdyn(d, (int)i, &dyn))
+					break;
+				if (pass == 0 && (dyn.d_tag == DT_RUNPATH || dyn.d_tag == DT_RPATH))
+					runpath = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+				if (pass == 0 || dyn.d_tag != DT_NEEDED)
+					continue;
+				s = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+				if (!s || strchr(s, '/'))
+					continue;
+				for (int k = 0; k < 2; k++) {
+					const char *list = k ? ldp : runpath;
+					int found = 0;
+
+					for (const char *q = list; q && *q && !found;) {
+						const char *c = strchr(q, ':');
+						size_t l = c ? (size_t)(c - q) : strlen(q);
+
+						if (l)
+							found = try_lib(g, q, l, origin, s);
+						q = c ? c + 1 : q + l;
+					}
+					if (found)
+						break;
+				}
+			}
+		}
+	}
+	elf_end(e);
+}
+
 int ft_argdwarf_specs(const char *prog, int what, struct ft_strv *out, char *err, size_t errlen)
 {
 	char path[4096];
 	struct gen g = { what, out, { NULL, 0 }, 0 };
-	Dwarf_Off off = 0, next;
-	size_t hsize;
-	Dwarf *dw;
 	int fd;
 
 	if (urec_find_program(prog, path, sizeof(path), err, errlen) < 0)
@@ -357,19 +457,9 @@ int ft_argdwarf_specs(const char *prog, int what, struct ft_strv *out, char *err
 		snprintf(err, errlen, "%s: cannot open: %m", path);
 		return -1;
 	}
-	dw = dwarf_begin(fd, DWARF_C_READ);
-	if (!dw) {
-		close(fd);
-		return 0; /* no DWARF (or not ELF: a script) */
-	}
-	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-		Dwarf_Die cu;
-
-		if (dwarf_offdie(dw, off + hsize, &cu))
-			walk(&g, &cu, 0);
-		off = next;
-	}
-	dwarf_end(dw);
+	/* libraries first: the program's own lines come later and win */
+	read_needed(&g, fd, path);
+	read_object(&g, fd);
 	close(fd);
 	/* enum names before the lines that use them (readers take them in order) */
 	for (size_t i = 0; i < g.enums.n; i++) {

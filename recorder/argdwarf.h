@@ -20,6 +20,8 @@
  * @what: FT_ARGDWARF_ARGS and/or FT_ARGDWARF_RET
  * @out: lines are appended here
  *
+ * The program's own libraries (found through its DT_RUNPATH / DT_RPATH or
+ * LD_LIBRARY_PATH) are read too; libraries dlopen()ed later are not.
  * Tool side.  Functions whose parameters cannot all be placed (a small
  * struct mixing integer and floating fields, more than six integer
  * registers) get the parameters before that one.  Return: the number of
