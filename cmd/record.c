@@ -208,6 +208,28 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 		}
 		free(gen.v);
 	}
+	/* e:ENUM in a spec: the enumerators' names from DWARF, for readers */
+	if (!what && o->argv) {
+		int enums = 0;
+
+		for (size_t i = 0; i < a->n; i++)
+			enums |= strstr(a->v[i], "/e:") != NULL;
+		for (size_t i = 0; i < r->n; i++)
+			enums |= strstr(r->v[i], "/e:") != NULL;
+		if (enums) {
+			struct ft_strv gen = { NULL, 0 };
+
+			if (ft_argdwarf_specs(o->argv[0], FT_ARGDWARF_ARGS | FT_ARGDWARF_RET, &gen,
+					      err, sizeof(err)) < 0)
+				ft_die("%s", err);
+			for (size_t i = 0; i < gen.n; i++) {
+				if (!strncmp(gen.v[i], "#enum ", 6))
+					ft_strv_push(&o->argspec, gen.v[i]);
+				free(gen.v[i]);
+			}
+			free(gen.v);
+		}
+	}
 	if (a->n || r->n || flt->n)
 		ft_strv_push(&o->argspec, "#warn");
 	for (size_t i = 0; i < a->n; i++)
