@@ -116,8 +116,8 @@ static const struct ft_arg_spec *spec_of(struct ft_argfmt *a, uint32_t fid, int 
 		/* the symbol as stored (C++: mangled), as the runtime matched it */
 		uint64_t start;
 		const char *path;
-		const struct ft_sym *sym = ft_symbols_find(ft_trace_symbols(a->t),
-							   ft_trace_func_addr(a->t, fid), &start, &path);
+		const struct ft_sym *sym = ft_symbols_find(
+			ft_trace_symbols(a->t), ft_trace_func_addr(a->t, fid), &start, &path);
 
 		if (sym && sym->name)
 			snprintf(name, sizeof(name), "%s", sym->name);

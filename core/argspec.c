@@ -10,11 +10,11 @@
 #include "core/argspec.h"
 
 static const char *const fmt_names[FT_AF_NR] = {
-	[FT_AF_NONE] = "?",  [FT_AF_I8] = "i8",	    [FT_AF_I16] = "i16", [FT_AF_I32] = "i32",
-	[FT_AF_I64] = "i64", [FT_AF_U8] = "u8",	    [FT_AF_U16] = "u16", [FT_AF_U32] = "u32",
-	[FT_AF_U64] = "u64", [FT_AF_X8] = "x8",	    [FT_AF_X16] = "x16", [FT_AF_X32] = "x32",
-	[FT_AF_X64] = "x64", [FT_AF_PTR] = "p",	    [FT_AF_CHAR] = "c",	 [FT_AF_BOOL] = "b",
-	[FT_AF_STR] = "s",   [FT_AF_F32] = "f32",   [FT_AF_F64] = "f64", [FT_AF_ENUM] = "e",
+	[FT_AF_NONE] = "?",    [FT_AF_I8] = "i8",   [FT_AF_I16] = "i16", [FT_AF_I32] = "i32",
+	[FT_AF_I64] = "i64",   [FT_AF_U8] = "u8",   [FT_AF_U16] = "u16", [FT_AF_U32] = "u32",
+	[FT_AF_U64] = "u64",   [FT_AF_X8] = "x8",   [FT_AF_X16] = "x16", [FT_AF_X32] = "x32",
+	[FT_AF_X64] = "x64",   [FT_AF_PTR] = "p",   [FT_AF_CHAR] = "c",	 [FT_AF_BOOL] = "b",
+	[FT_AF_STR] = "s",     [FT_AF_F32] = "f32", [FT_AF_F64] = "f64", [FT_AF_ENUM] = "e",
 	[FT_AF_STRUCT] = "{}",
 };
 
@@ -77,16 +77,16 @@ static int starts(const char *s, size_t len, size_t p, const char *word)
 	return len - p >= n && !memcmp(s + p, word, n);
 }
 
-#define FAIL(pos, ...)                                        \
-	do {                                                  \
-		*errpos = (pos);                              \
-		snprintf(err, errlen, __VA_ARGS__);           \
-		return -1;                                    \
+#define FAIL(pos, ...)                                                                             \
+	do {                                                                                       \
+		*errpos = (pos);                                                                   \
+		snprintf(err, errlen, __VA_ARGS__);                                                \
+		return -1;                                                                         \
 	} while (0)
 
 /* The format after '/': sets it->fmt (and size, ename).  *p advanced. */
-static int parse_fmt(const char *s, size_t len, size_t *p, struct ft_arg_item *it,
-		     size_t *errpos, char *err, size_t errlen)
+static int parse_fmt(const char *s, size_t len, size_t *p, struct ft_arg_item *it, size_t *errpos,
+		     char *err, size_t errlen)
 {
 	size_t at = *p;
 	char c = at < len ? s[at] : '\0';
@@ -136,8 +136,9 @@ static int parse_fmt(const char *s, size_t len, size_t *p, struct ft_arg_item *i
 		return 0;
 	}
 	if (c == 'i' || c == 'u' || c == 'x' || c == 'f') {
-		static const unsigned char base[] = { ['i'] = FT_AF_I8, ['u'] = FT_AF_U8,
-						      ['x'] = FT_AF_X8 };
+		static const unsigned char base[] = {
+			['i'] = FT_AF_I8, ['u'] = FT_AF_U8, ['x'] = FT_AF_X8
+		};
 
 		(*p)++;
 		n = number(s, len, p);
@@ -173,8 +174,8 @@ static int parse_fmt(const char *s, size_t len, size_t *p, struct ft_arg_item *i
 	FAIL(at, "unknown format (i8..i64 u8..u64 x8..x64 p c b s s:CAP f32 f64 e:ENUM {SIZE})");
 }
 
-int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *out,
-		     size_t *errpos, char *err, size_t errlen)
+int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *out, size_t *errpos,
+		     char *err, size_t errlen)
 {
 	size_t p = 0, at;
 	const char *nl;
@@ -237,7 +238,8 @@ int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *o
 			it.loc = FT_AL_STACK;
 			it.fmt = FT_AF_NONE;
 		} else {
-			FAIL(at, "expected argN, fpargN%s", which & FT_ARGSPEC_RET ? " or retval" : "");
+			FAIL(at, "expected argN, fpargN%s",
+			     which & FT_ARGSPEC_RET ? " or retval" : "");
 		}
 		if (p < len && is_ident(s[p], 0))
 			FAIL(p, "unexpected '%c'", s[p]);

@@ -48,9 +48,18 @@
 
 enum ft_arg_fmt {
 	FT_AF_NONE = 0,
-	FT_AF_I8, FT_AF_I16, FT_AF_I32, FT_AF_I64,
-	FT_AF_U8, FT_AF_U16, FT_AF_U32, FT_AF_U64,
-	FT_AF_X8, FT_AF_X16, FT_AF_X32, FT_AF_X64,
+	FT_AF_I8,
+	FT_AF_I16,
+	FT_AF_I32,
+	FT_AF_I64,
+	FT_AF_U8,
+	FT_AF_U16,
+	FT_AF_U32,
+	FT_AF_U64,
+	FT_AF_X8,
+	FT_AF_X16,
+	FT_AF_X32,
+	FT_AF_X64,
 	FT_AF_PTR,
 	FT_AF_CHAR,
 	FT_AF_BOOL,
@@ -63,23 +72,23 @@ enum ft_arg_fmt {
 };
 
 enum ft_arg_loc {
-	FT_AL_INT = 0,   /* integer argument register idx (0..5) */
-	FT_AL_FP = 1,    /* vector argument register idx (0..7) */
-	FT_AL_RET = 2,   /* the return value (rax, xmm0 for floats) */
+	FT_AL_INT = 0,	 /* integer argument register idx (0..5) */
+	FT_AL_FP = 1,	 /* vector argument register idx (0..7) */
+	FT_AL_RET = 2,	 /* the return value (rax, xmm0 for floats) */
 	FT_AL_STACK = 3, /* passed in memory: not captured ({SIZE}) */
 };
 
-#define FT_ARG_MAX 8          /* items of one line */
+#define FT_ARG_MAX 8	      /* items of one line */
 #define FT_ARG_NAME_MAX 32    /* bytes of an item's name or enum name, NUL included */
 #define FT_ARG_STR_DEFAULT 64 /* bytes of a string when no CAP is given */
 #define FT_ARG_STR_MAX 1024
 
 struct ft_arg_item {
-	uint8_t fmt;  /* enum ft_arg_fmt */
-	uint8_t loc;  /* enum ft_arg_loc */
-	uint8_t idx;  /* register index within loc */
+	uint8_t fmt; /* enum ft_arg_fmt */
+	uint8_t loc; /* enum ft_arg_loc */
+	uint8_t idx; /* register index within loc */
 	uint8_t pad;
-	uint32_t size; /* FT_AF_STR: cap; FT_AF_STRUCT: bytes */
+	uint32_t size;		     /* FT_AF_STR: cap; FT_AF_STRUCT: bytes */
 	char name[FT_ARG_NAME_MAX];  /* "" when not named */
 	char ename[FT_ARG_NAME_MAX]; /* FT_AF_ENUM: the enum's name */
 };
@@ -87,7 +96,7 @@ struct ft_arg_item {
 struct ft_arg_spec {
 	const char *glob; /* into the parsed text (not NUL-terminated) */
 	size_t glob_len;
-	uint8_t nargs;    /* items that are arguments */
+	uint8_t nargs; /* items that are arguments */
 	uint8_t has_ret;
 	struct ft_arg_item args[FT_ARG_MAX];
 	struct ft_arg_item ret;
@@ -109,8 +118,8 @@ struct ft_arg_spec {
  *
  * Either side (no allocation, no system call).  Return: 0, or -1.
  */
-int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *out,
-		     size_t *errpos, char *err, size_t errlen);
+int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *out, size_t *errpos,
+		     char *err, size_t errlen);
 
 /* Bytes of data an integer-like format records (0 for STR, STRUCT). */
 unsigned int ft_arg_fmt_width(unsigned int fmt);

@@ -189,7 +189,8 @@ static void type_fmt(Dwarf_Die *d, int is_ret, char *fmt, size_t len, int *cls, 
 				const char *en = dwarf_diename(&c);
 
 				if (dwarf_tag(&c) != DW_TAG_enumerator || !en ||
-				    !dwarf_attr(&c, DW_AT_const_value, &a) || dwarf_formsdata(&a, &v))
+				    !dwarf_attr(&c, DW_AT_const_value, &a) ||
+				    dwarf_formsdata(&a, &v))
 					continue;
 				if (n + strlen(en) + 24 >= elen)
 					break;
@@ -410,7 +411,8 @@ static void read_needed(struct gen *g, int fd, const char *path)
 			continue;
 		d = elf_getdata(scn, NULL);
 		for (int pass = 0; d && pass < 2; pass++) {
-			for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 16); i++) {
+			for (size_t i = 0; i < sh.sh_size / (sh.sh_entsize ? sh.sh_entsize : 16);
+			     i++) {
 				GElf_Dyn dyn;
 				const char *s;
 
