@@ -64,7 +64,7 @@ LDLIBS  := $(PKG_LIBS) -liberty -lpthread -lm -ldl
 CORE_SRC     := $(wildcard core/*.c)
 # The runtime is built only from the pieces of core it needs: it lives inside
 # someone else's process and must not drag in zstd, libelf or tracefs.
-RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c),$(CORE_SRC))
+RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c argspec.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
 TOOL_SRC     := $(wildcard cmd/*.c recorder/*.c analysis/*.c kernel/*.c)

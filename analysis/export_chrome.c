@@ -15,9 +15,13 @@
 #include "core/version.h"
 
 struct open_call { /* X mode only */
-	size_t name_off;   /* into the thread's name buffer */
+	size_t name_off;   /* into the thread's name buffer: the name, then nargs
+			    * key\0value\0 pairs */
 	uint64_t start;
+	size_t nargs;
 };
+
+static int is_json_int(const char *v);
 
 struct cthread {
 	struct ft_hentry h; /* first (hashtab.h): key tid, aux pid */
@@ -107,10 +111,29 @@ static void put_name_cat(struct ft_chrome *c, const char *name, const char *cat)
 	}
 }
 
-/* X mode: remember the call's name and start. */
-static int push_call(struct cthread *t, const char *name, uint64_t ts)
+/* The members of an "args" object (no braces), numbers as numbers. */
+static void put_args_members(struct ft_chrome *c, const struct ft_xarg *args, size_t n, int comma)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (comma || i)
+			fputc(',', c->out);
+		ft_json_str(c->out, args[i].key);
+		fputc(':', c->out);
+		if (is_json_int(args[i].value))
+			fputs(args[i].value, c->out);
+		else
+			ft_json_str(c->out, args[i].value ? args[i].value : "");
+	}
+}
+
+/* X mode: remember the call's name, start, and its arguments (key\0value\0 pairs). */
+static int push_call(struct cthread *t, const char *name, uint64_t ts, const struct ft_xarg *args,
+		     size_t nargs)
 {
 	size_t l = strlen(name) + 1;
+
+	for (size_t i = 0; i < nargs; i++)
+		l += strlen(args[i].key) + 1 + strlen(args[i].value ? args[i].value : "") + 1;
 
 	if (t->depth == t->ccap) {
 		size_t n = t->ccap ? t->ccap * 2 : 32;
@@ -133,29 +156,58 @@ static int push_call(struct cthread *t, const char *name, uint64_t ts)
 		t->names = nn;
 		t->ncap = n;
 	}
-	memcpy(t->names + t->nlen, name, l);
 	t->calls[t->depth].name_off = t->nlen;
 	t->calls[t->depth].start = ts;
-	t->nlen += l;
+	t->calls[t->depth].nargs = nargs;
+	memcpy(t->names + t->nlen, name, strlen(name) + 1);
+	t->nlen += strlen(name) + 1;
+	for (size_t i = 0; i < nargs; i++) {
+		const char *v = args[i].value ? args[i].value : "";
+
+		memcpy(t->names + t->nlen, args[i].key, strlen(args[i].key) + 1);
+		t->nlen += strlen(args[i].key) + 1;
+		memcpy(t->names + t->nlen, v, strlen(v) + 1);
+		t->nlen += strlen(v) + 1;
+	}
 	return 0;
 }
 
-static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts)
+/* End the innermost call; rv: its return value as args (none: NULL, 0). */
+static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const struct ft_xarg *rv,
+		     size_t nrv)
 {
 	if (c->o.complete) {
 		struct open_call *oc = &t->calls[t->depth - 1];
 		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
+		const char *p = t->names + oc->name_off;
 
 		begin_event(c, "X", oc->start, t->h.aux, (uint32_t)t->h.key);
 		char buf[40];
 
 		memcpy(buf, ",\"dur\":", 7);
 		fwrite_unlocked(buf, 1, 7 + ft_ns_as_us(buf + 7, dur), c->out);
-		put_name_cat(c, t->names + oc->name_off, "function");
+		put_name_cat(c, p, "function");
+		if (oc->nargs || nrv) {
+			fputs(",\"args\":{", c->out);
+			p += strlen(p) + 1;
+			for (size_t i = 0; i < oc->nargs; i++) {
+				struct ft_xarg a = { p, p + strlen(p) + 1 };
+
+				put_args_members(c, &a, 1, i > 0);
+				p = a.value + strlen(a.value) + 1;
+			}
+			put_args_members(c, rv, nrv, oc->nargs > 0);
+			fputc('}', c->out);
+		}
 		fputc('}', c->out);
 		t->nlen = oc->name_off;
 	} else {
 		begin_event(c, "E", ts, t->h.aux, (uint32_t)t->h.key);
+		if (nrv) {
+			fputs(",\"args\":{", c->out);
+			put_args_members(c, rv, nrv, 0);
+			fputc('}', c->out);
+		}
 		fputc('}', c->out);
 	}
 	t->depth--;
@@ -196,11 +248,16 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		if (!t)
 			goto nomem;
 		if (c->o.complete) {
-			if (push_call(t, ev->name ? ev->name : "?", ev->ts))
+			if (push_call(t, ev->name ? ev->name : "?", ev->ts, ev->args, ev->nargs))
 				goto nomem;
 		} else {
 			begin_event(c, "B", ev->ts, ev->pid, ev->tid);
 			put_name_cat(c, ev->name, ev->cat ? ev->cat : "function");
+			if (ev->nargs) {
+				fputs(",\"args\":{", c->out);
+				put_args_members(c, ev->args, ev->nargs, 0);
+				fputc('}', c->out);
+			}
 			fputc('}', c->out);
 		}
 		t->depth++;
@@ -213,7 +270,7 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 			c->st.unmatched_exits++;
 			break;
 		}
-		end_call(c, t, ev->ts);
+		end_call(c, t, ev->ts, ev->args, ev->nargs);
 		break;
 	case FT_XEV_INSTANT:
 		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
@@ -272,7 +329,7 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 		if (!t)
 			continue;
 		while (t->depth) {
-			end_call(c, t, c->last);
+			end_call(c, t, c->last, NULL, 0);
 			c->st.closed_at_end++;
 		}
 	}

@@ -34,7 +34,8 @@ struct ft_xevent {
 	int cpu;          /* -1 when unknown */
 	const char *name; /* function, event ("sched_switch"), thread or process name */
 	const char *cat;  /* category ("function", "sched", "marker"...), or NULL */
-	const struct ft_xarg *args; /* INSTANT: its fields */
+	const struct ft_xarg *args; /* INSTANT: its fields; ENTRY: the call's arguments,
+				     * EXIT: its return value ("retval"), when captured */
 	size_t nargs;
 	uint64_t count;   /* LOST */
 };

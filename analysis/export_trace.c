@@ -12,7 +12,9 @@
 
 #include <event-parse.h>
 
+#include "analysis/argfmt.h"
 #include "analysis/kevents.h"
+#include "core/argspec.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
 
@@ -54,6 +56,9 @@ struct ft_xtrace {
 	char args_val[MAX_ARGS][ARG_LEN];
 	struct ft_xarg args[MAX_ARGS + 2];
 	char kstack[KSTACK_LEN];
+	struct ft_argfmt *af; /* captured arguments, made on first use */
+	int af_tried;
+	size_t nxargs;
 };
 
 struct ft_xtrace *ft_xtrace_open(const char *path, int kernel, char *err, size_t errlen)
@@ -110,6 +115,7 @@ void ft_xtrace_close(struct ft_xtrace *x)
 		ft_trace_close(x->t);
 	ft_htab_free(&x->bd);
 	ft_htab_free(&x->ti);
+	ft_argfmt_free(x->af);
 	free(x);
 }
 
@@ -228,6 +234,47 @@ static int instant(struct ft_xtrace *x, const struct ft_event *e, uint32_t pid, 
 	return emit(x, &ev);
 }
 
+static void xarg_fn(void *arg, const char *name, unsigned int loc, unsigned int idx,
+		   const char *value, int64_t num, int is_num)
+{
+	struct ft_xtrace *x = arg;
+	size_t i = x->nxargs;
+
+	(void)num;
+	(void)is_num;
+	if (i >= MAX_ARGS / 2)
+		return;
+	/* keys in args_val[i], values in args_val[MAX_ARGS / 2 + i] */
+	if (name[0])
+		snprintf(x->args_val[i], ARG_LEN, "%s", name);
+	else if (loc == FT_AL_RET)
+		snprintf(x->args_val[i], ARG_LEN, "retval");
+	else
+		snprintf(x->args_val[i], ARG_LEN, "%s%u", loc == FT_AL_FP ? "fparg" : "arg",
+			 idx + 1);
+	snprintf(x->args_val[MAX_ARGS / 2 + i], ARG_LEN, "%s", value);
+	x->args[i] = (struct ft_xarg){ x->args_val[i], x->args_val[MAX_ARGS / 2 + i] };
+	x->nxargs++;
+}
+
+/* The captured arguments (retval: return value) of e into x->args; how many. */
+static size_t call_args(struct ft_xtrace *x, const struct ft_event *e, int retval)
+{
+	if (!e->data)
+		return 0;
+	if (!x->af_tried) {
+		x->af_tried = 1;
+		x->af = ft_argfmt_new(x->t);
+	}
+	x->nxargs = 0;
+	if (!x->af || ft_argfmt_each(x->af, e->fid, e->data, e->len, retval, xarg_fn, x) < 0)
+		return 0;
+	/* a return value is named retval in the export, whatever the spec called it */
+	if (retval && x->nxargs)
+		x->args[0].key = "retval";
+	return x->nxargs;
+}
+
 static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 {
 	struct ft_xevent ev = { .ts = e->ts, .tid = e->tid, .cpu = -1 };
@@ -274,6 +321,8 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 		}
 		ev.name = func_name(x, e->fid);
 		ev.cat = "function";
+		ev.nargs = call_args(x, e, 0);
+		ev.args = x->args;
 		if (emit(x, &ev))
 			return -1;
 		b->depth++;
@@ -289,6 +338,11 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 		}
 		ev.type = FT_XEV_EXIT;
 		while (b->depth > (uint64_t)(e->depth > 0 ? e->depth : 0)) {
+			/* the return value belongs to the call that returned, the innermost */
+			ev.nargs = b->depth == (uint64_t)(e->depth > 0 ? e->depth : 0) + 1
+					   ? call_args(x, e, 1)
+					   : 0;
+			ev.args = x->args;
 			if (emit(x, &ev))
 				return -1;
 			b->depth--;

@@ -7,6 +7,7 @@
  * print_graph_comment, verif_pid) so scripts that parse the kernel's trace
  * file parse ftrail's output too.
  */
+#include "analysis/argfmt.h"
 #include "analysis/ftrace_fmt.h"
 
 #include <stdarg.h>
@@ -77,6 +78,10 @@ struct ft_fmt {
 	 * cached by reader address: a later reader may reuse a freed one's. */
 	struct ft_uev_table uev;
 	int uev_loaded;
+	/* captured arguments and return values (funcgraph-args / -retval) */
+	struct ft_argfmt *args;
+	int args_loaded;
+	char argbuf[4096];
 };
 
 /* What the kernel prints before an event's text (see print_ctx()). */
@@ -357,6 +362,7 @@ void ft_fmt_free(struct ft_fmt *f)
 		free(f->names[k]);
 	}
 	ft_uev_table_free(&f->uev);
+	ft_argfmt_free(f->args);
 	ft_htab_free(&f->bufs);
 	free(f->klast);
 	free(f->marks);
@@ -992,9 +998,45 @@ static void comment_indent(struct ft_fmt *f, int open)
 	indent(f, open >= 2 ? open : 0);
 }
 
+/* The formatter of captured values, made on first use; NULL when out of memory. */
+static struct ft_argfmt *argfmt(struct ft_fmt *f)
+{
+	if (!f->args_loaded) {
+		f->args_loaded = 1;
+		f->args = ft_argfmt_new(f->t);
+	}
+	return f->args;
+}
+
+/* "(args)" of an entry: its captured arguments with funcgraph-args, else "()" */
+static void graph_args(struct ft_fmt *f, const struct ft_event *ev)
+{
+	struct ft_argfmt *a;
+	int n;
+
+	ob_putc(f, '(');
+	if (ev->data && OPT(f, FUNCGRAPH_ARGS) && (a = argfmt(f))) {
+		n = ft_argfmt_args(a, ev->fid, ev->data, ev->len, f->argbuf, sizeof(f->argbuf));
+		ob_write(f, f->argbuf, n >= 0 ? (size_t)n : strlen(f->argbuf));
+	}
+	ob_putc(f, ')');
+}
+
+/* The return value of exit ev as text in f->argbuf, or NULL (none, or not shown). */
+static const char *graph_retval(struct ft_fmt *f, const struct ft_event *ev)
+{
+	struct ft_argfmt *a;
+
+	if (!ev->data || !OPT(f, FUNCGRAPH_RETVAL) || !(a = argfmt(f)))
+		return NULL;
+	ft_argfmt_retval(a, ev->fid, ev->data, ev->len, f->argbuf, sizeof(f->argbuf));
+	return f->argbuf;
+}
+
 static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 {
 	const struct ft_event *next;
+	const char *rv;
 	struct buf_state *b;
 
 	switch (ev->type) {
@@ -1010,7 +1052,16 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 			graph_duration(f, next->duration, FILL_NONE);
 			indent(f, ev->depth);
 			print_graph_fid(f, ev->fid);
-			ob_puts(f, "();\n");
+			graph_args(f, ev);
+			/* funcgraph-retval: the kernel's "func(); /\* = 0x1 *\/" */
+			rv = graph_retval(f, next);
+			if (rv) {
+				ob_puts(f, "; /* = ");
+				ob_puts(f, rv);
+				ob_puts(f, " */\n");
+			} else {
+				ob_puts(f, ";\n");
+			}
 			if (b)
 				b->skip_exit = 1;
 			return;
@@ -1018,7 +1069,8 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		graph_duration(f, 0, FILL_FULL);
 		indent(f, ev->depth);
 		print_graph_fid(f, ev->fid);
-		ob_puts(f, "() {\n");
+		graph_args(f, ev);
+		ob_puts(f, " {\n");
 		return;
 	case FT_EV_EXIT:
 		b = buf_get(f, ev->buffer);
@@ -1033,6 +1085,13 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 			ob_puts(f, "} /* ");
 			print_graph_fid(f, ev->fid);
 			ob_puts(f, " (unwound) */\n");
+		} else if ((rv = graph_retval(f, ev))) {
+			/* funcgraph-retval: the kernel's "} /\* func = 0x1 *\/" */
+			ob_puts(f, "} /* ");
+			print_graph_fid(f, ev->fid);
+			ob_puts(f, " = ");
+			ob_puts(f, rv);
+			ob_puts(f, " */\n");
 		} else if (OPT(f, FUNCGRAPH_TAIL) || !ev->has_entry) {
 			ob_puts(f, "} /* ");
 			print_graph_fid(f, ev->fid);

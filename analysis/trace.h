@@ -95,7 +95,8 @@ struct ft_event {
 	int unwound;	      /* EXIT: frame left without a return (longjmp, throw) */
 	uint64_t count;	      /* LOST/FORK/TEXIT/SIGNAL, see above */
 	uint32_t event_id;    /* EVENT */
-	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload */
+	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload; ENTRY: captured
+			       * arguments, EXIT: return value (core/argspec.h items), or NULL */
 	size_t len;
 	int64_t stack_id;    /* STACK: id in the user map, or -1 */
 	const uint64_t *ips; /* STACK: the addresses (from the map or inline) */
@@ -203,6 +204,12 @@ int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen);
 /* Counters after a full pass: records decoded and events reported lost. */
 uint64_t ft_trace_nr_decoded(const struct ft_trace *t);
 uint64_t ft_trace_nr_lost(const struct ft_trace *t);
+
+/*
+ * The capture specs the recording used (the ARGSPEC section: core/argspec.h
+ * lines, '\n' separated, NUL-terminated), or NULL when it captured nothing.
+ */
+const char *ft_trace_argspec(const struct ft_trace *t, size_t *len);
 
 /* Tables. */
 uint32_t ft_trace_nr_funcs(const struct ft_trace *t);

@@ -122,6 +122,8 @@ struct ft_trace {
 	struct ft_htab tasks; /* struct task by tid (tab NULL until the first name) */
 	char *tasks_text;     /* the TASKS section */
 	size_t tasks_len;
+	char *argspec;        /* the ARGSPEC section, NUL-terminated, or NULL */
+	size_t argspec_len;
 
 	struct cursor *cursors;
 	size_t nr_cursors;

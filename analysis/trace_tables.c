@@ -392,6 +392,21 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 	} else if (err[0]) {
 		return -1;
 	}
+	p = ft_reader_load_all(t->r, FT_SEC_ARGSPEC, UINT64_MAX, &len, err, errlen);
+	if (p) {
+		char *z = realloc(p, len + 1);
+
+		if (!z) {
+			free(p);
+			ft_seterr(err, errlen, "out of memory");
+			return -1;
+		}
+		z[len] = '\0';
+		t->argspec = z;
+		t->argspec_len = len;
+	} else if (err[0]) {
+		return -1;
+	}
 	p = ft_reader_load_all(t->r, FT_SEC_TASKS, UINT64_MAX, &len, err, errlen);
 	if (p) {
 		/* kept: names are reset to these at each rewind (COMM events rename) */
@@ -646,6 +661,7 @@ void ft_trace_close(struct ft_trace *t)
 	trace_forget_tasks(t);
 	ft_htab_free(&t->tasks);
 	free(t->tasks_text);
+	free(t->argspec);
 	for (size_t i = 0; i < t->nr_warn; i++)
 		free(t->warn[i]);
 	free(t->warn);
@@ -691,6 +707,12 @@ uint64_t ft_trace_tsc_to_ns(const struct ft_trace *t, uint64_t ticks)
 const char *ft_trace_tracer(const struct ft_trace *t)
 {
 	return t->tracer;
+}
+
+const char *ft_trace_argspec(const struct ft_trace *t, size_t *len)
+{
+	*len = t->argspec_len;
+	return t->argspec;
 }
 
 uint32_t ft_trace_nr_funcs(const struct ft_trace *t)

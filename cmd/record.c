@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/argspec.h"
+#include "core/filter.h"
+#include "recorder/argdwarf.h"
 #include "core/options.h"
 #include "core/stackmap.h"
 #include "recorder/record_session.h"
@@ -45,6 +48,21 @@ const char cmd_record_usage[] =
 	"  -R TRIGGER           trigger for the preceding user -e: traceon, traceoff,\n"
 	"                       stacktrace, snapshot, enable_event:SYS:EV,\n"
 	"                       disable_event:SYS:EV, with [:COUNT] [if FILTER]\n"
+	"  -A FUNC@ARGS         capture arguments of FUNC (a glob): ARGS is a list of\n"
+	"                       [NAME=]argN[/FMT] (integer register N, 1..6),\n"
+	"                       [NAME=]fpargN[/FMT] (xmm N-1, 1..8) or struct/{SIZE};\n"
+	"                       FMT: i8..i64 u8..u64 x8..x64 p c b s s:CAP f32 f64\n"
+	"                       e:ENUM {SIZE} (default i64; fparg f64); repeatable, the\n"
+	"                       last -A matching a function wins\n"
+	"  --retval FUNC@retval[/FMT]  capture FUNC's return value (rax, xmm0 for f32/f64)\n"
+	"  -O funcgraph-args    capture every traced function's parameters, named and\n"
+	"                       typed from PROG's DWARF (-g), libc's well-known functions\n"
+	"                       by their prototypes; without DWARF the six integer\n"
+	"                       registers in hex\n"
+	"  -O funcgraph-retval  the same for return values (rax in hex without DWARF)\n"
+	"  --filter 'FUNC: EXPR'  record only the calls of FUNC (a glob) whose captured\n"
+	"                       arguments pass EXPR, in ftrace's event filter syntax over\n"
+	"                       their names or argN/fpargN (read: n > 4096 && fd == 3)\n"
 	"  -T                   stack trace with each event (option stacktrace)\n"
 	"  -O [no]OPTION        set a trace option (ftrace's names: stackmap,\n"
 	"                       userstacktrace, overwrite, print-parent, funcgraph-*...)\n"
@@ -92,6 +110,8 @@ enum {
 	OPT_STACKMAP_BITS,
 	OPT_SNAPSHOT_ALLOC,
 	OPT_NO_LIBCALL,
+	OPT_RETVAL,
+	OPT_FILTER,
 };
 
 static const struct option long_options[] = {
@@ -102,13 +122,132 @@ static const struct option long_options[] = {
 	{ "stackmap-bits", required_argument, NULL, OPT_STACKMAP_BITS },
 	{ "snapshot-alloc", no_argument, NULL, OPT_SNAPSHOT_ALLOC },
 	{ "no-libcall", no_argument, NULL, OPT_NO_LIBCALL },
+	{ "retval", required_argument, NULL, OPT_RETVAL },
+	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* Check one -A / --retval spec; a bad one dies naming the position (1-based). */
+static void add_spec(struct ft_strv *sv, const char *opt, const char *arg, int which)
+{
+	struct ft_arg_spec sp;
+	size_t pos = 0;
+	char err[160];
+
+	if (strchr(arg, '\n'))
+		ft_die("%s '%s': a spec is one line", opt, arg);
+	if (ft_argspec_parse(arg, strlen(arg), which, &sp, &pos, err, sizeof(err)) < 0)
+		ft_die("%s '%s': at position %zu: %s", opt, arg, pos + 1, err);
+	ft_strv_push(sv, arg);
+}
+
+/*
+ * Check one --filter 'FUNC: EXPR' (the expression's syntax; its fields are
+ * checked by the runtime against FUNC's spec) and keep it as a '%' line.
+ */
+static void add_filter(struct ft_strv *sv, const char *arg)
+{
+	const char *colon = strchr(arg, ':');
+	struct ft_filter_err e;
+	char *line;
+	size_t n = strlen(arg) + 2;
+
+	if (strchr(arg, '\n'))
+		ft_die("--filter '%s': a filter is one line", arg);
+	if (!colon || colon == arg || strpbrk(arg, " \t") < colon)
+		ft_die("--filter '%s': at position 1: expected FUNC: EXPR", arg);
+	if (ft_filter_check_syntax(colon + 1, &e) < 0)
+		ft_die("--filter '%s': at position %zu: %s", arg, (size_t)(colon + 1 - arg) + e.pos + 1,
+		       e.msg);
+	line = ft_malloc(n);
+	snprintf(line, n, "%%%s", arg);
+	ft_strv_push(sv, line);
+	free(line);
+}
+
+/*
+ * The capture specs, in the order the runtime folds them (the last match
+ * wins): generated ones for -O funcgraph-args / funcgraph-retval (libc's
+ * prototypes, then PROG's DWARF, or every function's registers without
+ * DWARF), then -A, then --retval.
+ */
+static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_strv *r,
+			struct ft_strv *flt)
+{
+	int what = (o->options & FT_OPT(FUNCGRAPH_ARGS) ? FT_ARGDWARF_ARGS : 0) |
+		   (o->options & FT_OPT(FUNCGRAPH_RETVAL) ? FT_ARGDWARF_RET : 0);
+	char err[512];
+
+	if (what && o->argv) {
+		struct ft_strv gen = { NULL, 0 };
+
+		/* generated lines need not match anything: no warning (runtime/args.c) */
+		ft_strv_push(&o->argspec, "#quiet");
+		int n = ft_argdwarf_specs(o->argv[0], what, &gen, err, sizeof(err));
+
+		if (n < 0)
+			ft_die("%s", err);
+		if (n == 0) {
+			ft_warn("%s has no DWARF information: -O funcgraph-%s captures "
+				"integer registers only, in hex",
+				o->argv[0], what == FT_ARGDWARF_RET ? "retval" : "args");
+			ft_strv_push(&o->argspec,
+				     what == FT_ARGDWARF_RET ? "*@retval/x64"
+				     : what == FT_ARGDWARF_ARGS
+					 ? "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64"
+					 : "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64,"
+					   "retval/x64");
+		}
+		if (o->options & FT_OPT(LIBCALL))
+			ft_argdwarf_libc(what, &o->argspec);
+		for (size_t i = 0; i < gen.n; i++) {
+			ft_strv_push(&o->argspec, gen.v[i]);
+			free(gen.v[i]);
+		}
+		free(gen.v);
+	}
+	/* e:ENUM in a spec: the enumerators' names from DWARF, for readers */
+	if (!what && o->argv) {
+		int enums = 0;
+
+		for (size_t i = 0; i < a->n; i++)
+			enums |= strstr(a->v[i], "/e:") != NULL;
+		for (size_t i = 0; i < r->n; i++)
+			enums |= strstr(r->v[i], "/e:") != NULL;
+		if (enums) {
+			struct ft_strv gen = { NULL, 0 };
+
+			if (ft_argdwarf_specs(o->argv[0], FT_ARGDWARF_ARGS | FT_ARGDWARF_RET, &gen,
+					      err, sizeof(err)) < 0)
+				ft_die("%s", err);
+			for (size_t i = 0; i < gen.n; i++) {
+				if (!strncmp(gen.v[i], "#enum ", 6))
+					ft_strv_push(&o->argspec, gen.v[i]);
+				free(gen.v[i]);
+			}
+			free(gen.v);
+		}
+	}
+	if (a->n || r->n || flt->n)
+		ft_strv_push(&o->argspec, "#warn");
+	for (size_t i = 0; i < a->n; i++)
+		ft_strv_push(&o->argspec, a->v[i]);
+	for (size_t i = 0; i < r->n; i++)
+		ft_strv_push(&o->argspec, r->v[i]);
+	for (size_t i = 0; i < flt->n; i++)
+		ft_strv_push(&o->argspec, flt->v[i]);
+	/* what show prints by default */
+	if (a->n)
+		o->options |= FT_OPT(FUNCGRAPH_ARGS);
+	if (r->n)
+		o->options |= FT_OPT(FUNCGRAPH_RETVAL);
+}
+
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
+	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
 	uint64_t v;
 	int c;
 
@@ -116,7 +255,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	o->output = "ftrail.dat";
 	o->options = ft_options_default();
 	/* '+': stop at the program's name so its own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:l:n:g:e:f:R:TO:b:ao:qh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:l:n:g:e:f:R:TO:b:ao:qhA:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (strcmp(optarg, "nop") && strcmp(optarg, "function") &&
@@ -193,6 +332,15 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case OPT_NO_LIBCALL:
 			o->options &= ~FT_OPT(LIBCALL);
 			break;
+		case 'A':
+			add_spec(&user_args, "-A", optarg, FT_ARGSPEC_ARGS);
+			break;
+		case OPT_RETVAL:
+			add_spec(&user_ret, "--retval", optarg, FT_ARGSPEC_RET);
+			break;
+		case OPT_FILTER:
+			add_filter(&user_flt, optarg);
+			break;
 		case OPT_STACKMAP_BITS:
 			/* out of range is an error, as tracefs refuses a bad value */
 			if (ft_parse_u64(optarg, FT_STACKMAP_BITS_MIN, FT_STACKMAP_BITS_MAX, &v))
@@ -225,6 +373,16 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		       o->tracer);
 	if (!o->argv && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog) and/or events (-e)");
+	build_specs(o, &user_args, &user_ret, &user_flt);
+	for (size_t i = 0; i < user_args.n; i++)
+		free(user_args.v[i]);
+	for (size_t i = 0; i < user_ret.n; i++)
+		free(user_ret.v[i]);
+	for (size_t i = 0; i < user_flt.n; i++)
+		free(user_flt.v[i]);
+	free(user_args.v);
+	free(user_ret.v);
+	free(user_flt.v);
 }
 
 int cmd_record(int argc, char **argv)

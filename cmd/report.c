@@ -9,6 +9,11 @@
  * the direct children.  Calls that have no exit in the trace (still running
  * at the end, or their exit was lost) count as calls without time; function
  * tracer records count as calls only.
+ *
+ * With --by-arg ITEM a function whose calls captured ITEM (an argument by
+ * name, argN, fpargN, or retval) gets one row per value of it; rows by an
+ * argument are chosen at the entry, rows by the return value at the exit
+ * (a call without its exit then stays in the function's plain row).
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -16,7 +21,9 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/argspec.h"
 #include "core/symbols.h"
+#include "analysis/argfmt.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
 #include "core/util.h"
@@ -31,7 +38,10 @@ const char cmd_report_usage[] =
     "\n"
     "  -i FILE          trace file (default ./ftrail.dat)\n"
     FT_NO_DEMANGLE_HELP
-    "  -s KEY           sort by total (default), self, calls or name\n";
+    "  -s KEY           sort by total (default), self, calls or name\n"
+    "  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
+    "                   fpargN) or of the return value (retval), for the calls\n"
+    "                   that captured it (record -A / --retval / -O funcgraph-args)\n";
 
 struct fstat {
 	uint32_t fid;
@@ -42,7 +52,14 @@ struct fstat {
 
 struct frame {
 	uint32_t fid;
+	uint32_t row; /* index into the report's rows */
 	uint64_t child;
+};
+
+/* A row by argument value: fid and value text. */
+struct vrow {
+	struct ft_hentry h; /* first (hashtab.h): key the hash of fid and value */
+	uint32_t row;
 };
 
 struct bufstack {
@@ -57,6 +74,15 @@ struct report {
 	struct fstat unknown;
 	struct ft_htab bs;     /* struct bufstack, per user buffer */
 	struct bufstack *last; /* the one used last (creating may move it) */
+	/* --by-arg: rows after the nr_fs per-function ones */
+	const char *by;
+	struct ft_argfmt *af;
+	struct ft_trace *t;
+	struct fstat *xr;
+	char **xval; /* per extra row: its value */
+	size_t nr_xr;
+	struct ft_htab vr; /* struct vrow */
+	int by_ret;        /* by the return value: rows chosen at the exit */
 };
 
 /* The entries of fids up to fid, or of the unknown function (see stat_of()). */
@@ -114,6 +140,101 @@ static inline struct frame *frame_at(struct bufstack *b, size_t d)
 	return d < b->cap ? &b->f[d] : frame_grow(b, d);
 }
 
+struct pick {
+	const char *by;
+	char value[512];
+	int found;
+};
+
+/* Does captured item (name, loc, idx) answer to the --by-arg selector? */
+static int selected(const char *by, const char *name, unsigned int loc, unsigned int idx)
+{
+	char reg[16];
+
+	if (name[0] && !strcmp(name, by))
+		return 1;
+	if (loc == FT_AL_RET)
+		return !strcmp(by, "retval");
+	snprintf(reg, sizeof(reg), "%s%u", loc == FT_AL_FP ? "fparg" : "arg", idx + 1);
+	return !strcmp(reg, by);
+}
+
+static void pick_fn(void *arg, const char *name, unsigned int loc, unsigned int idx,
+		    const char *value, int64_t num, int is_num)
+{
+	struct pick *p = arg;
+
+	(void)num;
+	(void)is_num;
+	if (!p->found && selected(p->by, name, loc, idx)) {
+		snprintf(p->value, sizeof(p->value), "%s", value);
+		p->found = 1;
+	}
+}
+
+#define XROW 0x80000000u /* a row of r->xr, not a function's own */
+
+struct vkey {
+	uint32_t fid;
+	const char *value;
+};
+
+static const struct report *eq_report; /* vrow_eq()'s report (single-threaded) */
+
+static int vrow_eq(const void *entry, const void *key)
+{
+	const struct vrow *v = entry;
+	const struct vkey *k = key;
+
+	return eq_report->xr[v->row].fid == k->fid && !strcmp(eq_report->xval[v->row], k->value);
+}
+
+/*
+ * The row of the call ev belongs to (retval: ev is its exit): its
+ * function's own (fid), unless --by-arg picks one of its captured values:
+ * then XROW | the index of that (function, value) row.
+ */
+static uint32_t row_of(struct report *r, const struct ft_event *ev, int retval)
+{
+	struct pick p = { r->by, "", 0 };
+	struct vrow *v;
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
+	int created;
+
+	if (!r->by || !ev->data || ev->fid == FT_FID_UNKNOWN)
+		return ev->fid;
+	if (!r->af) {
+		r->af = ft_argfmt_new(r->t);
+		if (!r->af)
+			ft_die("out of memory");
+	}
+	if (ft_argfmt_each(r->af, ev->fid, ev->data, ev->len, retval, pick_fn, &p) < 0 || !p.found)
+		return ev->fid;
+	h = (h ^ ev->fid) * 1099511628211ull;
+	for (const char *c = p.value; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+	if (!r->vr.tab && ft_htab_init(&r->vr, sizeof(struct vrow)) < 0)
+		ft_die("out of memory");
+	eq_report = r;
+	v = ft_htab_get_eq(&r->vr, h, vrow_eq, &(struct vkey){ ev->fid, p.value }, 1, &created);
+	if (!v)
+		ft_die("out of memory");
+	if (created) {
+		r->xr = ft_realloc(r->xr, (r->nr_xr + 1) * sizeof(*r->xr));
+		r->xval = ft_realloc(r->xval, (r->nr_xr + 1) * sizeof(*r->xval));
+		memset(&r->xr[r->nr_xr], 0, sizeof(*r->xr));
+		r->xr[r->nr_xr].fid = ev->fid;
+		r->xval[r->nr_xr] = ft_strdup(p.value);
+		v->row = (uint32_t)r->nr_xr++;
+	}
+	return XROW | v->row;
+}
+
+static struct fstat *row_stat(struct report *r, uint32_t row)
+{
+	return row & XROW ? &r->xr[row & ~XROW] : stat_of(r, row);
+}
+
 static void account(struct report *r, const struct ft_event *ev)
 {
 	struct bufstack *b;
@@ -121,18 +242,21 @@ static void account(struct report *r, const struct ft_event *ev)
 	struct fstat *s;
 	size_t d;
 	int recursive = 0;
+	uint32_t row;
 
 	switch (ev->type) {
 	case FT_EV_FUNC:
 		stat_of(r, ev->fid)->calls++;
 		return;
 	case FT_EV_ENTRY:
-		stat_of(r, ev->fid)->calls++;
+		row = r->by_ret ? ev->fid : row_of(r, ev, 0);
+		row_stat(r, row)->calls++;
 		if (ev->depth < 0)
 			return;
 		b = stack_of(r, ev->buffer);
 		fr = frame_at(b, (size_t)ev->depth);
 		fr->fid = ev->fid;
+		fr->row = row;
 		fr->child = 0;
 		return;
 	case FT_EV_EXIT:
@@ -143,7 +267,17 @@ static void account(struct report *r, const struct ft_event *ev)
 		fr = frame_at(b, d);
 		if (fr->fid != ev->fid)
 			return; /* depth resynchronised under us: no reliable frame */
-		s = stat_of(r, ev->fid);
+		if (r->by_ret && ev->data) {
+			/* the call moves from its function's row to its value's */
+			row = row_of(r, ev, 1);
+			if (row != ev->fid) {
+				stat_of(r, ev->fid)->calls--;
+				row_stat(r, row)->calls++;
+			}
+		} else {
+			row = fr->row;
+		}
+		s = row_stat(r, row);
 		s->timed = 1;
 		s->self += ev->duration > fr->child ? ev->duration - fr->child : 0;
 		for (size_t i = 0; i < d && !recursive; i++)
@@ -219,6 +353,7 @@ int cmd_report(int argc, char **argv)
 	    FT_NO_DEMANGLE_LONGOPT,
 	    {"input", required_argument, NULL, 'i'},
 	    {"sort", required_argument, NULL, 's'},
+	    {"by-arg", required_argument, NULL, 'B'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *input = "ftrail.dat";
@@ -229,7 +364,7 @@ int cmd_report(int argc, char **argv)
 	char err[1024];
 	int c;
 
-	while ((c = getopt_long(argc, argv, ":i:s:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:s:B:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -247,6 +382,14 @@ int cmd_report(int argc, char **argv)
 				ft_die("report: unknown sort key '%s' (total, self, calls or name)",
 				       optarg);
 			break;
+		case 'B':
+			if (!*optarg || strpbrk(optarg, " ,=/@"))
+				ft_die("report: --by-arg wants an argument name, argN, fpargN or "
+				       "retval, not '%s'",
+				       optarg);
+			r.by = optarg;
+			r.by_ret = !strcmp(optarg, "retval");
+			break;
 		case FT_OPT_NO_DEMANGLE:
 			ft_symbols_set_demangle(0);
 			break;
@@ -262,19 +405,33 @@ int cmd_report(int argc, char **argv)
 		ft_die("%s", err);
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
 		ft_warn("%s", ft_trace_warning(t, i));
+	r.t = t;
 	/* sums per function: the order across threads does not matter */
 	if (ft_trace_scan_buffers(t, account_cb, &r, err, sizeof(err)) < 0)
 		ft_die_file(input, err);
 
-	out = ft_calloc(r.nr_fs + 1, sizeof(*out));
+	out = ft_calloc(r.nr_fs + r.nr_xr + 1, sizeof(*out));
 	for (size_t i = 0; i < r.nr_fs; i++) {
 		char name[512];
 
-		if (!r.fs[i].calls)
+		if (!r.fs[i].calls && !r.fs[i].timed)
 			continue;
 		out[n] = r.fs[i];
 		out[n].name = ft_strdup(ft_trace_func_name(t, (uint32_t)i, 0, name, sizeof(name)));
 		n++;
+	}
+	for (size_t i = 0; i < r.nr_xr; i++) {
+		char name[512], row[1200];
+
+		ft_trace_func_name(t, r.xr[i].fid, 0, name, sizeof(name));
+		if (r.by_ret)
+			snprintf(row, sizeof(row), "%s() = %s", name, r.xval[i]);
+		else
+			snprintf(row, sizeof(row), "%s(%s=%s)", name, r.by, r.xval[i]);
+		out[n] = r.xr[i];
+		out[n].name = ft_strdup(row);
+		n++;
+		free(r.xval[i]);
 	}
 	if (r.unknown.calls) {
 		out[n] = r.unknown;
@@ -300,6 +457,10 @@ int cmd_report(int argc, char **argv)
 		ft_die("writing the output: write error");
 	free(out);
 	free(r.fs);
+	free(r.xr);
+	free(r.xval);
+	ft_htab_free(&r.vr);
+	ft_argfmt_free(r.af);
 	for (size_t i = 0; r.bs.tab && i < r.bs.cap; i++) {
 		struct bufstack *b = ft_htab_slot(&r.bs, i);
 

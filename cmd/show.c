@@ -46,7 +46,11 @@ const char cmd_show_usage[] =
     "                     print-parent sym-offset sym-addr latency-format raw hex\n"
     "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
     "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
-    "                     expand-stacks\n"
+    "                     funcgraph-args funcgraph-retval expand-stacks\n"
+    "                     funcgraph-args/-retval: the arguments and return values\n"
+    "                     record captured (-A, --retval, -O funcgraph-args), as\n"
+    "                     func(a=1, s=\"x\") { ... } /* func = 0x1 */; on when\n"
+    "                     they were captured\n"
     "                     raw: 'tid cpu ts_ns' then numbers ('ip parent_ip'),\n"
     "                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
     "                     options (the function_graph layout ignores them)\n"
@@ -69,6 +73,7 @@ const char cmd_show_usage[] =
 	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
 	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
 	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
+	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) |                                      \
 	 FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | FT_OPT(HEX))
 
 /* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */

@@ -32,7 +32,9 @@
 	X(funcgraph-tail, FUNCGRAPH_TAIL, 0, 'D')     \
 	X(record-cmd, RECORD_CMD, 1, 'R')            \
 	X(block, BLOCK, 1, 'R')                       \
-	X(libcall, LIBCALL, 1, 'R')
+	X(libcall, LIBCALL, 1, 'R')                   \
+	X(funcgraph-args, FUNCGRAPH_ARGS, 0, 'R')     \
+	X(funcgraph-retval, FUNCGRAPH_RETVAL, 0, 'R')
 
 /* clang-format on */
 enum ft_option_bit {

@@ -34,7 +34,9 @@
  * A delta that does not fit is carried by an FT_EXT_TDELTA word in front
  * of the record (22 more bits, about 1.4 ms of TSC, in one word) or, beyond
  * that, by FT_EXT_TIME (absolute time, three words); an fid >= 2^18 takes
- * FT_EXT_ENTRY_LONG: a writer never loses precision.  With short deltas and fids a function_graph call costs 8 bytes
+ * FT_EXT_ENTRY_LONG: a writer never loses precision.  Only the entries and
+ * exits of functions with a capture spec (core/argspec.h) are followed by
+ * FT_EXT_ARGS / FT_EXT_RETVAL; every other call keeps its 8 bytes.  With short deltas and fids a function_graph call costs 8 bytes
  * (entry + exit), against uftrace's 32.
  */
 #ifndef FTRAIL_RECORD_H
@@ -93,6 +95,10 @@ enum ft_ext_type {
 	FT_EXT_CTXSW = 21,      /* u32 context id: the thread switched to another user
 				 * context (swapcontext); its open calls are that
 				 * context's (0: the thread's own) */
+	FT_EXT_ARGS = 22,       /* arguments of the entry just before it, in the same
+				 * page (core/argspec.h items); no time of its own */
+	FT_EXT_RETVAL = 23,     /* return value of the exit just before it, same page
+				 * (one core/argspec.h item); no time of its own */
 	FT_EXT_MAX = 63,
 };
 

@@ -611,6 +611,64 @@ int ft_rb_ext(struct ft_rb_thread *t, uint32_t type, const void *payload, uint32
 	return ret;
 }
 
+/* A record word (entry or exit) and an attachment, in one reservation. */
+static int rec_ext(struct ft_rb_thread *t, int entry, uint32_t fid, uint64_t now, uint32_t type,
+		   const void *payload, uint32_t len)
+{
+	struct ft_rb_wlevel *w;
+	uint32_t nw = (len + 3) / 4, lead, d, *p;
+	int ret = -1;
+
+	w = ft_rb_begin(t);
+	if (!w)
+		return -1;
+	/* the record: one word, or FT_EXT_ENTRY_LONG's two (a delta of 0: a TIME before it) */
+	lead = entry && fid > FT_REC_FID_MAX ? 2 : 1;
+	if (nw + lead + 1 > ft_rb_max_words(t->area) || nw > 0xffff) {
+		lost_new(w);
+	} else {
+		p = ft_rb_reserve(t, w, now, lead + nw + 1,
+				  lead == 2 ? 0 : entry ? FT_REC_EDELTA_MAX : FT_REC_XDELTA_MAX, &d);
+		if (p) {
+			if (lead == 2) {
+				p[0] = ft_rec_ext(FT_EXT_ENTRY_LONG, 1, 0);
+				p[1] = fid;
+			} else {
+				p[0] = entry ? ft_rec_entry(fid, d) : ft_rec_exit(d);
+			}
+			p[lead] = ft_rec_ext(type, nw, nw * 4 - len);
+			if (nw)
+				p[lead + nw] = 0; /* the pad bytes */
+			/* word by word: payloads are short, a memcpy call costs more */
+			for (uint32_t i = 0; i < len / 4; i++)
+				__builtin_memcpy(&p[lead + 1 + i], (const char *)payload + 4 * i, 4);
+			if (len & 3)
+				__builtin_memcpy(&p[lead + 1 + len / 4], (const char *)payload + (len & ~3u),
+						 len & 3);
+			ft_rb_commit(w, lead + nw + 1, 1);
+			ret = 0;
+		}
+	}
+	if (entry)
+		w->depth++; /* the call happened even if its record was lost */
+	else if (w->depth)
+		w->depth--;
+	ft_rb_end(t);
+	return ret;
+}
+
+int ft_rb_entry_ext(struct ft_rb_thread *t, uint32_t fid, uint64_t now, uint32_t type,
+		    const void *payload, uint32_t len)
+{
+	return rec_ext(t, 1, fid, now, type, payload, len);
+}
+
+int ft_rb_exit_ext(struct ft_rb_thread *t, uint64_t now, uint32_t type, const void *payload,
+		   uint32_t len)
+{
+	return rec_ext(t, 0, 0, now, type, payload, len);
+}
+
 /* ------------------------------------------------------------------ */
 /* reader side                                                         */
 

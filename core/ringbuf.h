@@ -573,6 +573,20 @@ int ft_rb_ext(struct ft_rb_thread *t, uint32_t type, const void *payload, uint32
 	      uint64_t now, int with_time, uint32_t nevents);
 
 /*
+ * function_graph entry of fid (exit: of the innermost open entry) at now,
+ * followed by an FT_EXT_* attachment of len payload bytes (FT_EXT_ARGS /
+ * FT_EXT_RETVAL): both are reserved at once, so they land in one page and
+ * a reader finds the attachment right after its record.  One event.  The
+ * depth moves as ft_rb_entry() / ft_rb_exit() move it.  Returns 0, or -1
+ * if lost (the payload longer than a page loses the whole event).
+ * Async-signal-safe.
+ */
+int ft_rb_entry_ext(struct ft_rb_thread *t, uint32_t fid, uint64_t now, uint32_t type,
+		    const void *payload, uint32_t len);
+int ft_rb_exit_ext(struct ft_rb_thread *t, uint64_t now, uint32_t type, const void *payload,
+		   uint32_t len);
+
+/*
  * Count n events the caller could not write (its own overflow, e.g. a full
  * shadow stack): they go to the current level's lost_new, and show where
  * they happened as an FT_EXT_LOST record (or, when the page is full or not

@@ -169,6 +169,10 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 			return -1;
 		}
 	}
+	if (join_list(c->args, FT_SESSION_ARGS_MAX, &o->argspec)) {
+		snprintf(err, errlen, "argument specs longer than %d bytes", FT_SESSION_ARGS_MAX);
+		return -1;
+	}
 	if (ft_stackmap_init(&sm, (char *)mem + l.stackmap_off, l.stackmap_size, l.bits)) {
 		snprintf(err, errlen, "cannot format the stack map (%u bits)", l.bits);
 		return -1;

@@ -59,7 +59,7 @@
 #include <stdint.h>
 
 #define FT_SESSION_MAGIC 0x53525446u /* "FTRS" little endian */
-#define FT_SESSION_VERSION 2
+#define FT_SESSION_VERSION 3
 #define FT_SESSION_ENV_FD "FTRAIL_SHM_FD"
 
 #define FT_SESSION_LIST_MAX 16384 /* bytes of text per filter list, NUL included */
@@ -69,6 +69,7 @@
 #define FT_SESSION_PATH_MAX 512
 #define FT_SESSION_MSG_MAX 1024
 #define FT_SESSION_MSG_LINE_MAX 255 /* bytes of one runtime warning */
+#define FT_SESSION_ARGS_MAX 65536 /* bytes of capture specs, NUL included */
 
 enum ft_tracer {
 	FT_TRACER_NOP = 0,
@@ -117,6 +118,9 @@ struct ft_session_ctl {
 	uint32_t stack_depth;     /* max frames of a stacktrace (<= 64) */
 	uint32_t reserved0;
 	char lists[FT_SL_NR][FT_SESSION_LIST_MAX]; /* NUL-terminated text */
+	/* argument / return-value capture specs: core/argspec.h lines, '\n'
+	 * separated, NUL-terminated; '#' lines are not specs */
+	char args[FT_SESSION_ARGS_MAX];
 
 	/* ---- written by the runtime ---- */
 	uint32_t next_fid;        /* atomic: fids handed out (may exceed MAX_FUNCS) */

@@ -323,6 +323,7 @@ static const char *sec_name(uint32_t type)
 	static const char *const names[FT_SEC_MAX] = {
 	    "END",   "META",	 "MODULES", "FUNCS", "SYMTAB",	 "KALLSYMS", "STACKMAP",
 	    "UDATA", "KFORMATS", "KDATA",   "TASKS", "UFORMATS", "SNAPSHOT",
+	    "ARGSPEC",
 	};
 
 	return type < FT_SEC_MAX ? names[type] : "?";

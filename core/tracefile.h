@@ -51,6 +51,10 @@
  *   TASKS     text: "<pid> <tid> <comm>" per line
  *   UFORMATS  user event formats
  *   SNAPSHOT  UDATA of the snapshot buffer
+ *   ARGSPEC   text: the capture specs of the recording (core/argspec.h lines,
+ *             '#enum NAME V=NAME,...' lines), which name and type what
+ *             FT_EXT_ARGS / FT_EXT_RETVAL records hold; only when some were
+ *             given
  *
  * Sections of one type may repeat (data is written in chunks as it is
  * drained); readers concatenate chunks with the same (type, id) in order.
@@ -80,6 +84,7 @@ enum ft_section_type {
 	FT_SEC_TASKS = 10,
 	FT_SEC_UFORMATS = 11,
 	FT_SEC_SNAPSHOT = 12,
+	FT_SEC_ARGSPEC = 13,
 	FT_SEC_MAX
 };
 

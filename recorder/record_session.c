@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -166,6 +167,32 @@ static int write_meta(struct ft_writer *w, const struct ft_record_opts *o, const
 	return ft_writer_add(w, FT_SEC_META, 0, buf, n, 0);
 }
 
+/* The capture specs, for readers to name and type captured values. */
+static int write_argspec(struct ft_writer *w, const struct ft_record_opts *o)
+{
+	size_t n = 0, pos = 0;
+	char *buf;
+	int r;
+
+	if (!o->argspec.n)
+		return 0;
+	for (size_t i = 0; i < o->argspec.n; i++)
+		n += strlen(o->argspec.v[i]) + 1;
+	buf = malloc(n);
+	if (!buf)
+		return -1;
+	for (size_t i = 0; i < o->argspec.n; i++) {
+		size_t l = strlen(o->argspec.v[i]);
+
+		memcpy(buf + pos, o->argspec.v[i], l);
+		pos += l;
+		buf[pos++] = '\n';
+	}
+	r = ft_writer_add(w, FT_SEC_ARGSPEC, 0, buf, n, 1);
+	free(buf);
+	return r;
+}
+
 static void print_urecord_warnings(struct ft_urecord *u)
 {
 	const char *m;
@@ -259,7 +286,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	if (ft_writer_replaced_stale(w))
 		ft_warn("replaced %s, the partial trace of an earlier run that was killed",
 			ft_writer_partial_path(w));
-	if (write_meta(w, o, x->meta, argc, argv, &clk)) {
+	if (write_meta(w, o, x->meta, argc, argv, &clk) || write_argspec(w, o)) {
 		ft_seterr(err, errlen, "cannot write %s: %s", ft_writer_partial_path(w),
 			  strerror(errno));
 		goto fail_file;

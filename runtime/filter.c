@@ -118,6 +118,7 @@ bad:
  */
 void rt_filters_parse(void)
 {
+	rt_args_parse();
 	for (int l = 0; l < FT_SL_NR; l++) {
 		char *p, *save = NULL;
 
@@ -196,6 +197,19 @@ void rt_func_eval(struct rt_func *f)
 	}
 	if (f->cmd_mask)
 		fl |= RF_CMD;
+	/* a capture spec sends a traced function's calls to the general path */
+	{
+		const struct rt_cap *ca, *cr;
+		const struct ft_filter *flt;
+		uint16_t cap = rt_args_eval(f, &ca, &cr, &flt);
+
+		f->cap_args = ca;
+		f->cap_filter = flt;
+		/* relaxed: see rt_func.cap_ret */
+		__atomic_store_n(&f->cap_ret, cr, __ATOMIC_RELAXED);
+		if (traced)
+			fl |= cap;
+	}
 	f->flags = fl;
 	/* release: the flags above before the epoch that validates them */
 	__atomic_store_n(&f->epoch, rt.epoch, __ATOMIC_RELEASE);
@@ -215,6 +229,7 @@ void rt_filters_apply_all(int warn_now)
 	int pos = 0;
 
 	rt.epoch++;
+	rt_args_unmark();
 	for (int l = 0; l < FT_SL_NR; l++)
 		for (int i = 0; i < nr_rules[l]; i++)
 			rules[l][i].matched = 0;
@@ -285,6 +300,8 @@ void rt_filters_apply_all(int warn_now)
 				selected++;
 		}
 	}
+	if (warn_now)
+		rt_args_warn_unmatched();
 	rt_patch_flush(); /* the sites queued above, in one batch (patch.c) */
 	rt_modmem_exit();
 	for (int mi = 0; mi < rt.nr_mods; mi++)

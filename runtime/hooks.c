@@ -286,6 +286,31 @@ static inline int in_altstack(struct rt_thread *t, uint64_t sp)
 }
 
 /*
+ * The ENTRY of f with its arguments (args.c) from the registers the
+ * trampoline saved, unless its --filter rejects them: then nothing is
+ * written and 0 returned.  A function of its own for its stack buffer (see
+ * exit_retval()).
+ */
+static __attribute__((noinline)) int entry_args(struct rt_thread *t, struct rt_func *f,
+						uint32_t fid, uint64_t now, const uint64_t *regs,
+						uint16_t fl)
+{
+	unsigned char buf[RT_ARGS_BUF];
+	uint32_t n = (fl & RF_ARGS) ? rt_args_capture(f->cap_args, regs,
+						     (const unsigned char *)(regs + 8), buf,
+						     sizeof(buf))
+				    : 0;
+
+	if (f->cap_filter && n && !rt_args_match(f->cap_filter, f->cap_args, buf, n))
+		return 0;
+	if (n)
+		ft_rb_entry_ext(&t->rb, fid, now, FT_EXT_ARGS, buf, n);
+	else
+		ft_rb_fast_entry(&t->rb, fid, now);
+	return 1;
+}
+
+/*
  * The common entry: f was entered; its return address is ret, stored at
  * slot (hijackable when !cyg).  us: where the program was, for its stack
  * (-finstrument-functions: inside f; else f's caller, and f's entry is put
@@ -293,7 +318,7 @@ static inline int in_altstack(struct rt_thread *t, uint64_t sp)
  */
 static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_func *f,
 					       uint64_t *slot, uint64_t ret, int cyg,
-					       const struct rt_ustate *us)
+					       const struct rt_ustate *us, const uint64_t *regs)
 {
 	uint16_t fl = func_flags(f);
 	uint32_t on, fid = RT_NOFID;
@@ -390,7 +415,31 @@ push:
 	if (frflags & FR_RECORDED) {
 		if (rt.thresh) {
 			frflags |= FR_THRESH;
+		} else if ((fl & (RF_ARGS | RF_RETVAL)) && regs) {
+			/* a capture spec (args.c); -finstrument-functions has no registers */
+			if (!entry_args(t, f, fid, now, regs, fl)) {
+				/* --filter said no: the call is not recorded, its callees are */
+				frflags &= (uint16_t)~FR_RECORDED;
+				if (!frflags)
+					goto stack_only;
+				goto push_frame;
+			}
+			if (fl & RF_RETVAL)
+				frflags |= FR_RETVAL;
+			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
+				stack = 1;
+			if (stack)
+				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
+			stack = 0;
 		} else {
+			static int cyg_warned;
+
+			/* relaxed: one warning, whichever thread gives it */
+			if (cyg && (fl & (RF_ARGS | RF_RETVAL)) &&
+			    !__atomic_exchange_n(&cyg_warned, 1, __ATOMIC_RELAXED))
+				ft_session_msg(rt.sess, "-finstrument-functions: arguments and return "
+							"values are not captured (its hooks run after "
+							"the prologue)");
 			ft_rb_fast_entry(&t->rb, fid, now);
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
@@ -400,6 +449,7 @@ push:
 		}
 		t->rec_depth++;
 	}
+push_frame:
 	if (frflags & FR_ROOT)
 		t->roots++;
 	if (frflags & FR_NOTRACE)
@@ -421,14 +471,37 @@ stack_only:
 		rt_emit_stack(t, cyg ? 0 : f->addr, us, 1);
 }
 
-/* Close frame fr (just popped): its exit record and region counters. */
-static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct rt_frame *fr)
+/*
+ * The EXIT of fr with its return value (args.c), from rv as finish_frame()
+ * gets it.  A function of its own: its buffer is on the stack only while
+ * a value is captured (signal handlers may run on a small altstack).
+ */
+static __attribute__((noinline)) void exit_retval(struct rt_thread *t, struct rt_frame *fr,
+						  const uint64_t *rv, uint64_t now)
+{
+	unsigned char buf[RT_ARGS_BUF];
+	/* relaxed: see rt_func.cap_ret */
+	uint32_t n = rt_retval_capture(__atomic_load_n(&fr->func->cap_ret, __ATOMIC_RELAXED), rv[0],
+				       (const unsigned char *)(rv + 2), buf, sizeof(buf));
+
+	ft_rb_exit_ext(&t->rb, now, FT_EXT_RETVAL, buf, n);
+}
+
+/*
+ * Close frame fr (just popped): its exit record and region counters.  rv:
+ * the return registers as ft_rt_return saved them (rax at 0, xmm0 at 16),
+ * or NULL when the function did not return through it.
+ */
+static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct rt_frame *fr,
+						   const uint64_t *rv)
 {
 	if (fr->flags & FR_RECORDED) {
 		uint64_t now = ft_rdtsc();
 
 		t->rec_depth--;
-		if (!(fr->flags & FR_THRESH)) {
+		if ((fr->flags & FR_RETVAL) && rv) {
+			exit_retval(t, fr, rv, now);
+		} else if (!(fr->flags & FR_THRESH)) {
 			ft_rb_fast_exit(&t->rb, now);
 		} else if (now - fr->ts >= rt.thresh) {
 			/* tracing_thresh: the call is written at its exit, entry
@@ -646,7 +719,7 @@ static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
  * every hook kind, every tracer and option.  kind: enum rt_hook_kind.
  */
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
-								 uint32_t kind)
+								 uint32_t kind, const uint64_t *regs)
 {
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;
@@ -669,7 +742,7 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 			struct rt_ustate us = { *slot, (uint64_t)(slot + 1),
 						kind == RT_HOOK_MCOUNT ? slot[-1] : rbp };
 
-			do_entry(t, f, slot, *slot, 0, &us);
+			do_entry(t, f, slot, *slot, 0, &us, regs);
 		}
 	}
 	hook_end(t);
@@ -701,7 +774,7 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
  * stack was corrupted (e.g. by stack switching we do not know of) and there
  * is nowhere to return: abort with a message.
  */
-__attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
+__attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp, const uint64_t *rv)
 {
 	struct rt_thread *t = &rt_self;
 	uint64_t slot = sp - 8;
@@ -720,7 +793,7 @@ __attribute__((visibility("hidden"), flatten)) uint64_t ft_rt_exit(uint64_t sp)
 		t->rec_depth--;
 		ft_rb_fast_exit(&t->rb, ft_rdtsc());
 	} else if (t->state == RT_THREAD_READY) {
-		finish_frame(t, &fr);
+		finish_frame(t, &fr, rv);
 	}
 	rt_unguard_recursion(t);
 	return fr.ret;
@@ -789,7 +862,7 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 			uint64_t *fp = __builtin_frame_address(0);
 			struct rt_ustate us = { fp[1], (uint64_t)(fp + 2), fp[0] };
 
-			do_entry(t, f, sp, (uint64_t)call_site, 1, &us);
+			do_entry(t, f, sp, (uint64_t)call_site, 1, &us, NULL);
 		}
 	}
 	hook_end(t);
@@ -838,7 +911,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 		ft_barrier();
 		t->depth = (uint32_t)i;
 		if (t->state == RT_THREAD_READY)
-			finish_frame(t, &fr);
+			finish_frame(t, &fr, NULL);
 	}
 out:
 	rt_unguard_recursion(t);

@@ -14,6 +14,8 @@
  *              read from the files (no libelf: <elf.h> structs over mmap),
  *              a closed object's module retired, the module memory guard
  *   filter.c   the control block's lists -> per-function flags
+ *   args.c     capture specs -> per-function lines; arguments and return
+ *              values from the registers the trampolines saved
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
@@ -58,6 +60,8 @@
 #define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
 #define RF_CMD 0x0008         /* has a function command */
 #define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
+#define RF_ARGS 0x0010        /* a spec captures its arguments (args.c): general path */
+#define RF_RETVAL 0x0020      /* a spec captures its return value (args.c) */
 #define RF_LOAD_LOCAL 0x8000  /* rt_module_load's own, cleared before use: a local symbol */
 
 /* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
@@ -99,6 +103,17 @@ struct rt_func {
 	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
 			       * defining it (:mod: matches that one), else 0 */
 	int32_t cmd_count[RT_CMD_NR]; /* RT_CMD_UNLIMITED, or how many more times */
+	/*
+	 * args.c: the spec lines of its arguments and of its return value,
+	 * and its --filter (NULL: none).  Written with the flags, before the
+	 * epoch's release (rt_func_eval); the exit hook reads cap_ret
+	 * without that acquire, so both sides use relaxed atomics on it: it
+	 * may see the line of another control generation, never a torn or
+	 * freed one (args.c never frees a line).
+	 */
+	const struct rt_cap *cap_args;
+	const struct rt_cap *cap_ret;
+	const struct ft_filter *cap_filter;
 };
 
 /* rt_module.loaded: its symbols (rt_module_load) */
@@ -151,6 +166,7 @@ struct rt_module {
 #define FR_CYG 0x8       /* -finstrument-functions frame (no hijack) */
 #define FR_RESTORED 0x10 /* real return address put back (exception in flight) */
 #define FR_THRESH 0x20   /* tracing_thresh: entry deferred to the exit */
+#define FR_RETVAL 0x40   /* recorded with a return-value spec: the exit carries it */
 
 /* A shadow-stack frame. */
 struct rt_frame {
@@ -360,6 +376,22 @@ RT_HIDDEN void rt_filters_parse(void);
 RT_HIDDEN void rt_func_eval(struct rt_func *f);
 RT_HIDDEN void rt_filters_apply_all(int warn_now);
 
+/* args.c: argument and return-value capture */
+struct ft_filter;
+struct rt_cap;
+RT_HIDDEN void rt_args_parse(void);
+RT_HIDDEN uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
+				const struct rt_cap **ret, const struct ft_filter **flt);
+RT_HIDDEN void rt_args_unmark(void);
+RT_HIDDEN void rt_args_warn_unmatched(void);
+RT_HIDDEN uint32_t rt_args_capture(const struct rt_cap *c, const uint64_t *gpr,
+				   const unsigned char *xmm, void *buf, uint32_t cap);
+RT_HIDDEN uint32_t rt_retval_capture(const struct rt_cap *c, uint64_t rax,
+				     const unsigned char *xmm0, void *buf, uint32_t cap);
+RT_HIDDEN int rt_args_match(const struct ft_filter *flt, const struct rt_cap *c,
+			    const void *payload, uint32_t len);
+#define RT_ARGS_BUF 1024 /* bytes of captured values per entry or exit (stack) */
+
 /* patch.c */
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
 RT_HIDDEN void rt_patch_flush(void);
@@ -400,9 +432,11 @@ void ft_rt_fentry(void);   /* == __fentry__ */
 
 /* hooks.c: the C side of the trampolines, called by tramp.S only */
 int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
-void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind);
+/* regs: the saved rdi rsi rdx rcx r8 r9 (at 0), xmm0-7 (at 64 bytes), for args.c */
+void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind, const uint64_t *regs);
 uint64_t ft_rt_exit_fast(uint64_t sp);
-uint64_t ft_rt_exit(uint64_t sp);
+/* rv: the saved rax (at 0), rdx (8), xmm0 (16 bytes), for args.c */
+uint64_t ft_rt_exit(uint64_t sp, const uint64_t *rv);
 void ft_rt_cyg_enter(void *fn, void *call_site);
 void ft_rt_cyg_exit(void *fn, void *call_site);
 

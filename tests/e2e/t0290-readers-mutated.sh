@@ -13,7 +13,7 @@ N=${FTRAIL_MUTANTS:-6}
 C=$TOP/tests/fuzz/corpus
 seeds="kern-sched-nop kern-graph-stacks kern-offcpu-ustack kern-fullstacks kern-exec-dataloc
 uev-types uev-stacktrace uev-snapshot
-func-stackmap real-graph-stacks threads lost-z kall"
+func-stackmap real-graph-stacks threads lost-z kall args"
 runs=0 fails=0 silent=0
 
 # check NAME CMD...: exit 0, or 1 with one "ftrail: " error line last on stderr

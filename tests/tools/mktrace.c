@@ -4,7 +4,7 @@
  *
  *   mktrace SCENARIO OUT [-z]
  *
- * Valid scenarios (see mktrace.h): graph func threads lost unwind, kall
+ * Valid scenarios (see mktrace.h): graph func threads lost unwind args, kall
  * (graph with a KALLSYMS section), and
  * "cut" (graph without END, its last chunk half written).  Broken ones for
  * the bad-input tests and the fuzz corpus: badmagic badversion badsection
@@ -113,7 +113,9 @@ static int build(const char *scen, const char *out, int z)
 
 	if (!w)
 		die("cannot create the output");
-	ret = mk_tables(w, tracer, NULL, z);
+	/* args: show prints the values unless told otherwise, as after record -A */
+	ret = mk_tables(w, tracer,
+			!strcmp(scen, "args") ? "options=funcgraph-args,funcgraph-retval\n" : NULL, z);
 	if (!strcmp(scen, "func"))
 		ret |= mk_funcs(w, z);
 	else if (!strcmp(scen, "threads"))
@@ -122,6 +124,8 @@ static int build(const char *scen, const char *out, int z)
 		ret |= mk_lost(w, z);
 	else if (!strcmp(scen, "unwind"))
 		ret |= mk_unwind(w, z);
+	else if (!strcmp(scen, "args"))
+		ret |= mk_args(w, z);
 	else
 		ret |= mk_graph(w, z);
 	if (!strcmp(scen, "kall")) {
@@ -157,7 +161,8 @@ int main(int argc, char **argv)
 	if (build(scen, out, z))
 		die("writing failed");
 	if (!strcmp(scen, "graph") || !strcmp(scen, "func") || !strcmp(scen, "threads") ||
-	    !strcmp(scen, "lost") || !strcmp(scen, "unwind") || !strcmp(scen, "kall"))
+	    !strcmp(scen, "lost") || !strcmp(scen, "unwind") || !strcmp(scen, "kall") ||
+	    !strcmp(scen, "args"))
 		return 0;
 	if (!strcmp(scen, "cut")) {
 		/* drop END (one header) and the tail of the last UDATA chunk */

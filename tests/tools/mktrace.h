@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/argspec.h"
 #include "core/record.h"
 #include "core/stackmap.h"
 #include "core/symbols.h"
@@ -409,6 +410,76 @@ static inline int mk_unwind(struct ft_writer *w, int compress)
 	mk_exit(&b, 5 * S + 7000 + (1ull << 31));
 	ret = mk_flush(&b, w, compress);
 	mk_free(&b);
+	return ret;
+}
+
+/* One item: head and data (padded). */
+static inline void mk_arg_item(struct mk_buf *p, unsigned int fmt, unsigned int loc, unsigned int idx,
+		 unsigned int flags, const void *d, size_t n)
+{
+	uint32_t zero = 0;
+
+	mk_word(p, ft_arg_head(fmt, loc, idx, flags, (unsigned int)n));
+	mk_put(p, d, n);
+	mk_put(p, &zero, (4 - n % 4) % 4);
+}
+
+static const char mk_arg_specs[] = "foo@a=arg1/i32,s=arg2/s,c=arg3/e:color,big=struct/{40}\n"
+			    "#enum color 0=RED,1=GREEN,7=BLUE\n"
+			    "bar@retval/i32\n"
+			    "baz@arg1/x64,fparg1/f32,retval/f64\n";
+
+/*
+ * args: main { foo(a=-2, s="hi\n", c=BLUE, big={...}(40B)) { bar() = -1; } = ...
+ * baz(0xdead, 0.25) = 1.5 } with one more foo: a bad string and a cut one.
+ */
+static inline int mk_args(struct ft_writer *w, int compress)
+{
+	struct mk_buf b, p;
+	int32_t a = -2, r = -1, e = 7;
+	uint32_t size = 40;
+	uint64_t x = 0xdead, bad = 0x10;
+	float fl = 0.25f;
+	double d = 1.5;
+	int ret;
+
+	ret = ft_writer_add(w, FT_SEC_ARGSPEC, 0, mk_arg_specs, strlen(mk_arg_specs), 0);
+	mk_init(&b, 0, 1000, 1000, 0);
+	mk_page(&b, S, 0, 0);
+	mk_entry(&b, F_MAIN, S);
+	mk_entry(&b, F_FOO, S + 1000);
+	memset(&p, 0, sizeof(p));
+	mk_arg_item(&p, FT_AF_I32, FT_AL_INT, 0, 0, &a, 4);
+	mk_arg_item(&p, FT_AF_STR, FT_AL_INT, 1, 0, "hi\n", 3);
+	mk_arg_item(&p, FT_AF_ENUM, FT_AL_INT, 2, 0, &e, 4);
+	mk_arg_item(&p, FT_AF_STRUCT, FT_AL_STACK, 0, 0, &size, 4);
+	mk_ext(&b, FT_EXT_ARGS, p.data, p.len);
+	mk_entry(&b, F_BAR, S + 2000);
+	mk_exit(&b, S + 3000);
+	p.len = 0;
+	mk_arg_item(&p, FT_AF_I32, FT_AL_RET, 0, 0, &r, 4);
+	mk_ext(&b, FT_EXT_RETVAL, p.data, p.len);
+	mk_exit(&b, S + 4000);
+	mk_entry(&b, F_BAZ, S + 5000);
+	p.len = 0;
+	mk_arg_item(&p, FT_AF_X64, FT_AL_INT, 0, 0, &x, 8);
+	mk_arg_item(&p, FT_AF_F32, FT_AL_FP, 0, 0, &fl, 4);
+	mk_ext(&b, FT_EXT_ARGS, p.data, p.len);
+	mk_exit(&b, S + 6000);
+	p.len = 0;
+	mk_arg_item(&p, FT_AF_F64, FT_AL_RET, 0, 0, &d, 8);
+	mk_ext(&b, FT_EXT_RETVAL, p.data, p.len);
+	mk_entry(&b, F_FOO, S + 7000);
+	p.len = 0;
+	mk_arg_item(&p, FT_AF_I32, FT_AL_INT, 0, 0, &a, 4);
+	mk_arg_item(&p, FT_AF_STR, FT_AL_INT, 1, FT_ARGH_BAD, &bad, 8);
+	mk_arg_item(&p, FT_AF_STR, FT_AL_INT, 5, FT_ARGH_TRUNC, "abc\"", 4);
+	mk_ext(&b, FT_EXT_ARGS, p.data, p.len);
+	mk_exit(&b, S + 8000);
+	mk_exit(&b, S + 9000);
+	ret |= mk_flush(&b, w, compress);
+	mk_free(&b);
+	mk_free(&p);
 	return ret;
 }
 

@@ -199,6 +199,64 @@ static void test_encoding(void **state)
 	freearea(f);
 }
 
+/*
+ * An entry or exit with its attachment (FT_EXT_ARGS / FT_EXT_RETVAL) is one
+ * reservation: when the pair does not fit in the page's rest, both go to
+ * the next page, never the word alone; the depth moves as for plain words.
+ */
+static void test_entry_exit_ext(void **state)
+{
+	struct fixture *f = mkarea(4096, 4, 1, 0);
+	struct ft_rb_pageinfo info;
+	struct ft_page *pg = (struct ft_page *)f->page;
+	uint32_t payload[6] = { 1, 2, 3, 4, 5, 6 }, *r;
+	uint64_t t = 1000;
+	uint32_t n = 0, cap = 4096 - (uint32_t)sizeof(struct ft_page);
+
+	(void)state;
+	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
+	/* fill the first page up to 12 bytes before its end */
+	while (f->t.lv[0].off + 4 <= cap - 12) {
+		assert_int_equal(ft_rb_entry(&f->t, 3, t), 0);
+		n++;
+	}
+	/* 1 + 1 + 6 words do not fit in the 12 bytes left: a new page for both */
+	assert_int_equal(ft_rb_entry_ext(&f->t, 5, t, FT_EXT_ARGS, payload, sizeof(payload)), 0);
+	assert_int_equal(ft_rb_exit_ext(&f->t, t + 10, FT_EXT_RETVAL, payload, 5), 0);
+	/* a fid beyond the short word: ENTRY_LONG, then the attachment */
+	assert_int_equal(ft_rb_entry_ext(&f->t, FT_REC_FID_MAX + 1, t + 20, FT_EXT_ARGS, payload, 4),
+			 0);
+	assert_int_equal(f->t.lv[0].depth, n + 1);
+	assert_int_equal(ft_rb_consume(f->a, f->t.slot_idx, 0, 0, f->page, &info), 1);
+	assert_int_equal(pg->size, n * 4); /* the first page ends with plain entries */
+	assert_int_equal(ft_rb_consume(f->a, f->t.slot_idx, 0, 1, f->page, &info), 1);
+	assert_int_equal(pg->depth, n);
+	r = (uint32_t *)(pg + 1);
+	assert_int_equal(r[0], ft_rec_entry(5, 0));
+	assert_int_equal(r[1], ft_rec_ext(FT_EXT_ARGS, 6, 0));
+	assert_memory_equal(&r[2], payload, sizeof(payload));
+	assert_int_equal(r[8], ft_rec_exit(10));
+	assert_int_equal(r[9], ft_rec_ext(FT_EXT_RETVAL, 2, 3)); /* 5 bytes: 3 of pad */
+	assert_memory_equal(&r[10], payload, 5);
+	assert_int_equal(((unsigned char *)&r[10])[5], 0); /* pad bytes are zero */
+	assert_int_equal(r[12], ft_rec_tdelta(10));
+	assert_int_equal(r[13], ft_rec_ext(FT_EXT_ENTRY_LONG, 1, 0));
+	assert_int_equal(r[14], FT_REC_FID_MAX + 1);
+	assert_int_equal(r[15], ft_rec_ext(FT_EXT_ARGS, 1, 0));
+	assert_int_equal(pg->size, 17 * 4);
+	assert_int_equal(info.nev, 3); /* one event per pair */
+	/* a payload longer than a page: the event is lost, counted, nothing written */
+	{
+		static uint32_t big[1100];
+
+		assert_int_equal(ft_rb_entry_ext(&f->t, 5, t + 30, FT_EXT_ARGS, big, sizeof(big)),
+				 -1);
+		assert_int_equal(f->t.lv[0].depth, n + 2);
+	}
+	ft_rb_thread_detach(&f->t);
+	freearea(f);
+}
+
 static void test_walk_rejects(void **state)
 {
 	char buf[256];
@@ -804,6 +862,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_layout),	 cmocka_unit_test(test_encoding),
+	    cmocka_unit_test(test_entry_exit_ext),
 	    cmocka_unit_test(test_walk_rejects), cmocka_unit_test(test_producer_consumer),
 	    cmocka_unit_test(test_overwrite),	 cmocka_unit_test(test_levels),
 	    cmocka_unit_test(test_slots),	 cmocka_unit_test(test_peek),

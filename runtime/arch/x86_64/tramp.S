@@ -115,7 +115,8 @@
  * address, the key); slot = where the function's return address is, in
  * terms of r11 or rbp; kind = ft_rt_entry's third argument.
  *   int ft_rt_entry_fast(uint64_t key, uint64_t *slot)      fast path
- *   void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind)
+ *   void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind, const uint64_t *regs)
+ *       regs: the frame above (rdi rsi rdx rcx r8 r9 at 0, xmm0-7 at 64)
  */
 .macro ENTRY_HOOK slot, kind
 	SAVE_GPR
@@ -134,6 +135,7 @@
 #ifndef FT_SAVE_ALL
 	SAVE_XMM
 #endif
+	mov	%rsp, %rcx			/* the saved argument registers (args.c) */
 	call	ft_rt_entry
 #ifndef FT_SAVE_ALL
 	RESTORE_XMM
@@ -484,6 +486,7 @@ ft_rt_return:
 	movaps	%xmm0, 16(%rsp)
 	movaps	%xmm1, 32(%rsp)
 #endif
+	mov	%rsp, %rsi			/* rax, rdx, xmm0 as saved (args.c) */
 	call	ft_rt_exit
 #ifndef FT_SAVE_ALL
 	movaps	16(%rsp), %xmm0

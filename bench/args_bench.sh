@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# Cost of argument and return-value capture, side by side in one run, on
+# the same -pg binary (bench/args_prog.c: 3 calls per iteration, each with
+# two integer arguments and an integer return value):
+#
+#   untraced            compiled without instrumentation
+#   ftrail              function_graph, nothing captured
+#   ftrail other spec   a spec naming a function that is never called:
+#                       the traced functions capture nothing (target: the
+#                       same cost as plain ftrail, 0 change)
+#   ftrail args+ret     -A 'f?@arg1,arg2' --retval 'f?@retval'
+#   uftrace             uftrace record, nothing captured
+#   uftrace args+ret    uftrace record -A 'f[123]@arg1,arg2' -R 'f[123]@retval'
+#
+# ns/call = (loop time - untraced loop time) / calls, the loop timed inside
+# the program, best of $RUNS runs.  Instructions per call from callgrind
+# (load-independent) when valgrind is installed (INSTR=0 turns it off).
+#
+#   bench/args_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+N=${1:-1000000}
+RUNS=${RUNS:-5}
+CC=${CC:-gcc}
+FTRAIL=$BUILD/ftrail
+W=$(mktemp -d /tmp/args-bench.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+[ -x "$FTRAIL" ] || { echo "args_bench: build first ($FTRAIL missing)"; exit 1; }
+P=$TOP/bench/args_prog.c
+$CC -O2 -o "$W/plain" "$P" || exit 1
+$CC -O2 -pg -o "$W/pg" "$P" || exit 1
+have_uftrace=0
+command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+
+best() { # best loop time (ns) of RUNS runs of: "$@"
+	local b= out ns
+	for ((r = 0; r < RUNS; r++)); do
+		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
+		ns=${out#ns=}
+		[ -n "$ns" ] || { echo "-"; return; }
+		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
+	done
+	echo "$b"
+}
+ft() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
+uft() { uftrace record -d "$W/uft.data" "$@"; }
+
+A_FT=(-A 'f?@arg1,arg2' --retval 'f?@retval')
+A_UFT=(-A 'f[123]@arg1,arg2' -R 'f[123]@retval')
+declare -A T
+CALLS=$((3 * N))
+for ((round = 0; round < 1; round++)); do
+	T[untraced]=$(best "$W/plain" "$N")
+	T[ftrail]=$(best ft -- "$W/pg" "$N")
+	T[ftrail_other_spec]=$(best ft -A 'never_called@arg1' -- "$W/pg" "$N")
+	T[ftrail_args_ret]=$(best ft "${A_FT[@]}" -- "$W/pg" "$N")
+	if [ $have_uftrace = 1 ]; then
+		T[uftrace]=$(best uft "$W/pg" "$N")
+		T[uftrace_args_ret]=$(best uft "${A_UFT[@]}" "$W/pg" "$N")
+	fi
+done
+per_call() {
+	local t=${T[$1]:-}
+	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
+	awk -v t="$t" -v b="${T[untraced]}" -v c="$CALLS" 'BEGIN{printf "%.2f", (t-b)/c}'
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
+
+# bytes per call on disk, with and without capture
+ft -- "$W/pg" "$N" >/dev/null 2>&1
+d0=$(stat -c %s "$W/t.dat")
+ft "${A_FT[@]}" -- "$W/pg" "$N" >/dev/null 2>&1
+d1=$(stat -c %s "$W/t.dat")
+
+echo "args_bench: $CALLS calls ($N iterations x 3, 2 integer args + retval each), best of $RUNS, CC=$CC"
+printf '%-20s %14s %10s\n' config loop_ns ns/call
+for k in untraced ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret; do
+	[ -n "${T[$k]:-}" ] || continue
+	printf '%-20s %14s %10s\n' "$k" "${T[$k]}" "$(per_call "$k")"
+done
+echo
+echo "ratio ftrail_other_spec/ftrail       $(ratio "$(per_call ftrail_other_spec)" "$(per_call ftrail)")   (target 1.00: no change)"
+echo "ratio ftrail_args_ret/ftrail         $(ratio "$(per_call ftrail_args_ret)" "$(per_call ftrail)")"
+if [ $have_uftrace = 1 ]; then
+	echo "ratio uftrace_args_ret/ftrail_args_ret  $(ratio "$(per_call uftrace_args_ret)" "$(per_call ftrail_args_ret)")"
+	echo "ratio uftrace_args_ret/uftrace       $(ratio "$(per_call uftrace_args_ret)" "$(per_call uftrace)")"
+fi
+echo "bytes/call on disk: nothing captured $(ratio "$d0" "$CALLS"), args+ret $(ratio "$d1" "$CALLS")"
+
+if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+	NI=100000
+	itot() {
+		for f in "$@"; do
+			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+		done | sort -n | tail -n 1
+	}
+	icount() {
+		rm -f "$W"/cg.*
+		(cd "$W" && "$@" >/dev/null 2>&1)
+		itot "$W"/cg.*
+	}
+	VG="valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p"
+	# the traced program under valgrind, the recorder outside it
+	vgft() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
+	i_base=$(icount $VG "$W/plain" $NI)
+	declare -A I
+	I[ftrail]=$(icount vgft -- $VG "$W/pg" $NI)
+	I[ftrail_other_spec]=$(icount vgft -A 'never_called@arg1' -- $VG "$W/pg" $NI)
+	I[ftrail_args_ret]=$(icount vgft "${A_FT[@]}" -- $VG "$W/pg" $NI)
+	if [ $have_uftrace = 1 ]; then
+		I[uftrace]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" $NI)
+		I[uftrace_args_ret]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "${A_UFT[@]}" "$W/pg" $NI)
+	fi
+	echo
+	echo "instructions per call (callgrind, $((3 * NI)) calls, over the untraced program)"
+	for k in ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret; do
+		[ -n "${I[$k]:-}" ] || continue
+		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c=$((3 * NI)) 'BEGIN{printf "%.0f", (t-b)/c}')
+		printf '%-20s %8s\n' "$k" "${I[$k]}"
+	done
+	echo "instr ratio ftrail_other_spec/ftrail          $(ratio "${I[ftrail_other_spec]}" "${I[ftrail]}")"
+	echo "instr ratio ftrail_args_ret/ftrail            $(ratio "${I[ftrail_args_ret]}" "${I[ftrail]}")"
+	[ -n "${I[uftrace_args_ret]:-}" ] &&
+		echo "instr ratio uftrace_args_ret/ftrail_args_ret  $(ratio "${I[uftrace_args_ret]}" "${I[ftrail_args_ret]}")"
+fi
