@@ -13,6 +13,7 @@
 #include "cmd/builtin.h"
 #include "core/symbols.h"
 #include "analysis/export_chrome.h"
+#include "analysis/export_pprof.h"
 #include "analysis/export_progress.h"
 #include "analysis/export_speedscope.h"
 #include "analysis/export_trace.h"
@@ -23,6 +24,7 @@
 const char cmd_export_usage[] =
 	"usage: ftrail export --format chrome|speedscope [-i FILE] -o FILE\n"
 	"       ftrail export --format chrome|speedscope --from-folded FILE -o FILE\n"
+	"       ftrail export --format pprof [--profile graph|stacks|offcpu] [-i FILE] -o FILE.pb.gz\n"
 	"\n"
 	"Write a trace for the viewers people already use:\n"
 	"  chrome      Chrome Trace Event JSON (chrome://tracing, Perfetto, speedscope):\n"
@@ -33,10 +35,20 @@ const char cmd_export_usage[] =
 	"  speedscope  speedscope's JSON: one evented profile per thread, one shared\n"
 	"              frame table (kernel events are left out: the format has no place\n"
 	"              for them)\n"
+	"  pprof       a gzipped profile.proto for 'go tool pprof' and the tools that read\n"
+	"              it, with mappings (build ids), functions, file:line from DWARF and\n"
+	"              pid/tid/thread labels; --profile chooses what it holds:\n"
+	"                graph   function_graph calls (default): calls and wall time;\n"
+	"                        flat = ftrail report's self time, cum = its total time\n"
+	"                stacks  the stacks ftrail stacks counts (-T kernel stacks,\n"
+	"                        -O stacktrace / userstacktrace user stacks)\n"
+	"                offcpu  ftrail offcpu's intervals: direct samples (labelled\n"
+	"                        sample=direct, with their time) and the aggregates of\n"
+	"                        shorter ones (sample=aggregate)\n"
 	"Output streams: memory stays bounded (per thread only its open calls), so\n"
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
-	"  -f, --format F      chrome or speedscope (required)\n"
+	"  -f, --format F      chrome, speedscope or pprof (required)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n"
 	FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
@@ -45,7 +57,9 @@ const char cmd_export_usage[] =
 	"  --sample-ns N       --from-folded: duration of one count, in ns (1000)\n"
 	"  --complete          chrome: X events (one per call) instead of B/E pairs\n"
 	"  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
-	"  --no-kernel         leave the trace's kernel events out\n";
+	"  --no-kernel         leave the trace's kernel events out\n"
+	"  --profile P         pprof: graph (default), stacks or offcpu\n"
+	"  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n";
 
 enum {
 	OPT_FROM_FOLDED = 256,
@@ -53,6 +67,8 @@ enum {
 	OPT_COMPLETE,
 	OPT_ABSOLUTE,
 	OPT_NO_KERNEL,
+	OPT_PROFILE,
+	OPT_THRESHOLD,
 };
 
 static const struct option long_opts[] = {
@@ -65,10 +81,12 @@ static const struct option long_opts[] = {
 	{ "complete", no_argument, NULL, OPT_COMPLETE },
 	{ "absolute-time", no_argument, NULL, OPT_ABSOLUTE },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ NULL, 0, NULL, 0 },
 };
 
-enum fmt { FMT_CHROME, FMT_SPEEDSCOPE };
+enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PPROF };
 
 struct sink {
 	enum fmt fmt;
@@ -187,11 +205,41 @@ werr:
 	ft_die("writing the export: %s", strerror(errno ? errno : EIO));
 }
 
+/*
+ * The pprof formats: a profile of the trace (analysis/export_pprof.h),
+ * written through the atomic output.  Dies with one line on failure.
+ */
+static void run_pprof(const char *input, const char *output, const struct ft_pprof_opts *po)
+{
+	struct ft_pprof_export_stats st;
+	struct ft_progress pr;
+	char err[1024];
+	FILE *out;
+	int r;
+
+	/* a bad input must not leave an empty output */
+	if (access(input, R_OK))
+		ft_die("cannot open %s: %s", input, strerror(errno));
+	out = ft_outstream_open(output, err, sizeof(err));
+	if (!out)
+		ft_die("%s", err);
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	ft_progress_init(&pr, "export", -1);
+	r = ft_pprof_export(input, po, out, &pr, &st, err, sizeof(err));
+	ft_progress_done(&pr);
+	if (r)
+		ft_die_file(input, err);
+	if (ft_outstream_close(out, err, sizeof(err)))
+		ft_die("%s", err);
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *input = "ftrail.dat", *output = NULL, *format = NULL, *from_folded = NULL;
 	struct ft_chrome_opts co = { 0 };
-	uint64_t sample_ns = 1000;
+	struct ft_pprof_opts po = { .kind = FT_PPROF_GRAPH, .offcpu_thresh_ns = 500 * 1000000ull };
+	const char *profile = NULL;
+	uint64_t sample_ns = 1000, ms;
 	int kernel = 1, c;
 	struct sink k = { 0 };
 	struct ft_xtrace *x = NULL;
@@ -213,6 +261,16 @@ int cmd_export(int argc, char **argv)
 		case OPT_COMPLETE: co.complete = 1; break;
 		case OPT_ABSOLUTE: co.absolute_time = 1; break;
 		case OPT_NO_KERNEL: kernel = 0; break;
+		case OPT_PROFILE:
+			profile = optarg;
+			if (ft_pprof_kind_from_name(optarg, &po.kind))
+				ft_die("export: unknown profile '%s' (graph, stacks or offcpu)", optarg);
+			break;
+		case OPT_THRESHOLD:
+			if (ft_parse_u64(optarg, 0, UINT64_MAX / 1000000, &ms))
+				ft_die("export: --threshold wants milliseconds, not '%s'", optarg);
+			po.offcpu_thresh_ns = ms * 1000000;
+			break;
 		case FT_OPT_NO_DEMANGLE:
 			ft_symbols_set_demangle(0);
 			break;
@@ -223,15 +281,25 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
 	if (!format)
-		ft_die("export: --format chrome|speedscope is required");
+		ft_die("export: --format chrome|speedscope|pprof is required");
 	if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
 		k.fmt = FMT_CHROME;
 	else if (!strcmp(format, "speedscope"))
 		k.fmt = FMT_SPEEDSCOPE;
+	else if (!strcmp(format, "pprof"))
+		k.fmt = FMT_PPROF;
 	else
-		ft_die("export: unknown format '%s' (chrome or speedscope)", format);
+		ft_die("export: unknown format '%s' (chrome, speedscope or pprof)", format);
 	if (!output)
 		ft_die("export: -o FILE is required ('-' for standard output)");
+	if (profile && k.fmt != FMT_PPROF)
+		ft_die("export: --profile is for --format pprof");
+	if (k.fmt == FMT_PPROF) {
+		if (from_folded)
+			ft_die("export: --from-folded is for the chrome and speedscope formats");
+		run_pprof(input, output, &po);
+		return 0;
+	}
 
 	/* open the input first: a bad input must not leave an empty output */
 	if (!from_folded) {
