@@ -3,16 +3,20 @@
  * ftrail export: a trace (or folded stacks) as Chrome Trace Event JSON or
  * speedscope JSON, streamed in bounded memory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "core/symbols.h"
 #include "analysis/export_chrome.h"
+#include "analysis/export_ctf.h"
 #include "analysis/export_pprof.h"
 #include "analysis/export_progress.h"
 #include "analysis/export_speedscope.h"
@@ -25,6 +29,7 @@ const char cmd_export_usage[] =
 	"usage: ftrail export --format chrome|speedscope [-i FILE] -o FILE\n"
 	"       ftrail export --format chrome|speedscope --from-folded FILE -o FILE\n"
 	"       ftrail export --format pprof [--profile graph|stacks|offcpu] [-i FILE] -o FILE.pb.gz\n"
+	"       ftrail export --format ctf [--force] [-i FILE] -o DIR\n"
 	"\n"
 	"Write a trace for the viewers people already use:\n"
 	"  chrome      Chrome Trace Event JSON (chrome://tracing, Perfetto, speedscope):\n"
@@ -45,10 +50,15 @@ const char cmd_export_usage[] =
 	"                offcpu  ftrail offcpu's intervals: direct samples (labelled\n"
 	"                        sample=direct, with their time) and the aggregates of\n"
 	"                        shorter ones (sample=aggregate)\n"
+	"  ctf         a CTF 1.8 trace directory shaped as LTTng's user-space traces\n"
+	"              (babeltrace2, Trace Compass): calls as\n"
+	"              lttng_ust_cyg_profile:func_entry/func_exit, user and kernel events\n"
+	"              with their typed fields, stack ids with the stack map in a side\n"
+	"              stream, lost events as the streams' discarded-event counts\n"
 	"Output streams: memory stays bounded (per thread only its open calls), so\n"
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
-	"  -f, --format F      chrome, speedscope or pprof (required)\n"
+	"  -f, --format F      chrome, speedscope, pprof or ctf (required)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n"
 	FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
@@ -59,7 +69,8 @@ const char cmd_export_usage[] =
 	"  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
 	"  --no-kernel         leave the trace's kernel events out\n"
 	"  --profile P         pprof: graph (default), stacks or offcpu\n"
-	"  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n";
+	"  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n"
+	"  --force             ctf: replace an output directory that is not empty\n";
 
 enum {
 	OPT_FROM_FOLDED = 256,
@@ -69,6 +80,7 @@ enum {
 	OPT_NO_KERNEL,
 	OPT_PROFILE,
 	OPT_THRESHOLD,
+	OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -83,10 +95,11 @@ static const struct option long_opts[] = {
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
 	{ "profile", required_argument, NULL, OPT_PROFILE },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ NULL, 0, NULL, 0 },
 };
 
-enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PPROF };
+enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PPROF, FMT_CTF };
 
 struct sink {
 	enum fmt fmt;
@@ -233,12 +246,96 @@ static void run_pprof(const char *input, const char *output, const struct ft_ppr
 		ft_die("%s", err);
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove a directory tree, never following links.  0 or -1 (errno). */
+static int remove_tree(const char *dir)
+{
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/*
+ * CTF: a directory, written as DIR.partial and renamed over DIR once
+ * complete; an existing DIR must be empty unless force.  Dies with one
+ * line on failure, leaving DIR as it was.
+ */
+static void run_ctf(const char *input, const char *dir, int kernel, int force)
+{
+	struct ft_ctf_stats st;
+	struct ft_progress pr;
+	char err[1024], *tmp;
+	struct stat sb;
+	int exists = 0, r;
+
+	if (access(input, R_OK))
+		ft_die("cannot open %s: %s", input, strerror(errno));
+	if (!strcmp(dir, "-"))
+		ft_die("export: ctf writes a directory: -o DIR");
+	if (!lstat(dir, &sb)) {
+		if (S_ISLNK(sb.st_mode))
+			ft_die("%s is a symbolic link: not following it", dir);
+		if (!S_ISDIR(sb.st_mode))
+			ft_die("%s exists and is not a directory", dir);
+		if (!force && !dir_is_empty(dir))
+			ft_die("%s is not empty (--force replaces it)", dir);
+		exists = 1;
+	} else if (errno != ENOENT) {
+		ft_die("%s: %s", dir, strerror(errno));
+	}
+	if (asprintf(&tmp, "%s.partial", dir) < 0)
+		ft_die("out of memory");
+	/* the leftover of a killed run, if it is ours */
+	if (!lstat(tmp, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == getuid())
+		remove_tree(tmp);
+	if (mkdir(tmp, 0700))
+		ft_die("cannot create %s: %s", tmp, strerror(errno));
+	ft_progress_init(&pr, "export", -1);
+	r = ft_ctf_export(input, tmp, kernel, &pr, &st, err, sizeof(err));
+	ft_progress_done(&pr);
+	if (r) {
+		remove_tree(tmp);
+		free(tmp);
+		ft_die_file(input, err);
+	}
+	if (exists && remove_tree(dir)) {
+		remove_tree(tmp);
+		ft_die("cannot replace %s: %s", dir, strerror(errno));
+	}
+	if (rename(tmp, dir)) {
+		r = errno;
+		remove_tree(tmp);
+		ft_die("cannot rename %s to %s: %s", tmp, dir, strerror(r));
+	}
+	free(tmp);
+	if (st.lost_user + st.lost_kernel)
+		ft_warn("%llu events were lost while recording; the streams count them as discarded",
+			(unsigned long long)(st.lost_user + st.lost_kernel));
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *input = "ftrail.dat", *output = NULL, *format = NULL, *from_folded = NULL;
 	struct ft_chrome_opts co = { 0 };
 	struct ft_pprof_opts po = { .kind = FT_PPROF_GRAPH, .offcpu_thresh_ns = 500 * 1000000ull };
 	const char *profile = NULL;
+	int force = 0;
 	uint64_t sample_ns = 1000, ms;
 	int kernel = 1, c;
 	struct sink k = { 0 };
@@ -261,6 +358,7 @@ int cmd_export(int argc, char **argv)
 		case OPT_COMPLETE: co.complete = 1; break;
 		case OPT_ABSOLUTE: co.absolute_time = 1; break;
 		case OPT_NO_KERNEL: kernel = 0; break;
+		case OPT_FORCE: force = 1; break;
 		case OPT_PROFILE:
 			profile = optarg;
 			if (ft_pprof_kind_from_name(optarg, &po.kind))
@@ -281,23 +379,30 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
 	if (!format)
-		ft_die("export: --format chrome|speedscope|pprof is required");
+		ft_die("export: --format chrome|speedscope|pprof|ctf is required");
 	if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
 		k.fmt = FMT_CHROME;
 	else if (!strcmp(format, "speedscope"))
 		k.fmt = FMT_SPEEDSCOPE;
 	else if (!strcmp(format, "pprof"))
 		k.fmt = FMT_PPROF;
+	else if (!strcmp(format, "ctf"))
+		k.fmt = FMT_CTF;
 	else
-		ft_die("export: unknown format '%s' (chrome, speedscope or pprof)", format);
+		ft_die("export: unknown format '%s' (chrome, speedscope, pprof or ctf)", format);
 	if (!output)
 		ft_die("export: -o FILE is required ('-' for standard output)");
 	if (profile && k.fmt != FMT_PPROF)
 		ft_die("export: --profile is for --format pprof");
-	if (k.fmt == FMT_PPROF) {
+	if (force && k.fmt != FMT_CTF)
+		ft_die("export: --force is for --format ctf");
+	if (k.fmt == FMT_PPROF || k.fmt == FMT_CTF) {
 		if (from_folded)
 			ft_die("export: --from-folded is for the chrome and speedscope formats");
-		run_pprof(input, output, &po);
+		if (k.fmt == FMT_PPROF)
+			run_pprof(input, output, &po);
+		else
+			run_ctf(input, output, kernel, force);
 		return 0;
 	}
 
