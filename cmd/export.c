@@ -17,6 +17,7 @@
 #include "core/symbols.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_ctf.h"
+#include "analysis/export_perfetto.h"
 #include "analysis/export_pprof.h"
 #include "analysis/export_progress.h"
 #include "analysis/export_speedscope.h"
@@ -30,6 +31,7 @@ const char cmd_export_usage[] =
 	"       ftrail export --format chrome|speedscope --from-folded FILE -o FILE\n"
 	"       ftrail export --format pprof [--profile graph|stacks|offcpu] [-i FILE] -o FILE.pb.gz\n"
 	"       ftrail export --format ctf [--force] [-i FILE] -o DIR\n"
+	"       ftrail export --format perfetto [-i FILE] -o FILE.pftrace\n"
 	"\n"
 	"Write a trace for the viewers people already use:\n"
 	"  chrome      Chrome Trace Event JSON (chrome://tracing, Perfetto, speedscope):\n"
@@ -40,6 +42,10 @@ const char cmd_export_usage[] =
 	"  speedscope  speedscope's JSON: one evented profile per thread, one shared\n"
 	"              frame table (kernel events are left out: the format has no place\n"
 	"              for them)\n"
+	"  perfetto    Perfetto's protobuf trace (ui.perfetto.dev, trace_processor):\n"
+	"              process and thread tracks, calls as slices with interned names,\n"
+	"              kernel events and markers as instant events with their fields\n"
+	"              as debug annotations, a 'lost events' counter track\n"
 	"  pprof       a gzipped profile.proto for 'go tool pprof' and the tools that read\n"
 	"              it, with mappings (build ids), functions, file:line from DWARF and\n"
 	"              pid/tid/thread labels; --profile chooses what it holds:\n"
@@ -58,7 +64,7 @@ const char cmd_export_usage[] =
 	"Output streams: memory stays bounded (per thread only its open calls), so\n"
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
-	"  -f, --format F      chrome, speedscope, pprof or ctf (required)\n"
+	"  -f, --format F      chrome, speedscope, perfetto, pprof or ctf (required)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n"
 	FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
@@ -99,12 +105,13 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PPROF, FMT_CTF };
+enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PERFETTO, FMT_PPROF, FMT_CTF };
 
 struct sink {
 	enum fmt fmt;
 	struct ft_chrome *c;
 	struct ft_speedscope *s;
+	struct ft_perfetto *p;
 	uint64_t events;
 	int failed; /* the last write to the output failed */
 };
@@ -114,7 +121,9 @@ static int sink_event(const struct ft_xevent *ev, void *arg)
 	struct sink *k = arg;
 
 	k->events++;
-	k->failed = k->fmt == FMT_CHROME ? ft_chrome_event(k->c, ev) : ft_speedscope_event(k->s, ev);
+	k->failed = k->fmt == FMT_CHROME     ? ft_chrome_event(k->c, ev)
+		    : k->fmt == FMT_PERFETTO ? ft_perfetto_event(k->p, ev)
+					     : ft_speedscope_event(k->s, ev);
 	return k->failed;
 }
 
@@ -379,9 +388,11 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
 	if (!format)
-		ft_die("export: --format chrome|speedscope|pprof|ctf is required");
-	if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
+		ft_die("export: --format chrome|speedscope|perfetto|pprof|ctf is required");
+	if (!strcmp(format, "chrome"))
 		k.fmt = FMT_CHROME;
+	else if (!strcmp(format, "perfetto"))
+		k.fmt = FMT_PERFETTO;
 	else if (!strcmp(format, "speedscope"))
 		k.fmt = FMT_SPEEDSCOPE;
 	else if (!strcmp(format, "pprof"))
@@ -389,7 +400,8 @@ int cmd_export(int argc, char **argv)
 	else if (!strcmp(format, "ctf"))
 		k.fmt = FMT_CTF;
 	else
-		ft_die("export: unknown format '%s' (chrome, speedscope, pprof or ctf)", format);
+		ft_die("export: unknown format '%s' (chrome, speedscope, perfetto, pprof or ctf)",
+		       format);
 	if (!output)
 		ft_die("export: -o FILE is required ('-' for standard output)");
 	if (profile && k.fmt != FMT_PPROF)
@@ -427,9 +439,11 @@ int cmd_export(int argc, char **argv)
 	co.source = from_folded ? from_folded : input;
 	if (k.fmt == FMT_CHROME)
 		k.c = ft_chrome_open(out, &co);
+	else if (k.fmt == FMT_PERFETTO)
+		k.p = ft_perfetto_open(out);
 	else
 		k.s = ft_speedscope_open(out, from_folded ? from_folded : input, NULL);
-	if (!k.c && !k.s)
+	if (!k.c && !k.s && !k.p)
 		ft_die("out of memory");
 
 	if (from_folded) {
@@ -458,6 +472,11 @@ int cmd_export(int argc, char **argv)
 		struct ft_chrome_stats st;
 
 		if (ft_chrome_close(k.c, &st))
+			ft_die("writing %s: %s", output, strerror(errno));
+	} else if (k.fmt == FMT_PERFETTO) {
+		struct ft_perfetto_stats st;
+
+		if (ft_perfetto_close(k.p, &st))
 			ft_die("writing %s: %s", output, strerror(errno));
 	} else {
 		struct ft_speedscope_stats st;
