@@ -170,7 +170,21 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 	p->names.nnew = p->cats.nnew = p->anns.nnew = 0;
 	tr.n_packet = 1;
 	tr.packet = &pkp;
-	protobuf_c_message_pack_to_buffer(&tr.base, &p->fb.base);
+	{
+		/* packed in one piece: protobuf-c's buffer callback per field costs more */
+		size_t n = protobuf_c_message_get_packed_size(&tr.base);
+		uint8_t small[1024], *b = n <= sizeof(small) ? small : malloc(n);
+
+		if (!b) {
+			p->failed = ENOMEM;
+			errno = ENOMEM;
+			return -1;
+		}
+		protobuf_c_message_pack(&tr.base, b);
+		fb_append(&p->fb.base, n, b);
+		if (b != small)
+			free(b);
+	}
 	pk->interned_data = NULL;
 	p->st.packets++;
 	if (p->fb.err) {
