@@ -48,6 +48,7 @@ struct itab {
 	uint64_t niid[MAX_ANN + 2];
 	const char *nname[MAX_ANN + 2];
 	size_t nnew;
+	int oom; /* an entry could not be made: the table is not used again */
 };
 
 struct pthread_ {	    /* per thread */
@@ -88,13 +89,17 @@ static uint64_t intern(struct itab *t, const char *s)
 	struct istr *e;
 	int created;
 
-	e = ft_htab_get_eq(&t->h, ft_hash_fnv1a(s, strlen(s)), str_eq, s, 1, &created);
-	if (!e)
+	if (t->oom)
 		return 0;
+	e = ft_htab_get_eq(&t->h, ft_hash_fnv1a(s, strlen(s)), str_eq, s, 1, &created);
+	if (!e) {
+		t->oom = 1;
+		return 0;
+	}
 	if (created) {
 		e->s = strdup(s);
 		if (!e->s) {
-			e->iid = 0;
+			t->oom = 1; /* an entry without a string: never compare with it */
 			return 0;
 		}
 		e->iid = ++t->next;
@@ -125,8 +130,12 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 	DebugAnnotationName dn[MAX_ANN + 2], *dnp[MAX_ANN + 2];
 	TracePacket *pkp = pk;
 
-	if (p->failed)
+	if (!p->failed && (p->names.oom || p->cats.oom || p->anns.oom))
+		p->failed = ENOMEM;
+	if (p->failed) {
+		errno = p->failed;
 		return -1;
+	}
 	pk->has_trusted_packet_sequence_id = 1;
 	pk->trusted_packet_sequence_id = SEQ_ID;
 	pk->has_sequence_flags = 1;
@@ -289,7 +298,7 @@ static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, co
 	pk.timestamp = ts;
 	tev.has_type = 1;
 	tev.type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
-			: PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+			 : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
 	tev.has_track_uuid = 1;
 	tev.track_uuid = UUID_THREAD | tid;
 	if (begin) {
