@@ -27,14 +27,14 @@ else
 BUILD   ?= build-$(SAN)
 endif
 
-PKGS     := libtracefs libtraceevent libzstd libelf libdw zlib
+PKGS     := libtracefs libtraceevent libzstd libelf libdw zlib libprotobuf-c
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
            -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS_BASE := -std=gnu11 -g -O2 -fPIC -fno-omit-frame-pointer -D_GNU_SOURCE \
-           -I. -Iinclude $(PKG_CFLAGS) $(WARN)
+           -I. -I$(BUILD)/gen -Iinclude $(PKG_CFLAGS) $(WARN)
 
 ifeq ($(SAN),asan)
 CFLAGS_BASE += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
@@ -73,8 +73,14 @@ STRESS_SRC   := $(wildcard tests/stress/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)
 TOOLS_SRC    := $(wildcard tests/tools/*.c)
 
+# Published schemas (third_party/*/*.proto) compiled by protoc-c into
+# $(BUILD)/gen; the exporters include them as "third_party/NAME/X.pb-c.h".
+PROTO_SRC := $(wildcard third_party/*/*.proto)
+PROTO_H   := $(PROTO_SRC:%.proto=$(BUILD)/gen/%.pb-c.h)
+PROTO_OBJ := $(PROTO_SRC:%.proto=$(BUILD)/gen/%.pb-c.o)
+
 CORE_OBJ  := $(CORE_SRC:%.c=$(BUILD)/%.o)
-TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o)
+TOOL_OBJ  := $(TOOL_SRC:%.c=$(BUILD)/%.o) $(PROTO_OBJ)
 RT_OBJ    := $(RT_SRC:%.c=$(BUILD)/rt/%.o) $(RT_ASM:%.S=$(BUILD)/rt/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/unit/%)
 STRESS_BIN:= $(STRESS_SRC:tests/stress/%.c=$(BUILD)/tests/stress/%)
@@ -119,6 +125,17 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(quiet) CC $@
 	$(Q)$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: %.proto
+	@mkdir -p $(BUILD)/gen
+	$(quiet) PROTOC $<
+	$(Q)protoc-c --proto_path=. --c_out=$(BUILD)/gen $<
+# generated code: the compiler's defaults, not the project's warning set
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(quiet) CC $@
+	$(Q)$(CC) $(filter-out $(WARN),$(CFLAGS)) -MMD -MP -c -o $@ $<
+# the generated headers exist before anything that may include them is built
+$(filter-out $(PROTO_OBJ),$(TOOL_OBJ)): | $(PROTO_H)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(BUILD)/libftrail-tool.a $(BUILD)/libftrail-core.a
 	@mkdir -p $(@D)

@@ -3,16 +3,22 @@
  * ftrail export: a trace (or folded stacks) as Chrome Trace Event JSON or
  * speedscope JSON, streamed in bounded memory.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "core/symbols.h"
 #include "analysis/export_chrome.h"
+#include "analysis/export_ctf.h"
+#include "analysis/export_perfetto.h"
+#include "analysis/export_pprof.h"
 #include "analysis/export_progress.h"
 #include "analysis/export_speedscope.h"
 #include "analysis/export_trace.h"
@@ -23,6 +29,9 @@
 const char cmd_export_usage[] =
 	"usage: ftrail export --format chrome|speedscope [-i FILE] -o FILE\n"
 	"       ftrail export --format chrome|speedscope --from-folded FILE -o FILE\n"
+	"       ftrail export --format pprof [--profile graph|stacks|offcpu] [-i FILE] -o FILE.pb.gz\n"
+	"       ftrail export --format ctf [--force] [-i FILE] -o DIR\n"
+	"       ftrail export --format perfetto [-i FILE] -o FILE.pftrace\n"
 	"\n"
 	"Write a trace for the viewers people already use:\n"
 	"  chrome      Chrome Trace Event JSON (chrome://tracing, Perfetto, speedscope):\n"
@@ -33,10 +42,29 @@ const char cmd_export_usage[] =
 	"  speedscope  speedscope's JSON: one evented profile per thread, one shared\n"
 	"              frame table (kernel events are left out: the format has no place\n"
 	"              for them)\n"
+	"  perfetto    Perfetto's protobuf trace (ui.perfetto.dev, trace_processor):\n"
+	"              process and thread tracks, calls as slices with interned names,\n"
+	"              kernel events and markers as instant events with their fields\n"
+	"              as debug annotations, a 'lost events' counter track\n"
+	"  pprof       a gzipped profile.proto for 'go tool pprof' and the tools that read\n"
+	"              it, with mappings (build ids), functions, file:line from DWARF and\n"
+	"              pid/tid/thread labels; --profile chooses what it holds:\n"
+	"                graph   function_graph calls (default): calls and wall time;\n"
+	"                        flat = ftrail report's self time, cum = its total time\n"
+	"                stacks  the stacks ftrail stacks counts (-T kernel stacks,\n"
+	"                        -O stacktrace / userstacktrace user stacks)\n"
+	"                offcpu  ftrail offcpu's intervals: direct samples (labelled\n"
+	"                        sample=direct, with their time) and the aggregates of\n"
+	"                        shorter ones (sample=aggregate)\n"
+	"  ctf         a CTF 1.8 trace directory shaped as LTTng's user-space traces\n"
+	"              (babeltrace2, Trace Compass): calls as\n"
+	"              lttng_ust_cyg_profile:func_entry/func_exit, user and kernel events\n"
+	"              with their typed fields, stack ids with the stack map in a side\n"
+	"              stream, lost events as the streams' discarded-event counts\n"
 	"Output streams: memory stays bounded (per thread only its open calls), so\n"
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
-	"  -f, --format F      chrome or speedscope (required)\n"
+	"  -f, --format F      chrome, speedscope, perfetto, pprof or ctf (required)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n"
 	FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
@@ -45,7 +73,10 @@ const char cmd_export_usage[] =
 	"  --sample-ns N       --from-folded: duration of one count, in ns (1000)\n"
 	"  --complete          chrome: X events (one per call) instead of B/E pairs\n"
 	"  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
-	"  --no-kernel         leave the trace's kernel events out\n";
+	"  --no-kernel         leave the trace's kernel events out\n"
+	"  --profile P         pprof: graph (default), stacks or offcpu\n"
+	"  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n"
+	"  --force             ctf: replace an output directory that is not empty\n";
 
 enum {
 	OPT_FROM_FOLDED = 256,
@@ -53,6 +84,9 @@ enum {
 	OPT_COMPLETE,
 	OPT_ABSOLUTE,
 	OPT_NO_KERNEL,
+	OPT_PROFILE,
+	OPT_THRESHOLD,
+	OPT_FORCE,
 };
 
 static const struct option long_opts[] = {
@@ -65,15 +99,19 @@ static const struct option long_opts[] = {
 	{ "complete", no_argument, NULL, OPT_COMPLETE },
 	{ "absolute-time", no_argument, NULL, OPT_ABSOLUTE },
 	{ "no-kernel", no_argument, NULL, OPT_NO_KERNEL },
+	{ "profile", required_argument, NULL, OPT_PROFILE },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ NULL, 0, NULL, 0 },
 };
 
-enum fmt { FMT_CHROME, FMT_SPEEDSCOPE };
+enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PERFETTO, FMT_PPROF, FMT_CTF };
 
 struct sink {
 	enum fmt fmt;
 	struct ft_chrome *c;
 	struct ft_speedscope *s;
+	struct ft_perfetto *p;
 	uint64_t events;
 	int failed; /* the last write to the output failed */
 };
@@ -83,7 +121,9 @@ static int sink_event(const struct ft_xevent *ev, void *arg)
 	struct sink *k = arg;
 
 	k->events++;
-	k->failed = k->fmt == FMT_CHROME ? ft_chrome_event(k->c, ev) : ft_speedscope_event(k->s, ev);
+	k->failed = k->fmt == FMT_CHROME     ? ft_chrome_event(k->c, ev)
+		    : k->fmt == FMT_PERFETTO ? ft_perfetto_event(k->p, ev)
+					     : ft_speedscope_event(k->s, ev);
 	return k->failed;
 }
 
@@ -187,11 +227,125 @@ werr:
 	ft_die("writing the export: %s", strerror(errno ? errno : EIO));
 }
 
+/*
+ * The pprof formats: a profile of the trace (analysis/export_pprof.h),
+ * written through the atomic output.  Dies with one line on failure.
+ */
+static void run_pprof(const char *input, const char *output, const struct ft_pprof_opts *po)
+{
+	struct ft_pprof_export_stats st;
+	struct ft_progress pr;
+	char err[1024];
+	FILE *out;
+	int r;
+
+	/* a bad input must not leave an empty output */
+	if (access(input, R_OK))
+		ft_die("cannot open %s: %s", input, strerror(errno));
+	out = ft_outstream_open(output, err, sizeof(err));
+	if (!out)
+		ft_die("%s", err);
+	setvbuf(out, NULL, _IOFBF, 1 << 20);
+	ft_progress_init(&pr, "export", -1);
+	r = ft_pprof_export(input, po, out, &pr, &st, err, sizeof(err));
+	ft_progress_done(&pr);
+	if (r)
+		ft_die_file(input, err);
+	if (ft_outstream_close(out, err, sizeof(err)))
+		ft_die("%s", err);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+/* Remove a directory tree, never following links.  0 or -1 (errno). */
+static int remove_tree(const char *dir)
+{
+	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int dir_is_empty(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return 0;
+	while (empty && (e = readdir(d)))
+		empty = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+	closedir(d);
+	return empty;
+}
+
+/*
+ * CTF: a directory, written as DIR.partial and renamed over DIR once
+ * complete; an existing DIR must be empty unless force.  Dies with one
+ * line on failure, leaving DIR as it was.
+ */
+static void run_ctf(const char *input, const char *dir, int kernel, int force)
+{
+	struct ft_ctf_stats st;
+	struct ft_progress pr;
+	char err[1024], *tmp;
+	struct stat sb;
+	int exists = 0, r;
+
+	if (access(input, R_OK))
+		ft_die("cannot open %s: %s", input, strerror(errno));
+	if (!strcmp(dir, "-"))
+		ft_die("export: ctf writes a directory: -o DIR");
+	if (!lstat(dir, &sb)) {
+		if (S_ISLNK(sb.st_mode))
+			ft_die("%s is a symbolic link: not following it", dir);
+		if (!S_ISDIR(sb.st_mode))
+			ft_die("%s exists and is not a directory", dir);
+		if (!force && !dir_is_empty(dir))
+			ft_die("%s is not empty (--force replaces it)", dir);
+		exists = 1;
+	} else if (errno != ENOENT) {
+		ft_die("%s: %s", dir, strerror(errno));
+	}
+	if (asprintf(&tmp, "%s.partial", dir) < 0)
+		ft_die("out of memory");
+	/* the leftover of a killed run, if it is ours */
+	if (!lstat(tmp, &sb) && S_ISDIR(sb.st_mode) && sb.st_uid == getuid())
+		remove_tree(tmp);
+	if (mkdir(tmp, 0700))
+		ft_die("cannot create %s: %s", tmp, strerror(errno));
+	ft_progress_init(&pr, "export", -1);
+	r = ft_ctf_export(input, tmp, kernel, &pr, &st, err, sizeof(err));
+	ft_progress_done(&pr);
+	if (r) {
+		remove_tree(tmp);
+		free(tmp);
+		ft_die_file(input, err);
+	}
+	if (exists && remove_tree(dir)) {
+		remove_tree(tmp);
+		ft_die("cannot replace %s: %s", dir, strerror(errno));
+	}
+	if (rename(tmp, dir)) {
+		r = errno;
+		remove_tree(tmp);
+		ft_die("cannot rename %s to %s: %s", tmp, dir, strerror(r));
+	}
+	free(tmp);
+	if (st.lost_user + st.lost_kernel)
+		ft_warn("%llu events were lost while recording; the streams count them as discarded",
+			(unsigned long long)(st.lost_user + st.lost_kernel));
+}
+
 int cmd_export(int argc, char **argv)
 {
 	const char *input = "ftrail.dat", *output = NULL, *format = NULL, *from_folded = NULL;
 	struct ft_chrome_opts co = { 0 };
-	uint64_t sample_ns = 1000;
+	struct ft_pprof_opts po = { .kind = FT_PPROF_GRAPH, .offcpu_thresh_ns = 500 * 1000000ull };
+	const char *profile = NULL;
+	int force = 0;
+	uint64_t sample_ns = 1000, ms;
 	int kernel = 1, c;
 	struct sink k = { 0 };
 	struct ft_xtrace *x = NULL;
@@ -213,6 +367,17 @@ int cmd_export(int argc, char **argv)
 		case OPT_COMPLETE: co.complete = 1; break;
 		case OPT_ABSOLUTE: co.absolute_time = 1; break;
 		case OPT_NO_KERNEL: kernel = 0; break;
+		case OPT_FORCE: force = 1; break;
+		case OPT_PROFILE:
+			profile = optarg;
+			if (ft_pprof_kind_from_name(optarg, &po.kind))
+				ft_die("export: unknown profile '%s' (graph, stacks or offcpu)", optarg);
+			break;
+		case OPT_THRESHOLD:
+			if (ft_parse_u64(optarg, 0, UINT64_MAX / 1000000, &ms))
+				ft_die("export: --threshold wants milliseconds, not '%s'", optarg);
+			po.offcpu_thresh_ns = ms * 1000000;
+			break;
 		case FT_OPT_NO_DEMANGLE:
 			ft_symbols_set_demangle(0);
 			break;
@@ -223,15 +388,35 @@ int cmd_export(int argc, char **argv)
 	if (optind < argc)
 		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
 	if (!format)
-		ft_die("export: --format chrome|speedscope is required");
-	if (!strcmp(format, "chrome") || !strcmp(format, "perfetto"))
+		ft_die("export: --format chrome|speedscope|perfetto|pprof|ctf is required");
+	if (!strcmp(format, "chrome"))
 		k.fmt = FMT_CHROME;
+	else if (!strcmp(format, "perfetto"))
+		k.fmt = FMT_PERFETTO;
 	else if (!strcmp(format, "speedscope"))
 		k.fmt = FMT_SPEEDSCOPE;
+	else if (!strcmp(format, "pprof"))
+		k.fmt = FMT_PPROF;
+	else if (!strcmp(format, "ctf"))
+		k.fmt = FMT_CTF;
 	else
-		ft_die("export: unknown format '%s' (chrome or speedscope)", format);
+		ft_die("export: unknown format '%s' (chrome, speedscope, perfetto, pprof or ctf)",
+		       format);
 	if (!output)
 		ft_die("export: -o FILE is required ('-' for standard output)");
+	if (profile && k.fmt != FMT_PPROF)
+		ft_die("export: --profile is for --format pprof");
+	if (force && k.fmt != FMT_CTF)
+		ft_die("export: --force is for --format ctf");
+	if (k.fmt == FMT_PPROF || k.fmt == FMT_CTF) {
+		if (from_folded)
+			ft_die("export: --from-folded is for the chrome and speedscope formats");
+		if (k.fmt == FMT_PPROF)
+			run_pprof(input, output, &po);
+		else
+			run_ctf(input, output, kernel, force);
+		return 0;
+	}
 
 	/* open the input first: a bad input must not leave an empty output */
 	if (!from_folded) {
@@ -254,9 +439,11 @@ int cmd_export(int argc, char **argv)
 	co.source = from_folded ? from_folded : input;
 	if (k.fmt == FMT_CHROME)
 		k.c = ft_chrome_open(out, &co);
+	else if (k.fmt == FMT_PERFETTO)
+		k.p = ft_perfetto_open(out);
 	else
 		k.s = ft_speedscope_open(out, from_folded ? from_folded : input, NULL);
-	if (!k.c && !k.s)
+	if (!k.c && !k.s && !k.p)
 		ft_die("out of memory");
 
 	if (from_folded) {
@@ -285,6 +472,11 @@ int cmd_export(int argc, char **argv)
 		struct ft_chrome_stats st;
 
 		if (ft_chrome_close(k.c, &st))
+			ft_die("writing %s: %s", output, strerror(errno));
+	} else if (k.fmt == FMT_PERFETTO) {
+		struct ft_perfetto_stats st;
+
+		if (ft_perfetto_close(k.p, &st))
 			ft_die("writing %s: %s", output, strerror(errno));
 	} else {
 		struct ft_speedscope_stats st;

@@ -3,7 +3,7 @@
 # asan: yes
 # The in-process fuzz target (tests/fuzz/) covers the library readers; this
 # covers the commands around them (report's and stacks' aggregations,
-# latency's pairing, flame/export/offcpu/stackmap option paths) out of
+# latency's pairing, flame/offcpu/stackmap option paths, every export format) out of
 # process.  FTRAIL_MUTANTS mutants per seed (default 6); the mutator is
 # seeded, so every run reads the same files (FTRAIL_MUTATE_SEED picks another
 # set).  In the ASan pass every sanitizer report fails the case (tests/run.sh).
@@ -69,6 +69,11 @@ for s in $seeds; do
 		check "flame stacks $m" $FTRAIL flame --stacks -i $m --folded
 		check "export chrome $m" $FTRAIL export --format chrome -i $m -o c.json
 		check "export speedscope $m" $FTRAIL export --format speedscope -i $m -o s.json
+		check "export perfetto $m" $FTRAIL export --format perfetto -i $m -o p.pftrace
+		check "export ctf $m" $FTRAIL export --format ctf --force -i $m -o c.ctf
+		check "export pprof $m" $FTRAIL export --format pprof -i $m -o p.pb.gz
+		check "export pprof stacks $m" $FTRAIL export --format pprof --profile stacks -i $m -o p.pb.gz
+		check "export pprof offcpu $m" $FTRAIL export --format pprof --profile offcpu --threshold 0 -i $m -o p.pb.gz
 		check "stackmap show $m" $FTRAIL stackmap show -i $m
 		check "stackmap kernel $m" $FTRAIL stackmap show --kernel -i $m
 		check "stackmap dump $m" $FTRAIL stackmap dump $m

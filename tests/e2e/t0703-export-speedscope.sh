@@ -59,7 +59,7 @@ $FTRAIL export --format speedscope -i func.dat -o func.ss.json || fail "export f
 python3 check.py func.ss.json >/dev/null || fail "func: invalid document"
 
 # bad input and usage: one line, non-zero, no output left behind
-expect_fail "ftrail: export: --format chrome|speedscope is required" $FTRAIL export -i graph.dat -o x.json
+expect_fail "ftrail: export: --format chrome|speedscope|perfetto|pprof|ctf is required" $FTRAIL export -i graph.dat -o x.json
 expect_fail "ftrail: export: unknown format 'svg'*" $FTRAIL export --format svg -i graph.dat -o x.json
 expect_fail "ftrail: export: -o FILE is required*" $FTRAIL export --format chrome -i graph.dat
 expect_fail "ftrail: missing.dat*" $FTRAIL export --format chrome -i missing.dat -o x.json

@@ -38,12 +38,18 @@ fi
 
 # Every reader and analysis (analysis/), and all of core/ (what they call
 # into), built with coverage; the same include paths and libraries as the
-# Makefile.
-SRC="tests/fuzz/fuzz_reader.c tests/fuzz/trace_mutator.c $(ls analysis/*.c core/*.c)"
-PKGS="libtracefs libtraceevent libzstd libelf libdw zlib"
+# Makefile, and the published schemas (third_party/*/*.proto) compiled by
+# protoc-c into $OUT/gen as the Makefile compiles them into build/gen.
+mkdir -p "$OUT/gen"
+for p in third_party/*/*.proto; do
+	[ -e "$p" ] || continue
+	protoc-c --proto_path=. --c_out="$OUT/gen" "$p" || { echo "protoc-c failed on $p"; exit 2; }
+done
+SRC="tests/fuzz/fuzz_reader.c tests/fuzz/trace_mutator.c $(ls analysis/*.c core/*.c) $(find "$OUT/gen" -name '*.pb-c.c' | sort)"
+PKGS="libtracefs libtraceevent libzstd libelf libdw zlib libprotobuf-c"
 # shellcheck disable=SC2086
 if ! $CC -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer $FLAGS \
-	-I. -Iinclude $(pkg-config --cflags $PKGS) \
+	-I. -I"$OUT/gen" -Iinclude $(pkg-config --cflags $PKGS) \
 	-o "$OUT/fuzz_reader" $SRC $(pkg-config --libs $PKGS) -liberty -lpthread -lm -ldl \
 	2>"$OUT/build.log"; then
 	cat "$OUT/build.log"

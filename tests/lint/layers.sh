@@ -5,7 +5,9 @@
 #   runtime/                   injected into the traced program:   core
 #   kernel/                    kernel capture:                     core
 #   recorder/                  drives the capture engines:         core, kernel
-#   analysis/                  readers, analyses, outputs:         core
+#   analysis/                  readers, analyses, outputs:         core, third_party
+#   third_party/               published schemas (profile.proto...), compiled at
+#                              build time into $(BUILD)/gen/third_party/
 #   cmd/                       one file per subcommand:            everything
 #
 # Every project include names its folder ("core/stackmap.h"); a bare
@@ -21,7 +23,7 @@ allowed() { # folder -> the folders its files may include
 	runtime) echo "core runtime" ;;
 	kernel) echo "core kernel" ;;
 	recorder) echo "core kernel recorder" ;;
-	analysis) echo "core analysis" ;;
+	analysis) echo "core analysis third_party" ;;
 	cmd) echo "core runtime kernel recorder analysis cmd" ;;
 	esac
 }

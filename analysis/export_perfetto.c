@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "analysis/export_perfetto.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/hash.h"
+#include "core/hashtab.h"
+#include "third_party/perfetto/perfetto_trace.pb-c.h"
+
+#define SEQ_ID 1
+#define UUID_THREAD (1ull << 48)
+#define UUID_PROCESS (2ull << 48)
+#define UUID_LOST (3ull << 48)
+#define MAX_ANN 32
+
+typedef Perfetto__Protos__Trace Trace;
+typedef Perfetto__Protos__TracePacket TracePacket;
+typedef Perfetto__Protos__TrackEvent TrackEvent;
+typedef Perfetto__Protos__DebugAnnotation DebugAnnotation;
+typedef Perfetto__Protos__TrackDescriptor TrackDescriptor;
+typedef Perfetto__Protos__ProcessDescriptor ProcessDescriptor;
+typedef Perfetto__Protos__ThreadDescriptor ThreadDescriptor;
+typedef Perfetto__Protos__CounterDescriptor CounterDescriptor;
+typedef Perfetto__Protos__InternedData InternedData;
+typedef Perfetto__Protos__EventName EventName;
+typedef Perfetto__Protos__EventCategory EventCategory;
+typedef Perfetto__Protos__DebugAnnotationName DebugAnnotationName;
+
+/* protobuf-c's output straight into the file */
+struct fbuf {
+	ProtobufCBuffer base;
+	FILE *out;
+	int err;
+};
+
+struct istr { /* an interned string */
+	struct ft_hentry h;
+	char *s;
+	uint64_t iid;
+};
+
+struct itab {
+	struct ft_htab h;
+	uint64_t next;
+	/* new this packet: they go into its interned_data */
+	uint64_t niid[MAX_ANN + 2];
+	const char *nname[MAX_ANN + 2];
+	size_t nnew;
+	int oom; /* an entry could not be made: the table is not used again */
+};
+
+struct pthread_ {	    /* per thread */
+	struct ft_hentry h; /* key tid */
+	uint32_t pid;
+	uint64_t depth;
+	int described;
+};
+
+struct ft_perfetto {
+	struct fbuf fb;
+	int failed;
+	int first;
+	struct itab names, cats, anns;
+	struct ft_htab threads; /* struct pthread_ */
+	struct ft_htab procs;	/* struct ft_hentry: pid described */
+	int lost_track;
+	uint64_t lost_total, last_ts;
+	struct ft_perfetto_stats st;
+};
+
+static void fb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
+{
+	struct fbuf *f = (struct fbuf *)b;
+
+	if (!f->err && len && fwrite(data, 1, len, f->out) != len)
+		f->err = errno ? errno : EIO;
+}
+
+static int str_eq(const void *entry, const void *key)
+{
+	return !strcmp(((const struct istr *)entry)->s, key);
+}
+
+/* The iid of s in t, noting a new one for this packet's interned data; 0 on ENOMEM. */
+static uint64_t intern(struct itab *t, const char *s)
+{
+	struct istr *e;
+	int created;
+
+	if (t->oom)
+		return 0;
+	e = ft_htab_get_eq(&t->h, ft_hash_fnv1a(s, strlen(s)), str_eq, s, 1, &created);
+	if (!e) {
+		t->oom = 1;
+		return 0;
+	}
+	if (created) {
+		e->s = strdup(s);
+		if (!e->s) {
+			t->oom = 1; /* an entry without a string: never compare with it */
+			return 0;
+		}
+		e->iid = ++t->next;
+		t->niid[t->nnew] = e->iid;
+		t->nname[t->nnew++] = e->s;
+	}
+	return e->iid;
+}
+
+static void itab_free(struct itab *t)
+{
+	for (size_t i = 0; t->h.tab && i < t->h.cap; i++) {
+		struct istr *e = ft_htab_slot(&t->h, i);
+
+		if (e)
+			free(e->s);
+	}
+	ft_htab_free(&t->h);
+}
+
+/* Write one packet (a Trace of one), with what was interned for it. */
+static int emit(struct ft_perfetto *p, TracePacket *pk)
+{
+	Trace tr = PERFETTO__PROTOS__TRACE__INIT;
+	InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
+	EventName en[MAX_ANN + 2], *enp[MAX_ANN + 2];
+	EventCategory ec[MAX_ANN + 2], *ecp[MAX_ANN + 2];
+	DebugAnnotationName dn[MAX_ANN + 2], *dnp[MAX_ANN + 2];
+	TracePacket *pkp = pk;
+
+	if (!p->failed && (p->names.oom || p->cats.oom || p->anns.oom))
+		p->failed = ENOMEM;
+	if (p->failed) {
+		errno = p->failed;
+		return -1;
+	}
+	pk->has_trusted_packet_sequence_id = 1;
+	pk->trusted_packet_sequence_id = SEQ_ID;
+	pk->has_sequence_flags = 1;
+	pk->sequence_flags =
+		PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE;
+	if (p->first) {
+		pk->sequence_flags |=
+			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
+		p->first = 0;
+	}
+	for (size_t i = 0; i < p->names.nnew; i++) {
+		perfetto__protos__event_name__init(&en[i]);
+		en[i].has_iid = 1;
+		en[i].iid = p->names.niid[i];
+		en[i].name = (char *)p->names.nname[i];
+		enp[i] = &en[i];
+	}
+	for (size_t i = 0; i < p->cats.nnew; i++) {
+		perfetto__protos__event_category__init(&ec[i]);
+		ec[i].has_iid = 1;
+		ec[i].iid = p->cats.niid[i];
+		ec[i].name = (char *)p->cats.nname[i];
+		ecp[i] = &ec[i];
+	}
+	for (size_t i = 0; i < p->anns.nnew; i++) {
+		perfetto__protos__debug_annotation_name__init(&dn[i]);
+		dn[i].has_iid = 1;
+		dn[i].iid = p->anns.niid[i];
+		dn[i].name = (char *)p->anns.nname[i];
+		dnp[i] = &dn[i];
+	}
+	if (p->names.nnew || p->cats.nnew || p->anns.nnew) {
+		id.n_event_names = p->names.nnew;
+		id.event_names = enp;
+		id.n_event_categories = p->cats.nnew;
+		id.event_categories = ecp;
+		id.n_debug_annotation_names = p->anns.nnew;
+		id.debug_annotation_names = dnp;
+		pk->interned_data = &id;
+	}
+	p->names.nnew = p->cats.nnew = p->anns.nnew = 0;
+	tr.n_packet = 1;
+	tr.packet = &pkp;
+	{
+		/* packed in one piece: protobuf-c's buffer callback per field costs more */
+		size_t n = protobuf_c_message_get_packed_size(&tr.base);
+		uint8_t small[1024], *b = n <= sizeof(small) ? small : malloc(n);
+
+		if (!b) {
+			p->failed = ENOMEM;
+			errno = ENOMEM;
+			return -1;
+		}
+		protobuf_c_message_pack(&tr.base, b);
+		fb_append(&p->fb.base, n, b);
+		if (b != small)
+			free(b);
+	}
+	pk->interned_data = NULL;
+	p->st.packets++;
+	if (p->fb.err) {
+		p->failed = p->fb.err;
+		errno = p->failed;
+		return -1;
+	}
+	return 0;
+}
+
+struct ft_perfetto *ft_perfetto_open(FILE *out)
+{
+	struct ft_perfetto *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return NULL;
+	p->fb.base.append = fb_append;
+	p->fb.out = out;
+	p->first = 1;
+	if (ft_htab_init(&p->names.h, sizeof(struct istr)) ||
+	    ft_htab_init(&p->cats.h, sizeof(struct istr)) ||
+	    ft_htab_init(&p->anns.h, sizeof(struct istr)) ||
+	    ft_htab_init(&p->threads, sizeof(struct pthread_)) ||
+	    ft_htab_init(&p->procs, sizeof(struct ft_hentry))) {
+		ft_perfetto_close(p, NULL);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return p;
+}
+
+static int describe_process(struct ft_perfetto *p, uint32_t pid, const char *name)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	ProcessDescriptor pd = PERFETTO__PROTOS__PROCESS_DESCRIPTOR__INIT;
+
+	if (!name && ft_htab_find(&p->procs, pid))
+		return 0;
+	if (!ft_htab_get(&p->procs, pid, 1)) {
+		errno = ENOMEM;
+		return -1;
+	}
+	td.has_uuid = 1;
+	td.uuid = UUID_PROCESS | pid;
+	pd.has_pid = 1;
+	pd.pid = (int32_t)pid;
+	pd.process_name = (char *)name;
+	td.process = &pd;
+	pk.track_descriptor = &td;
+	if (!name)
+		p->st.processes++;
+	return emit(p, &pk);
+}
+
+/* The thread's state, its tracks described (again, with a new name). */
+static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid, const char *name)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+	struct pthread_ *t = ft_htab_get(&p->threads, tid, 1);
+
+	if (!t) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (t->described && !name)
+		return t;
+	if (!t->described) {
+		t->pid = pid ? pid : tid;
+		p->st.threads++;
+	}
+	t->described = 1;
+	if (describe_process(p, t->pid, NULL))
+		return NULL;
+	td.has_uuid = 1;
+	td.uuid = UUID_THREAD | tid;
+	td.has_parent_uuid = 1;
+	td.parent_uuid = UUID_PROCESS | t->pid;
+	th.has_pid = 1;
+	th.pid = (int32_t)t->pid;
+	th.has_tid = 1;
+	th.tid = (int32_t)tid;
+	th.thread_name = (char *)name;
+	td.thread = &th;
+	pk.track_descriptor = &td;
+	if (emit(p, &pk))
+		return NULL;
+	/* the table may have moved while emit() interned nothing: look again */
+	return ft_htab_find(&p->threads, tid);
+}
+
+static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
+		 const char *cat)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	uint64_t ci;
+
+	pk.has_timestamp = 1;
+	pk.timestamp = ts;
+	tev.has_type = 1;
+	tev.type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
+			 : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+	tev.has_track_uuid = 1;
+	tev.track_uuid = UUID_THREAD | tid;
+	if (begin) {
+		tev.has_name_iid = 1;
+		tev.name_iid = intern(&p->names, name ? name : "?");
+		if (cat) {
+			ci = intern(&p->cats, cat);
+			tev.n_category_iids = 1;
+			tev.category_iids = &ci;
+		}
+		if (!tev.name_iid) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	pk.track_event = &tev;
+	return emit(p, &pk);
+}
+
+/* An int64 when the text is one decimal integer, for int_value. */
+static int decimal(const char *s, int64_t *v)
+{
+	char *end;
+
+	if (!*s || (*s != '-' && (*s < '0' || *s > '9')))
+		return 0;
+	errno = 0;
+	*v = strtoll(s, &end, 10);
+	return !*end && !errno;
+}
+
+static int instant(struct ft_perfetto *p, const struct ft_xevent *ev, uint64_t track,
+		   const char *name, const char *cat, const struct ft_xarg *args, size_t nargs)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	DebugAnnotation da[MAX_ANN], *dap[MAX_ANN];
+	uint64_t ci;
+	size_t n = nargs < MAX_ANN ? nargs : MAX_ANN;
+
+	pk.has_timestamp = 1;
+	pk.timestamp = ev->ts;
+	tev.has_type = 1;
+	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
+	tev.has_track_uuid = 1;
+	tev.track_uuid = track;
+	tev.has_name_iid = 1;
+	tev.name_iid = intern(&p->names, name ? name : "?");
+	if (cat) {
+		ci = intern(&p->cats, cat);
+		tev.n_category_iids = 1;
+		tev.category_iids = &ci;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int64_t v;
+
+		perfetto__protos__debug_annotation__init(&da[i]);
+		da[i].has_name_iid = 1;
+		da[i].name_iid = intern(&p->anns, args[i].key);
+		if (decimal(args[i].value, &v)) {
+			da[i].has_int_value = 1;
+			da[i].int_value = v;
+		} else {
+			da[i].string_value = (char *)args[i].value;
+		}
+		dap[i] = &da[i];
+	}
+	tev.n_debug_annotations = n;
+	tev.debug_annotations = dap;
+	pk.track_event = &tev;
+	return emit(p, &pk);
+}
+
+static int lost(struct ft_perfetto *p, const struct ft_xevent *ev)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
+	char num[32];
+	struct ft_xarg a = { "count", num };
+
+	if (!p->lost_track) {
+		TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+		CounterDescriptor cd = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__INIT;
+
+		td.has_uuid = 1;
+		td.uuid = UUID_LOST;
+		td.name = "lost events";
+		cd.has_unit = 1;
+		cd.unit = PERFETTO__PROTOS__COUNTER_DESCRIPTOR__UNIT__UNIT_COUNT;
+		td.counter = &cd;
+		pk.track_descriptor = &td;
+		if (emit(p, &pk))
+			return -1;
+		pk.track_descriptor = NULL;
+		p->lost_track = 1;
+	}
+	p->lost_total += ev->count;
+	pk.has_timestamp = 1;
+	pk.timestamp = ev->ts;
+	tev.has_type = 1;
+	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
+	tev.has_track_uuid = 1;
+	tev.track_uuid = UUID_LOST;
+	tev.has_counter_value = 1;
+	tev.counter_value = (int64_t)p->lost_total;
+	pk.track_event = &tev;
+	if (emit(p, &pk))
+		return -1;
+	p->st.lost_markers++;
+	p->st.lost_events += ev->count;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)ev->count);
+	if (ev->tid && !thread(p, ev->tid, ev->pid, NULL))
+		return -1;
+	/* tid 0 (unknown, a kernel CPU's loss): the trace-global track */
+	return instant(p, ev, ev->tid ? UUID_THREAD | ev->tid : 0, "lost events", "ftrail", &a, 1);
+}
+
+int ft_perfetto_event(struct ft_perfetto *p, const struct ft_xevent *ev)
+{
+	struct pthread_ *t;
+
+	if (p->failed) {
+		errno = p->failed;
+		return -1;
+	}
+	if (ev->ts > p->last_ts)
+		p->last_ts = ev->ts;
+	switch (ev->type) {
+	case FT_XEV_PROCESS_NAME:
+		return describe_process(p, ev->pid, ev->name);
+	case FT_XEV_THREAD_NAME:
+		return thread(p, ev->tid, ev->pid, ev->name) ? 0 : -1;
+	case FT_XEV_LOST:
+		return lost(p, ev);
+	default:
+		break;
+	}
+	t = thread(p, ev->tid, ev->pid, NULL);
+	if (!t)
+		return -1;
+	switch (ev->type) {
+	case FT_XEV_ENTRY:
+		t->depth++;
+		p->st.slices++;
+		return slice(p, ev->ts, ev->tid, 1, ev->name, ev->cat);
+	case FT_XEV_EXIT:
+		if (!t->depth) {
+			p->st.unmatched_exits++;
+			return 0;
+		}
+		t->depth--;
+		return slice(p, ev->ts, ev->tid, 0, NULL, NULL);
+	case FT_XEV_INSTANT:
+		p->st.instants++;
+		return instant(p, ev, UUID_THREAD | ev->tid, ev->name, ev->cat, ev->args,
+			       ev->nargs);
+	default:
+		return 0;
+	}
+}
+
+int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
+{
+	int rc = 0;
+
+	/* calls still open end with the trace */
+	for (size_t i = 0; p->threads.tab && i < p->threads.cap && !p->failed; i++) {
+		struct pthread_ *t = ft_htab_slot(&p->threads, i);
+
+		while (t && t->depth && !p->failed) {
+			t->depth--;
+			p->st.closed_at_end++;
+			slice(p, p->last_ts, (uint32_t)t->h.key, 0, NULL, NULL);
+		}
+	}
+	if (p->failed) {
+		errno = p->failed;
+		rc = -1;
+	}
+	if (stats)
+		*stats = p->st;
+	itab_free(&p->names);
+	itab_free(&p->cats);
+	itab_free(&p->anns);
+	ft_htab_free(&p->threads);
+	ft_htab_free(&p->procs);
+	free(p);
+	return rc;
+}
