@@ -214,7 +214,11 @@ struct rt_thread {
 	uint32_t gen;            /* control generation the pid filter was evaluated at */
 	uint32_t roots;          /* open set_graph_function frames */
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
+	void *ucache;            /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
 };
+
+/* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
+#define RT_UCACHE_BYTES 8192
 
 /* Process-wide runtime state. */
 struct rt_state {

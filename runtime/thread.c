@@ -68,6 +68,9 @@ struct rt_thread *rt_thread_get(void)
 			t->state = RT_THREAD_DEAD;
 			return NULL;
 		}
+		/* unwind.c's rule cache: here, not on a hook; none is no cache */
+		if (!t->ucache)
+			t->ucache = rt_mmap_anon(RT_UCACHE_BYTES);
 		if (rt.area && !t->rb.area)
 			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
 		if (thread_key_ok)
@@ -114,6 +117,13 @@ static void thread_dtor(void *arg)
 	if (rt.smap_ok) /* its stack map shard goes back to the pool */
 		ft_stackmap_thread_detach(&rt.smap);
 	t->state = RT_THREAD_DEAD;
+	if (t->ucache) {
+		void *c = t->ucache;
+
+		t->ucache = NULL;
+		ft_barrier(); /* a handler on this thread sees NULL before the unmap */
+		munmap(c, RT_UCACHE_BYTES);
+	}
 	if (t->frames && !t->depth) {
 		munmap(t->frames - 1, RT_FRAMES_BYTES);
 		t->frames = NULL;
