@@ -284,3 +284,68 @@ void rt_plt_forget(struct rt_module *m)
 	m->nr_plt = 0;
 	m->plt_state = RT_PLT_UNHOOKED;
 }
+
+/* Where stub i of m jumps: its next[] word (decoded from the stub's jmp *next(%rip)). */
+static uint64_t *stub_next(const struct rt_module *m, uint32_t i)
+{
+	const uint8_t *s = (const uint8_t *)m->plt_mem + (size_t)i * STUB_SIZE;
+	int32_t d;
+
+	memcpy(&d, s + 8, 4);
+	return (uint64_t *)(s + 12 + d);
+}
+
+/* Point every hooked GOT slot of m that holds from to its stub's to (RELRO opened). */
+static void plt_swap(struct rt_module *m, int to_stub)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), rlo, rhi;
+	int opened = 0;
+
+	relro_pages(m, &rlo, &rhi);
+	if (rhi > rlo && !mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE))
+		opened = 1;
+	for (uint32_t i = 0; i < m->nr_plt; i++) {
+		uint64_t *got = (uint64_t *)m->plt[i].addr, stub = (uint64_t)m->plt_mem + i * STUB_SIZE;
+		uint64_t target = *stub_next(m, i);
+		uint64_t from = to_stub ? target : stub, to = to_stub ? stub : target;
+
+		if ((uint64_t)got >= rlo && (uint64_t)got < rhi && !opened)
+			continue;
+		/* a slot the program rewrote since is its own: left alone */
+		if (__atomic_load_n(got, __ATOMIC_RELAXED) == from)
+			__atomic_store_n(got, to, __ATOMIC_RELEASE);
+	}
+	if (opened)
+		mprotect((void *)rlo, rhi - rlo, PROT_READ);
+	(void)pg;
+}
+
+/*
+ * Detach (attach.c): every hooked import's GOT slot gets its target back;
+ * the stubs stay mapped (a thread may be between a stub's call and its
+ * jmp) and are used again by rt_plt_rehook_all().  Caller holds rt.lock.
+ */
+void rt_plt_unhook_all(void)
+{
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->plt_state > 0 && !m->gone && m->plt_mem) {
+			plt_swap(m, 0);
+			m->plt_state = 2;
+		}
+	}
+}
+
+/* Attach again: the slots rt_plt_unhook_all() put back point to the stubs again. */
+void rt_plt_rehook_all(void)
+{
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->plt_state == 2 && !m->gone && m->plt_mem) {
+			plt_swap(m, 1);
+			m->plt_state = 1;
+		}
+	}
+}
