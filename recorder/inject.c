@@ -80,6 +80,25 @@ static long status_field(pid_t pid, const char *key)
 	return v;
 }
 
+/* The State: letter of /proc/pid/status ('R', 'S', 'Z'...), or 0. */
+static char status_state(pid_t pid)
+{
+	char path[64], line[256], st = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "State:", 6)) {
+			sscanf(line + 6, " %c", &st);
+			break;
+		}
+	fclose(f);
+	return st;
+}
+
 static void comm_of(pid_t pid, char *out, size_t len)
 {
 	char path[64];
@@ -112,7 +131,7 @@ static int yama_scope(void)
 static int check_target(pid_t pid, char *err, size_t errlen)
 {
 	char path[64], comm[64];
-	long tracer, uid;
+	long tracer, uid, tgid;
 
 	if (pid == getpid()) {
 		ft_seterr(err, errlen, "cannot attach to ftrail itself (pid %d)", (int)pid);
@@ -122,10 +141,14 @@ static int check_target(pid_t pid, char *err, size_t errlen)
 		ft_seterr(err, errlen, "no such process: %d", (int)pid);
 		return -1;
 	}
-	snprintf(path, sizeof(path), "/proc/%d/task/%d", (int)pid, (int)pid);
-	if (access(path, F_OK)) {
-		/* a thread id of another process, not a process */
-		ft_seterr(err, errlen, "no such process: %d (a thread id? give its process id)",
+	tgid = status_field(pid, "Tgid");
+	if (tgid > 0 && tgid != pid) {
+		ft_seterr(err, errlen, "%d is a thread of process %ld: give the process id",
+			  (int)pid, tgid);
+		return -1;
+	}
+	if (status_state(pid) == 'Z') {
+		ft_seterr(err, errlen, "process %d has exited (a zombie its parent has not reaped)",
 			  (int)pid);
 		return -1;
 	}
