@@ -127,8 +127,7 @@ static int yama_scope(void)
 	return v;
 }
 
-/* Why pid cannot be traced, before trying: 0 when nothing is known against it. */
-static int check_target(pid_t pid, char *err, size_t errlen)
+int ft_inject_check(pid_t pid, char *err, size_t errlen)
 {
 	char path[64], comm[64];
 	long tracer, uid, tgid;
@@ -331,7 +330,7 @@ struct ft_inject *ft_inject_stop(pid_t pid, char *err, size_t errlen)
 	struct ft_inject *in;
 	int r, live = 0;
 
-	if (check_target(pid, err, errlen))
+	if (ft_inject_check(pid, err, errlen))
 		return NULL;
 	in = calloc(1, sizeof(*in));
 	if (!in) {

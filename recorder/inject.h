@@ -32,6 +32,12 @@
 struct ft_inject;
 
 /*
+ * What is known against attaching to pid before trying (the checks
+ * ft_inject_stop starts with): 0, or -1 with the line in err.
+ */
+int ft_inject_check(pid_t pid, char *err, size_t errlen);
+
+/*
  * Stop every thread of pid.  Returns the handle, or NULL with a one-line
  * reason in err: "no such process: N", "process N belongs to user U ...",
  * "process N is already traced by M (gdb)...", "ptrace_scope=K forbids

@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "kernel/kcapture.h"
 #include "core/options.h"
+#include "recorder/inject.h"
 #include "recorder/record_session.h"
 #include "core/tracefile.h"
 #include "recorder/uevent_setup.h"
@@ -288,6 +289,9 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	 */
 	inject = strcmp(o->tracer, "nop") || want_user_events ||
 		 (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
+	/* -P: what is known against the process, before anything is created */
+	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
+		return -1;
 	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, err, errlen);
 	if (!uev && err[0])
 		return -1;
