@@ -26,6 +26,8 @@ for flags in "-O2 -fpatchable-function-entry=5" "-O0 -pg -mfentry" "-O2 -pg" \
 		# (at most one per thread and end) may lack one
 		[ $((l - 2 * s)) -le 16 ] && [ $((2 * s - l)) -le 16 ] ||
 			fail "$flags: attach $k: $s steps, $l leaves"
+		"$FTRAIL" show -i a$k.dat | head -n 4 | grep -q "^# attached to process $SRV_PID while it ran" ||
+			fail "$flags: attach $k: show does not say the trace starts at an attach"
 		# the runtime is loaded once, not once per attach
 		[ "$(grep -c 'libftrail\.so' /proc/$SRV_PID/maps)" -le 5 ] ||
 			fail "$flags: libftrail.so mapped again: $(grep libftrail /proc/$SRV_PID/maps)"
