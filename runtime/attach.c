@@ -175,18 +175,16 @@ static void unhook_got(void)
 }
 
 /*
- * Detach: what rt_detach does (nop, every site unpatched), and the
- * program put back as it was: the compiler hooks' GOT slots, gcc's 1-byte
- * nop runs, the library calls' GOT slots, its SIGTRAP action.  The other
- * threads are stopped (see the top).  Caller holds rt.lock, tracing_on is
- * off.
+ * After the nop switch of a detach (every site unpatched): the program
+ * put back as it was -- the compiler hooks' GOT slots, gcc's 1-byte nop
+ * runs, the library calls' GOT slots.  Caller holds rt.lock.  Also what
+ * rt_detach does besides for a runtime started here (rt.detach_more),
+ * when the recorder died.
  */
-static void stop_locked(void)
+static void restore_locked(void)
 {
 	enum rt_modmem mm;
 
-	__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
-	rt_sync_locked(); /* nop: every site unpatched */
 	unhook_got();
 	mm = rt_modmem_enter();
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
@@ -200,6 +198,20 @@ static void stop_locked(void)
 	rt_patch_flush();
 	rt_modmem_exit();
 	rt_plt_unhook_all();
+}
+
+/*
+ * ftrail_detach, every other thread stopped: nop, everything restored
+ * (restore_locked), and the program's SIGTRAP action back -- not when
+ * rt_detach runs from a hook after the recorder died, since another
+ * thread may then have hit one of the last batch's int3s without having
+ * taken its SIGTRAP yet.  Caller holds rt.lock, tracing_on is off.
+ */
+static void stop_locked(void)
+{
+	__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
+	rt_sync_locked(); /* nop: every site unpatched */
+	restore_locked();
 	rt_patch_fini();
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
 }
@@ -289,6 +301,7 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd)
 	pthread_mutex_lock(&rt.lock);
 	for (int i = 0; i < rt.nr_mods; i++)
 		hook_got_of(&rt.mods[i]);
+	rt.detach_more = restore_locked; /* a dead recorder: rt_detach restores too */
 	pthread_mutex_unlock(&rt.lock);
 	return 0;
 }

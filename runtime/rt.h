@@ -277,6 +277,12 @@ struct rt_state {
 	 * old ring handle and its frames' records (rt_thread_get).
 	 */
 	uint32_t sess_seq;
+	/*
+	 * What a detach does besides (rt_detach, under rt.lock): set by
+	 * attach.c for a runtime it started, which puts the program's GOT
+	 * slots and text back too; NULL under LD_PRELOAD.
+	 */
+	void (*detach_more)(void);
 };
 
 extern struct rt_state rt RT_HIDDEN;

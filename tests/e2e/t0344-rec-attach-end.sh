@@ -1,4 +1,4 @@
-# description: record -P ends three ways: Ctrl-C (SIGINT) detaches, the program's exit while traced keeps the trace (exit 0, one warning), a program exiting during the attach gets one line and no trace
+# description: record -P ends four ways: Ctrl-C (SIGINT) detaches, the program's exit while traced keeps the trace (exit 0, one warning), a killed recorder leaves the text and GOT restored, a program exiting during the attach gets one line and no trace
 # requires: cc
 . "$TOP/tests/e2e/t0349-attach.inc"
 build srv gcc -O2 -pg "$P/attach_srv.c" -lpthread || skip "no gcc"
@@ -25,6 +25,23 @@ SRV_PID=
 grep -q "^ftrail: warning: process [0-9]* (srv) exited while traced; what it recorded until then is in ex.dat$" rec.err ||
 	fail "no exit warning: $(cat rec.err)"
 [ "$(calls ex.dat work)" -gt 0 ] || fail "the trace of the exited program is empty"
+# the recorder killed while attached: the runtime sees its lifeline go at
+# its next hook and puts the text and the GOT back itself (not the SIGTRAP
+# action: another thread may still have one of our traps to take)
+start_srv ./srv 2 0
+got0=$(got_hooks "$SRV_PID" ./srv)
+"$FTRAIL" record -q -P "$SRV_PID" -o killed.dat 2>/dev/null &
+rec=$!
+sleep 1
+[ "$(got_hooks "$SRV_PID" ./srv)" != "$got0" ] || fail "the GOT was not hooked"
+kill -9 $rec
+wait $rec 2>/dev/null
+sleep 0.5
+[ "$(got_hooks "$SRV_PID" ./srv)" = "$got0" ] || fail "a killed recorder left the GOT hooked"
+stopped "$SRV_PID" && fail "a killed recorder left a thread stopped"
+stop_srv
+grep -q 'errors=0 text_changed=0 sigtrap_changed=1 fds_changed=0$' srv.out ||
+	fail "after a killed recorder: $(cat srv.out)"
 # a program that exits during the attach: one line, no trace, never hangs
 cat >quick.c <<'EOC'
 #include <unistd.h>
