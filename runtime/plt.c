@@ -31,7 +31,8 @@
  * program, in the dlopen wrapper for the others, before dlopen returns.
  *
  * Not hooked: imports that return twice or read their own return address
- * (setjmp family, vfork, getcontext), the unwinder's entry points, calls
+ * (setjmp family, vfork, getcontext), the unwinder's entry points, the
+ * compiler's hooks (mcount, __fentry__, __cyg_profile_func_*), calls
  * into libftrail.so itself (its wrappers: fork, dlopen, pthread_create...),
  * and function pointers the program got from dlsym() or through a GOT
  * entry that is not a JUMP_SLOT (-fno-plt): those calls do not go through
@@ -68,6 +69,9 @@ static int denied(const char *name)
 	    "setjmp",	  "_setjmp",	 "__sigsetjmp",	   "sigsetjmp",
 	    "savectx",	  "vfork",	 "getcontext",	   "swapcontext",
 	    "setcontext", "makecontext", "__tls_get_addr", "__libc_start_main",
+	    /* the compiler's hooks: bound to libc when attached (attach.c hooks them) */
+	    "mcount", "_mcount", "__fentry__", "__cyg_profile_func_enter",
+	    "__cyg_profile_func_exit",
 	};
 
 	if (!strncmp(name, "_Unwind_", 8))
