@@ -1,5 +1,6 @@
 # description: record -P bad input: no such pid, a thread id, a zombie, another user's process, one under strace, a static binary, attaching twice, -P with a program; -p PID's deprecation: one line each, the target never left stopped or changed
 # requires: cc
+# asan: yes
 . "$TOP/tests/e2e/t0349-attach.inc"
 build srv gcc -O2 -fpatchable-function-entry=5 "$P/attach_srv.c" -lpthread || skip "no gcc"
 # a pid that exists no more

@@ -1,5 +1,6 @@
 # description: record -P ends four ways: Ctrl-C (SIGINT) detaches, the program's exit while traced keeps the trace (exit 0, one warning), a killed recorder leaves the text and GOT restored, a program exiting during the attach gets one line and no trace
 # requires: cc
+# asan: yes
 . "$TOP/tests/e2e/t0349-attach.inc"
 build srv gcc -O2 -pg "$P/attach_srv.c" -lpthread || skip "no gcc"
 # Ctrl-C
