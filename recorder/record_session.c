@@ -363,7 +363,10 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		}
 		print_urecord_warnings(u);
 	} else {
-		if (!o->quiet)
+		if (!o->quiet && !x->waiting && o->attach_pid)
+			fprintf(stderr, "ftrail: recording kernel events of process %d, Ctrl-C to stop\n",
+				(int)o->attach_pid);
+		else if (!o->quiet)
 			fprintf(stderr, "ftrail: recording %s, Ctrl-C to stop\n",
 				x->waiting ? x->waiting : "kernel events");
 		/*
