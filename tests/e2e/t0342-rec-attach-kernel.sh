@@ -1,4 +1,4 @@
-# description: record -P -e sched:sched_switch -T: kernel events of every thread of a running process, with stacks, beside its functions
+# description: record -P -e sched:sched_switch -T: kernel events of every thread of a running process, with stacks, beside its functions; -p nop: kernel events only, static binaries too
 # requires: cc root tracefs
 . "$TOP/tests/e2e/t0349-attach.inc"
 need_tracefs
@@ -28,4 +28,14 @@ stop_srv
 # stacks of function records go through libunwind, whose address check keeps
 # a pipe open (documented): the text and the signals are as before
 grep -q 'errors=0 text_changed=0 sigtrap_changed=0' srv.out || fail "the program changed: $(cat srv.out)"
+# kernel events only (-p nop): no runtime, so a static binary works too
+if build st gcc -static -O2 "$P/attach_srv.c" -lpthread 2>/dev/null; then
+	start_srv ./st 2 0
+	"$FTRAIL" record -P "$SRV_PID" -p nop -e sched:sched_switch --duration 0.5 -o ks.dat \
+		>rec.out 2>rec.err || fail "kernel-only -P: $(cat rec.err)"
+	grep -q "^ftrail: recording kernel events of process $SRV_PID" rec.err ||
+		fail "kernel-only -P: $(cat rec.err)"
+	"$FTRAIL" show -i ks.dat | grep -q "prev_pid=$SRV_PID " || fail "no switch of the static program"
+	stop_srv
+fi
 exit 0
