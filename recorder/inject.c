@@ -246,7 +246,8 @@ static int wait_stop(struct thr *t)
 		if (!WIFSTOPPED(st))
 			continue;
 		t->stopped = 1;
-		if ((st >> 16) == PTRACE_EVENT_STOP || (st >> 8) == (SIGTRAP | (PTRACE_EVENT_STOP << 8)))
+		if ((st >> 16) == PTRACE_EVENT_STOP ||
+		    (st >> 8) == (SIGTRAP | (PTRACE_EVENT_STOP << 8)))
 			return 1;
 		/* a signal-delivery-stop: keep the signal for the detach */
 		if (!t->sig)
@@ -385,7 +386,10 @@ void ft_inject_resume(struct ft_inject *in)
 
 /* ---- symbols ---- */
 
-/* Value of the defined function sym in the ELF file at path (0: none); *first_load: its vaddr. */
+/*
+ * Value of the defined function sym in the ELF file at path (0: none), and
+ * where its first PT_LOAD is (*load_vaddr, *load_off).
+ */
 static uint64_t elf_sym(const char *path, const char *sym, uint64_t *load_vaddr, uint64_t *load_off)
 {
 	uint64_t v = 0;
@@ -468,7 +472,8 @@ uint64_t ft_inject_sym(struct ft_inject *in, const char *want, const char *sym)
 
 		obj[0] = 0;
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perms, &off, &dmaj,
-			   &dmin, &ino, &n) < 7 || !ino || off)
+			   &dmin, &ino, &n) < 7 ||
+		    !ino || off)
 			continue;
 		snprintf(obj, sizeof(obj), "%s", line + n);
 		obj[strcspn(obj, "\n")] = 0;
@@ -689,8 +694,8 @@ int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int 
 restore:
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &saved) ||
 	    (have_xs && ptrace(PTRACE_SETREGSET, t->tid, (void *)NT_X86_XSTATE, &xv))) {
-		ft_seterr(err, errlen, "cannot restore the registers of thread %d: %s",
-			  (int)t->tid, strerror(errno));
+		ft_seterr(err, errlen, "cannot restore the registers of thread %d: %s", (int)t->tid,
+			  strerror(errno));
 		return -1;
 	}
 	return rc;

@@ -129,7 +129,8 @@ static void hook_got_of(struct rt_module *m)
 		const ElfW(Sym) * syms;
 		const char *strs;
 
-		if (!rel || rel->sh_link >= eh->e_shnum || rel->sh_offset + rel->sh_size > m->map_len)
+		if (!rel || rel->sh_link >= eh->e_shnum ||
+		    rel->sh_offset + rel->sh_size > m->map_len)
 			continue;
 		dsym = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff) + rel->sh_link;
 		if (dsym->sh_type != SHT_DYNSYM || dsym->sh_link >= eh->e_shnum ||
@@ -150,14 +151,15 @@ static void hook_got_of(struct rt_module *m)
 			    syms[sym].st_name >= dstr->sh_size || !in_mod(m, (uint64_t)slot))
 				continue;
 			for (int h = 0; h < 5; h++) {
-				if (!hook_addr[h] || strcmp(strs + syms[sym].st_name, hook_names[h]))
+				if (!hook_addr[h] ||
+				    strcmp(strs + syms[sym].st_name, hook_names[h]))
 					continue;
 				if (*slot == hook_addr[h] || nr_got_hooks == MAX_GOT_HOOKS)
 					break;
 				got_hooks[nr_got_hooks].slot = slot;
 				got_hooks[nr_got_hooks].old = *slot;
-				got_hooks[nr_got_hooks].relro =
-				    (uint64_t)slot >= rlo && (uint64_t)slot < rhi;
+				got_hooks[nr_got_hooks].relro = (uint64_t)slot >= rlo &&
+								(uint64_t)slot < rhi;
 				got_write(slot, hook_addr[h], got_hooks[nr_got_hooks].relro);
 				nr_got_hooks++;
 				break;
