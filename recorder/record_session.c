@@ -222,6 +222,13 @@ static int report_program(const struct ft_record_opts *o, const struct ft_urecor
 			ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
 		return r->exit_status;
 	}
+	if (!stop_sig) {
+		/* --duration ran out: the recording is complete, as asked */
+		if (!o->quiet)
+			ft_warn("recorded for --duration; %s (pid %d) runs on, untraced", o->argv[0],
+				(int)pid);
+		return 0;
+	}
 	ft_warn("stopped by signal %d (%s); %s (pid %d) runs on, untraced", stop_sig,
 		strsignal(stop_sig), o->argv[0], (int)pid);
 	return 128 + stop_sig;

@@ -43,6 +43,18 @@ stopped "$SRV_PID" && fail "a killed recorder left a thread stopped"
 stop_srv
 grep -q 'errors=0 text_changed=0 sigtrap_changed=1 fds_changed=0$' srv.out ||
 	fail "after a killed recorder: $(cat srv.out)"
+# --duration with a program started by record: exit 0, the program runs on
+rm -f stop
+"$FTRAIL" record --duration 0.5 -o dur.dat -- ./srv "$PWD/stop" 2 0 >srv.out 2>rec.err ||
+	fail "record --duration -- PROG: exit $?: $(cat rec.err)"
+grep -q '^ftrail: warning: recorded for --duration; ./srv (pid [0-9]*) runs on, untraced$' rec.err ||
+	fail "no --duration line: $(cat rec.err)"
+SRV_PID=$(sed -n 's/^ready //p' srv.out)
+[ -n "$SRV_PID" ] && kill -0 "$SRV_PID" || fail "the program did not run on"
+[ "$(calls dur.dat work)" -gt 0 ] || fail "--duration recorded nothing"
+touch stop
+for _ in $(seq 50); do kill -0 "$SRV_PID" 2>/dev/null || break; sleep 0.1; done
+SRV_PID=
 # a program that exits during the attach: one line, no trace, never hangs
 cat >quick.c <<'EOC'
 #include <unistd.h>
