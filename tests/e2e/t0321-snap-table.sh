@@ -5,11 +5,11 @@ need_runtime
 need_cmd pgrep
 cc -O1 -I"$TOP/include" -o ticks "$TOP/tests/progs/snap_ticks.c" || fail "build"
 state() { $FTRAIL snapshot -P "$pid" | sed -n 's/^snapshot: //p'; }
-# the traced program's pid: its comm is "ticks"
+# the traced program's pid: record's child "ticks" (t0324 runs a "ticks" of its own)
 $FTRAIL record -q -p nop -e u:snap -o c.dat -- ./ticks >prog.out 2>err &
 rec=$!
 for _ in $(seq 100); do
-	pid=$(pgrep -n -x ticks) && [ -n "$pid" ] && $FTRAIL snapshot -P "$pid" >/dev/null 2>&1 && break
+	pid=$(pgrep -P $rec -x ticks) && [ -n "$pid" ] && $FTRAIL snapshot -P "$pid" >/dev/null 2>&1 && break
 	sleep 0.05
 done
 [ -n "${pid:-}" ] || fail "the traced program did not start"
