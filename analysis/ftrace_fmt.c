@@ -546,6 +546,12 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 	int lat = OPT(f, LATENCY_FORMAT);
 
 	ob_printf(f, "# tracer: %s\n#\n", ft_trace_tracer(f->t));
+	/* record -P: the program ran before us; what it had entered is not here */
+	if (ft_trace_meta(f->t, "attached_pid"))
+		ob_printf(f,
+			  "# attached to process %s while it ran: calls entered before the attach\n"
+			  "# are not shown (nor their returns), depths start at the attach\n#\n",
+			  ft_trace_meta(f->t, "attached_pid"));
 	if (f->graph) {
 		if (lat)
 			lat_trace_header(f, entries, written);

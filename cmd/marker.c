@@ -24,14 +24,15 @@
 #include "core/util.h"
 
 const char cmd_marker_usage[] =
-	"usage: ftrail marker [-p PID] [--raw] TEXT...\n"
+	"usage: ftrail marker [-P PID] [--raw] TEXT...\n"
 	"\n"
 	"Write TEXT (the words joined by spaces, as echo does) into the trace of a\n"
 	"program that `ftrail record` is tracing now, as a trace_marker record\n"
-	"('tracing_mark_write: TEXT' in `ftrail show`).  Without -p, the one traced\n"
+	"('tracing_mark_write: TEXT' in `ftrail show`).  Without -P, the one traced\n"
 	"program running is found in /proc.\n"
 	"\n"
-	"  -p PID     the traced process (any process of the traced session)\n"
+	"  -P PID     the traced process (any process of the traced session); -p PID,\n"
+	"             its old spelling, still works with a warning\n"
 	"  --raw      write TEXT's bytes as a trace_marker_raw record ('raw_data:')\n";
 
 static const struct option long_options[] = {
@@ -50,11 +51,15 @@ int cmd_marker(int argc, char **argv)
 	int c, raw = 0;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "+:p:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:P:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
+			/* -p is the tracer in record: the pid is -P everywhere (trace-cmd's) */
+			ft_warn("marker: -p PID is deprecated, use -P PID");
+			/* fall through */
+		case 'P':
 			if (ft_parse_u64(optarg, 1, INT32_MAX, &v))
-				ft_die("marker: -p wants a process id, not '%s'", optarg);
+				ft_die("marker: -P wants a process id, not '%s'", optarg);
 			pid = (pid_t)v;
 			break;
 		case 'r':
@@ -68,7 +73,7 @@ int cmd_marker(int argc, char **argv)
 		}
 	}
 	if (optind >= argc)
-		ft_die("marker: no text (usage: ftrail marker [-p PID] [--raw] TEXT...)");
+		ft_die("marker: no text (usage: ftrail marker [-P PID] [--raw] TEXT...)");
 	for (int i = optind; i < argc; i++)
 		len += strlen(argv[i]) + 1;
 	text = ft_malloc(len);

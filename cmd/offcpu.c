@@ -34,8 +34,8 @@
 #include "core/util.h"
 
 const char cmd_offcpu_usage[] =
-    "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -p PID]\n"
-    "       ftrail offcpu [-i FILE] [--threshold MS] [-p PID] [--folded] [--samples] [--top N]\n"
+    "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -P PID]\n"
+    "       ftrail offcpu [-i FILE] [--threshold MS] [-P PID] [--folded] [--samples] [--top N]\n"
     "\n"
     "Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
     "the intervals from being switched out to being switched back in, with the\n"
@@ -47,8 +47,9 @@ const char cmd_offcpu_usage[] =
     "  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
     "                    stacks and userstacktrace, plus function_graph for PROG\n"
     "                    (exact user stacks when PROG is instrumented), then report\n"
-    "  -p PID            --record: follow this running process until Ctrl-C or its\n"
-    "                    exit; analysis: only this process and its children\n"
+    "  -P PID            --record: follow this running process until Ctrl-C or its\n"
+    "                    exit; analysis: only this process and its children (-p PID,\n"
+    "                    its old spelling, still works with a warning)\n"
     "  -o FILE           --record: output file (default ftrail.dat)\n"
     "  -b KB             --record: kernel buffer size per CPU, KiB\n"
     "  -i FILE           input trace file (default ftrail.dat)\n"
@@ -105,7 +106,7 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 	a->output = "ftrail.dat";
 	a->thresh_ns = FT_OFFCPU_DEFAULT_THRESH_MS * 1000000ull;
 	a->top = 20;
-	while ((c = getopt_long(argc, argv, "+:i:o:p:b:qh", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:i:o:p:P:b:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_RECORD:
 			a->record = 1;
@@ -133,8 +134,12 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 			a->output = optarg;
 			break;
 		case 'p':
+			/* -p is the tracer in record: the pid is -P everywhere (trace-cmd's) */
+			ft_warn("offcpu: -p PID is deprecated, use -P PID");
+			/* fall through */
+		case 'P':
 			if (ft_parse_u64(optarg, 1, INT32_MAX, &v))
-				ft_die("-p wants a process id, not '%s'", optarg);
+				ft_die("-P wants a process id, not '%s'", optarg);
 			a->pid = (uint32_t)v;
 			break;
 		case 'b':
@@ -162,13 +167,13 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 		ft_die("offcpu: a program to run needs --record: ftrail offcpu --record -- %s",
 		       a->argv[0]);
 	if (a->argv && a->pid)
-		ft_die("offcpu: give a program or -p PID, not both");
+		ft_die("offcpu: give a program or -P PID, not both");
 	if (a->folded && a->samples)
 		ft_die("offcpu: --folded and --samples are separate outputs; give one");
 }
 
 /*
- * For -p PID, where no runtime runs in the process to describe it: the
+ * For -P PID, where no runtime runs in the process to describe it: the
  * MODULES lines (executable file mappings, tracefile.h's format) with their
  * SYMTABs, and TASKS (threads and names), so user stacks from
  * userstacktrace are symbolised.  Best effort: a process that exits while

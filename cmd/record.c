@@ -8,6 +8,7 @@
  * kernel/ for tracefs) so that nothing is missed is recorder/record_session.h,
  * shared with `ftrail offcpu --record`.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +25,26 @@
 
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"
+	"       ftrail record [options] -P PID\n"
 	"\n"
 	"Trace PROG's functions (compiled with -pg, -pg -mfentry, -mfentry -mnop-mcount,\n"
 	"-fpatchable-function-entry=N or -finstrument-functions) and/or kernel trace\n"
 	"events, into one trace file.  Without PROG, kernel events are recorded\n"
 	"system-wide until Ctrl-C.\n"
 	"\n"
+	"  -P PID               attach to the running process PID instead of starting a\n"
+	"                       program (ptrace: same user or root; it must not be\n"
+	"                       traced already): the runtime is loaded into it, every\n"
+	"                       thread is traced from its next traced call (calls\n"
+	"                       entered before the attach are not shown, depths start\n"
+	"                       there), threads it creates from their start; kernel\n"
+	"                       events are limited to its threads and children.  Until\n"
+	"                       Ctrl-C, --duration or its exit; then it is detached and\n"
+	"                       runs on as before: tracing off, every patched function\n"
+	"                       and hooked call restored.  Left in it: libftrail.so\n"
+	"                       (mapped, with its per-thread state), reused by the next\n"
+	"                       attach\n"
+	"  --duration SEC       stop recording after SEC seconds (decimals allowed)\n"
 	"  -p TRACER            nop | function | function_graph (default function_graph\n"
 	"                       with a program, nop without)\n"
 	"  -l GLOB              set_ftrace_filter: trace only matching functions; '!GLOB'\n"
@@ -87,7 +102,8 @@ const char cmd_record_usage[] =
 	"\n"
 	"Exit status:\n"
 	"  PROG's own, or 128+N when signal N killed it (as time and strace report\n"
-	"  it); without PROG, 0 once the trace is written.  ftrail's own failures\n"
+	"  it); 0 when --duration ended the recording while PROG runs on; without\n"
+	"  PROG (and with -P), 0 once the trace is written.  ftrail's own failures\n"
 	"  exit 1 with one line on stderr.\n"
 	"\n"
 	"Signals:\n"
@@ -112,6 +128,7 @@ enum {
 	OPT_NO_LIBCALL,
 	OPT_RETVAL,
 	OPT_FILTER,
+	OPT_DURATION,
 };
 
 static const struct option long_options[] = {
@@ -124,6 +141,7 @@ static const struct option long_options[] = {
 	{ "no-libcall", no_argument, NULL, OPT_NO_LIBCALL },
 	{ "retval", required_argument, NULL, OPT_RETVAL },
 	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -255,7 +273,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	o->output = "ftrail.dat";
 	o->options = ft_options_default();
 	/* '+': stop at the program's name so its own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:l:n:g:e:f:R:TO:b:ao:qhA:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:P:l:n:g:e:f:R:TO:b:ao:qhA:", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (strcmp(optarg, "nop") && strcmp(optarg, "function") &&
@@ -264,6 +282,24 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 				       optarg);
 			o->tracer = optarg;
 			break;
+		case 'P':
+			if (ft_parse_u64(optarg, 1, INT32_MAX, &v))
+				ft_die("-P wants a process id, not '%s'", optarg);
+			o->attach_pid = (pid_t)v;
+			break;
+		case OPT_DURATION: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 1e9)
+				ft_die("--duration wants seconds (> 0), not '%s'", optarg);
+			o->duration_ms = (uint64_t)(d * 1000 + 0.5);
+			if (!o->duration_ms)
+				o->duration_ms = 1;
+			break;
+		}
 		case 'l':
 			ft_strv_push(&o->filter, optarg);
 			break;
@@ -366,13 +402,16 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->argv && o->attach_pid)
+		ft_die("give a program or -P PID, not both");
 	if (!o->tracer)
-		o->tracer = o->argv ? "function_graph" : "nop";
-	if (!o->argv && strcmp(o->tracer, "nop"))
+		o->tracer = o->argv || o->attach_pid ? "function_graph" : "nop";
+	if (!o->argv && !o->attach_pid && strcmp(o->tracer, "nop"))
 		ft_die("the %s tracer needs a program: ftrail record -p %s -- ./prog", o->tracer,
 		       o->tracer);
-	if (!o->argv && !o->nr_events)
-		ft_die("nothing to record: give a program (-- ./prog) and/or events (-e)");
+	if (!o->argv && !o->attach_pid && !o->nr_events)
+		ft_die("nothing to record: give a program (-- ./prog), a process (-P PID) and/or "
+		       "events (-e)");
 	build_specs(o, &user_args, &user_ret, &user_flt);
 	for (size_t i = 0; i < user_args.n; i++)
 		free(user_args.v[i]);

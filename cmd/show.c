@@ -189,7 +189,7 @@ static int snapshot_note(struct ft_trace *t, uint64_t options)
 	allocated = state ? strcmp(state, "freed") != 0 : meta && !strcmp(meta, "allocated");
 	printf("# tracer: %s\n#\n", ft_trace_tracer(t));
 	printf("# * Snapshot is %s *\n#\n", allocated ? "allocated" : "freed");
-	printf("# Snapshot commands (ftrail snapshot [-p PID] N, while the program is traced):\n"
+	printf("# Snapshot commands (ftrail snapshot [-P PID] N, while the program is traced):\n"
 	       "# 0: free the snapshot buffer\n"
 	       "# 1: allocate it if needed, then take a snapshot (swap it with the live buffer)\n"
 	       "# 2 (any other number): empty the snapshot, keeping the buffer\n");

@@ -2,8 +2,8 @@
 /*
  * ftrail snapshot: ftrace's snapshot file for a program being traced now.
  *
- *   ftrail snapshot [-p PID] N     echo N > snapshot
- *   ftrail snapshot [-p PID]       the state (allocated / freed) and counts
+ *   ftrail snapshot [-P PID] N     echo N > snapshot
+ *   ftrail snapshot [-P PID]       the state (allocated / freed) and counts
  *
  * ftrace's snapshot table (core/snapshot.h) decides; the buffers are the traced
  * program's ring area (core/ringbuf.h "Snapshot"), reached like `ftrail
@@ -27,7 +27,7 @@
 #include "core/util.h"
 
 const char cmd_snapshot_usage[] =
-    "usage: ftrail snapshot [-p PID] [N]\n"
+    "usage: ftrail snapshot [-P PID] [N]\n"
     "\n"
     "ftrace's snapshot control for a program that `ftrail record` traces now\n"
     "(echo N > snapshot).  With the snapshot buffer not allocated: 1 allocates\n"
@@ -39,8 +39,9 @@ const char cmd_snapshot_usage[] =
     "trigger (-R snapshot[:COUNT]) and function command (-l FUNC:snapshot);\n"
     "`ftrail record --snapshot-alloc` allocates the buffer at start.\n"
     "\n"
-    "  -p PID     the traced process (any process of the traced session);\n"
-    "             without it, the one traced program running is used\n";
+    "  -P PID     the traced process (any process of the traced session);\n"
+    "             without it, the one traced program running is used (-p PID,\n"
+    "             its old spelling, still works with a warning)\n";
 
 static const struct option long_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -106,11 +107,15 @@ int cmd_snapshot(int argc, char **argv)
 	int c, r;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "+:p:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:P:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'p':
+			/* -p is the tracer in record: the pid is -P everywhere (trace-cmd's) */
+			ft_warn("snapshot: -p PID is deprecated, use -P PID");
+			/* fall through */
+		case 'P':
 			if (ft_parse_u64(optarg, 1, INT32_MAX, &v))
-				ft_die("snapshot: -p wants a process id, not '%s'", optarg);
+				ft_die("snapshot: -P wants a process id, not '%s'", optarg);
 			pid = (pid_t)v;
 			break;
 		case 'h':
@@ -121,7 +126,7 @@ int cmd_snapshot(int argc, char **argv)
 		}
 	}
 	if (argc - optind > 1)
-		ft_die("snapshot: one value at most (usage: ftrail snapshot [-p PID] [N])");
+		ft_die("snapshot: one value at most (usage: ftrail snapshot [-P PID] [N])");
 	if (optind < argc) {
 		/* the table's own parser says the same, but before we touch any process */
 		const char *p = argv[optind];

@@ -52,6 +52,8 @@ struct ft_record_opts {
 	int snapshot_alloc;        /* --snapshot-alloc: allocate the spare buffer at start */
 
 	char **argv;               /* the program after --, NULL-terminated, or NULL */
+	pid_t attach_pid;          /* -P: a running process to attach to (no argv), 0: none */
+	uint64_t duration_ms;      /* --duration: stop after this long, 0: at Ctrl-C (or exit) */
 };
 
 /*

@@ -283,6 +283,37 @@ static int inst_write(struct ft_kcapture *kc, const char *file, const char *val)
 }
 
 /*
+ * set_event_pid takes task ids, and event-fork adds only the children of
+ * the tasks listed: a process that runs already (record -P) has every
+ * thread added.  Twice: a thread started by one not listed yet, between
+ * reading the list and writing it, is listed by the second pass (its
+ * creator is listed by then, so event-fork covers what comes after).
+ */
+static void add_threads(struct ft_kcapture *kc, pid_t pid)
+{
+	char path[64], tid[32];
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	for (int pass = 0; pass < 2; pass++) {
+		struct dirent *de;
+		DIR *d = opendir(path);
+
+		if (!d)
+			return;
+		while ((de = readdir(d))) {
+			int t = atoi(de->d_name);
+
+			if (t <= 0 || t == (int)pid)
+				continue;
+			snprintf(tid, sizeof(tid), "%d", t);
+			/* appending a listed id again changes nothing */
+			tracefs_instance_file_append(kc->inst, "set_event_pid", tid);
+		}
+		closedir(d);
+	}
+}
+
+/*
  * Enable one event of the instance with an optional filter.  0, or -1
  * with the reason in err.
  */
@@ -804,6 +835,8 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 			       strerror(errno));
 			goto fail;
 		}
+		/* a running process (record -P): its other threads too */
+		add_threads(kc, pid);
 	}
 	for (size_t i = 0; i < opts->nr_events; i++) {
 		if (!ft_kcapture_is_kernel_event(opts->events[i].name))

@@ -103,7 +103,7 @@ static int find_session(struct stat *out, char *err, size_t errlen)
 			  "no program is being traced by ftrail record now (or not as this user)");
 	else
 		ft_seterr(err, errlen,
-			  "%d traced sessions are running (pids %d, %d...): choose one with -p PID",
+			  "%d traced sessions are running (pids %d, %d...): choose one with -P PID",
 			  nr, (int)pids[0], (int)pids[1]);
 	return -1;
 }

@@ -31,7 +31,7 @@ struct ft_live_session {
  * 0, or -1 with a one-line reason in err: "process N is not traced by ftrail
  * record (or not ours)", "no program is being traced by ftrail record now
  * (or not as this user)", "N traced sessions are running (pids A, B...):
- * choose one with -p PID", a mapping failure or a session block that fails
+ * choose one with -P PID", a mapping failure or a session block that fails
  * its checks.  On success, release with ft_live_session_detach().
  */
 int ft_live_session_attach(pid_t pid, struct ft_live_session *s, char *err, size_t errlen);

@@ -16,6 +16,7 @@
 #include "core/clock.h"
 #include "kernel/kcapture.h"
 #include "core/options.h"
+#include "recorder/inject.h"
 #include "recorder/record_session.h"
 #include "core/tracefile.h"
 #include "recorder/uevent_setup.h"
@@ -221,9 +222,24 @@ static int report_program(const struct ft_record_opts *o, const struct ft_urecor
 			ft_warn("%s exited with status %d", o->argv[0], r->exit_status);
 		return r->exit_status;
 	}
+	if (!stop_sig) {
+		/* --duration ran out: the recording is complete, as asked */
+		if (!o->quiet)
+			ft_warn("recorded for --duration; %s (pid %d) runs on, untraced", o->argv[0],
+				(int)pid);
+		return 0;
+	}
 	ft_warn("stopped by signal %d (%s); %s (pid %d) runs on, untraced", stop_sig,
 		strsignal(stop_sig), o->argv[0], (int)pid);
 	return 128 + stop_sig;
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 /* Has the followed process gone? */
@@ -248,7 +264,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	sigset_t ignored;
 	char msg[512] = "";
 	int want_kernel = 0, want_user_events = 0, inject, status = 0, caught = 0;
-	pid_t pid = o->argv ? 0 : x->follow_pid;
+	pid_t pid = o->argv ? 0 : o->attach_pid ? o->attach_pid : x->follow_pid;
+	uint64_t t0 = 0;
 
 	if (!strcmp(o->output, "-")) {
 		ft_seterr(err, errlen,
@@ -256,8 +273,12 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 			  "FILE.partial and renamed into place when complete; name a file");
 		return -1;
 	}
-	if (o->argv && x->follow_pid) {
+	if ((o->argv != NULL) + (o->attach_pid > 0) + (x->follow_pid > 0) > 1) {
 		ft_seterr(err, errlen, "give a program or a process to follow, not both");
+		return -1;
+	}
+	if (o->attach_pid && kill(o->attach_pid, 0) && errno == ESRCH) {
+		ft_seterr(err, errlen, "no such process: %d", (int)o->attach_pid);
 		return -1;
 	}
 	for (size_t i = 0; i < o->nr_events; i++)
@@ -275,6 +296,9 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	 */
 	inject = strcmp(o->tracer, "nop") || want_user_events ||
 		 (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
+	/* -P: what is known against the process, before anything is created */
+	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
+		return -1;
 	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, err, errlen);
 	if (!uev && err[0])
 		return -1;
@@ -308,18 +332,35 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		forward_pid = pid;
 		if (stop_signo)
 			kill(pid, stop_signo);
+	} else if (o->attach_pid && inject) {
+		/* attached at "go" below, once kernel capture follows its threads */
+		u = ft_urecord_create(o, inject, err, errlen);
+		if (!u)
+			goto fail_file;
+		print_urecord_warnings(u);
 	}
 	if (want_kernel) {
 		/* a followed process: system-wide (see record_session.h) */
-		kc = ft_kcapture_start(o, w, o->all_cpus || !u ? 0 : pid, err, errlen);
+		kc = ft_kcapture_start(o, w, o->all_cpus || (!u && !o->attach_pid) ? 0 : pid, err,
+				       errlen);
 		if (!kc)
 			goto fail_file;
 	}
 	if (pid > 0 && x->attached && x->attached(w, o->output, pid, u != NULL, x->arg, err, errlen))
 		goto fail_capture;
 
-	if (u) {
+	if (u && o->attach_pid) {
+		if (ft_urecord_attach(u, err, errlen)) {
+			print_urecord_warnings(u);
+			goto fail_capture; /* nothing recorded: the old file stays */
+		}
+		if (!o->quiet)
+			fprintf(stderr, "ftrail: attached to %s, Ctrl-C to stop\n",
+				ft_urecord_name(u));
+	} else if (u) {
 		ft_urecord_go(u);
+	}
+	if (u) {
 		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {
 			print_urecord_warnings(u);
 			ft_seterr(err, errlen, "%s", msg);
@@ -329,15 +370,20 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		}
 		print_urecord_warnings(u);
 	} else {
-		if (!o->quiet)
+		if (!o->quiet && !x->waiting && o->attach_pid)
+			fprintf(stderr, "ftrail: recording kernel events of process %d, Ctrl-C to stop\n",
+				(int)o->attach_pid);
+		else if (!o->quiet)
 			fprintf(stderr, "ftrail: recording %s, Ctrl-C to stop\n",
 				x->waiting ? x->waiting : "kernel events");
 		/*
 		 * Polled rather than pause(): a signal between the test and
 		 * pause() would be missed; a followed process ends it too.
 		 */
-		while (!stop_now && !(pid > 0 && process_gone(pid)))
-			usleep(100 * 1000);
+		t0 = mono_ms();
+		while (!stop_now && !(pid > 0 && process_gone(pid)) &&
+		       !(o->duration_ms && mono_ms() - t0 >= o->duration_ms))
+			usleep(o->duration_ms && o->duration_ms < 1000 ? 10 * 1000 : 100 * 1000);
 	}
 
 	if (kc && ft_kcapture_stop(kc, &kst, msg, sizeof(msg)))
@@ -357,7 +403,17 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		restore_stop_signals(old_sa);
 		return -1;
 	}
-	if (u) {
+	if (u && ures.attached) {
+		if (ures.target_exited)
+			ft_warn("%s exited while traced; what it recorded until then is in %s",
+				ft_urecord_name(u), o->output);
+		else if (!o->quiet)
+			fprintf(stderr,
+				"ftrail: detached from %s, which runs on untraced (attach %.1f ms, "
+				"detach %.1f ms)\n",
+				ft_urecord_name(u), ures.attach_ns / 1e6, ures.detach_ns / 1e6);
+		ft_urecord_destroy(u);
+	} else if (u) {
 		status = report_program(o, &ures, pid, stop_signo);
 		ft_urecord_destroy(u); /* a program still running detaches now */
 	}

@@ -36,6 +36,11 @@ struct ft_urecord {
 	int inject;
 	char prog[PATH_MAX];
 	char lib[PATH_MAX];
+	char name[PATH_MAX];   /* the program as messages name it: argv[0], or "process N (comm)" */
+	int attached;          /* -P: the runtime was injected into a running process */
+	int target_exited;     /* ... which exited while traced */
+	uint64_t attach_ns, detach_ns; /* how long injecting and detaching took */
+	unsigned int threads_at_attach;
 
 	int memfd;
 	struct ft_lifeline life; /* held while we record: the runtime detaches when it goes */

@@ -330,6 +330,13 @@ int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 			      WEXITSTATUS(u->main_status));
 	if (stopped)
 		n += snprintf(buf + n, sizeof(buf) - n, "program_stopped=1\n");
+	/* -P: calls entered before the attach have no entry here (analysis shows why) */
+	if (u->attached)
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      "attached_pid=%d\nattached_threads=%u\nattach_ns=%llu\n"
+			      "detach_ns=%llu\nattached_exited=%d\n",
+			      (int)u->pid, u->threads_at_attach, (unsigned long long)u->attach_ns,
+			      (unsigned long long)u->detach_ns, u->target_exited);
 	n += snprintf(buf + n, sizeof(buf) - n,
 		      "snapshot_state=%s\nsnapshot_swaps=%llu\nsnapshot_saved=%u\n"
 		      "snapshot_pages=%llu\nsnapshot_events=%llu\n"

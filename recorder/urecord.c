@@ -70,6 +70,8 @@
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/tracefile.h"
+#include "core/util.h"
+#include "recorder/inject.h"
 #include "recorder/urec_int.h"
 #include "recorder/urecord.h"
 
@@ -775,8 +777,21 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	pthread_mutex_init(&u->warn_lock, NULL);
 	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
 	u->pid = -1;
-	if (!o->argv || urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen))
+	if (o->attach_pid) {
+		char exe[64], comm[32] = "?";
+		ssize_t n;
+
+		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)o->attach_pid);
+		n = readlink(exe, u->prog, sizeof(u->prog) - 1);
+		u->prog[n > 0 ? n : 0] = 0;
+		read_comm((uint32_t)o->attach_pid, (uint32_t)o->attach_pid, comm, sizeof(comm));
+		snprintf(u->name, sizeof(u->name), "process %d (%s)", (int)o->attach_pid, comm);
+	} else if (!o->argv ||
+		   urec_find_program(o->argv[0], u->prog, sizeof(u->prog), err, errlen)) {
 		goto fail;
+	} else {
+		snprintf(u->name, sizeof(u->name), "%s", o->argv[0]);
+	}
 	if (!inject)
 		return u;
 	if (find_lib(u->lib, sizeof(u->lib), err, errlen))
@@ -826,7 +841,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 */
 	if (ft_lifeline_create(&u->life, lerr, sizeof(lerr)))
 		urec_warn(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
-			  o->argv[0]);
+			  u->name);
 	/*
 	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
 	 * or when a snapshot trigger / function command is set, as ftrace
@@ -854,6 +869,168 @@ fail:
 }
 
 /* ---- the run ---- */
+
+/* ---- attaching to a running process (-P) ---- */
+
+#define RTLD_NOW_ 0x2        /* <dlfcn.h>'s values, as the target's libc reads them */
+#define RTLD_NODELETE_ 0x1000
+#define INJECT_TIMEOUT_MS 10000
+
+/* Call fn in the stopped process; *ret its value.  0, or -1 with err. */
+static int call_in(struct ft_inject *in, uint64_t fn, const uint64_t *args, int nargs,
+		   const char *str, uint64_t *ret, char *err, size_t errlen)
+{
+	return ft_inject_call(in, fn, args, nargs, str, ret, INJECT_TIMEOUT_MS, err, errlen);
+}
+
+/* dlopen() in the process, and why it failed (its dlerror()). */
+static int inject_dlopen(struct ft_urecord *u, struct ft_inject *in, char *err, size_t errlen)
+{
+	uint64_t fn = ft_inject_sym(in, "libc.so", "dlopen"), h = 0, msg = 0;
+	uint64_t args[2] = { 0, RTLD_NOW_ | RTLD_NODELETE_ };
+	char why[256] = "";
+
+	if (!fn) /* glibc before 2.34: libdl, else libc's private entry */
+		fn = ft_inject_sym(in, "libdl.so", "dlopen");
+	if (!fn)
+		fn = ft_inject_sym(in, "libc.so", "__libc_dlopen_mode");
+	if (!fn) {
+		ft_seterr(err, errlen,
+			  "%s has no dlopen() in a libc ftrail knows (glibc): the runtime cannot "
+			  "be loaded into it",
+			  u->name);
+		return -1;
+	}
+	if (call_in(in, fn, args, 2, u->lib, &h, err, errlen))
+		return -1;
+	if (h)
+		return 0;
+	fn = ft_inject_sym(in, "libc.so", "dlerror");
+	if (fn && !call_in(in, fn, NULL, 0, NULL, &msg, err, errlen) && msg &&
+	    !ft_inject_read(in, msg, why, sizeof(why) - 1)) {
+		why[sizeof(why) - 1] = 0;
+	} else {
+		/* the string may end before a page that cannot be read: byte by byte */
+		for (size_t i = 0; msg && i < sizeof(why) - 1; i++)
+			if (ft_inject_read(in, msg + i, why + i, 1) || !why[i])
+				break;
+	}
+	ft_seterr(err, errlen, "cannot load %s into %s: %s", u->lib, u->name,
+		  why[0] ? why : "dlopen failed");
+	return -1;
+}
+
+const char *ft_urecord_name(const struct ft_urecord *u)
+{
+	return u->name;
+}
+
+int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
+{
+	pid_t pid = u->o->attach_pid;
+	uint64_t fn, rc = 0, t0 = mono_ns();
+	uint64_t args[3] = { (uint64_t)getpid(), (uint64_t)u->memfd, (uint64_t)(int64_t)u->life.fd };
+	char other[PATH_MAX];
+	struct ft_inject *in;
+
+	if (!u->area) {
+		ft_seterr(err, errlen, "nothing to attach: the runtime is not needed");
+		return -1;
+	}
+	in = ft_inject_stop(pid, err, errlen);
+	if (!in)
+		return -1;
+	fn = ft_inject_sym(in, u->lib, "ftrail_attach");
+	if (!fn && ft_inject_mapped(in, "libftrail", other, sizeof(other))) {
+		ft_seterr(err, errlen,
+			  "%s already runs another ftrail runtime (%s): record it with the ftrail "
+			  "it came with",
+			  u->name, other);
+		goto fail;
+	}
+	if (!fn) {
+		if (inject_dlopen(u, in, err, errlen))
+			goto fail;
+		fn = ft_inject_sym(in, u->lib, "ftrail_attach");
+	}
+	if (!fn) {
+		ft_seterr(err, errlen, "%s has no ftrail_attach: an older runtime?", u->lib);
+		goto fail;
+	}
+	if (call_in(in, fn, args, 3, NULL, &rc, err, errlen))
+		goto fail;
+	if ((int)rc) {
+		int e = -(int)rc;
+
+		if (e == EBUSY)
+			ft_seterr(err, errlen,
+				  "%s is already traced by ftrail (started under ftrail record, or "
+				  "attached by another ftrail record -P)",
+				  u->name);
+		else
+			ft_seterr(err, errlen, "the runtime in %s cannot open the session: %s",
+				  u->name, strerror(e));
+		goto fail;
+	}
+	u->threads_at_attach = ft_inject_nr_threads(in);
+	ft_inject_resume(in);
+	u->attached = 1;
+	u->went = 1;
+	u->pid = pid;
+	u->attach_ns = mono_ns() - t0;
+	return 0;
+fail:
+	ft_inject_resume(in);
+	return -1;
+}
+
+/*
+ * End of an attach: make the runtime stop and unpatch everything
+ * (ftrail_detach in the process), then let it run on.  Nothing to do when
+ * the process is gone.
+ */
+static void detach_target(struct ft_urecord *u)
+{
+	char err[256];
+	uint64_t fn, rc = 0, t0 = mono_ns();
+	struct ft_inject *in = ft_inject_stop(u->pid, err, sizeof(err));
+
+	if (!in) {
+		if (!(kill(u->pid, 0) && errno == ESRCH))
+			urec_warn(u, "cannot stop %s to detach (%s): its runtime detaches at its "
+				       "next traced call",
+				    u->name, err);
+		return;
+	}
+	fn = ft_inject_sym(in, u->lib, "ftrail_detach");
+	if (!fn || call_in(in, fn, NULL, 0, NULL, &rc, err, sizeof(err)))
+		urec_warn(u, "cannot detach the runtime of %s (%s): it detaches at its next "
+			       "traced call",
+			    u->name, fn ? err : "no ftrail_detach");
+	ft_inject_resume(in);
+	u->detach_ns = mono_ns() - t0;
+}
+
+/* Has the attached process exited (gone, or a zombie its parent did not reap yet)? */
+static int target_gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	p = strrchr(buf, ')'); /* the state follows the name, which may hold anything */
+	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
+}
+
 
 /* Reap whatever exited.  Returns 1 when no descendant is left. */
 static int reap(struct ft_urecord *u)
@@ -900,6 +1077,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 {
 	struct ft_rb_totals tot;
 	int all_gone = 0, stopped = 0, wr = 0;
+	uint64_t t_start;
 
 	memset(res, 0, sizeof(*res));
 	if (!u->went) {
@@ -918,10 +1096,12 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 	}
 	if (u->area)
 		queue_start(u, w);
+	t_start = mono_ns();
 	while (!all_gone) {
 		uint64_t pages_before = u->pages;
 
-		if (stop && *stop) {
+		if ((stop && *stop) ||
+		    (u->o->duration_ms && mono_ns() - t_start >= u->o->duration_ms * 1000000ull)) {
 			stopped = 1;
 			break;
 		}
@@ -929,7 +1109,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 			wr |= drain(u, w, 0);
 			pull_rt_msgs(u, 0);
 		}
-		all_gone = reap(u);
+		all_gone = u->attached ? target_gone(u->pid) : reap(u);
 		if (all_gone)
 			break;
 		if (u->area)
@@ -939,7 +1119,11 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 	}
 	if (stopped && u->h)
 		ft_session_set_tracing_on(u->h, 0); /* the program goes on, untraced */
-	if (stopped) {
+	if (stopped && u->attached) {
+		detach_target(u); /* unpatched, running on as before */
+	} else if (u->attached) {
+		u->target_exited = 1;
+	} else if (stopped) {
 		/*
 		 * A terminal's Ctrl-C reached the program too: give the tree a
 		 * moment to die, so its last records are final when drained.
@@ -992,6 +1176,10 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 	}
 	res->events = u->events;
 	res->bytes = u->bytes;
+	res->attached = u->attached;
+	res->target_exited = u->target_exited;
+	res->attach_ns = u->attach_ns;
+	res->detach_ns = u->detach_ns;
 	if (u->main_done) {
 		res->exited = WIFEXITED(u->main_status);
 		res->exit_status = res->exited ? WEXITSTATUS(u->main_status) : 0;

@@ -36,6 +36,10 @@ struct ft_urecord_result {
 	uint64_t block_waits; /* block mode: page switches that waited for the recorder */
 	uint64_t block_wait_ns; /* ... time spent waiting, all threads */
 	int not_run;         /* the program could not be executed: nothing recorded */
+	int attached;        /* -P: attached to a running process ... */
+	int target_exited;   /* ... which exited while traced (else it was detached) */
+	uint64_t attach_ns;  /* time to stop it, load the runtime and start tracing */
+	uint64_t detach_ns;  /* time to stop it, unpatch and let it go */
 };
 
 /*
@@ -73,6 +77,22 @@ const char *ft_urecord_next_warning(struct ft_urecord *u);
  */
 int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
 		     size_t errlen);
+/*
+ * Instead of spawning (opts->attach_pid, record -P): stop every thread of
+ * the running process with ptrace, load the runtime into it (dlopen) unless
+ * it is there from an earlier attach, start it on this session
+ * (ftrail_attach) and let the process go (recorder/inject.h).  Threads trace
+ * from their next traced call on.  ft_urecord_run then drains until the
+ * process exits or *stop / opts->duration_ms, and detaches from it
+ * (ftrail_detach: nop, every site and GOT slot back as it was).  Returns 0,
+ * or -1 with err (no such process, another user's, already traced, a
+ * static binary, exited meanwhile...); the process then runs on as before.
+ */
+int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen);
+
+/* The program as messages name it: argv[0], or "process N (comm)" for -P. */
+const char *ft_urecord_name(const struct ft_urecord *u);
+
 /* Let the child exec.  0, or -1 when it is gone already (killed while it waited). */
 int ft_urecord_go(struct ft_urecord *u);
 

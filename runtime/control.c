@@ -102,6 +102,8 @@ void rt_detach(void)
 	if (!rt.detached) {
 		__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
 		rt_sync_locked();
+		if (rt.detach_more) /* record -P (attach.c): the GOT and the nops back */
+			rt.detach_more();
 	}
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rt.lock);

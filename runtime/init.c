@@ -377,51 +377,73 @@ __attribute__((visibility("default"))) int sigaltstack(const stack_t *ss, stack_
 
 /* ---- start ---- */
 
-__attribute__((constructor(101))) static void rt_init(void)
+/*
+ * Start tracing into session h (len bytes, mapped), with the recorder's
+ * lifeline word (NULL: none): at load time under LD_PRELOAD (rt_init), or
+ * when `ftrail record -P` attaches (attach.c; attached = 1), possibly
+ * again after a detach -- the modules, the hash, the stubs and the
+ * threads' state are then kept, and everything that belongs to a session
+ * (module entries, fids, rings, the control generation) starts afresh.
+ * Returns 0, or -1 when a session is running already.
+ */
+int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int attached)
 {
-	const char *e = getenv(FT_SESSION_ENV_FD);
-	struct ft_session_hdr *h;
-	struct stat st;
-	char err[128];
-	uint32_t nfuncs = 0;
+	static int registered;
+	uint32_t nfuncs = 0, old_gen = rt.gen;
 	unsigned int pre_exec = 0;
-	size_t len;
+	int again = rt.sess != NULL;
+	size_t l;
 	void *mem;
-	int fd;
 
-	if (!e || !*e)
-		return;
-	fd = atoi(e);
-	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
-		return;
-	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (mem == MAP_FAILED)
-		return;
-	h = ft_session_check(mem, (size_t)st.st_size, err, sizeof(err));
-	if (!h) {
-		munmap(mem, (size_t)st.st_size);
-		return;
-	}
-	rt.sess_len = (size_t)st.st_size;
+	if (again && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED) && !rt_orphaned())
+		return -1;
+	rt_guard_recursion(&rt_self); /* hooks run by our own calls do nothing */
+	pthread_mutex_lock(&rt.lock);
+	rt.sess_len = len;
 	rt.ctl = ft_session_ctl(h);
 	rt.ftab = ft_session_funcs(h);
-	mem = ft_session_ring(h, &len);
-	rt.area = ft_rb_area_attach(mem, len);
-	mem = ft_session_stackmap_mem(h, &len);
-	rt.smap_ok = ft_stackmap_attach(&rt.smap, mem, len) == 0;
+	mem = ft_session_ring(h, &l);
+	rt.area = ft_rb_area_attach(mem, l);
+	mem = ft_session_stackmap_mem(h, &l);
+	rt.smap_ok = ft_stackmap_attach(&rt.smap, mem, l) == 0;
 	rt.pid = getpid();
-	e = getenv(FT_LIFELINE_ENV_FD);
-	if (e && *e)
-		rt.life = ft_lifeline_attach(atoi(e));
+	rt.life = life;
 	rt.space = __atomic_add_fetch(&rt.ctl->rt_attached, 1, __ATOMIC_RELAXED);
 	/* our pre-exec image: none when a traced process did not exec us
 	 * itself but vfork()ed or posix_spawn()ed us (see below) */
-	if (rt.area)
+	if (rt.area && !attached)
 		pre_exec = ft_rb_area_reap_pid(rt.area, (uint32_t)rt.pid);
 	rt_patch_init();
+	if (again) {
+		/*
+		 * Threads' fast-path gates hold an old session's gen + 1: the
+		 * new control block starts above any of them (the recorder
+		 * publishes nothing while it waits for this call).
+		 */
+		uint32_t g = __atomic_load_n(&rt.ctl->gen, __ATOMIC_RELAXED);
+		enum rt_modmem mm;
 
-	rt_guard_recursion(&rt_self); /* hooks run by our own calls do nothing */
-	pthread_mutex_lock(&rt.lock);
+		if (old_gen != UINT32_MAX && g <= old_gen + 1)
+			__atomic_store_n(&rt.ctl->gen, (old_gen + 2) & ~1u, __ATOMIC_RELEASE);
+		rt.sess = h;
+		__atomic_add_fetch(&rt.sess_seq, 1, __ATOMIC_RELAXED);
+		rt.gen = UINT32_MAX;
+		__atomic_store_n(&rt.detached, 0, __ATOMIC_RELAXED);
+		rt_modules_republish();
+		rt_modules_load_new();
+		/* gcc's 1-byte nop runs, put back by the detach: one 5-byte nop again */
+		mm = rt_modmem_enter();
+		for (int i = 0; i < rt.nr_mods; i++)
+			if (!rt.mods[i].gone && rt_modmem_may(&rt.mods[i], mm))
+				rt_patch_normalize(&rt.mods[i]);
+		rt_modmem_exit();
+		if (__atomic_load_n(&rt.ctl->options, __ATOMIC_RELAXED) & FT_OPT(LIBCALL))
+			rt_plt_rehook_all();
+		rt_sync_locked();
+		pthread_mutex_unlock(&rt.lock);
+		rt_unguard_recursion(&rt_self);
+		return 0;
+	}
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
 	rt.gen = UINT32_MAX;
 	rt_modules_scan(0);
@@ -448,15 +470,48 @@ __attribute__((constructor(101))) static void rt_init(void)
 	if (rt_orphaned())
 		rt_detach();
 
-	rt_threads_init();
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	on_exit(on_exit_cb, NULL);
+	if (!registered) {
+		registered = 1;
+		rt_threads_init();
+		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+		on_exit(on_exit_cb, NULL);
+	}
 	/*
 	 * Started by a traced process whose exec had no image of ours to
 	 * record it (posix_spawn and vfork run the new program from a child
 	 * that shares the parent's memory): the new image records its exec,
 	 * as fork + exec shows it; the parent recorded the fork (proc.c).
 	 */
-	if (rt.space > 1 && !pre_exec)
+	if (!attached && rt.space > 1 && !pre_exec)
 		emit_exec(program_invocation_name);
+	return 0;
+}
+
+__attribute__((constructor(101))) static void rt_init(void)
+{
+	const char *e = getenv(FT_SESSION_ENV_FD);
+	const uint32_t *life = NULL;
+	struct ft_session_hdr *h;
+	struct stat st;
+	char err[128];
+	void *mem;
+	int fd;
+
+	if (!e || !*e)
+		return;
+	fd = atoi(e);
+	if (fd < 0 || fstat(fd, &st) || st.st_size <= 0)
+		return;
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (mem == MAP_FAILED)
+		return;
+	h = ft_session_check(mem, (size_t)st.st_size, err, sizeof(err));
+	if (!h) {
+		munmap(mem, (size_t)st.st_size);
+		return;
+	}
+	e = getenv(FT_LIFELINE_ENV_FD);
+	if (e && *e)
+		life = ft_lifeline_attach(atoi(e));
+	rt_start(h, (size_t)st.st_size, life, 0);
 }

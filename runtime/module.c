@@ -82,6 +82,7 @@ struct scan_ctx {
 	int is_dlopen;
 	int main_seen;
 	unsigned long long subs; /* the loader's unload count now */
+	int republish;           /* a new session (attach.c): known modules enter its table */
 };
 
 /* FNV-1a of the loader's name for an object ("" for the main program). */
@@ -372,6 +373,12 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (sc->subs != last_subs && reloaded(m, info, hi))
 			continue; /* another object: added below, m retired */
 		m->seen = (int)scan_gen; /* known */
+		if (sc->republish)
+			m->shm_idx = publish_module(m, info, off,
+						    (m->pinned ? 0 : FT_SMOD_DLOPEN) |
+							    (!info->dlpi_name || !info->dlpi_name[0]
+								 ? FT_SMOD_MAIN
+								 : 0));
 		return 0;
 	}
 	if (!info->dlpi_name || !info->dlpi_name[0]) {
@@ -445,6 +452,35 @@ void rt_modules_scan(int is_dlopen)
 		if (!m->gone && m->seen != (int)scan_gen)
 			rt_module_retire(m);
 	}
+}
+
+/*
+ * A new session replaces the old one (attach.c): every known module gets
+ * an entry in its table, every function a new fid on first use, and the
+ * filters are evaluated afresh.  Caller holds rt.lock; the program's other
+ * threads are stopped (a racing hook could otherwise keep an old fid).
+ */
+void rt_modules_republish(void)
+{
+	struct scan_ctx sc = { 0, 0, 0, 1 };
+
+	for (int i = 0; i < rt.nr_mods; i++) {
+		struct rt_module *m = &rt.mods[i];
+
+		m->shm_idx = -1;
+		for (uint32_t k = 0; k < m->nr_funcs + m->nr_plt; k++) {
+			struct rt_func *f = k < m->nr_funcs ? &m->funcs[k] : &m->plt[k - m->nr_funcs];
+
+			__atomic_store_n(&f->fid, RT_NOFID, __ATOMIC_RELAXED);
+			__atomic_store_n(&f->epoch, UINT32_MAX, __ATOMIC_RELAXED);
+		}
+		if (m->wants && !m->gone)
+			rt_module_wants_load(m); /* sets the session's hook kinds again */
+	}
+	scan_gen++;
+	sc.subs = last_subs;
+	dl_iterate_phdr(scan_cb, &sc);
+	last_subs = sc.subs;
 }
 
 /*

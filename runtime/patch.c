@@ -146,6 +146,7 @@ enum poke_kind {
 	POKE_UNPATCH = 0,   /* back to the nop */
 	POKE_PATCH = 1,     /* the call to the trampoline */
 	POKE_NORMALIZE = 2, /* RT_SITE_NOPS -> RT_SITE_NOP5 */
+	POKE_DENORMALIZE = 3, /* back to RT_SITE_NOPS (a detach, attach.c) */
 };
 static uint8_t poke_kind[POKE_MAX]; /* enum poke_kind */
 static uint32_t poke_nr;
@@ -326,6 +327,23 @@ void rt_patch_init(void)
 	}
 }
 
+/*
+ * Detach (attach.c): every site is back to its nop and the batch is over,
+ * so no int3 of ours is left to hit: the program's own SIGTRAP action goes
+ * back in place.  Caller holds rt.lock; the program's other threads are
+ * stopped, so no trap of ours is pending in them.
+ */
+void rt_patch_fini(void)
+{
+	struct sigaction prog;
+
+	if (!trap_installed)
+		return;
+	prog_trap_get(&prog);
+	if (!call_sigaction(SIGTRAP, &prog, NULL))
+		trap_installed = 0;
+}
+
 /* A page within rel32 reach of m holding the absolute jump to ft_rt_patched. */
 static uint64_t get_stub(struct rt_module *m)
 {
@@ -441,6 +459,10 @@ void rt_patch_flush(void)
 		if (poke_kind[i] == POKE_NORMALIZE) {
 			f->site_kind = RT_SITE_NOP5;
 			f->site_b4 = nop5[4];
+			f->site_nops = 1;
+		} else if (poke_kind[i] == POKE_DENORMALIZE) {
+			f->site_kind = RT_SITE_NOPS;
+			f->site_nops = 0;
 		} else {
 			f->patched = poke_kind[i] == POKE_PATCH;
 		}
@@ -492,6 +514,23 @@ void rt_patch_normalize(struct rt_module *m)
 		poke_queue(f, nop5, POKE_NORMALIZE);
 	}
 	rt_patch_flush();
+}
+
+/*
+ * Detach (attach.c): queue f's site, a normalised RT_SITE_NOPS, back to
+ * the compiler's five 1-byte nops, so the program's text is as it was
+ * (rt_patch_flush writes the batch, with the same protocol; the program's
+ * other threads are stopped, so none is between two of those nops when it
+ * runs again).  An attach normalises it again.  Caller holds rt.lock,
+ * inside the module memory guard, the site unpatched.
+ */
+void rt_patch_denormalize(struct rt_func *f)
+{
+	static const uint8_t nop5[5] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+
+	if (membarrier_ok && f->site_kind == RT_SITE_NOP5 && f->site_nops && !f->patched &&
+	    !memcmp((const void *)f->site, nop5, 5))
+		poke_queue(f, (const uint8_t *)"\x90\x90\x90\x90\x90", POKE_DENORMALIZE);
 }
 
 /* The 5 bytes of f's site as compiled. */

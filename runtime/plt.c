@@ -31,7 +31,8 @@
  * program, in the dlopen wrapper for the others, before dlopen returns.
  *
  * Not hooked: imports that return twice or read their own return address
- * (setjmp family, vfork, getcontext), the unwinder's entry points, calls
+ * (setjmp family, vfork, getcontext), the unwinder's entry points, the
+ * compiler's hooks (mcount, __fentry__, __cyg_profile_func_*), calls
  * into libftrail.so itself (its wrappers: fork, dlopen, pthread_create...),
  * and function pointers the program got from dlsym() or through a GOT
  * entry that is not a JUMP_SLOT (-fno-plt): those calls do not go through
@@ -68,6 +69,9 @@ static int denied(const char *name)
 	    "setjmp",	  "_setjmp",	 "__sigsetjmp",	   "sigsetjmp",
 	    "savectx",	  "vfork",	 "getcontext",	   "swapcontext",
 	    "setcontext", "makecontext", "__tls_get_addr", "__libc_start_main",
+	    /* the compiler's hooks: bound to libc when attached (attach.c hooks them) */
+	    "mcount", "_mcount", "__fentry__", "__cyg_profile_func_enter",
+	    "__cyg_profile_func_exit",
 	};
 
 	if (!strncmp(name, "_Unwind_", 8))
@@ -283,4 +287,69 @@ void rt_plt_forget(struct rt_module *m)
 	m->plt = NULL;
 	m->nr_plt = 0;
 	m->plt_state = RT_PLT_UNHOOKED;
+}
+
+/* Where stub i of m jumps: its next[] word (decoded from the stub's jmp *next(%rip)). */
+static uint64_t *stub_next(const struct rt_module *m, uint32_t i)
+{
+	const uint8_t *s = (const uint8_t *)m->plt_mem + (size_t)i * STUB_SIZE;
+	int32_t d;
+
+	memcpy(&d, s + 8, 4);
+	return (uint64_t *)(s + 12 + d);
+}
+
+/* Point every hooked GOT slot of m that holds from to its stub's to (RELRO opened). */
+static void plt_swap(struct rt_module *m, int to_stub)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), rlo, rhi;
+	int opened = 0;
+
+	relro_pages(m, &rlo, &rhi);
+	if (rhi > rlo && !mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE))
+		opened = 1;
+	for (uint32_t i = 0; i < m->nr_plt; i++) {
+		uint64_t *got = (uint64_t *)m->plt[i].addr, stub = (uint64_t)m->plt_mem + i * STUB_SIZE;
+		uint64_t target = *stub_next(m, i);
+		uint64_t from = to_stub ? target : stub, to = to_stub ? stub : target;
+
+		if ((uint64_t)got >= rlo && (uint64_t)got < rhi && !opened)
+			continue;
+		/* a slot the program rewrote since is its own: left alone */
+		if (__atomic_load_n(got, __ATOMIC_RELAXED) == from)
+			__atomic_store_n(got, to, __ATOMIC_RELEASE);
+	}
+	if (opened)
+		mprotect((void *)rlo, rhi - rlo, PROT_READ);
+	(void)pg;
+}
+
+/*
+ * Detach (attach.c): every hooked import's GOT slot gets its target back;
+ * the stubs stay mapped (a thread may be between a stub's call and its
+ * jmp) and are used again by rt_plt_rehook_all().  Caller holds rt.lock.
+ */
+void rt_plt_unhook_all(void)
+{
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->plt_state > 0 && !m->gone && m->plt_mem) {
+			plt_swap(m, 0);
+			m->plt_state = 2;
+		}
+	}
+}
+
+/* Attach again: the slots rt_plt_unhook_all() put back point to the stubs again. */
+void rt_plt_rehook_all(void)
+{
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->plt_state == 2 && !m->gone && m->plt_mem) {
+			plt_swap(m, 1);
+			m->plt_state = 1;
+		}
+	}
 }

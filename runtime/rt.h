@@ -2,6 +2,8 @@
 /*
  * libftrail.so internals: the runtime injected into traced programs.
  *
+ *   attach.c   ftrail_attach / ftrail_detach: start and stop on demand in a
+ *              running process (record -P), the compiler hooks' GOT slots
  *   init.c     attach to the session (env FTRAIL_SHM_FD), fork / exec /
  *              exit / pthread_exit, C++ exception hooks, sigaltstack
  *   thread.c   rt and rt_self, a thread's set-up and exit, its shadow
@@ -30,8 +32,8 @@
  * recorder must see lives in the session block (session.h).
  *
  * Layers (doc/architecture.md): a file calls only files below it --
- *   init, dl > hooks > events > control > filter > module > plt >
- *   unwind > lookup > thread;  patch, context, proc > thread only.
+ *   attach > init, dl > hooks > events > control > filter > module >
+ *   plt > unwind > lookup > thread;  patch, context, proc > thread only.
  * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
@@ -100,6 +102,7 @@ struct rt_func {
 	uint8_t patched;      /* site currently calls the trampoline */
 	uint8_t cmd_mask;     /* 1 << rt_cmd */
 	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
+	uint8_t site_nops;    /* RT_SITE_NOP5 made from RT_SITE_NOPS (patch.c) */
 	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
 			       * defining it (:mod: matches that one), else 0 */
 	int32_t cmd_count[RT_CMD_NR]; /* RT_CMD_UNLIMITED, or how many more times */
@@ -214,7 +217,12 @@ struct rt_thread {
 	uint32_t gen;            /* control generation the pid filter was evaluated at */
 	uint32_t roots;          /* open set_graph_function frames */
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
+	void *ucache;            /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
+	uint32_t sess_seq;       /* rt.sess_seq its ring handle and frames belong to */
 };
+
+/* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
+#define RT_UCACHE_BYTES 8192
 
 /* Process-wide runtime state. */
 struct rt_state {
@@ -263,10 +271,25 @@ struct rt_state {
 	 * rings nobody reads.
 	 */
 	int detached;
+	/*
+	 * Sessions started so far (attach.c: a detached process attached
+	 * again gets a new one); a thread whose sess_seq differs drops its
+	 * old ring handle and its frames' records (rt_thread_get).
+	 */
+	uint32_t sess_seq;
+	/*
+	 * What a detach does besides (rt_detach, under rt.lock): set by
+	 * attach.c for a runtime it started, which puts the program's GOT
+	 * slots and text back too; NULL under LD_PRELOAD.
+	 */
+	void (*detach_more)(void);
 };
 
 extern struct rt_state rt RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_HIDDEN RT_TLS;
+
+/* init.c: the start, at load time (LD_PRELOAD) or on demand (attach.c) */
+RT_HIDDEN int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int attached);
 
 /* thread.c: rt, rt_self, threads, their shadow stacks and out-of-band records */
 RT_HIDDEN void *rt_mmap_anon(size_t len);
@@ -362,6 +385,7 @@ RT_HIDDEN int rt_modmem_take_deferred(void);
 RT_HIDDEN void rt_modules_dlclose_begin(void);
 RT_HIDDEN void rt_modules_dlclose_unmapped(void);
 RT_HIDDEN void rt_modules_atfork_child(void);
+RT_HIDDEN void rt_modules_republish(void);
 RT_HIDDEN int rt_module_load(struct rt_module *m);
 RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
 RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
@@ -370,6 +394,8 @@ RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
 RT_HIDDEN void rt_plt_hook(struct rt_module *m);
 RT_HIDDEN void rt_plt_forget(struct rt_module *m);
 RT_HIDDEN void rt_plt_hash_all(void);
+RT_HIDDEN void rt_plt_unhook_all(void);
+RT_HIDDEN void rt_plt_rehook_all(void);
 
 /* filter.c */
 RT_HIDDEN void rt_filters_parse(void);
@@ -398,6 +424,8 @@ RT_HIDDEN void rt_patch_flush(void);
 RT_HIDDEN void rt_patch_init(void);
 RT_HIDDEN void rt_patch_forget(int mod_idx);
 RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
+RT_HIDDEN void rt_patch_denormalize(struct rt_func *f);
+RT_HIDDEN void rt_patch_fini(void);
 
 /*
  * unwind.c: where the program was when a hook or event fired -- a return

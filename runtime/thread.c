@@ -48,6 +48,22 @@ struct rt_thread *rt_thread_get(void)
 	if (t->state == RT_THREAD_DEAD || !rt.sess ||
 	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
 		return NULL;
+	if (t->state != RT_THREAD_FRESH && t->sess_seq != rt.sess_seq) {
+		/*
+		 * Attached again (attach.c): the ring handle is the old
+		 * session's, and the frames still on the shadow stack were
+		 * recorded there -- they return without an EXIT here.
+		 */
+		if (t->rb.area)
+			ft_rb_thread_forget(&t->rb);
+		for (uint32_t i = 0; i < t->depth; i++)
+			t->frames[i].flags &= FR_CYG | FR_RESTORED;
+		t->rec_depth = t->roots = t->notrace = 0;
+		t->sess_seq = rt.sess_seq;
+		if (rt.area)
+			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
+		t->gen = ~rt.gen;
+	}
 	if (t->state == RT_THREAD_FRESH) {
 		t->tid = rt_gettid();
 		if (!t->frames) {
@@ -68,8 +84,12 @@ struct rt_thread *rt_thread_get(void)
 			t->state = RT_THREAD_DEAD;
 			return NULL;
 		}
+		/* unwind.c's rule cache: here, not on a hook; none is no cache */
+		if (!t->ucache)
+			t->ucache = rt_mmap_anon(RT_UCACHE_BYTES);
 		if (rt.area && !t->rb.area)
 			ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
+		t->sess_seq = rt.sess_seq;
 		if (thread_key_ok)
 			pthread_setspecific(thread_key, t);
 		t->state = RT_THREAD_READY;
@@ -114,6 +134,13 @@ static void thread_dtor(void *arg)
 	if (rt.smap_ok) /* its stack map shard goes back to the pool */
 		ft_stackmap_thread_detach(&rt.smap);
 	t->state = RT_THREAD_DEAD;
+	if (t->ucache) {
+		void *c = t->ucache;
+
+		t->ucache = NULL;
+		ft_barrier(); /* a handler on this thread sees NULL before the unmap */
+		munmap(c, RT_UCACHE_BYTES);
+	}
 	if (t->frames && !t->depth) {
 		munmap(t->frames - 1, RT_FRAMES_BYTES);
 		t->frames = NULL;

@@ -113,7 +113,7 @@ struct ur_ent {
 	uint8_t pad;
 };
 
-#define UR_CACHE 512 /* entries per thread (8 KiB of TLS) */
+#define UR_CACHE 512 /* entries per thread (8 KiB, RT_UCACHE_BYTES) */
 
 /*
  * Per thread, so only a signal handler of the same thread can interleave
@@ -123,8 +123,14 @@ struct ur_ent {
  * (ip 0), writes the rule, then sets ip; a handler that interrupts a write
  * (ur_writing) does not write at all, so the two writes never interleave.
  * Signal fences keep the compiler's order; one thread needs nothing more.
+ *
+ * The array is mapped per thread with its shadow stack (thread.c,
+ * rt_self.ucache), not in TLS: libftrail.so's static TLS must fit in the
+ * surplus glibc keeps for objects dlopen()ed with initial-exec TLS (about
+ * 1.6 KiB), where `ftrail record -P` loads it.  NULL: no cache (yet).
  */
-static __thread struct ur_ent ur_cache[UR_CACHE] RT_TLS;
+#define ur_cache ((struct ur_ent *)rt_self.ucache)
+_Static_assert(UR_CACHE * sizeof(struct ur_ent) == RT_UCACHE_BYTES, "rt.h: RT_UCACHE_BYTES");
 static __thread uint32_t ur_cache_gen RT_TLS;
 static __thread int ur_writing RT_TLS;
 static uint32_t ur_gen; /* bumped when code is unmapped: cached rules of it are stale */
@@ -137,9 +143,9 @@ static inline uint32_t ur_hash(uint64_t ip)
 
 static int ur_lookup(uint64_t ip, struct ur_ent *out)
 {
-	struct ur_ent *e = &ur_cache[ur_hash(ip)];
+	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
 
-	if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+	if (!e || __atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
 		return 0;
 	ft_barrier();
 	out->cfa_off = e->cfa_off;
@@ -151,9 +157,9 @@ static int ur_lookup(uint64_t ip, struct ur_ent *out)
 
 static void ur_store(uint64_t ip, const struct ur_ent *r)
 {
-	struct ur_ent *e = &ur_cache[ur_hash(ip)];
+	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
 
-	if (ur_writing)
+	if (!e || ur_writing)
 		return;
 	ur_writing = 1;
 	ft_barrier();
@@ -418,8 +424,8 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
 	uint32_t n = 0, g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
 	int idx = (int)t->depth - 1;
 
-	if (ur_cache_gen != g && !ur_writing) {
-		memset(ur_cache, 0, sizeof(ur_cache));
+	if (ur_cache_gen != g && !ur_writing && ur_cache) {
+		memset(ur_cache, 0, UR_CACHE * sizeof(*ur_cache));
 		ur_cache_gen = g;
 	}
 	if (!ur_bounds_of(t, r.sp, &b))

@@ -4,31 +4,31 @@
 need_runtime
 need_cmd pgrep
 cc -O1 -I"$TOP/include" -o ticks "$TOP/tests/progs/snap_ticks.c" || fail "build"
-state() { $FTRAIL snapshot -p "$pid" | sed -n 's/^snapshot: //p'; }
-# the traced program's pid: its comm is "ticks"
+state() { $FTRAIL snapshot -P "$pid" | sed -n 's/^snapshot: //p'; }
+# the traced program's pid: record's child "ticks" (t0324 runs a "ticks" of its own)
 $FTRAIL record -q -p nop -e u:snap -o c.dat -- ./ticks >prog.out 2>err &
 rec=$!
 for _ in $(seq 100); do
-	pid=$(pgrep -n -x ticks) && [ -n "$pid" ] && $FTRAIL snapshot -p "$pid" >/dev/null 2>&1 && break
+	pid=$(pgrep -P $rec -x ticks) && [ -n "$pid" ] && $FTRAIL snapshot -P "$pid" >/dev/null 2>&1 && break
 	sleep 0.05
 done
 [ -n "${pid:-}" ] || fail "the traced program did not start"
 sleep 0.2
 [ "$(state)" = "not allocated" ] || fail "start: $(state)"
-$FTRAIL snapshot -p "$pid" 0 || fail "0 unallocated"
-$FTRAIL snapshot -p "$pid" 2 || fail "2 unallocated"
+$FTRAIL snapshot -P "$pid" 0 || fail "0 unallocated"
+$FTRAIL snapshot -P "$pid" 2 || fail "2 unallocated"
 [ "$(state)" = "not allocated" ] || fail "0 and 2 must do nothing when not allocated: $(state)"
-$FTRAIL snapshot -p "$pid" 1 || fail "1 (alloc+swap)"
+$FTRAIL snapshot -P "$pid" 1 || fail "1 (alloc+swap)"
 [ "$(state)" = "allocated" ] || fail "1 must allocate: $(state)"
 sleep 0.2
-$FTRAIL snapshot -p "$pid" 7 || fail "7 (clear)"
+$FTRAIL snapshot -P "$pid" 7 || fail "7 (clear)"
 [ "$(state)" = "allocated" ] || fail "clear must keep the buffer: $(state)"
 sleep 0.2
-$FTRAIL snapshot -p "$pid" 1 || fail "1 (swap)"
+$FTRAIL snapshot -P "$pid" 1 || fail "1 (swap)"
 sleep 0.2
-$FTRAIL snapshot -p "$pid" 0 || fail "0 (free)"
+$FTRAIL snapshot -P "$pid" 0 || fail "0 (free)"
 [ "$(state)" = "not allocated" ] || fail "0 must free: $(state)"
-$FTRAIL snapshot -p "$pid" | grep -q '^swaps: 2$' || fail "swaps: $($FTRAIL snapshot -p "$pid")"
+$FTRAIL snapshot -P "$pid" | grep -q '^swaps: 2$' || fail "swaps: $($FTRAIL snapshot -P "$pid")"
 touch stop
 wait $rec || fail "record: $(cat err)"
 # the file: taken, cleared, taken, freed

@@ -4,11 +4,11 @@
 . "$TOP/tests/e2e/t0399-rec.inc"
 sleep 30 &
 other=$!
-expect_fail "ftrail: snapshot: process $other is not traced by ftrail record (or not ours)" $FTRAIL snapshot -p $other 1
+expect_fail "ftrail: snapshot: process $other is not traced by ftrail record (or not ours)" $FTRAIL snapshot -P $other 1
 kill $other 2>/dev/null
 wait $other 2>/dev/null
-expect_fail "ftrail: snapshot: process 999999999 is not traced*" $FTRAIL snapshot -p 999999999 1
-expect_fail "ftrail: snapshot: -p wants a process id, not 'x'" $FTRAIL snapshot -p x 1
+expect_fail "ftrail: snapshot: process 999999999 is not traced*" $FTRAIL snapshot -P 999999999 1
+expect_fail "ftrail: snapshot: -P wants a process id, not 'x'" $FTRAIL snapshot -P x 1
 expect_fail "ftrail: snapshot: 'abc' is not 0, 1 or a positive number" $FTRAIL snapshot abc
 expect_fail "ftrail: snapshot: '-1' is not 0, 1 or a positive number" $FTRAIL snapshot -- -1
 expect_fail "ftrail: snapshot: one value at most*" $FTRAIL snapshot 1 2

@@ -10,7 +10,7 @@ cc -O0 -g -fno-omit-frame-pointer -pthread -o blocks "$TOP/tests/progs/offcpu_bl
 # The program waits for ./go so that recording is on before it blocks.
 ./blocks --go go --long 200 --short 10 --count 5 >truth &
 prog=$!
-$FTRAIL offcpu --record --threshold 50 -p $prog -o off.dat >report 2>rec.err &
+$FTRAIL offcpu --record --threshold 50 -P $prog -o off.dat >report 2>rec.err &
 rec=$!
 for _ in $(seq 200); do
 	grep -q 'Ctrl-C' rec.err 2>/dev/null && break

@@ -14,8 +14,8 @@ for i in $(seq 50); do
 	sleep 0.05
 done
 [ -n "$pid" ] || { kill $rec; fail "the traced program did not start"; }
-$FTRAIL marker -p "$pid" hello from the shell || fail "marker"
-$FTRAIL marker -p "$pid" --raw ABC || fail "marker --raw"
+$FTRAIL marker -P "$pid" hello from the shell || fail "marker"
+$FTRAIL marker -P "$pid" --raw ABC || fail "marker --raw"
 wait $rec || fail "record: $(cat rec.err)"
 $FTRAIL show -i m.dat >out || fail "show"
 grep -q ': tracing_mark_write: hello from the shell$' out || fail "no text marker: $(grep -v tick out)"
@@ -23,6 +23,6 @@ grep -q ': raw_data: 41 42 43$' out || fail "no raw marker"
 # the marker lies among the ticks, in time order
 n=$(grep -n 'hello from the shell' out | cut -d: -f1)
 [ "$(head -n "$n" out | grep -c ' tick: ')" -ge 1 ] || fail "marker before every tick"
-expect_fail "ftrail: marker: process $$ is not traced by ftrail record*" $FTRAIL marker -p $$ x
-expect_fail "ftrail: marker: no text*" $FTRAIL marker -p 1
+expect_fail "ftrail: marker: process $$ is not traced by ftrail record*" $FTRAIL marker -P $$ x
+expect_fail "ftrail: marker: no text*" $FTRAIL marker -P 1
 exit 0

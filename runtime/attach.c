@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Attach and detach on demand: `ftrail record -P PID` loads libftrail.so
+ * into a running process (recorder/inject.c: dlopen through ptrace, every
+ * other thread stopped) and calls ftrail_attach(); at the end it stops the
+ * threads again and calls ftrail_detach().  Both run in one thread of the
+ * program while the others are stopped (or, when a lock held by a stopped
+ * thread made the call wait, running: every step below is also safe
+ * then, as it is under LD_PRELOAD).
+ *
+ * A program that was not started with the runtime preloaded calls
+ * mcount, __fentry__ and __cyg_profile_func_* through its GOT, bound to
+ * libc's (which does nothing, or gprof's counting for -pg); attaching
+ * points those GOT slots to ours and detaching puts the saved values back,
+ * beside the patchable sites (patch.c) and the library-call stubs (plt.c),
+ * which go back to what they were as well.
+ *
+ * What stays in the process after a detach, and why: the library itself
+ * (mapped, never dlclose()d: a thread may still return through
+ * ft_rt_return from a frame hijacked while tracing, or be inside a
+ * trampoline), its static TLS block in every thread, one shadow stack per
+ * thread that traced, the library-call stub pages, and the session's
+ * control block mapping (the recorder releases its ring pages; a hook
+ * racing the detach may still read it).  Its pthread key, atfork handlers
+ * and on_exit handler stay registered, doing nothing while detached.
+ * Attaching again reuses all of it.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runtime/rt.h"
+
+/* A compiler hook's GOT slot we redirected, and what it held. */
+struct got_hook {
+	uint64_t *slot;
+	uint64_t old;
+	int relro;
+};
+
+#define MAX_GOT_HOOKS 1024
+static struct got_hook got_hooks[MAX_GOT_HOOKS];
+static int nr_got_hooks;
+
+/* The compiler hooks and our definitions of them (resolved in our own object). */
+static const char *const hook_names[] = { "mcount", "_mcount", "__fentry__",
+					  "__cyg_profile_func_enter", "__cyg_profile_func_exit" };
+static uint64_t hook_addr[5];
+
+static const ElfW(Shdr) * find_sec(const struct rt_module *m, uint32_t type, const char *name)
+{
+	const ElfW(Ehdr) *eh = m->map;
+	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
+	const char *shstr = (const char *)m->map + sh[eh->e_shstrndx].sh_offset;
+	size_t shstr_len = sh[eh->e_shstrndx].sh_size;
+
+	for (int i = 0; i < eh->e_shnum; i++)
+		if (sh[i].sh_type == type && sh[i].sh_name < shstr_len &&
+		    (!name || !strcmp(shstr + sh[i].sh_name, name)))
+			return &sh[i];
+	return NULL;
+}
+
+/* [lo, hi): m's pages the loader made read-only after relocation (PT_GNU_RELRO) */
+static void relro_of(const struct rt_module *m, uint64_t *lo, uint64_t *hi)
+{
+	const ElfW(Ehdr) *eh = m->map;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+
+	*lo = *hi = 0;
+	if (eh->e_phentsize != sizeof(ElfW(Phdr)) ||
+	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)) > m->map_len)
+		return;
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)m->map + eh->e_phoff) + i;
+
+		if (ph->p_type != PT_GNU_RELRO)
+			continue;
+		/* as the loader rounds it (glibc _dl_protect_relro) */
+		*lo = (m->bias + ph->p_vaddr) & ~(pg - 1);
+		*hi = (m->bias + ph->p_vaddr + ph->p_memsz) & ~(pg - 1);
+	}
+}
+
+/* Write v into the GOT word at slot, made writable for the store when it is RELRO. */
+static void got_write(uint64_t *slot, uint64_t v, int relro)
+{
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	void *p = (void *)((uint64_t)slot & ~(pg - 1));
+
+	if (relro && mprotect(p, pg, PROT_READ | PROT_WRITE))
+		return;
+	/* an aligned word: a thread calling through it sees the old or the new target */
+	__atomic_store_n(slot, v, __ATOMIC_RELEASE);
+	if (relro)
+		mprotect(p, pg, PROT_READ); /* as the loader left it */
+}
+
+/* Is [p, p+8) inside a writable-or-RELRO mapping of m?  (Only m's own range.) */
+static int in_mod(const struct rt_module *m, uint64_t p)
+{
+	return p >= m->start && p + 8 <= m->end && !(p & 7);
+}
+
+/*
+ * Point every GOT slot of m that holds a compiler hook (JUMP_SLOT or
+ * GLOB_DAT relocation against mcount, __fentry__, __cyg_profile_func_*)
+ * to ours.  Caller holds rt.lock.
+ */
+static void hook_got_of(struct rt_module *m)
+{
+	static const char *const rel_names[] = { ".rela.plt", ".rela.dyn" };
+	const ElfW(Ehdr) *eh = m->map;
+	uint64_t rlo, rhi;
+
+	if (m->is_self || m->loaded <= 0 || m->gone || !m->map)
+		return;
+	relro_of(m, &rlo, &rhi);
+	for (int k = 0; k < 2; k++) {
+		const ElfW(Shdr) *rel = find_sec(m, SHT_RELA, rel_names[k]), *dsym, *dstr;
+		const ElfW(Rela) * r;
+		const ElfW(Sym) * syms;
+		const char *strs;
+
+		if (!rel || rel->sh_link >= eh->e_shnum ||
+		    rel->sh_offset + rel->sh_size > m->map_len)
+			continue;
+		dsym = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff) + rel->sh_link;
+		if (dsym->sh_type != SHT_DYNSYM || dsym->sh_link >= eh->e_shnum ||
+		    dsym->sh_offset + dsym->sh_size > m->map_len)
+			continue;
+		dstr = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff) + dsym->sh_link;
+		if (dstr->sh_offset + dstr->sh_size > m->map_len)
+			continue;
+		r = (const ElfW(Rela) *)((const char *)m->map + rel->sh_offset);
+		syms = (const ElfW(Sym) *)((const char *)m->map + dsym->sh_offset);
+		strs = (const char *)m->map + dstr->sh_offset;
+		for (size_t i = 0; i < rel->sh_size / sizeof(*r); i++) {
+			uint64_t sym = ELF64_R_SYM(r[i].r_info), t = ELF64_R_TYPE(r[i].r_info);
+			uint64_t *slot = (uint64_t *)(m->bias + r[i].r_offset);
+
+			if ((t != R_X86_64_JUMP_SLOT && t != R_X86_64_GLOB_DAT) || !sym ||
+			    sym >= dsym->sh_size / sizeof(*syms) ||
+			    syms[sym].st_name >= dstr->sh_size || !in_mod(m, (uint64_t)slot))
+				continue;
+			for (int h = 0; h < 5; h++) {
+				if (!hook_addr[h] ||
+				    strcmp(strs + syms[sym].st_name, hook_names[h]))
+					continue;
+				if (*slot == hook_addr[h] || nr_got_hooks == MAX_GOT_HOOKS)
+					break;
+				got_hooks[nr_got_hooks].slot = slot;
+				got_hooks[nr_got_hooks].old = *slot;
+				got_hooks[nr_got_hooks].relro = (uint64_t)slot >= rlo &&
+								(uint64_t)slot < rhi;
+				got_write(slot, hook_addr[h], got_hooks[nr_got_hooks].relro);
+				nr_got_hooks++;
+				break;
+			}
+		}
+	}
+}
+
+/* Put back every GOT slot hook_got_of() changed.  Caller holds rt.lock. */
+static void unhook_got(void)
+{
+	for (int i = nr_got_hooks - 1; i >= 0; i--)
+		got_write(got_hooks[i].slot, got_hooks[i].old, got_hooks[i].relro);
+	nr_got_hooks = 0;
+}
+
+/*
+ * After the nop switch of a detach (every site unpatched): the program
+ * put back as it was -- the compiler hooks' GOT slots, gcc's 1-byte nop
+ * runs, the library calls' GOT slots.  Caller holds rt.lock.  Also what
+ * rt_detach does besides for a runtime started here (rt.detach_more),
+ * when the recorder died.
+ */
+static void restore_locked(void)
+{
+	enum rt_modmem mm;
+
+	unhook_got();
+	mm = rt_modmem_enter();
+	for (int mi = 0; mi < rt.nr_mods; mi++) {
+		struct rt_module *m = &rt.mods[mi];
+
+		if (m->gone || !rt_modmem_may(m, mm))
+			continue;
+		for (uint32_t i = 0; i < m->nr_funcs; i++)
+			rt_patch_denormalize(&m->funcs[i]);
+	}
+	rt_patch_flush();
+	rt_modmem_exit();
+	rt_plt_unhook_all();
+}
+
+/*
+ * ftrail_detach, every other thread stopped: nop, everything restored
+ * (restore_locked), and the program's SIGTRAP action back -- not when
+ * rt_detach runs from a hook after the recorder died, since another
+ * thread may then have hit one of the last batch's int3s without having
+ * taken its SIGTRAP yet.  Caller holds rt.lock, tracing_on is off.
+ */
+static void stop_locked(void)
+{
+	__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
+	rt_sync_locked(); /* nop: every site unpatched */
+	restore_locked();
+	rt_patch_fini();
+	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
+}
+
+/* Our own definitions of the hooks: looked up in this object, not the global scope. */
+static void find_hooks(void)
+{
+	Dl_info self;
+	void *h;
+
+	if (hook_addr[0] || !dladdr((void *)ft_rt_return, &self))
+		return;
+	h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return;
+	for (int i = 0; i < 5; i++)
+		hook_addr[i] = (uint64_t)dlsym(h, hook_names[i]);
+	dlclose(h); /* only the reference NOLOAD took: the library stays */
+}
+
+/* Open the recorder's fd n read-write (same user or root, as ptrace). */
+static int open_peer_fd(int pid, int n)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, n);
+	return open(path, O_RDWR | O_CLOEXEC);
+}
+
+/**
+ * ftrail_attach() - start tracing into the recorder's session
+ * @rec_pid: the recorder's process id
+ * @sess_fd: its session memfd's number (opened through /proc/REC_PID/fd)
+ * @life_fd: its lifeline's number, or -1
+ *
+ * Called once per attach by recorder/inject.c, in one thread of the
+ * program, the others stopped.  Maps the session (the fds are closed once
+ * mapped: nothing stays open), registers the loaded objects, redirects the
+ * compiler hooks' GOT slots and applies the control block (patching the
+ * selected sites).  Threads trace from their next hook on; frames entered
+ * before are never hijacked.
+ *
+ * Return: 0, -EBUSY when this process is traced already (by `ftrail record
+ * -- PROG` or another attach), or -errno when the session cannot be
+ * opened or mapped (-EPROTO: not a session of this ftrail's version).
+ */
+__attribute__((visibility("default"))) int ftrail_attach(int rec_pid, int sess_fd, int life_fd);
+int ftrail_attach(int rec_pid, int sess_fd, int life_fd)
+{
+	const uint32_t *life = NULL;
+	struct ft_session_hdr *h;
+	struct stat st;
+	char err[128];
+	void *mem;
+	int fd, e;
+
+	if (rt.sess && !__atomic_load_n(&rt.detached, __ATOMIC_RELAXED) && !rt_orphaned())
+		return -EBUSY;
+	fd = open_peer_fd(rec_pid, sess_fd);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || st.st_size <= 0) {
+		e = errno ? errno : EINVAL;
+		close(fd);
+		return -e;
+	}
+	mem = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	e = errno;
+	close(fd);
+	if (mem == MAP_FAILED)
+		return -e;
+	h = ft_session_check(mem, (size_t)st.st_size, err, sizeof(err));
+	if (!h) {
+		munmap(mem, (size_t)st.st_size);
+		return -EPROTO;
+	}
+	if (life_fd >= 0) {
+		fd = open_peer_fd(rec_pid, life_fd);
+		if (fd >= 0) {
+			life = ft_lifeline_attach(fd); /* mapped: the fd is not needed */
+			close(fd);
+		}
+	}
+	find_hooks();
+	if (rt_start(h, (size_t)st.st_size, life, 1))
+		return -EBUSY;
+	pthread_mutex_lock(&rt.lock);
+	for (int i = 0; i < rt.nr_mods; i++)
+		hook_got_of(&rt.mods[i]);
+	rt.detach_more = restore_locked; /* a dead recorder: rt_detach restores too */
+	pthread_mutex_unlock(&rt.lock);
+	return 0;
+}
+
+/**
+ * ftrail_detach() - stop tracing and put the program back as it was
+ *
+ * Called by recorder/inject.c in one thread, the others stopped: tracing
+ * off, the nop tracer with every site unpatched (patch.c's protocol), the
+ * compiler hooks' and library calls' GOT slots back to their old values,
+ * the program's own SIGTRAP action back.  Frames hijacked while tracing
+ * still return through ft_rt_return, which only pops them.  Return: 0, or
+ * -ENOENT when no session is attached.
+ */
+__attribute__((visibility("default"))) int ftrail_detach(void);
+int ftrail_detach(void)
+{
+	if (!rt.sess)
+		return -ENOENT;
+	ft_session_set_tracing_on(rt.sess, 0);
+	pthread_mutex_lock(&rt.lock);
+	stop_locked();
+	pthread_mutex_unlock(&rt.lock);
+	return 0;
+}
