@@ -41,7 +41,7 @@ run_bin() { # label binary [args]
 
 build() { # SAN
 	local log="$LOG/build-${1:-plain}.log"
-	if ! make -j"$JOBS" SAN="$1" all >"$log" 2>&1; then
+	if ! make -j"$JOBS" SAN="$1" WERROR="${WERROR:-1}" all >"$log" 2>&1; then
 		result "build ${1:-plain}" 1 "$log"
 		return 1
 	fi
