@@ -61,8 +61,6 @@ static uint32_t next_id = 1;
 static __thread uint32_t cur_id; /* the running context's id; 0: the thread's own */
 static __thread struct rt_ctx starting; /* handed to ctx_start by the switch */
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 static struct rt_ctx *find(const void *uc)
 {
 	for (int i = 0; uc && i < CTX_MAX; i++)
@@ -197,7 +195,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 	va_list ap;
 
 	if (!real)
-		real = REAL(makecontext);
+		real = RT_REAL(makecontext);
 	va_start(ap, argc);
 	for (int i = 0; i < argc && i < CTX_ARGS; i++)
 		args[i] = va_arg(ap, int);
@@ -234,7 +232,7 @@ __attribute__((visibility("default"))) int swapcontext(ucontext_t *oucp, const u
 	struct rt_thread *t = &rt_self;
 
 	if (!real)
-		real = REAL(swapcontext);
+		real = RT_REAL(swapcontext);
 	if (rt.sess) {
 		int busy = enter(t);
 		struct rt_ctx *to = find(ucp), *park;
@@ -259,7 +257,7 @@ __attribute__((visibility("default"))) int setcontext(const ucontext_t *ucp)
 	struct rt_thread *t = &rt_self;
 
 	if (!real)
-		real = REAL(setcontext);
+		real = RT_REAL(setcontext);
 	if (rt.sess) {
 		int busy = enter(t);
 		struct rt_ctx *to = find(ucp);

@@ -120,15 +120,13 @@ static void atfork_child(void)
 	}
 }
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 __attribute__((visibility("default"))) pid_t fork(void)
 {
 	static pid_t (*real)(void);
 	pid_t pid;
 
 	if (!real)
-		real = REAL(fork);
+		real = RT_REAL(fork);
 	pid = real();
 	if (pid > 0 && rt.sess) {
 		uint32_t p = (uint32_t)pid;
@@ -162,7 +160,7 @@ __attribute__((visibility("default"))) int execve(const char *path, char *const 
 	static int (*real)(const char *, char *const[], char *const[]);
 
 	if (!real)
-		real = REAL(execve);
+		real = RT_REAL(execve);
 	emit_exec(path);
 	return real(path, argv, envp);
 }
@@ -172,7 +170,7 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 	static int (*real)(const char *, char *const[]);
 
 	if (!real)
-		real = REAL(execv);
+		real = RT_REAL(execv);
 	emit_exec(path);
 	return real(path, argv);
 }
@@ -182,7 +180,7 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 	static int (*real)(const char *, char *const[]);
 
 	if (!real)
-		real = REAL(execvp);
+		real = RT_REAL(execvp);
 	emit_exec(file);
 	return real(file, argv);
 }
@@ -193,7 +191,7 @@ __attribute__((visibility("default"))) int execvpe(const char *file, char *const
 	static int (*real)(const char *, char *const[], char *const[]);
 
 	if (!real)
-		real = REAL(execvpe);
+		real = RT_REAL(execvpe);
 	emit_exec(file);
 	return real(file, argv, envp);
 }
@@ -272,7 +270,7 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 
 	emit_exit(status);
 	if (!real)
-		real = REAL(_exit);
+		real = RT_REAL(_exit);
 	if (real)
 		real(status);
 	syscall(SYS_exit_group, status);
@@ -312,7 +310,7 @@ _Unwind_RaiseException(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = REAL(_Unwind_RaiseException);
+		real = RT_REAL(_Unwind_RaiseException);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -323,7 +321,7 @@ _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = REAL(_Unwind_Resume_or_Rethrow);
+		real = RT_REAL(_Unwind_Resume_or_Rethrow);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -334,7 +332,7 @@ _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Unwind_Stop_Fn stop, void *ar
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
 
 	if (!real)
-		real = REAL(_Unwind_ForcedUnwind);
+		real = RT_REAL(_Unwind_ForcedUnwind);
 	rt_restore_frames(&rt_self);
 	return real(e, stop, arg);
 }
@@ -345,7 +343,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	static void *(*real)(void *);
 
 	if (!real)
-		real = REAL(__cxa_begin_catch);
+		real = RT_REAL(__cxa_begin_catch);
 	/* our caller's stack pointer: frames below it were left by the throw */
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
@@ -360,7 +358,7 @@ __attribute__((visibility("default"))) int sigaltstack(const stack_t *ss, stack_
 	int r;
 
 	if (!real)
-		real = REAL(sigaltstack);
+		real = RT_REAL(sigaltstack);
 	r = real(ss, old);
 	if (!r && ss) {
 		struct rt_thread *t = &rt_self;

@@ -227,8 +227,7 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int call_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction)
-		real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(
-			RTLD_NEXT, "sigaction");
+		real_sigaction = RT_REAL(sigaction);
 	return real_sigaction ? real_sigaction(sig, act, old) : -1;
 }
 
@@ -662,7 +661,7 @@ __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *
 	sigset_t copy;
 
 	if (!real)
-		real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "sigprocmask");
+		real = RT_REAL(sigprocmask);
 	return real(how, keep_trap_open(how, set, &copy), old);
 }
 
@@ -673,7 +672,6 @@ __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset
 	sigset_t copy;
 
 	if (!real)
-		real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT,
-									 "pthread_sigmask");
+		real = RT_REAL(pthread_sigmask);
 	return real(how, keep_trap_open(how, set, &copy), old);
 }

@@ -39,6 +39,7 @@
 #ifndef FTRAIL_RT_H
 #define FTRAIL_RT_H
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -55,6 +56,13 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 #define RT_NOFID 0xffffffffu
+
+/*
+ * The libc function a wrapper of ours stands in front of (the next
+ * definition of name after libftrail.so), with name's own type.  A dlsym:
+ * wrappers call it once and keep the pointer, never on the hook path.
+ */
+#define RT_REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 /* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
 #define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */
