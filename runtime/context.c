@@ -32,7 +32,6 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "core/clock.h"
@@ -79,16 +78,6 @@ static struct rt_ctx *get_slot(const void *uc)
 	return c;
 }
 
-static struct rt_frame *frames_alloc(void)
-{
-	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
-
-	if (!base)
-		return NULL;
-	base[0].slot = UINT64_MAX; /* the sentinel: see rt_thread_get() */
-	return base + 1;
-}
-
 /* The writer depth of the thread's current ring level. */
 static uint32_t *wdepth(struct rt_thread *t)
 {
@@ -103,7 +92,7 @@ static uint32_t *wdepth(struct rt_thread *t)
  */
 static int switch_to(struct rt_thread *t, struct rt_ctx *park, const void *uc, struct rt_ctx *to)
 {
-	struct rt_frame *nf = to->frames ? to->frames : frames_alloc();
+	struct rt_frame *nf = to->frames ? to->frames : rt_frames_alloc();
 	struct rt_ctx next = *to;
 
 	if (!nf)
@@ -120,7 +109,7 @@ static int switch_to(struct rt_thread *t, struct rt_ctx *park, const void *uc, s
 		park->id = cur_id;
 		park->fresh = 0;
 	} else {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
+		rt_frames_free(t->frames);
 	}
 	/* the thread's state changes while no hook of it runs (busy) */
 	t->frames = nf;
@@ -207,7 +196,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 		c = get_slot(ucp);
 		if (c) {
 			if (c->frames)
-				munmap(c->frames - 1, RT_FRAMES_BYTES);
+				rt_frames_free(c->frames);
 			memset(c, 0, sizeof(*c));
 			c->uc = ucp;
 			c->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);

@@ -191,7 +191,7 @@ struct rt_frame {
 };
 
 #define RT_MAX_FRAMES 16384
-/* a thread's shadow stack: RT_MAX_FRAMES frames after a sentinel (init.c) */
+/* a shadow stack: RT_MAX_FRAMES frames after a sentinel (thread.c: rt_frames_alloc) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
 /* rt_thread.state (tramp.S tests READY: offsets.h FT_C_T_READY) */
@@ -219,7 +219,7 @@ struct rt_thread {
 	uint32_t notrace;        /* open set_graph_notrace frames */
 	uint32_t rec_depth;      /* open recorded frames (max_graph_depth) */
 	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use; frames[-1] is a
-				  * sentinel (slot UINT64_MAX, flags 0: init.c) */
+				  * sentinel (slot UINT64_MAX, flags 0: rt_frames_alloc) */
 	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
 	uint32_t tid;
 	uint32_t gen;            /* control generation the pid filter was evaluated at */
@@ -301,6 +301,8 @@ RT_HIDDEN int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *lif
 
 /* thread.c: rt, rt_self, threads, their shadow stacks and out-of-band records */
 RT_HIDDEN void *rt_mmap_anon(size_t len);
+RT_HIDDEN struct rt_frame *rt_frames_alloc(void);
+RT_HIDDEN void rt_frames_free(struct rt_frame *frames);
 RT_HIDDEN uint32_t rt_gettid(void);
 RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);

@@ -29,6 +29,29 @@ void *rt_mmap_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * A fresh, empty shadow stack (a thread's, or a user context's: context.c):
+ * RT_MAX_FRAMES frames after one more, frames[-1], a sentinel whose slot
+ * is above every stack and whose flags are 0, so the hooks' fast paths
+ * compare with frames[depth - 1] without testing depth first (hooks.c).
+ * Returns frames[0], or NULL without memory.  Not for the hook path (mmap).
+ */
+struct rt_frame *rt_frames_alloc(void)
+{
+	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
+
+	if (!base)
+		return NULL;
+	base[0].slot = UINT64_MAX;
+	return base + 1;
+}
+
+/* Give back a shadow stack rt_frames_alloc() returned. */
+void rt_frames_free(struct rt_frame *frames)
+{
+	munmap(frames - 1, RT_FRAMES_BYTES);
+}
+
 /* The calling thread's kernel id (a system call: not for the hooks' fast paths). */
 uint32_t rt_gettid(void)
 {
@@ -66,20 +89,8 @@ struct rt_thread *rt_thread_get(void)
 	}
 	if (t->state == RT_THREAD_FRESH) {
 		t->tid = rt_gettid();
-		if (!t->frames) {
-			/*
-			 * One frame more, below frames[0]: a sentinel whose slot
-			 * is above every stack and whose flags are 0, so the
-			 * hooks' fast paths compare with frames[depth - 1]
-			 * without testing depth first (hooks.c).
-			 */
-			struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
-
-			if (base) {
-				base[0].slot = UINT64_MAX;
-				t->frames = base + 1;
-			}
-		}
+		if (!t->frames)
+			t->frames = rt_frames_alloc();
 		if (!t->frames) {
 			t->state = RT_THREAD_DEAD;
 			return NULL;
@@ -142,7 +153,7 @@ static void thread_dtor(void *arg)
 		munmap(c, RT_UCACHE_BYTES);
 	}
 	if (t->frames && !t->depth) {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
+		rt_frames_free(t->frames);
 		t->frames = NULL;
 	}
 }
