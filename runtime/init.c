@@ -443,7 +443,7 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 		return 0;
 	}
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
-	rt.gen = UINT32_MAX;
+	rt.gen = RT_GEN_NONE;
 	rt_modules_scan(0);
 	rt_modules_load_new();
 	for (int i = 0; i < rt.nr_mods; i++)

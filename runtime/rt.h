@@ -77,6 +77,13 @@
 /* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
 #define RT_EPOCH_NONE UINT32_MAX
 
+/*
+ * rt.gen from load time until the first control sync: odd, so never the
+ * stable (even) ctl gen a hook compares it with -- the first hook syncs --
+ * and gen + 1 is 0, the closed fast-path gate (hooks.c: rt_hot_update).
+ */
+#define RT_GEN_NONE UINT32_MAX
+
 enum rt_cmd {
 	RT_CMD_NONE = -1, /* filter.c: a plain glob line, no command */
 	RT_CMD_TRACEON = 0,
