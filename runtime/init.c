@@ -120,6 +120,31 @@ static void atfork_child(void)
 	}
 }
 
+/*
+ * In the child, when the program's fork() call is a traced library call
+ * (plt.c: the innermost shadow frame is the one whose return slot is this
+ * wrapper's): its ENTRY is in the parent's stream only, so the child's
+ * stream would show the return of a call it never saw open.  The child
+ * opens it again in its own stream, at the time it starts, and the call
+ * reads fork() in both processes, each closing its own.  slot: this
+ * wrapper's return-address slot.
+ */
+static void fork_child_reopen(uint64_t slot)
+{
+	struct rt_thread *t = &rt_self;
+	struct rt_frame *fr;
+
+	if (!rt.sess || t->state != RT_THREAD_READY || t->busy || !t->depth || !t->rb.area)
+		return;
+	fr = &t->frames[t->depth - 1];
+	if (fr->slot != slot || (fr->flags & (FR_RECORDED | FR_THRESH | FR_CYG)) != FR_RECORDED)
+		return;
+	rt_guard_recursion(t);
+	ft_rb_set_depth(&t->rb, t->rec_depth - 1); /* atfork_child counted it open */
+	ft_rb_entry(&t->rb, fr->fid, ft_rdtsc());
+	rt_unguard_recursion(t);
+}
+
 __attribute__((visibility("default"))) pid_t fork(void)
 {
 	static pid_t (*real)(void);
@@ -128,6 +153,8 @@ __attribute__((visibility("default"))) pid_t fork(void)
 	if (!real)
 		real = RT_REAL(fork);
 	pid = real();
+	if (pid == 0)
+		fork_child_reopen((uint64_t)__builtin_frame_address(0) + 8);
 	if (pid > 0 && rt.sess) {
 		uint32_t p = (uint32_t)pid;
 		struct rt_thread *t = &rt_self;
