@@ -903,8 +903,13 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 			break;
 	if (i < lim)
 		goto out;
-	if ((uint32_t)i + 1 < t->depth)
-		rt_unwind_to_depth(t, (uint32_t)i + 1);
+	if ((uint32_t)i + 1 < t->depth) {
+		/* a handler left by siglongjmp lies below us: closed first, with its frames */
+		if (t->sig_level)
+			rt_sig_unwind_to(t, (uint64_t)__builtin_frame_address(0));
+		if ((uint32_t)i + 1 < t->depth)
+			rt_unwind_to_depth(t, (uint32_t)i + 1);
+	}
 	{
 		struct rt_frame fr = t->frames[i];
 

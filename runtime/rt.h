@@ -18,6 +18,8 @@
  *   filter.c   the control block's lists -> per-function flags
  *   args.c     capture specs -> per-function lines; arguments and return
  *              values from the registers the trampolines saved
+ *   signal.c   sigaction / signal: the program's handlers entered through
+ *              a shim that records FT_EXT_SIGNAL / FT_EXT_SIGRET
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
@@ -33,7 +35,8 @@
  *
  * Layers (doc/architecture.md): a file calls only files below it --
  *   attach > init, dl > hooks > events > control > filter > module >
- *   plt > unwind > lookup > thread;  patch, context, proc > thread only.
+ *   plt > unwind > lookup > thread;  signal > patch;  patch, context,
+ *   proc > thread only.
  * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
@@ -198,6 +201,8 @@ struct rt_frame {
 };
 
 #define RT_MAX_FRAMES 16384
+#define RT_SIG_LEVELS 4 /* nested signal handlers tracked per thread (signal.c) */
+#define RT_SIG_UNRECORDED 0x80000000u /* rt_thread.sig_signo: its FT_EXT_SIGNAL was not written */
 /* a shadow stack: RT_MAX_FRAMES frames after a sentinel (thread.c: rt_frames_alloc) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
@@ -234,6 +239,15 @@ struct rt_thread {
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
 	void *ucache;            /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
 	uint32_t sess_seq;       /* rt.sess_seq its ring handle and frames belong to */
+	/*
+	 * Signal handlers of the program running on this thread (signal.c):
+	 * how many are nested now, and each one's shim stack pointer, by which
+	 * a handler left through siglongjmp is found dead.  Written by the
+	 * thread and its own handlers only (compiler barriers order them).
+	 */
+	uint32_t sig_level;
+	uint32_t sig_signo[RT_SIG_LEVELS];
+	uint64_t sig_sp[RT_SIG_LEVELS];
 };
 
 /* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
@@ -316,6 +330,7 @@ RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
+RT_HIDDEN void rt_sig_unwind_to(struct rt_thread *t, uint64_t sp);
 RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
 
 /* lookup.c: address -> module, function, fid; the hooks' address hash */
@@ -436,6 +451,8 @@ RT_HIDDEN int rt_args_match(const struct ft_filter *flt, const struct rt_cap *c,
 #define RT_ARGS_BUF 1024 /* bytes of captured values per entry or exit (stack) */
 
 /* patch.c */
+struct sigaction;
+RT_HIDDEN int rt_patch_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
 RT_HIDDEN void rt_patch_flush(void);
 RT_HIDDEN void rt_patch_init(void);
@@ -457,6 +474,22 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 			     int standalone);
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
+
+/*
+ * signal.c's shim, the one runtime frame a user stack may hold between a
+ * program's handler and its signal frame, is alone in section rt_sigshim
+ * (RT_SIGSHIM), so the unwinder steps through it without calling up into
+ * signal.c; the linker defines the section's bounds.
+ */
+#define RT_SIGSHIM __attribute__((section("rt_sigshim"), noinline))
+extern const char __start_rt_sigshim[] RT_HIDDEN;
+extern const char __stop_rt_sigshim[] RT_HIDDEN;
+
+static inline int rt_in_sigshim(uint64_t ip)
+{
+	return ip >= (uint64_t)(uintptr_t)__start_rt_sigshim &&
+	       ip < (uint64_t)(uintptr_t)__stop_rt_sigshim;
+}
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);

@@ -219,6 +219,31 @@ __attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t 
 }
 
 /*
+ * The signal handlers of t whose shim frame lies below sp were left
+ * without returning (siglongjmp out of a handler): close each one with
+ * FT_EXT_SIGRET (how 1), innermost first, as the shim would have.
+ */
+void rt_sig_unwind_to(struct rt_thread *t, uint64_t sp)
+{
+	while (t->sig_level && t->sig_level <= RT_SIG_LEVELS &&
+	       t->sig_sp[t->sig_level - 1] < sp) {
+		uint32_t w[3] = { t->sig_signo[t->sig_level - 1], t->sig_level, 1 };
+		uint32_t d = t->depth;
+		int rec = !(w[0] & RT_SIG_UNRECORDED);
+
+		/* the handler's own dead frames (below its shim) close inside it */
+		while (d && t->frames[d - 1].slot < t->sig_sp[t->sig_level - 1])
+			d--;
+		if (d != t->depth)
+			rt_unwind_to_depth(t, d);
+		if (rec) /* paired with a SIGNAL the shim wrote */
+			rt_emit_ext(t, FT_EXT_SIGRET, w, sizeof(w));
+		ft_barrier(); /* the record before the level drops (this thread's handlers) */
+		t->sig_level--;
+	}
+}
+
+/*
  * Drop the frames at the top of the shadow stack whose slot lies below sp
  * (inclusive: at or below sp), which died without returning.
  */
@@ -233,7 +258,10 @@ __attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, in
 			break;
 		d--;
 	}
-	if (d != t->depth)
+	/* handlers left meanwhile, each closed after its own frames */
+	if (t->sig_level)
+		rt_sig_unwind_to(t, sp);
+	if (d < t->depth)
 		rt_unwind_to_depth(t, d);
 }
 
