@@ -791,6 +791,10 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 	case FT_EV_SIGNAL:
 		ob_printf(f, "signal_deliver: sig=%llu", (unsigned long long)ev->count);
 		break;
+	case FT_EV_SIGRET:
+		ob_printf(f, "signal_return: sig=%llu%s", (unsigned long long)ev->count,
+			  ev->unwound ? " (siglongjmp)" : "");
+		break;
 	case FT_EV_TRACE_ON:
 		ob_puts(f, "tracing_on");
 		break;
@@ -1110,6 +1114,32 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		/* TRACE_FN in the graph: the function tracer's own line */
 		function_event(f, ev, mark);
 		return;
+	case FT_EV_SIGNAL:
+	case FT_EV_SIGRET: {
+		if (ev->type == FT_EV_SIGNAL && !ev->event_id)
+			goto comment; /* no SIGRET will follow: no arrows to pair */
+		/*
+		 * A program signal handler starts or ends: the kernel's
+		 * print_graph_irq() arrows for an interrupt (funcgraph-irqs), in
+		 * the duration column, then the signal in a comment.  The
+		 * handler's calls between them are indented from the
+		 * interrupted depth and carry the next level.
+		 */
+		const char *name = sigabbrev_np((int)ev->count);
+
+		graph_prologue(f, ev);
+		if (OPT(f, FUNCGRAPH_DURATION))
+			ob_puts(f, "  ");
+		ob_puts(f, ev->type == FT_EV_SIGNAL ? "==========>" : "<==========");
+		if (OPT(f, FUNCGRAPH_DURATION))
+			ob_puts(f, " |");
+		if (name)
+			ob_printf(f, "  /* SIG%s", name);
+		else
+			ob_printf(f, "  /* signal %llu", (unsigned long long)ev->count);
+		ob_puts(f, ev->unwound ? " (siglongjmp) */\n" : " */\n");
+		return;
+	}
 	case FT_EV_STACK:
 		if (ev->stack_id >= 0 && !OPT(f, EXPAND_STACKS)) {
 			/* a stack-map id entry is a comment, like any other event */
@@ -1123,6 +1153,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		function_event(f, ev, mark);
 		return;
 	default:
+	comment:
 		/* markers and task events: a comment at the current depth */
 		graph_prologue(f, ev);
 		graph_duration(f, 0, FILL_FULL);

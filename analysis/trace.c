@@ -130,7 +130,7 @@ static void fill_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 	ev->pid = c->hdr.pid;
 	ev->tid = c->hdr.tid;
 	ev->cpu = -1;
-	ev->level = c->hdr.level;
+	ev->level = (uint16_t)(c->hdr.level + c->sig_level);
 	ev->buffer = c->id;
 	ev->depth = (int)c->nr_frames;
 	ev->fid = 0;
@@ -498,14 +498,31 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 			ev->data = p + 4;
 			ev->len = (size_t)nw * 4 - 4 - (pad <= nw * 4 - 4 ? pad : 0);
 			return 1;
-		case FT_EXT_FORK:
-		case FT_EXT_EXIT:
 		case FT_EXT_SIGNAL:
 			NEED(1);
-			base_event(t, c, ev,
-				   type == FT_EXT_FORK	 ? FT_EV_FORK
-				   : type == FT_EXT_EXIT ? FT_EV_TEXIT
-							 : FT_EV_SIGNAL);
+			base_event(t, c, ev, FT_EV_SIGNAL);
+			ev->count = rd32(p);
+			ev->event_id = nw >= 2 ? rd32(p + 4) : 0;
+			/* with its level (runtime/signal.c), the handler's calls
+			 * follow in this stream, a level in, until its SIGRET */
+			if (nw >= 2 && c->sig_level < 0xff)
+				c->sig_level++;
+			/* the level changed: no lean slot keeps the old one */
+			c->lean[0] = c->lean[1] = NULL;
+			return 1;
+		case FT_EXT_SIGRET:
+			NEED(1);
+			if (c->sig_level)
+				c->sig_level--;
+			base_event(t, c, ev, FT_EV_SIGRET);
+			ev->count = rd32(p);
+			ev->unwound = nw >= 3 && rd32(p + 8) != 0;
+			c->lean[0] = c->lean[1] = NULL; /* as at FT_EXT_SIGNAL */
+			return 1;
+		case FT_EXT_FORK:
+		case FT_EXT_EXIT:
+			NEED(1);
+			base_event(t, c, ev, type == FT_EXT_FORK ? FT_EV_FORK : FT_EV_TEXIT);
 			ev->count =
 			    type == FT_EXT_EXIT ? (uint64_t)(int64_t)(int32_t)rd32(p) : rd32(p);
 			return 1;

@@ -71,10 +71,13 @@ enum ft_ev_type {
 	FT_EV_FORK,	 /* count: child pid */
 	FT_EV_EXEC,	 /* data/len: new program */
 	FT_EV_TEXIT,	 /* count: exit status (int) */
-	FT_EV_SIGNAL,	 /* count: signal number */
+	FT_EV_SIGNAL,	 /* count: signal number; the program's handler starts (its
+			  * calls follow at level + 1) */
 	FT_EV_TRACE_ON,
 	FT_EV_TRACE_OFF,
 	FT_EV_SOURCE, /* from an added source (kernel events): src, priv */
+	FT_EV_SIGRET, /* count: signal number; its handler is done (unwound: left
+		       * by siglongjmp), level is the interrupted context's again */
 };
 
 struct ft_trace_source;
@@ -84,7 +87,8 @@ struct ft_event {
 	uint64_t ts; /* ns on the trace clock */
 	uint32_t pid, tid;
 	int cpu;	      /* -1 for user events (the runtime does not know it) */
-	uint16_t level;	      /* 0 thread context, 1.. nested signal handler */
+	uint16_t level;	      /* 0 thread context, 1.. nested signal handler (the ring's
+			       * level plus the handlers open in its stream) */
 	uint64_t buffer;      /* UDATA id; UINT64_MAX for source events */
 	int depth;	      /* ENTRY/EXIT: nesting depth, 0 = outermost; others: open frames */
 	uint32_t fid;	      /* ENTRY/EXIT/FUNC; STACK: fid of the event it follows */
@@ -92,9 +96,11 @@ struct ft_event {
 	uint64_t parent_addr; /* FUNC: parent return address when not a traced function */
 	uint64_t duration;    /* EXIT: ns since the entry (valid if has_entry) */
 	int has_entry;	      /* EXIT: its entry was seen */
-	int unwound;	      /* EXIT: frame left without a return (longjmp, throw) */
+	int unwound;	      /* EXIT: frame left without a return (longjmp, throw);
+			       * SIGRET: handler left by siglongjmp */
 	uint64_t count;	      /* LOST/FORK/TEXIT/SIGNAL, see above */
-	uint32_t event_id;    /* EVENT */
+	uint32_t event_id;    /* EVENT; SIGNAL: the handler's level when the record
+			       * carries it (a SIGRET follows), else 0 */
 	const void *data;     /* MARKER/BINMARKER/EVENT/COMM/EXEC payload; ENTRY: captured
 			       * arguments, EXIT: return value (core/argspec.h items), or NULL */
 	size_t len;

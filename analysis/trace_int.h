@@ -58,6 +58,7 @@ struct cursor {
 	struct frame *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t unwind_pending;
+	uint32_t sig_level; /* program signal handlers open in this stream (FT_EXT_SIGNAL) */
 	uint32_t ctx;              /* the running user context (FT_EXT_CTXSW) */
 	struct ctx_stack *ctxs;    /* the parked ones */
 	size_t nr_ctxs;

@@ -84,7 +84,9 @@ enum ft_ext_type {
 	FT_EXT_FORK = 11,       /* u32 child pid */
 	FT_EXT_EXEC = 12,       /* bytes: new program path */
 	FT_EXT_EXIT = 13,       /* i32 status: thread/process exit */
-	FT_EXT_SIGNAL = 14,     /* u32 signo: a handler starts at the next level */
+	FT_EXT_SIGNAL = 14,     /* u32 signo[, u32 level]: the program's handler for
+				 * signo starts, nested level deep (1: it interrupted
+				 * no other handler); its calls follow in this stream */
 	FT_EXT_TRACE_ON = 15,   /* tracing switched on (trigger or control) */
 	FT_EXT_TRACE_OFF = 16,  /* tracing switched off */
 	FT_EXT_EXIT_LONG = 17,  /* u64 delta: an exit whose delta exceeds 30 bits */
@@ -99,6 +101,8 @@ enum ft_ext_type {
 				 * page (core/argspec.h items); no time of its own */
 	FT_EXT_RETVAL = 23,     /* return value of the exit just before it, same page
 				 * (one core/argspec.h item); no time of its own */
+	FT_EXT_SIGRET = 24,     /* u32 signo, u32 level, u32 how: that handler is
+				 * done (how 0: returned, 1: left by siglongjmp) */
 	FT_EXT_MAX = 63,
 };
 

@@ -32,7 +32,6 @@
 #include <dlfcn.h>
 #include <stdarg.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <ucontext.h>
 
 #include "core/clock.h"
@@ -61,8 +60,6 @@ static uint32_t next_id = 1;
 static __thread uint32_t cur_id; /* the running context's id; 0: the thread's own */
 static __thread struct rt_ctx starting; /* handed to ctx_start by the switch */
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 static struct rt_ctx *find(const void *uc)
 {
 	for (int i = 0; uc && i < CTX_MAX; i++)
@@ -81,16 +78,6 @@ static struct rt_ctx *get_slot(const void *uc)
 	return c;
 }
 
-static struct rt_frame *frames_alloc(void)
-{
-	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
-
-	if (!base)
-		return NULL;
-	base[0].slot = UINT64_MAX; /* the sentinel: see rt_thread_get() */
-	return base + 1;
-}
-
 /* The writer depth of the thread's current ring level. */
 static uint32_t *wdepth(struct rt_thread *t)
 {
@@ -105,7 +92,7 @@ static uint32_t *wdepth(struct rt_thread *t)
  */
 static int switch_to(struct rt_thread *t, struct rt_ctx *park, const void *uc, struct rt_ctx *to)
 {
-	struct rt_frame *nf = to->frames ? to->frames : frames_alloc();
+	struct rt_frame *nf = to->frames ? to->frames : rt_frames_alloc();
 	struct rt_ctx next = *to;
 
 	if (!nf)
@@ -122,7 +109,7 @@ static int switch_to(struct rt_thread *t, struct rt_ctx *park, const void *uc, s
 		park->id = cur_id;
 		park->fresh = 0;
 	} else {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
+		rt_frames_free(t->frames);
 	}
 	/* the thread's state changes while no hook of it runs (busy) */
 	t->frames = nf;
@@ -197,7 +184,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 	va_list ap;
 
 	if (!real)
-		real = REAL(makecontext);
+		real = RT_REAL(makecontext);
 	va_start(ap, argc);
 	for (int i = 0; i < argc && i < CTX_ARGS; i++)
 		args[i] = va_arg(ap, int);
@@ -209,7 +196,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 		c = get_slot(ucp);
 		if (c) {
 			if (c->frames)
-				munmap(c->frames - 1, RT_FRAMES_BYTES);
+				rt_frames_free(c->frames);
 			memset(c, 0, sizeof(*c));
 			c->uc = ucp;
 			c->id = __atomic_fetch_add(&next_id, 1, __ATOMIC_RELAXED);
@@ -234,7 +221,7 @@ __attribute__((visibility("default"))) int swapcontext(ucontext_t *oucp, const u
 	struct rt_thread *t = &rt_self;
 
 	if (!real)
-		real = REAL(swapcontext);
+		real = RT_REAL(swapcontext);
 	if (rt.sess) {
 		int busy = enter(t);
 		struct rt_ctx *to = find(ucp), *park;
@@ -259,7 +246,7 @@ __attribute__((visibility("default"))) int setcontext(const ucontext_t *ucp)
 	struct rt_thread *t = &rt_self;
 
 	if (!real)
-		real = REAL(setcontext);
+		real = RT_REAL(setcontext);
 	if (rt.sess) {
 		int busy = enter(t);
 		struct rt_ctx *to = find(ucp);

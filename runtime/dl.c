@@ -21,8 +21,6 @@
 
 #include "runtime/rt.h"
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 /*
  * dlclose wrapper, after the real dlclose: let the control path back in,
  * then (when the calling thread may take rt.lock) retire what went away
@@ -83,7 +81,7 @@ static void rt_modules_after_dlopen(void)
 	if (!rt.sess || t->busy)
 		return;
 	if (!real_dlopen)
-		real_dlopen = (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+		real_dlopen = RT_REAL(dlopen);
 	/* rounds: objects found deferred in one are held for the next (3 at most) */
 	for (int round = 0;; round++) {
 		enum rt_modmem mem;
@@ -147,7 +145,7 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	void *h;
 
 	if (!real)
-		real = REAL(dlopen);
+		real = RT_REAL(dlopen);
 	h = real(file, mode);
 	if (h)
 		rt_modules_after_dlopen();
@@ -168,7 +166,7 @@ __attribute__((visibility("default"))) int dlclose(void *handle)
 	int r;
 
 	if (!real)
-		real = REAL(dlclose);
+		real = RT_REAL(dlclose);
 	rt_modules_dlclose_begin();
 	r = real(handle);
 	rt_modules_dlclose_end();

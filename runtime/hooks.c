@@ -577,7 +577,7 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED);
 	struct rt_frame *fr;
 
-	/* frames[-1] is a sentinel whose slot is above every stack (init.c) */
+	/* frames[-1] is a sentinel whose slot is above every stack (rt_frames_alloc) */
 	if (f->flags != RF_TRACE)
 		return 0;
 	if (fid > FT_REC_FID_MAX)
@@ -620,7 +620,7 @@ static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread
 								int cyg)
 {
 	uint32_t d = t->depth;
-	struct rt_frame *fr = &t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (init.c) */
+	struct rt_frame *fr = &t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (rt_frames_alloc) */
 	uint64_t ret;
 
 	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn :
@@ -903,8 +903,13 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 			break;
 	if (i < lim)
 		goto out;
-	if ((uint32_t)i + 1 < t->depth)
-		rt_unwind_to_depth(t, (uint32_t)i + 1);
+	if ((uint32_t)i + 1 < t->depth) {
+		/* a handler left by siglongjmp lies below us: closed first, with its frames */
+		if (t->sig_level)
+			rt_sig_unwind_to(t, (uint64_t)__builtin_frame_address(0));
+		if ((uint32_t)i + 1 < t->depth)
+			rt_unwind_to_depth(t, (uint32_t)i + 1);
+	}
 	{
 		struct rt_frame fr = t->frames[i];
 

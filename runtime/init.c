@@ -120,7 +120,30 @@ static void atfork_child(void)
 	}
 }
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+/*
+ * In the child, when the program's fork() call is a traced library call
+ * (plt.c: the innermost shadow frame is the one whose return slot is this
+ * wrapper's): its ENTRY is in the parent's stream only, so the child's
+ * stream would show the return of a call it never saw open.  The child
+ * opens it again in its own stream, at the time it starts, and the call
+ * reads fork() in both processes, each closing its own.  slot: this
+ * wrapper's return-address slot.
+ */
+static void fork_child_reopen(uint64_t slot)
+{
+	struct rt_thread *t = &rt_self;
+	struct rt_frame *fr;
+
+	if (!rt.sess || t->state != RT_THREAD_READY || t->busy || !t->depth || !t->rb.area)
+		return;
+	fr = &t->frames[t->depth - 1];
+	if (fr->slot != slot || (fr->flags & (FR_RECORDED | FR_THRESH | FR_CYG)) != FR_RECORDED)
+		return;
+	rt_guard_recursion(t);
+	ft_rb_set_depth(&t->rb, t->rec_depth - 1); /* atfork_child counted it open */
+	ft_rb_entry(&t->rb, fr->fid, ft_rdtsc());
+	rt_unguard_recursion(t);
+}
 
 __attribute__((visibility("default"))) pid_t fork(void)
 {
@@ -128,8 +151,10 @@ __attribute__((visibility("default"))) pid_t fork(void)
 	pid_t pid;
 
 	if (!real)
-		real = REAL(fork);
+		real = RT_REAL(fork);
 	pid = real();
+	if (pid == 0)
+		fork_child_reopen((uint64_t)__builtin_frame_address(0) + 8);
 	if (pid > 0 && rt.sess) {
 		uint32_t p = (uint32_t)pid;
 		struct rt_thread *t = &rt_self;
@@ -162,7 +187,7 @@ __attribute__((visibility("default"))) int execve(const char *path, char *const 
 	static int (*real)(const char *, char *const[], char *const[]);
 
 	if (!real)
-		real = REAL(execve);
+		real = RT_REAL(execve);
 	emit_exec(path);
 	return real(path, argv, envp);
 }
@@ -172,7 +197,7 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 	static int (*real)(const char *, char *const[]);
 
 	if (!real)
-		real = REAL(execv);
+		real = RT_REAL(execv);
 	emit_exec(path);
 	return real(path, argv);
 }
@@ -182,7 +207,7 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 	static int (*real)(const char *, char *const[]);
 
 	if (!real)
-		real = REAL(execvp);
+		real = RT_REAL(execvp);
 	emit_exec(file);
 	return real(file, argv);
 }
@@ -193,7 +218,7 @@ __attribute__((visibility("default"))) int execvpe(const char *file, char *const
 	static int (*real)(const char *, char *const[], char *const[]);
 
 	if (!real)
-		real = REAL(execvpe);
+		real = RT_REAL(execvpe);
 	emit_exec(file);
 	return real(file, argv, envp);
 }
@@ -272,7 +297,7 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 
 	emit_exit(status);
 	if (!real)
-		real = REAL(_exit);
+		real = RT_REAL(_exit);
 	if (real)
 		real(status);
 	syscall(SYS_exit_group, status);
@@ -312,7 +337,7 @@ _Unwind_RaiseException(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = REAL(_Unwind_RaiseException);
+		real = RT_REAL(_Unwind_RaiseException);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -323,7 +348,7 @@ _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = REAL(_Unwind_Resume_or_Rethrow);
+		real = RT_REAL(_Unwind_Resume_or_Rethrow);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -334,7 +359,7 @@ _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Unwind_Stop_Fn stop, void *ar
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
 
 	if (!real)
-		real = REAL(_Unwind_ForcedUnwind);
+		real = RT_REAL(_Unwind_ForcedUnwind);
 	rt_restore_frames(&rt_self);
 	return real(e, stop, arg);
 }
@@ -345,7 +370,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	static void *(*real)(void *);
 
 	if (!real)
-		real = REAL(__cxa_begin_catch);
+		real = RT_REAL(__cxa_begin_catch);
 	/* our caller's stack pointer: frames below it were left by the throw */
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
@@ -360,7 +385,7 @@ __attribute__((visibility("default"))) int sigaltstack(const stack_t *ss, stack_
 	int r;
 
 	if (!real)
-		real = REAL(sigaltstack);
+		real = RT_REAL(sigaltstack);
 	r = real(ss, old);
 	if (!r && ss) {
 		struct rt_thread *t = &rt_self;
@@ -445,7 +470,7 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 		return 0;
 	}
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
-	rt.gen = UINT32_MAX;
+	rt.gen = RT_GEN_NONE;
 	rt_modules_scan(0);
 	rt_modules_load_new();
 	for (int i = 0; i < rt.nr_mods; i++)

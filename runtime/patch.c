@@ -227,8 +227,7 @@ static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int call_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	if (!real_sigaction)
-		real_sigaction = (int (*)(int, const struct sigaction *, struct sigaction *))dlsym(
-			RTLD_NEXT, "sigaction");
+		real_sigaction = RT_REAL(sigaction);
 	return real_sigaction ? real_sigaction(sig, act, old) : -1;
 }
 
@@ -611,11 +610,11 @@ int rt_patch_site(struct rt_func *f, int on)
  * program's SIGTRAP handler is kept aside (on_trap hands it every trap
  * that is not ours, and sigaction reports it as the current one), and
  * SIGTRAP is left out of the masks the program blocks.  Only the
- * functions below are interposed: signal sets made by glibc internally
- * (e.g. around clone) never run traced code.
+ * program's sigaction/signal (signal.c, through rt_patch_sigaction) and
+ * the mask functions below are interposed: signal sets made by glibc
+ * internally (e.g. around clone) never run traced code.
  */
-__attribute__((visibility("default"))) int sigaction(int sig, const struct sigaction *act,
-						     struct sigaction *old)
+int rt_patch_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	struct sigaction copy;
 
@@ -629,20 +628,6 @@ __attribute__((visibility("default"))) int sigaction(int sig, const struct sigac
 		act = &copy;
 	}
 	return call_sigaction(sig, act, old);
-}
-
-__attribute__((visibility("default"))) sighandler_t signal(int sig, sighandler_t h)
-{
-	struct sigaction sa, old;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = h;
-	sa.sa_flags = SA_RESTART; /* glibc's signal(): BSD semantics */
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, sig);
-	if (sigaction(sig, &sa, &old))
-		return SIG_ERR;
-	return old.sa_handler;
 }
 
 /* set, without SIGTRAP when the program would block it. */
@@ -662,7 +647,7 @@ __attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *
 	sigset_t copy;
 
 	if (!real)
-		real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, "sigprocmask");
+		real = RT_REAL(sigprocmask);
 	return real(how, keep_trap_open(how, set, &copy), old);
 }
 
@@ -673,7 +658,6 @@ __attribute__((visibility("default"))) int pthread_sigmask(int how, const sigset
 	sigset_t copy;
 
 	if (!real)
-		real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT,
-									 "pthread_sigmask");
+		real = RT_REAL(pthread_sigmask);
 	return real(how, keep_trap_open(how, set, &copy), old);
 }

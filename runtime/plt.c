@@ -30,13 +30,25 @@
  * loader relocated the object: at start for the objects loaded with the
  * program, in the dlopen wrapper for the others, before dlopen returns.
  *
+ * Calls into libftrail.so's own wrappers (fork, signal, sigaction, dlopen,
+ * the exec family, posix_spawn, prctl, _exit...) are hooked as any other:
+ * the stub's target is the wrapper, which does its work and calls the
+ * libc function, so the program's `fork()` or `dlopen()` shows as it wrote
+ * it.  fork returns through the hijacked address in both processes (the
+ * child keeps a copy of the shadow stack), a dlopen's new objects are
+ * hooked by the wrapper before it returns, an exec or _exit leaves its
+ * call open as exit() does (the old image ends there; a failed exec
+ * returns and closes it).  Filters' :mod: names libftrail for them: the
+ * module the call lands in.
+ *
  * Not hooked: imports that return twice or read their own return address
- * (setjmp family, vfork, getcontext), the unwinder's entry points, the
- * compiler's hooks (mcount, __fentry__, __cyg_profile_func_*), calls
- * into libftrail.so itself (its wrappers: fork, dlopen, pthread_create...),
- * and function pointers the program got from dlsym() or through a GOT
- * entry that is not a JUMP_SLOT (-fno-plt): those calls do not go through
- * the PLT.
+ * (setjmp family, vfork, getcontext and the other context switches), the
+ * unwinder's entry points and __cxa_begin_catch (the wrappers of both
+ * rewrite the shadow stack by stack address, a hooked frame of their own
+ * included), the compiler's hooks (mcount, __fentry__,
+ * __cyg_profile_func_*: hooks, not calls), and function pointers the
+ * program got from dlsym() or through a GOT entry that is not a
+ * JUMP_SLOT (-fno-plt): those calls do not go through the PLT.
  *
  * Limits: the kernel's user stacks (-O userstacktrace) walk frame
  * pointers; a hooked library function without them (most of libc) leaves
@@ -72,6 +84,8 @@ static int denied(const char *name)
 	    /* the compiler's hooks: bound to libc when attached (attach.c hooks them) */
 	    "mcount", "_mcount", "__fentry__", "__cyg_profile_func_enter",
 	    "__cyg_profile_func_exit",
+	    /* its wrapper closes the frames below its caller: its own hooked one too */
+	    "__cxa_begin_catch",
 	};
 
 	if (!strncmp(name, "_Unwind_", 8))
@@ -188,8 +202,8 @@ void rt_plt_hook(struct rt_module *m)
 			continue;
 		target = __atomic_load_n((uint64_t *)got, __ATOMIC_RELAXED);
 		lib = rt_module_of(target);
-		/* not bound yet (lazy: into m's own PLT), or into ourselves */
-		if (!lib || lib == m || lib->is_self || denied(strs + syms[sym].st_name))
+		/* not bound yet (lazy: into m's own PLT); our wrappers are hooked too */
+		if (!lib || lib == m || denied(strs + syms[sym].st_name))
 			continue;
 		f = &funcs[n];
 		f->addr = got;

@@ -31,8 +31,6 @@
 #include "core/clock.h"
 #include "runtime/rt.h"
 
-#define REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
-
 /* Record the calling thread's current name (as the kernel has it). */
 static void emit_comm(void)
 {
@@ -63,7 +61,7 @@ __attribute__((visibility("default"))) int prctl(int option, ...)
 		a[i] = va_arg(ap, unsigned long);
 	va_end(ap);
 	if (!real)
-		real = REAL(prctl);
+		real = RT_REAL(prctl);
 	r = real ? real(option, a[0], a[1], a[2], a[3]) :
 		   (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
 	if (r == 0 && option == PR_SET_NAME)
@@ -77,7 +75,7 @@ __attribute__((visibility("default"))) int pthread_setname_np(pthread_t thread, 
 	int r;
 
 	if (!real)
-		real = REAL(pthread_setname_np);
+		real = RT_REAL(pthread_setname_np);
 	if (!real)
 		return ENOSYS;
 	r = real(thread, name);
@@ -141,7 +139,7 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	int r;
 
 	if (!real)
-		real = REAL(posix_spawn);
+		real = RT_REAL(posix_spawn);
 	r = real(&child, path, fa, attr, argv, envp);
 	if (!r) {
 		emit_fork_at(child, ts);
@@ -161,7 +159,7 @@ posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
 	int r;
 
 	if (!real)
-		real = REAL(posix_spawnp);
+		real = RT_REAL(posix_spawnp);
 	r = real(&child, file, fa, attr, argv, envp);
 	if (!r) {
 		emit_fork_at(child, ts);

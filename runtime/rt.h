@@ -18,6 +18,8 @@
  *   filter.c   the control block's lists -> per-function flags
  *   args.c     capture specs -> per-function lines; arguments and return
  *              values from the registers the trampolines saved
+ *   signal.c   sigaction / signal: the program's handlers entered through
+ *              a shim that records FT_EXT_SIGNAL / FT_EXT_SIGRET
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
@@ -33,12 +35,14 @@
  *
  * Layers (doc/architecture.md): a file calls only files below it --
  *   attach > init, dl > hooks > events > control > filter > module >
- *   plt > unwind > lookup > thread;  patch, context, proc > thread only.
+ *   plt > unwind > lookup > thread;  signal > patch;  patch, context,
+ *   proc > thread only.
  * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
 #define FTRAIL_RT_H
 
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -56,6 +60,13 @@
 
 #define RT_NOFID 0xffffffffu
 
+/*
+ * The libc function a wrapper of ours stands in front of (the next
+ * definition of name after libftrail.so), with name's own type.  A dlsym:
+ * wrappers call it once and keep the pointer, never on the hook path.
+ */
+#define RT_REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
+
 /* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
 #define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */
 #define RF_GRAPH_ROOT 0x0002  /* set_graph_function */
@@ -68,6 +79,13 @@
 
 /* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
 #define RT_EPOCH_NONE UINT32_MAX
+
+/*
+ * rt.gen from load time until the first control sync: odd, so never the
+ * stable (even) ctl gen a hook compares it with -- the first hook syncs --
+ * and gen + 1 is 0, the closed fast-path gate (hooks.c: rt_hot_update).
+ */
+#define RT_GEN_NONE UINT32_MAX
 
 enum rt_cmd {
 	RT_CMD_NONE = -1, /* filter.c: a plain glob line, no command */
@@ -183,7 +201,9 @@ struct rt_frame {
 };
 
 #define RT_MAX_FRAMES 16384
-/* a thread's shadow stack: RT_MAX_FRAMES frames after a sentinel (init.c) */
+#define RT_SIG_LEVELS 4 /* nested signal handlers tracked per thread (signal.c) */
+#define RT_SIG_UNRECORDED 0x80000000u /* rt_thread.sig_signo: its FT_EXT_SIGNAL was not written */
+/* a shadow stack: RT_MAX_FRAMES frames after a sentinel (thread.c: rt_frames_alloc) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
 /* rt_thread.state (tramp.S tests READY: offsets.h FT_C_T_READY) */
@@ -211,7 +231,7 @@ struct rt_thread {
 	uint32_t notrace;        /* open set_graph_notrace frames */
 	uint32_t rec_depth;      /* open recorded frames (max_graph_depth) */
 	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use; frames[-1] is a
-				  * sentinel (slot UINT64_MAX, flags 0: init.c) */
+				  * sentinel (slot UINT64_MAX, flags 0: rt_frames_alloc) */
 	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
 	uint32_t tid;
 	uint32_t gen;            /* control generation the pid filter was evaluated at */
@@ -219,6 +239,15 @@ struct rt_thread {
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
 	void *ucache;            /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
 	uint32_t sess_seq;       /* rt.sess_seq its ring handle and frames belong to */
+	/*
+	 * Signal handlers of the program running on this thread (signal.c):
+	 * how many are nested now, and each one's shim stack pointer, by which
+	 * a handler left through siglongjmp is found dead.  Written by the
+	 * thread and its own handlers only (compiler barriers order them).
+	 */
+	uint32_t sig_level;
+	uint32_t sig_signo[RT_SIG_LEVELS];
+	uint64_t sig_sp[RT_SIG_LEVELS];
 };
 
 /* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
@@ -293,12 +322,15 @@ RT_HIDDEN int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *lif
 
 /* thread.c: rt, rt_self, threads, their shadow stacks and out-of-band records */
 RT_HIDDEN void *rt_mmap_anon(size_t len);
+RT_HIDDEN struct rt_frame *rt_frames_alloc(void);
+RT_HIDDEN void rt_frames_free(struct rt_frame *frames);
 RT_HIDDEN uint32_t rt_gettid(void);
 RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
+RT_HIDDEN void rt_sig_unwind_to(struct rt_thread *t, uint64_t sp);
 RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, uint32_t len);
 
 /* lookup.c: address -> module, function, fid; the hooks' address hash */
@@ -419,6 +451,8 @@ RT_HIDDEN int rt_args_match(const struct ft_filter *flt, const struct rt_cap *c,
 #define RT_ARGS_BUF 1024 /* bytes of captured values per entry or exit (stack) */
 
 /* patch.c */
+struct sigaction;
+RT_HIDDEN int rt_patch_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
 RT_HIDDEN int rt_patch_site(struct rt_func *f, int on);
 RT_HIDDEN void rt_patch_flush(void);
 RT_HIDDEN void rt_patch_init(void);
@@ -440,6 +474,22 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 			     int standalone);
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
+
+/*
+ * signal.c's shim, the one runtime frame a user stack may hold between a
+ * program's handler and its signal frame, is alone in section rt_sigshim
+ * (RT_SIGSHIM), so the unwinder steps through it without calling up into
+ * signal.c; the linker defines the section's bounds.
+ */
+#define RT_SIGSHIM __attribute__((section("rt_sigshim"), noinline))
+extern const char __start_rt_sigshim[] RT_HIDDEN;
+extern const char __stop_rt_sigshim[] RT_HIDDEN;
+
+static inline int rt_in_sigshim(uint64_t ip)
+{
+	return ip >= (uint64_t)(uintptr_t)__start_rt_sigshim &&
+	       ip < (uint64_t)(uintptr_t)__stop_rt_sigshim;
+}
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);

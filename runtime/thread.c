@@ -29,6 +29,29 @@ void *rt_mmap_anon(size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/*
+ * A fresh, empty shadow stack (a thread's, or a user context's: context.c):
+ * RT_MAX_FRAMES frames after one more, frames[-1], a sentinel whose slot
+ * is above every stack and whose flags are 0, so the hooks' fast paths
+ * compare with frames[depth - 1] without testing depth first (hooks.c).
+ * Returns frames[0], or NULL without memory.  Not for the hook path (mmap).
+ */
+struct rt_frame *rt_frames_alloc(void)
+{
+	struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
+
+	if (!base)
+		return NULL;
+	base[0].slot = UINT64_MAX;
+	return base + 1;
+}
+
+/* Give back a shadow stack rt_frames_alloc() returned. */
+void rt_frames_free(struct rt_frame *frames)
+{
+	munmap(frames - 1, RT_FRAMES_BYTES);
+}
+
 /* The calling thread's kernel id (a system call: not for the hooks' fast paths). */
 uint32_t rt_gettid(void)
 {
@@ -66,20 +89,8 @@ struct rt_thread *rt_thread_get(void)
 	}
 	if (t->state == RT_THREAD_FRESH) {
 		t->tid = rt_gettid();
-		if (!t->frames) {
-			/*
-			 * One frame more, below frames[0]: a sentinel whose slot
-			 * is above every stack and whose flags are 0, so the
-			 * hooks' fast paths compare with frames[depth - 1]
-			 * without testing depth first (hooks.c).
-			 */
-			struct rt_frame *base = rt_mmap_anon(RT_FRAMES_BYTES);
-
-			if (base) {
-				base[0].slot = UINT64_MAX;
-				t->frames = base + 1;
-			}
-		}
+		if (!t->frames)
+			t->frames = rt_frames_alloc();
 		if (!t->frames) {
 			t->state = RT_THREAD_DEAD;
 			return NULL;
@@ -142,7 +153,7 @@ static void thread_dtor(void *arg)
 		munmap(c, RT_UCACHE_BYTES);
 	}
 	if (t->frames && !t->depth) {
-		munmap(t->frames - 1, RT_FRAMES_BYTES);
+		rt_frames_free(t->frames);
 		t->frames = NULL;
 	}
 }
@@ -208,6 +219,31 @@ __attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t 
 }
 
 /*
+ * The signal handlers of t whose shim frame lies below sp were left
+ * without returning (siglongjmp out of a handler): close each one with
+ * FT_EXT_SIGRET (how 1), innermost first, as the shim would have.
+ */
+void rt_sig_unwind_to(struct rt_thread *t, uint64_t sp)
+{
+	while (t->sig_level && t->sig_level <= RT_SIG_LEVELS &&
+	       t->sig_sp[t->sig_level - 1] < sp) {
+		uint32_t w[3] = { t->sig_signo[t->sig_level - 1], t->sig_level, 1 };
+		uint32_t d = t->depth;
+		int rec = !(w[0] & RT_SIG_UNRECORDED);
+
+		/* the handler's own dead frames (below its shim) close inside it */
+		while (d && t->frames[d - 1].slot < t->sig_sp[t->sig_level - 1])
+			d--;
+		if (d != t->depth)
+			rt_unwind_to_depth(t, d);
+		if (rec) /* paired with a SIGNAL the shim wrote */
+			rt_emit_ext(t, FT_EXT_SIGRET, w, sizeof(w));
+		ft_barrier(); /* the record before the level drops (this thread's handlers) */
+		t->sig_level--;
+	}
+}
+
+/*
  * Drop the frames at the top of the shadow stack whose slot lies below sp
  * (inclusive: at or below sp), which died without returning.
  */
@@ -222,7 +258,10 @@ __attribute__((noinline)) void rt_unwind_to(struct rt_thread *t, uint64_t sp, in
 			break;
 		d--;
 	}
-	if (d != t->depth)
+	/* handlers left meanwhile, each closed after its own frames */
+	if (t->sig_level)
+		rt_sig_unwind_to(t, sp);
+	if (d < t->depth)
 		rt_unwind_to_depth(t, d);
 }
 

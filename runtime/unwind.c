@@ -441,11 +441,14 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
 		 * signal frame, into a hook it interrupted.  The program's
 		 * state there is the trampoline's business: the stack ends.
 		 */
-		if (r.ip < 4096 || ur_in_self(r.ip))
+		if (r.ip < 4096 || (ur_in_self(r.ip) && !rt_in_sigshim(r.ip)))
 			break;
-		ips[n++] = r.ip;
-		if (n == max)
-			break;
+		/* signal.c's shim under a program handler: stepped through, not shown */
+		if (!rt_in_sigshim(r.ip)) {
+			ips[n++] = r.ip;
+			if (n == max)
+				break;
+		}
 		if (ur_lookup(r.ip, &e) && e.kind != UR_DWARF) {
 			ret = ur_rule_step(&e, &r, &b);
 		} else {

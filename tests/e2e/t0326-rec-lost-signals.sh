@@ -1,4 +1,4 @@
-# description: records + lost = 2 per call exactly with traced signal handlers firing every 50 us on 16 threads (a handler call dropped inside a hook counts its entry and exit), every hook flag, block, producer/consumer and overwrite modes; show's LOST lines add up
+# description: records + lost = 2 per call (and 2 per handler run) exactly with traced signal handlers firing every 50 us on 16 threads (a handler call dropped inside a hook counts its entry and exit), every hook flag, block, producer/consumer and overwrite modes; show's LOST lines add up
 # requires: cc
 # --no-libcall: the count is of the program's own calls
 . "$TOP/tests/e2e/t0399-rec.inc"
@@ -13,12 +13,14 @@ for flags in "-pg" "-finstrument-functions" "-fpatchable-function-entry=5"; do
 		# shellcheck disable=SC2086
 		$FTRAIL record --no-libcall $mode -o s.dat -- ./ss 16 200 >out 2>err || fail "record $what: $(cat err)"
 		calls=$(sed -n 's/^calls=//p' out)
+		sigs=$(sed -n 's/^signals=//p' out)
 		set -- $(counts err)
 		[ $# = 3 ] || fail "no summary ($what): $(cat err)"
 		[ "$3" = 17 ] || fail "$what: $3 threads traced, not 17"
-		# 2 records per call, + the process's exit record
-		[ $(($1 + $2)) = $((2 * calls + 1)) ] ||
-			fail "$what: records $1 + lost $2 = $(($1 + $2)), the program wrote $((2 * calls + 1))"
+		# 2 records per call, 2 per handler run (its start and end), + the
+		# process's exit record
+		[ $(($1 + $2)) = $((2 * calls + 2 * sigs + 1)) ] ||
+			fail "$what: records $1 + lost $2 = $(($1 + $2)), the program wrote $((2 * calls + 2 * sigs + 1))"
 		[ "$2" -gt 0 ] && any_lost=1
 		if [ -n "$mode" ]; then
 			$FTRAIL show -i s.dat >show.out || fail "show ($what)"

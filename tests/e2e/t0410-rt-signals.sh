@@ -9,6 +9,6 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 	got=$(main_shape t.dat)
 	# each handler nests in the raise() it interrupted
 	one='work() { raise() { on_usr1() { in_handler(); raise() { on_usr2() { in_handler(); } } } } }'
-	expect_shape "$flags" "$got" "main() { $one $one printf(); }"
+	expect_shape "$flags" "$got" "main() { sigaction(); sigaction(); $one $one printf(); }"
 done
 exit 0

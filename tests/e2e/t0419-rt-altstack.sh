@@ -9,7 +9,7 @@ for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functio
 	# handlers nest in the raise() they interrupted; siglongjmp leaves two
 	one='work() { raise() { h() { inh(); inh(); } } }'
 	expect_shape "$flags" "$(main_shape t.dat)" \
-		"main() { malloc(); $one $one deep() { raise() { h() { inh(); inh(); siglongjmp() { } } } } $one printf(); }"
+		"main() { malloc(); sigaltstack(); sigaction(); $one $one deep() { raise() { h() { inh(); inh(); siglongjmp() { } } } } $one printf(); }"
 	grep -q 'h (unwound)' show.out || fail "$flags: siglongjmp not shown as unwound"
 done
 exit 0

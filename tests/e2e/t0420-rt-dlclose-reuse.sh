@@ -9,9 +9,9 @@
 # address in both: only the runtime's module bookkeeping tells them apart.
 # The nop-mcount libraries need -fno-pic (gcc refuses -mnop-mcount with
 # -fPIC): they are built with text relocations.
-# With the program's library calls (dlopen and dlclose are the runtime's
-# own wrappers, not hooked).
-seq3='cycle_call() { dlsym(); lib_entry() { lib_leaf(); } } cycle_call() { dlsym(); lib_entry() { other_leaf(); } } cycle_call() { dlsym(); lib_entry() { lib_leaf(); } }'
+# With the program's library calls (dlopen and dlclose included: they
+# land in the runtime's own wrappers, hooked as any other call).
+seq3='cycle_call() { dlopen(); dlsym(); lib_entry() { lib_leaf(); } dlclose(); } cycle_call() { dlopen(); dlsym(); lib_entry() { other_leaf(); } dlclose(); } cycle_call() { dlopen(); dlsym(); lib_entry() { lib_leaf(); } dlclose(); }'
 want_graph="main() { getopt(); cycle_thread() { cycle_round() { $seq3 } } fflush(); printf(); }"
 n=0
 reused=0

@@ -6,7 +6,7 @@
 # __monstartup, come before main and are checked once, below)
 SORT='main() { work() { malloc(); qsort() { cmp(); cmp(); cmp(); } printf(); free(); } }'
 JUMP='main() { jump() { qsort() { cmp_jump() { longjmp() { } } } } }'
-DL='main() { call_lib() { dlsym(); lib_entry() { malloc(); free(); } } call_lib() { dlsym(); lib_entry() { malloc(); free(); } } }'
+DL='main() { call_lib() { dlopen(); dlsym(); lib_entry() { malloc(); free(); } dlclose(); } call_lib() { dlopen(); dlsym(); lib_entry() { malloc(); free(); } dlclose(); } }'
 # task_shape FILE 1|0: the graph of the thread that ran first (main), or
 # of the others: threads interleave in time, each one's graph is exact
 task_shape() {

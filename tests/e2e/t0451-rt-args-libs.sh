@@ -8,8 +8,8 @@
 graphs() {
 	"$FTRAIL" show -i "$1" -O nofuncgraph-duration -O nofuncgraph-cpu -O funcgraph-proc \
 		>show.out 2>show.err || fail "show $1: $(cat show.err)"
-	grep -v '^#' show.out | grep -v '| /\* sched_' |
-		sed -E 's/0x[0-9a-f]{9,}/0xADDR/g; s/pid=[0-9]+/pid=PID/g; s/(waitpid\(.*\/\* = )[0-9]+/\1PID/' |
+	grep -v '^#' show.out | grep -vE '\| +/\* sched_' |
+		sed -E 's/0x[0-9a-f]{9,}/0xADDR/g; s/pid=[0-9]+/pid=PID/g; s/((waitpid\(.*|fork) \/\* = |fork = )[0-9]+/\1PID/' |
 		awk -F'|' '{ t = $1; gsub(/ /, "", t); sub(/-[0-9]+$/, "", t)
 			task = $1; sub(/^ +/, "", task); sub(/ +$/, "", task)
 			line = $0; sub(/^[^|]*\| /, "", line)
@@ -76,12 +76,15 @@ worker(arg=0x2) {
 } /* worker = 0x0 */'
 FORK="== task 1
 main(argc=2, argv=0xADDR) {
+  fork() {
+  } /* fork = PID */
   waitpid(pid=PID, wstatus=0x0, options=0x0); /* = PID */
 } /* main = 0 */
 == task 2
 $LIB"
 DLOPEN='== task 1
 main(argc=3, argv=0xADDR) {
+  dlopen(filename="./libargs.so", flags=0x2); /* = 0xADDR */
   dlsym(handle=0xADDR, symbol="lib_sum"); /* = 0xADDR */
   lib_sum(a=4, b=5); /* = 9 */
 } /* main = 0 */'

@@ -5,8 +5,9 @@
  * each of them a signal every 50 us, whose handler calls traced functions
  * too -- often in the middle of a hook.  Every traced function counts its
  * calls (thread and handler contexts apart: the handler never interrupts
- * its own counter update), and the program prints the total, so that
- * records + lost can be checked against 2 records per call exactly.
+ * its own counter update), and the program prints the total and the
+ * handler's runs, so that records + lost can be checked against 2 records
+ * per call and 2 per handler run (the runtime marks its start and end).
  *
  * usage: sigstorm NTHREADS MS
  */
@@ -25,6 +26,7 @@
 static __thread unsigned long t_calls; /* calls made by the thread itself */
 static __thread volatile unsigned long h_calls; /* calls made by its handler */
 static unsigned long total; /* atomic */
+static unsigned long signals; /* atomic: handler runs */
 static long run_ms;
 volatile unsigned long sink;
 
@@ -78,6 +80,8 @@ NOINLINE void *worker(void *arg)
 	storm_timer_stop(tm);
 	sink += s;
 	__atomic_fetch_add(&total, t_calls + h_calls, __ATOMIC_RELAXED);
+	/* the handler counts two calls a run */
+	__atomic_fetch_add(&signals, h_calls / 2, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -93,6 +97,6 @@ int main(int argc, char **argv)
 	}
 	if (storm_run(n, on_timer, worker))
 		return 1;
-	printf("calls=%lu\n", total + t_calls);
+	printf("calls=%lu\nsignals=%lu\n", total + t_calls, signals);
 	return 0;
 }
