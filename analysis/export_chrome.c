@@ -14,8 +14,8 @@
 #include "core/hashtab.h"
 #include "core/version.h"
 
-struct open_call { /* X mode only */
-	size_t name_off;   /* into the thread's name buffer: the name, then nargs
+struct open_call {	 /* X mode only */
+	size_t name_off; /* into the thread's name buffer: the name, then nargs
 			    * key\0value\0 pairs */
 	uint64_t start;
 	size_t nargs;
@@ -25,10 +25,10 @@ static int is_json_int(const char *v);
 
 struct cthread {
 	struct ft_hentry h; /* first (hashtab.h): key tid, aux pid */
-	uint64_t depth;    /* open calls */
+	uint64_t depth;	    /* open calls */
 	struct open_call *calls;
 	size_t ccap;
-	char *names;       /* X mode: names of the open calls, NUL-separated */
+	char *names; /* X mode: names of the open calls, NUL-separated */
 	size_t nlen, ncap;
 };
 
@@ -295,15 +295,18 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 	case FT_XEV_THREAD_NAME:
 	case FT_XEV_PROCESS_NAME:
 		begin_event(c, "M", ev->ts, ev->pid, ev->tid);
-		fputs(ev->type == FT_XEV_THREAD_NAME ? ",\"name\":\"thread_name\",\"args\":{\"name\":"
-						      : ",\"name\":\"process_name\",\"args\":{\"name\":",
+		fputs(ev->type == FT_XEV_THREAD_NAME
+			      ? ",\"name\":\"thread_name\",\"args\":{\"name\":"
+			      : ",\"name\":\"process_name\",\"args\":{\"name\":",
 		      c->out);
 		ft_json_str(c->out, ev->name);
 		fputs("}}", c->out);
 		break;
 	case FT_XEV_LOST:
 		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
-		fprintf(c->out, ",\"s\":\"%s\",\"name\":\"lost events\",\"cat\":\"ftrail\",\"args\":{\"count\":%" PRIu64 "}}",
+		fprintf(c->out,
+			",\"s\":\"%s\",\"name\":\"lost events\",\"cat\":\"ftrail\",\"args\":{\"count\":%" PRIu64
+			"}}",
 			ev->tid ? "t" : "g", ev->count);
 		c->st.lost_markers++;
 		c->st.lost_events += ev->count;
@@ -333,14 +336,16 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 			c->st.closed_at_end++;
 		}
 	}
-	fprintf(c->out, "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"ftrail %s\"",
+	fprintf(c->out,
+		"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"ftrail %s\"",
 		FTRAIL_VERSION);
 	if (c->o.source) {
 		fputs(",\"source\":", c->out);
 		ft_json_str(c->out, c->o.source);
 	}
-	fprintf(c->out, ",\"base_ns\":\"%" PRIu64 "\",\"calls\":\"%" PRIu64 "\",\"lost_events\":\"%" PRIu64
-			"\",\"unmatched_exits\":\"%" PRIu64 "\",\"closed_at_end\":\"%" PRIu64 "\"}}\n",
+	fprintf(c->out,
+		",\"base_ns\":\"%" PRIu64 "\",\"calls\":\"%" PRIu64 "\",\"lost_events\":\"%" PRIu64
+		"\",\"unmatched_exits\":\"%" PRIu64 "\",\"closed_at_end\":\"%" PRIu64 "\"}}\n",
 		c->o.absolute_time ? 0 : c->base, c->st.calls, c->st.lost_events,
 		c->st.unmatched_exits, c->st.closed_at_end);
 	if (fflush(c->out) || ferror(c->out)) {

@@ -32,14 +32,14 @@
 #include "analysis/export_event.h"
 
 struct ft_chrome_opts {
-	int complete;       /* X events instead of B/E pairs */
+	int complete;	    /* X events instead of B/E pairs */
 	int absolute_time;  /* ts from the trace clock's zero, not the first event */
 	const char *source; /* recorded in otherData (e.g. the trace file name) */
 };
 
 struct ft_chrome_stats {
-	uint64_t events;     /* JSON events written */
-	uint64_t calls;      /* calls (B/E pairs or X events) */
+	uint64_t events; /* JSON events written */
+	uint64_t calls;	 /* calls (B/E pairs or X events) */
 	uint64_t instants;
 	uint64_t lost_markers, lost_events;
 	uint64_t unmatched_exits;

@@ -14,12 +14,12 @@
 #include <stdint.h>
 
 enum ft_xev_type {
-	FT_XEV_ENTRY,        /* a call of name begins on pid/tid */
-	FT_XEV_EXIT,         /* the innermost open call of pid/tid returns */
-	FT_XEV_INSTANT,      /* a point event (kernel event, marker): name, cat, args */
+	FT_XEV_ENTRY,	     /* a call of name begins on pid/tid */
+	FT_XEV_EXIT,	     /* the innermost open call of pid/tid returns */
+	FT_XEV_INSTANT,	     /* a point event (kernel event, marker): name, cat, args */
 	FT_XEV_THREAD_NAME,  /* tid is called name from now on */
 	FT_XEV_PROCESS_NAME, /* pid is called name */
-	FT_XEV_LOST,         /* count events were lost here (tid 0 / pid 0: unknown) */
+	FT_XEV_LOST,	     /* count events were lost here (tid 0 / pid 0: unknown) */
 };
 
 struct ft_xarg {
@@ -29,15 +29,15 @@ struct ft_xarg {
 
 struct ft_xevent {
 	enum ft_xev_type type;
-	uint64_t ts;      /* ns */
+	uint64_t ts; /* ns */
 	uint32_t pid, tid;
-	int cpu;          /* -1 when unknown */
-	const char *name; /* function, event ("sched_switch"), thread or process name */
-	const char *cat;  /* category ("function", "sched", "marker"...), or NULL */
+	int cpu;		    /* -1 when unknown */
+	const char *name;	    /* function, event ("sched_switch"), thread or process name */
+	const char *cat;	    /* category ("function", "sched", "marker"...), or NULL */
 	const struct ft_xarg *args; /* INSTANT: its fields; ENTRY: the call's arguments,
 				     * EXIT: its return value ("retval"), when captured */
 	size_t nargs;
-	uint64_t count;   /* LOST */
+	uint64_t count; /* LOST */
 };
 
 #endif

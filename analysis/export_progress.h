@@ -11,8 +11,8 @@
 
 struct ft_progress {
 	const char *what;
-	int on;            /* stderr is a terminal */
-	uint64_t next_ns;  /* next time a line may be drawn */
+	int on;		  /* stderr is a terminal */
+	uint64_t next_ns; /* next time a line may be drawn */
 	int drawn;
 };
 

@@ -30,7 +30,7 @@ struct sthread {
 	size_t blen;
 	struct chunk *chunks; /* spilled parts, in order */
 	size_t nchunks, cchunks;
-	uint32_t *stack;      /* frame ids of the open calls */
+	uint32_t *stack; /* frame ids of the open calls */
 	size_t depth, cstack;
 	uint64_t nevents;
 	uint64_t first, last; /* relative ns */
@@ -45,7 +45,7 @@ struct fslot {
 struct ft_speedscope {
 	FILE *out;
 	char *name;
-	int spill;          /* fd of the unlinked temporary file, or -1 */
+	int spill; /* fd of the unlinked temporary file, or -1 */
 	uint64_t spill_off;
 	struct ft_htab threads; /* struct sthread */
 	struct ft_htab frames;	/* struct fslot: frame name -> id */
@@ -100,7 +100,7 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 {
 	size_t l = strlen(name) + 1;
 	uint64_t h = ft_hash_fnv1a(name, l - 1);
-	struct fkey k = {s->arena, name};
+	struct fkey k = { s->arena, name };
 	struct fslot *e = ft_htab_get_eq(&s->frames, h, fslot_eq, &k, 0, NULL);
 
 	if (e)
@@ -213,7 +213,8 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 	char tmp[96];
 	int n;
 
-	n = snprintf(tmp, sizeof(tmp), "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
+	n = snprintf(tmp, sizeof(tmp),
+		     "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
 		     t->nevents ? ",\n" : "", type, frame, at);
 	if (!t->buf) {
 		t->buf = malloc(THREAD_BUF);
@@ -316,7 +317,8 @@ static int copy_chunk(struct ft_speedscope *s, const struct chunk *c)
 	size_t left = c->len;
 
 	while (left) {
-		ssize_t r = pread(s->spill, buf, left < sizeof(buf) ? left : sizeof(buf), (off_t)off);
+		ssize_t r =
+			pread(s->spill, buf, left < sizeof(buf) ? left : sizeof(buf), (off_t)off);
 
 		if (r <= 0) {
 			if (r < 0 && errno == EINTR)
@@ -347,13 +349,14 @@ static int write_profile(struct ft_speedscope *s, struct sthread *t, int first)
 	if (t->name && *t->name)
 		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, (uint32_t)t->h.key);
 	else
-		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")", (uint32_t)t->h.key,
-			 t->h.aux);
+		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")",
+			 (uint32_t)t->h.key, t->h.aux);
 	fputs(first ? "\n" : ",\n", s->out);
 	fputs("{\"type\":\"evented\",\"name\":", s->out);
 	ft_json_str(s->out, pname);
-	fprintf(s->out, ",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"endValue\":%" PRIu64
-			",\"events\":[\n",
+	fprintf(s->out,
+		",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"endValue\":%" PRIu64
+		",\"events\":[\n",
 		t->first, t->last);
 	for (size_t i = 0; i < t->nchunks; i++)
 		if (copy_chunk(s, &t->chunks[i]))

@@ -31,14 +31,14 @@
 #include "analysis/export_event.h"
 
 struct ft_speedscope_stats {
-	uint64_t profiles;   /* threads written */
-	uint64_t frames;     /* distinct names */
+	uint64_t profiles; /* threads written */
+	uint64_t frames;   /* distinct names */
 	uint64_t calls;
 	uint64_t unmatched_exits;
 	uint64_t closed_at_end;
-	uint64_t skipped;    /* instants (kernel events) not representable */
+	uint64_t skipped; /* instants (kernel events) not representable */
 	uint64_t lost_events;
-	uint64_t spilled;    /* bytes that went through the temporary file */
+	uint64_t spilled; /* bytes that went through the temporary file */
 };
 
 struct ft_speedscope;

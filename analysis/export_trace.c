@@ -227,15 +227,22 @@ static int instant(struct ft_xtrace *x, const struct ft_event *e, uint32_t pid, 
 		   const char *cat, size_t nargs)
 {
 	struct ft_xevent ev = {
-		.type = FT_XEV_INSTANT, .ts = e->ts, .pid = pid, .tid = e->tid, .cpu = e->cpu,
-		.name = name, .cat = cat, .args = x->args, .nargs = nargs,
+		.type = FT_XEV_INSTANT,
+		.ts = e->ts,
+		.pid = pid,
+		.tid = e->tid,
+		.cpu = e->cpu,
+		.name = name,
+		.cat = cat,
+		.args = x->args,
+		.nargs = nargs,
 	};
 
 	return emit(x, &ev);
 }
 
 static void xarg_fn(void *arg, const char *name, unsigned int loc, unsigned int idx,
-		   const char *value, int64_t num, int is_num)
+		    const char *value, int64_t num, int is_num)
 {
 	struct ft_xtrace *x = arg;
 	size_t i = x->nxargs;
@@ -351,8 +358,8 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 	case FT_EV_FUNC:
 		x->args[0] = (struct ft_xarg){ "parent", NULL };
 		if (e->parent_fid != FT_FID_UNKNOWN)
-			x->args[0].value = ft_trace_func_name(x->t, e->parent_fid, 0, x->args_val[0],
-							      ARG_LEN);
+			x->args[0].value =
+				ft_trace_func_name(x->t, e->parent_fid, 0, x->args_val[0], ARG_LEN);
 		else
 			x->args[0].value = ft_trace_addr_name(x->t, e->parent_addr, 0,
 							      x->args_val[0], ARG_LEN);
@@ -371,8 +378,11 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 		x->args[1] = (struct ft_xarg){ "bytes", num[1] };
 		return instant(x, e, pid, "user_event", "event", 2);
 	case FT_EV_COMM: {
-		struct ft_xevent ne = { .type = FT_XEV_THREAD_NAME, .ts = e->ts, .pid = pid,
-					.tid = e->tid, .cpu = -1 };
+		struct ft_xevent ne = { .type = FT_XEV_THREAD_NAME,
+					.ts = e->ts,
+					.pid = pid,
+					.tid = e->tid,
+					.cpu = -1 };
 
 		ne.name = payload(x, 0, e->data, e->len);
 		return emit(x, &ne);
@@ -384,10 +394,14 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 	case FT_EV_TEXIT:
 	case FT_EV_SIGNAL:
 		snprintf(num[0], sizeof(num[0]), "%" PRId64, (int64_t)e->count);
-		x->args[0] = (struct ft_xarg){ e->type == FT_EV_FORK ? "child" : e->type == FT_EV_TEXIT ? "status" : "signal",
+		x->args[0] = (struct ft_xarg){ e->type == FT_EV_FORK	? "child"
+					       : e->type == FT_EV_TEXIT ? "status"
+									: "signal",
 					       num[0] };
 		return instant(x, e, pid,
-			       e->type == FT_EV_FORK ? "fork" : e->type == FT_EV_TEXIT ? "exit" : "signal",
+			       e->type == FT_EV_FORK	? "fork"
+			       : e->type == FT_EV_TEXIT ? "exit"
+							: "signal",
 			       "task", 1);
 	case FT_EV_TRACE_ON:
 	case FT_EV_TRACE_OFF:
@@ -412,8 +426,8 @@ static const char *kstack_text(struct ft_xtrace *x, const struct ft_kevent *k)
 		if (n)
 			w = snprintf(x->kstack + pos, KSTACK_LEN - pos, "%s%s", i ? " <- " : "", n);
 		else
-			w = snprintf(x->kstack + pos, KSTACK_LEN - pos, "%s0x%" PRIx64, i ? " <- " : "",
-				     k->kstack[i]);
+			w = snprintf(x->kstack + pos, KSTACK_LEN - pos, "%s0x%" PRIx64,
+				     i ? " <- " : "", k->kstack[i]);
 		if (w < 0 || (size_t)w >= KSTACK_LEN - pos)
 			break;
 		pos += (size_t)w;
@@ -472,7 +486,8 @@ int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, voi
 			if (!x->failed)
 				snprintf(err, errlen, "out of memory");
 			else
-				snprintf(err, errlen, "write error: %s", strerror(errno ? errno : EIO));
+				snprintf(err, errlen, "write error: %s",
+					 strerror(errno ? errno : EIO));
 			return -1;
 		}
 		if (progress)
@@ -487,7 +502,7 @@ int ft_xtrace_run(struct ft_xtrace *x, int (*fn)(const struct ft_xevent *ev, voi
 	 */
 	for (size_t i = 0; i < x->ti.cap; i++) {
 		struct tinfo *ti = ft_htab_slot(&x->ti, i);
-		struct ft_xevent ev = {.type = FT_XEV_THREAD_NAME, .cpu = -1, .name = "<...>"};
+		struct ft_xevent ev = { .type = FT_XEV_THREAD_NAME, .cpu = -1, .name = "<...>" };
 
 		if (!ti || ti->named)
 			continue;

@@ -29,12 +29,12 @@
 struct ft_xtrace;
 
 struct ft_xtrace_stats {
-	uint64_t user_events;    /* read from the user buffers */
-	uint64_t kernel_events;  /* read from the kernel side */
-	uint64_t xevents;        /* handed to the callback */
-	uint64_t lost;           /* events reported lost (user + kernel) */
-	uint64_t skipped_exits;  /* exits of calls entered before the recording */
-	uint64_t resync_exits;   /* exits supplied after lost records */
+	uint64_t user_events;	 /* read from the user buffers */
+	uint64_t kernel_events;	 /* read from the kernel side */
+	uint64_t xevents;	 /* handed to the callback */
+	uint64_t lost;		 /* events reported lost (user + kernel) */
+	uint64_t skipped_exits;	 /* exits of calls entered before the recording */
+	uint64_t resync_exits;	 /* exits supplied after lost records */
 	uint64_t resync_entries; /* "[unknown]" entries supplied after lost records */
 };
 

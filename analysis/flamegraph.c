@@ -56,8 +56,8 @@ struct builder {
 	size_t nopen, copen;
 	struct pending *pend;
 	size_t cpend;
-	uint64_t x;        /* weight laid out so far */
-	uint64_t minw;     /* narrowest frame drawn, in weight units */
+	uint64_t x;    /* weight laid out so far */
+	uint64_t minw; /* narrowest frame drawn, in weight units */
 	struct ft_flame_stats st;
 	int oom;
 };
@@ -306,12 +306,12 @@ static void frame_colour(char *buf, size_t bn, const struct frame *f, enum ft_fl
  * are relative to the top of the tree, where every build runs; the
  * Makefile lists both files as prerequisites of this object.
  */
-#define FT_EMBED_TEXT(sym, path)                                                        \
-	__asm__(".pushsection .rodata\n"                                               \
-		".type " #sym ", @object\n" #sym ":\n"                                 \
-		".incbin \"" path "\"\n"                                             \
-		".byte 0\n"                                                           \
-		".size " #sym ", . - " #sym "\n"                                        \
+#define FT_EMBED_TEXT(sym, path)                                                                   \
+	__asm__(".pushsection .rodata\n"                                                           \
+		".type " #sym ", @object\n" #sym ":\n"                                             \
+		".incbin \"" path "\"\n"                                                           \
+		".byte 0\n"                                                                        \
+		".size " #sym ", . - " #sym "\n"                                                   \
 		".popsection\n")
 FT_EMBED_TEXT(ft_flame_js, "analysis/flamegraph.js");
 FT_EMBED_TEXT(ft_flame_css, "analysis/flamegraph.css");
@@ -340,7 +340,8 @@ static void write_frame(FILE *out, const struct frame *f, uint64_t total, double
 	if (!f->name)
 		fprintf(out, "%" PRIu64 " frames merged, ", f->nmerged);
 	ft_xml_puts(out, val);
-	fprintf(out, ", %.2f%%)</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\">",
+	fprintf(out,
+		", %.2f%%)</title><rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" fill=\"%s\" rx=\"2\"/><text x=\"%.3f\" y=\"%.1f\">",
 		total ? 100.0 * v / total : 0.0, x, y, w, FRAME_H - 1, col, x + 3, y + 11.5);
 	if (f->name)
 		put_label(out, f->name, f->len, w);
@@ -387,21 +388,26 @@ int ft_flame_write(struct ft_folded *f, FILE *out, const struct ft_flame_opts *o
 	if (height < 160)
 		height = 160;
 	if (o.html) {
-		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
+		fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>",
+		      out);
 		ft_xml_puts(out, o.title ? o.title : "Flame Graph");
-		fputs("</title>\n<style>\nbody { margin: 0; background: #fff; }\nsvg#ftflame { width: 100%; height: auto; display: block; }\n</style>\n</head>\n<body>\n", out);
+		fputs("</title>\n<style>\nbody { margin: 0; background: #fff; }\nsvg#ftflame { width: 100%; height: auto; display: block; }\n</style>\n</head>\n<body>\n",
+		      out);
 	} else {
 		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n", out);
 	}
-	fprintf(out, "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"ftflame\" width=\"%u\" height=\"%.0f\" viewBox=\"0 0 %u %.0f\" data-width=\"%u\" data-pad=\"%.1f\" data-y0=\"%.1f\" data-fh=\"%.1f\" data-inv=\"%d\" data-total=\"%" PRIu64 "\" data-unit=\"",
+	fprintf(out,
+		"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" id=\"ftflame\" width=\"%u\" height=\"%.0f\" viewBox=\"0 0 %u %.0f\" data-width=\"%u\" data-pad=\"%.1f\" data-y0=\"%.1f\" data-fh=\"%.1f\" data-inv=\"%d\" data-total=\"%" PRIu64
+		"\" data-unit=\"",
 		width, height, width, height, width, XPAD,
 		o.inverted ? YPAD_TOP : height - YPAD_BOT - FRAME_H, FRAME_H, o.inverted ? 1 : 0,
 		total);
 	ft_xml_puts(out, unit);
 	fprintf(out, "\">\n<style>\n%s</style>\n", flame_css);
-	fputs("<defs><linearGradient id=\"ft-bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n", out);
-	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"url(#ft-bg)\"/>\n", width,
-		height);
+	fputs("<defs><linearGradient id=\"ft-bg\" y1=\"0\" y2=\"1\" x1=\"0\" x2=\"0\"><stop stop-color=\"#eeeeee\" offset=\"5%\"/><stop stop-color=\"#eeeeb0\" offset=\"95%\"/></linearGradient></defs>\n",
+	      out);
+	fprintf(out, "<rect x=\"0\" y=\"0\" width=\"%u\" height=\"%.0f\" fill=\"url(#ft-bg)\"/>\n",
+		width, height);
 	fprintf(out, "<text id=\"ft-title\" x=\"%.1f\" y=\"26\">", width / 2.0);
 	ft_xml_puts(out, o.title ? o.title : "Flame Graph");
 	fputs("</text>\n", out);
@@ -417,7 +423,8 @@ int ft_flame_write(struct ft_folded *f, FILE *out, const struct ft_flame_opts *o
 		fputs(" (no data)", out);
 	fputs("</text>\n", out);
 	fprintf(out, "<text id=\"ft-reset\" x=\"%.1f\" y=\"26\">Reset Zoom</text>\n", XPAD);
-	fprintf(out, "<text id=\"ft-search\" x=\"%.1f\" y=\"26\" style=\"text-anchor:end\">Search</text>\n",
+	fprintf(out,
+		"<text id=\"ft-search\" x=\"%.1f\" y=\"26\" style=\"text-anchor:end\">Search</text>\n",
 		width - XPAD);
 	fprintf(out, "<text id=\"ft-matched\" x=\"%.1f\" y=\"%.1f\"> </text>\n", width - XPAD,
 		height - 12);

@@ -23,26 +23,26 @@
 #include "analysis/folded.h"
 
 enum ft_flame_palette {
-	FT_PAL_HOT,  /* on-CPU: reds, oranges, yellows */
-	FT_PAL_MEM,  /* counts of stacks: greens */
-	FT_PAL_IO,   /* off-CPU: blues */
+	FT_PAL_HOT, /* on-CPU: reds, oranges, yellows */
+	FT_PAL_MEM, /* counts of stacks: greens */
+	FT_PAL_IO,  /* off-CPU: blues */
 };
 
 struct ft_flame_opts {
-	const char *title;     /* NULL: "Flame Graph" */
-	const char *subtitle;  /* NULL: none */
-	const char *unit;      /* "samples" (default), "ns" (shown as time), "calls" ... */
-	int html;              /* write an HTML page instead of a bare SVG */
-	int inverted;          /* icicle: root at the top */
+	const char *title;    /* NULL: "Flame Graph" */
+	const char *subtitle; /* NULL: none */
+	const char *unit;     /* "samples" (default), "ns" (shown as time), "calls" ... */
+	int html;	      /* write an HTML page instead of a bare SVG */
+	int inverted;	      /* icicle: root at the top */
 	enum ft_flame_palette palette;
-	unsigned int width;    /* pixels; 0: 1200 */
-	double min_width;      /* pixels; 0: 0.1 */
+	unsigned int width; /* pixels; 0: 1200 */
+	double min_width;   /* pixels; 0: 0.1 */
 };
 
 struct ft_flame_stats {
-	uint64_t frames;        /* frames drawn */
-	uint64_t merged;        /* narrow frames merged into grey ones */
-	uint64_t omitted;       /* narrow frames left out */
+	uint64_t frames;  /* frames drawn */
+	uint64_t merged;  /* narrow frames merged into grey ones */
+	uint64_t omitted; /* narrow frames left out */
 	unsigned int max_depth;
 };
 

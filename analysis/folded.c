@@ -22,7 +22,7 @@
 struct slot {
 	struct ft_hentry h; /* key: the key's hash; aux: its length, without the NUL */
 	uint64_t weight;
-	uint64_t off;	    /* key offset in the arena */
+	uint64_t off; /* key offset in the arena */
 };
 
 struct ft_folded {
@@ -34,7 +34,7 @@ struct ft_folded {
 	FILE *sink;
 	uint64_t flushes;
 	uint64_t dropped_stacks, dropped_weight;
-	char *scratch;   /* for ft_folded_add_frames() */
+	char *scratch; /* for ft_folded_add_frames() */
 	size_t scap;
 };
 
@@ -132,10 +132,10 @@ static int room_for(struct ft_folded *f, size_t n)
  * room_for() must have said yes); *created says which.  NULL: absent and
  * not made (!create, or the table could not grow).
  */
-static struct slot *get_slot(struct ft_folded *f, const char *s, size_t n, uint64_t h,
-			     uint64_t w, int create, int *created)
+static struct slot *get_slot(struct ft_folded *f, const char *s, size_t n, uint64_t h, uint64_t w,
+			     int create, int *created)
 {
-	struct key k = {s, n, f->arena};
+	struct key k = { s, n, f->arena };
 	struct slot *e = ft_htab_get_eq(&f->tab, h, slot_eq, &k, create, created);
 
 	if (!e || !*created)
@@ -208,8 +208,8 @@ static void put_frame(char *dst, const char *name, size_t n)
 	}
 }
 
-int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n,
-			 int leaf_first, uint64_t weight)
+int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n, int leaf_first,
+			 uint64_t weight)
 {
 	size_t need = 0, pos = 0;
 
@@ -328,8 +328,9 @@ int ft_folded_file_next(struct ft_folded_file *ff, const char **stack, size_t *l
 		if (r > 0)
 			return 1;
 		if (r < 0) {
-			snprintf(err, errlen, "%s:%lu: not a folded-stack line (want 'a;b;c COUNT')",
-				 ff->name, ff->lineno);
+			snprintf(err, errlen,
+				 "%s:%lu: not a folded-stack line (want 'a;b;c COUNT')", ff->name,
+				 ff->lineno);
 			return -1;
 		}
 	}
@@ -457,16 +458,16 @@ uint64_t ft_folded_dropped_weight(const struct ft_folded *f)
 /* --- function_graph folding -------------------------------------------- */
 
 struct gcall {
-	size_t path_len;   /* length of the path before this call's frame */
+	size_t path_len; /* length of the path before this call's frame */
 	uint64_t start;
-	uint64_t child;    /* time spent in callees that returned */
+	uint64_t child; /* time spent in callees that returned */
 };
 
 struct gthread {
 	struct ft_hentry h; /* first (hashtab.h): key tid */
 	char *path;	    /* "root;a;b" of the open calls */
 	size_t plen, pcap;
-	size_t root_len;   /* length of the root part (no call open) */
+	size_t root_len; /* length of the root part (no call open) */
 	struct gcall *calls;
 	size_t depth, ccap;
 };

@@ -63,8 +63,8 @@ int ft_folded_add(struct ft_folded *f, const char *stack, size_t len, uint64_t w
  * is innermost call first (as a "=> " stack trace prints it); otherwise the
  * root comes first.  Returns as ft_folded_add().
  */
-int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n,
-			 int leaf_first, uint64_t weight);
+int ft_folded_add_frames(struct ft_folded *f, const char *const *frames, size_t n, int leaf_first,
+			 uint64_t weight);
 
 /*
  * Parse one folded line ("a;b;c 123", optional trailing '\r'/'\n') and add
@@ -83,8 +83,8 @@ int ft_folded_add_line(struct ft_folded *f, const char *line);
 struct ft_folded_file {
 	FILE *in;
 	const char *name;     /* the path, for messages */
-	uint64_t size;        /* bytes, 0 when unknown (not a regular file) */
-	uint64_t done;        /* bytes read so far */
+	uint64_t size;	      /* bytes, 0 when unknown (not a regular file) */
+	uint64_t done;	      /* bytes read so far */
 	unsigned long lineno; /* lines read so far */
 	char *line;
 	size_t cap;
@@ -134,8 +134,8 @@ int ft_folded_split_line(char *line, const char **stack, size_t *len, uint64_t *
  * and stays valid until the map is next modified.  Stops and returns fn's
  * value when it is non-zero; -1 with ENOMEM if the order cannot be built.
  */
-int ft_folded_foreach(struct ft_folded *f, int (*fn)(const char *stack, size_t len,
-						   uint64_t weight, void *arg),
+int ft_folded_foreach(struct ft_folded *f,
+		      int (*fn)(const char *stack, size_t len, uint64_t weight, void *arg),
 		      void *arg);
 
 /*
@@ -144,9 +144,9 @@ int ft_folded_foreach(struct ft_folded *f, int (*fn)(const char *stack, size_t l
  */
 int ft_folded_write(struct ft_folded *f, FILE *out);
 
-size_t ft_folded_count(const struct ft_folded *f);          /* distinct stacks held */
-uint64_t ft_folded_total(const struct ft_folded *f);        /* weight held */
-uint64_t ft_folded_flushes(const struct ft_folded *f);      /* times streamed to the sink */
+size_t ft_folded_count(const struct ft_folded *f);     /* distinct stacks held */
+uint64_t ft_folded_total(const struct ft_folded *f);   /* weight held */
+uint64_t ft_folded_flushes(const struct ft_folded *f); /* times streamed to the sink */
 uint64_t ft_folded_dropped_stacks(const struct ft_folded *f);
 uint64_t ft_folded_dropped_weight(const struct ft_folded *f);
 

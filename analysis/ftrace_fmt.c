@@ -25,7 +25,7 @@
 
 struct buf_state {
 	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
-	int skip_exit; /* the next EXIT of this buffer was printed as a leaf */
+	int skip_exit;	    /* the next EXIT of this buffer was printed as a leaf */
 };
 
 /* A function's name as printed, cached per fid (see fid_name()). */
@@ -203,7 +203,6 @@ __attribute__((format(printf, 2, 3))) static void ob_printf(struct ft_fmt *f, co
 	f->ob_len += (size_t)n;
 }
 
-
 /*
  * v in decimal, at least width characters: right-aligned in spaces
  * (printf's %*llu), in zeros with zero (%0*llu), or left-aligned with
@@ -212,7 +211,8 @@ __attribute__((format(printf, 2, 3))) static void ob_printf(struct ft_fmt *f, co
 static void ob_u64(struct ft_fmt *f, uint64_t v, int width, int zero, int left)
 {
 	char buf[24], *p = ft_u64_digits(buf + sizeof(buf), v);
-	size_t n = (size_t)(buf + sizeof(buf) - p), pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
+	size_t n = (size_t)(buf + sizeof(buf) - p),
+	       pad = width > 0 && (size_t)width > n ? (size_t)width - n : 0;
 	char *d = ob_room(f, n + pad);
 
 	if (!d)
@@ -268,8 +268,8 @@ char ft_fmt_mark(uint64_t d)
 		uint64_t val;
 		char sym;
 	} mark[] = {
-	    {1000000000ull, '$'}, {100000000ull, '@'}, {10000000ull, '*'},
-	    {1000000ull, '#'},	  {100000ull, '!'},    {10000ull, '+'},
+		{ 1000000000ull, '$' }, { 100000000ull, '@' }, { 10000000ull, '*' },
+		{ 1000000ull, '#' },	{ 100000ull, '!' },    { 10000ull, '+' },
 	};
 
 	for (size_t i = 0; i < sizeof(mark) / sizeof(mark[0]); i++)
@@ -289,7 +289,8 @@ static size_t graph_duration_cell(char *buf, uint64_t ns)
 		/* nsecs: at most 7 digits in all, as the kernel prints them */
 		size_t keep = 8 - l - 1 < 3 ? 8 - l - 1 : 3;
 		unsigned int r = (unsigned int)(ns % 1000);
-		char d[3] = {(char)('0' + r / 100), (char)('0' + r / 10 % 10), (char)('0' + r % 10)};
+		char d[3] = { (char)('0' + r / 100), (char)('0' + r / 10 % 10),
+			      (char)('0' + r % 10) };
 
 		buf[n++] = '.';
 		memcpy(buf + n, d, keep);
@@ -431,7 +432,7 @@ void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev)
 	/* the previous entry's delay is the time to this one, in whole usecs */
 	if (f->nr_marks)
 		f->marks[f->nr_marks - 1] =
-		    ft_fmt_mark(ev->ts > f->scan_ts ? (ev->ts - f->scan_ts) / 1000 * 1000 : 0);
+			ft_fmt_mark(ev->ts > f->scan_ts ? (ev->ts - f->scan_ts) / 1000 * 1000 : 0);
 	f->marks[f->nr_marks++] = ' ';
 	f->scan_ts = ev->ts;
 }
@@ -485,14 +486,13 @@ static void lat_trace_header(struct ft_fmt *f, uint64_t entries, uint64_t writte
 	const char *kr = ft_trace_meta(f->t, "kernel");
 
 	ob_printf(f, "# %s latency trace v1.1.5 on %s\n", ft_trace_tracer(f->t),
-		kr ? kr : "unknown");
+		  kr ? kr : "unknown");
 	ob_printf(f, "# --------------------------------------------------------------------\n");
-	ob_printf(f,
-		"# latency: 0 us, #%llu/%llu, CPU#0 | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
-		(unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
+	ob_printf(f, "# latency: 0 us, #%llu/%llu, CPU#0 | (M:user VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
+		  (unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
 	ob_printf(f, "#    -----------------\n");
 	ob_printf(f, "#    | task: %.16s-%u (uid:0 nice:0 policy:0 rt_prio:0)\n",
-		f->have_task ? f->task_comm : "", f->have_task ? f->task_pid : 0);
+		  f->have_task ? f->task_comm : "", f->have_task ? f->task_pid : 0);
 	ob_printf(f, "#    -----------------\n");
 	ob_printf(f, "#\n");
 }
@@ -561,31 +561,31 @@ void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 	if (lat) {
 		lat_trace_header(f, entries, written);
 		ob_puts(f, "#                    _------=> CPU#            \n"
-		      "#                   / _-----=> irqs-off/BH-disabled\n"
-		      "#                  | / _----=> need-resched    \n"
-		      "#                  || / _---=> hardirq/softirq \n"
-		      "#                  ||| / _--=> preempt-depth   \n"
-		      "#                  |||| / _-=> migrate-disable \n"
-		      "#                  ||||| /     delay           \n"
-		      "#  cmd     pid     |||||| time  |   caller     \n"
-		      "#     \\   /        ||||||  \\    |    /       \n");
+			   "#                   / _-----=> irqs-off/BH-disabled\n"
+			   "#                  | / _----=> need-resched    \n"
+			   "#                  || / _---=> hardirq/softirq \n"
+			   "#                  ||| / _--=> preempt-depth   \n"
+			   "#                  |||| / _-=> migrate-disable \n"
+			   "#                  ||||| /     delay           \n"
+			   "#  cmd     pid     |||||| time  |   caller     \n"
+			   "#     \\   /        ||||||  \\    |    /       \n");
 		return;
 	}
 	ob_printf(f, "# entries-in-buffer/entries-written: %llu/%llu   #P:%d\n#\n",
-		(unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
+		  (unsigned long long)entries, (unsigned long long)written, nr_cpus(f));
 	if (f->irq_info) {
 		ob_puts(f, "#                                _-----=> irqs-off/BH-disabled\n"
-		      "#                               / _----=> need-resched\n"
-		      "#                              | / _---=> hardirq/softirq\n"
-		      "#                              || / _--=> preempt-depth\n"
-		      "#                              ||| / _-=> migrate-disable\n"
-		      "#                              |||| /     delay\n"
-		      "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
-		      "#              | |         |   |||||     |         |\n");
+			   "#                               / _----=> need-resched\n"
+			   "#                              | / _---=> hardirq/softirq\n"
+			   "#                              || / _--=> preempt-depth\n"
+			   "#                              ||| / _-=> migrate-disable\n"
+			   "#                              |||| /     delay\n"
+			   "#           TASK-PID     CPU#  |||||  TIMESTAMP  FUNCTION\n"
+			   "#              | |         |   |||||     |         |\n");
 		return;
 	}
 	ob_puts(f, "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-	      "#              | |         |         |         |\n");
+		   "#              | |         |         |         |\n");
 }
 
 static const char *comm_of(struct ft_fmt *f, const struct ft_event *ev)
@@ -608,7 +608,7 @@ static void print_ctx(struct ft_fmt *f, const struct ctx *c)
 	}
 	if (OPT(f, HEX)) {
 		ob_printf(f, "%08x %08x %016llx ", c->pid, (unsigned int)c->cpu,
-			(unsigned long long)c->ts);
+			  (unsigned long long)c->ts);
 		return;
 	}
 	if (OPT(f, RAW)) {
@@ -619,7 +619,7 @@ static void print_ctx(struct ft_fmt *f, const struct ctx *c)
 		uint64_t rel = c->ts >= f->first_ts ? c->ts - f->first_ts : 0;
 
 		ob_printf(f, "%8.8s-%-7u %3d%s %4lluus%c: ", c->comm, c->pid, c->cpu, c->flags,
-			(unsigned long long)(rel / 1000), c->mark);
+			  (unsigned long long)(rel / 1000), c->mark);
 		return;
 	}
 	/* "%16s-%-7u [%03d] %s %5llu.%06llu: " */
@@ -643,12 +643,12 @@ static void print_ctx(struct ft_fmt *f, const struct ctx *c)
 static struct ctx user_ctx(struct ft_fmt *f, const struct ft_event *ev, char mark)
 {
 	struct ctx c = {
-	    .comm = comm_of(f, ev),
-	    .pid = ev->tid,
-	    .cpu = ev->level,
-	    .flags = ev->level ? "..h.." : ".....",
-	    .ts = ev->ts,
-	    .mark = mark,
+		.comm = comm_of(f, ev),
+		.pid = ev->tid,
+		.cpu = ev->level,
+		.flags = ev->level ? "..h.." : ".....",
+		.ts = ev->ts,
+		.mark = mark,
 	};
 
 	return c;
@@ -782,8 +782,7 @@ static void event_text(struct ft_fmt *f, const struct ft_event *ev)
 		ob_printf(f, "sched_process_exec: filename=%.*s", (int)strnlen(d, n), d);
 		break;
 	case FT_EV_FORK:
-		ob_printf(f, "sched_process_fork: child_pid=%llu",
-			(unsigned long long)ev->count);
+		ob_printf(f, "sched_process_fork: child_pid=%llu", (unsigned long long)ev->count);
 		break;
 	case FT_EV_TEXIT:
 		ob_printf(f, "sched_process_exit: status=%lld", (long long)(int64_t)ev->count);
@@ -817,7 +816,7 @@ static void print_stack_lines(struct ft_fmt *f, const struct ft_event *ev)
 	ob_puts(f, "<stack trace>\n");
 	if (ev->stack_id >= 0 && !ev->ips) {
 		ob_printf(f, " => <stack_id %lld not in the trace's stack map>\n",
-			(long long)ev->stack_id);
+			  (long long)ev->stack_id);
 		return;
 	}
 	for (uint32_t i = 0; i < ev->nr_ips; i++) {
@@ -858,14 +857,14 @@ static void function_event(struct ft_fmt *f, const struct ft_event *ev, char mar
 			if (ev->type == FT_EV_FUNC)
 				pip = ev->parent_addr ? ev->parent_addr
 				      : ev->parent_fid != FT_FID_UNKNOWN
-					  ? ft_trace_func_addr(f->t, ev->parent_fid)
-					  : 0;
+					      ? ft_trace_func_addr(f->t, ev->parent_fid)
+					      : 0;
 			if (OPT(f, HEX))
 				ob_printf(f, "%016llx %016llx \n", (unsigned long long)ip,
-					(unsigned long long)pip);
+					  (unsigned long long)pip);
 			else
 				ob_printf(f, "%llx %llx\n", (unsigned long long)ip,
-					(unsigned long long)pip);
+					  (unsigned long long)pip);
 			break;
 		}
 		if (ev->type == FT_EV_EXIT)
@@ -953,19 +952,22 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
 static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
 {
 	struct ctx c = {
-	    /* the thread's name only where a column shows it (a lookup per line) */
-	    .comm = OPT(f, FUNCGRAPH_PROC) ? comm_of(f, ev) : NULL,
-	    .pid = ev->tid,
-	    .cpu = ev->level,
-	    .flags = ev->level ? "..h.." : ".....",
-	    .ts = ev->ts,
-	    .mark = ' ',
+		/* the thread's name only where a column shows it (a lookup per line) */
+		.comm = OPT(f, FUNCGRAPH_PROC) ? comm_of(f, ev) : NULL,
+		.pid = ev->tid,
+		.cpu = ev->level,
+		.flags = ev->level ? "..h.." : ".....",
+		.ts = ev->ts,
+		.mark = ' ',
 	};
 
 	graph_columns(f, &c);
 }
 
-enum { FILL_NONE, FILL_FULL };
+enum {
+	FILL_NONE,
+	FILL_FULL
+};
 
 static void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
 {
@@ -1153,7 +1155,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		function_event(f, ev, mark);
 		return;
 	default:
-	comment:
+comment:
 		/* markers and task events: a comment at the current depth */
 		graph_prologue(f, ev);
 		graph_duration(f, 0, FILL_FULL);
@@ -1195,9 +1197,8 @@ static void kgraph_prologue(struct ft_fmt *f, const struct ctx *c)
 	int64_t *last = klast_slot(f, c->cpu);
 
 	if (last && *last >= 0 && *last != (int64_t)c->pid)
-		switch_block(f, c->cpu,
-			     f->kops.comm(f->kev, (int)*last),
-			     (uint32_t)*last, c->comm, c->pid);
+		switch_block(f, c->cpu, f->kops.comm(f->kev, (int)*last), (uint32_t)*last, c->comm,
+			     c->pid);
 	if (last)
 		*last = c->pid;
 	graph_columns(f, c);
@@ -1271,12 +1272,12 @@ static void kernel_event(struct ft_fmt *f, const struct ft_kevent *ke, const str
 	}
 	f->kops.lat_flags(f->kev, ke, flags, sizeof(flags));
 	c = (struct ctx){
-	    .comm = ke->comm ? ke->comm : "<...>",
-	    .pid = (uint32_t)ke->pid,
-	    .cpu = ke->cpu,
-	    .flags = flags,
-	    .ts = ev->ts,
-	    .mark = nk || nu ? ' ' : mark,
+		.comm = ke->comm ? ke->comm : "<...>",
+		.pid = (uint32_t)ke->pid,
+		.cpu = ke->cpu,
+		.flags = flags,
+		.ts = ev->ts,
+		.mark = nk || nu ? ' ' : mark,
 	};
 	if (!f->graph) {
 		print_ctx(f, &c);
@@ -1362,11 +1363,11 @@ static void source_event(struct ft_fmt *f, const struct ft_event *ev)
 	}
 	if (text) {
 		struct ctx c = {
-		    .comm = ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid),
-		    .pid = ev->tid,
-		    .cpu = ev->cpu,
-		    .flags = ".....",
-		    .ts = ev->ts,
+			.comm = ev->comm ? ev->comm : ft_trace_comm(f->t, ev->tid),
+			.pid = ev->tid,
+			.cpu = ev->cpu,
+			.flags = ".....",
+			.ts = ev->ts,
 		};
 
 		const char *rest = nl ? nl + 1 : buf + len;

@@ -9,18 +9,18 @@
 /* One function_graph call of a thread. */
 struct gr_frame {
 	uint64_t entry, exit; /* ns; exit UINT64_MAX while open (or never closed) */
-	uint64_t ret;         /* its real return address; 0 when unknown or not hijacked */
+	uint64_t ret;	      /* its real return address; 0 when unknown or not hijacked */
 	uint64_t caller;      /* hash of its stack past its own entry: its caller's state */
-	int tail;             /* tail-called: shares the slot of the frame around it */
-	int64_t parent;       /* index of the frame it was called in, -1 */
+	int tail;	      /* tail-called: shares the slot of the frame around it */
+	int64_t parent;	      /* index of the frame it was called in, -1 */
 };
 
 struct gr_thread {
 	uint32_t tid;
 	struct gr_frame *v; /* by entry time */
 	size_t n, cap;
-	int64_t open;       /* innermost open frame while reading, -1 */
-	int64_t last;       /* the frame the last record opened, for its STACK; -1 */
+	int64_t open; /* innermost open frame while reading, -1 */
+	int64_t last; /* the frame the last record opened, for its STACK; -1 */
 };
 
 #define GR_TRAMPS 16
@@ -28,8 +28,8 @@ struct gr_thread {
 struct ft_graphret {
 	char *path;
 	struct ft_trace *t; /* opened at the first user stack; NULL before */
-	int failed;         /* it could not be opened */
-	int built;          /* frames read (1), failed (-1), not yet (0) */
+	int failed;	    /* it could not be opened */
+	int built;	    /* frames read (1), failed (-1), not yet (0) */
 	struct gr_thread *th;
 	size_t nth, capth;
 	uint64_t tramp[GR_TRAMPS], other[GR_TRAMPS]; /* addresses known to be / not to be it */

@@ -83,7 +83,7 @@ struct ft_kevents {
 	unsigned char *tep_key;
 	size_t tep_key_len;
 	int formats_nr_cpus; /* "nr_cpus" of the formats */
-	int tep_ready;       /* tep holds every format and kallsyms: cacheable */
+	int tep_ready;	     /* tep holds every format and kallsyms: cacheable */
 	struct ft_clock clk;
 	int have_clk;
 	int nr_cpus;
@@ -102,7 +102,7 @@ struct ft_kevents {
 	struct tep_record rec;
 	uint64_t *recbuf; /* 8-aligned copy of the raw bytes */
 	size_t recbuf_cap;
-	uint64_t *cur_ips; /* 2 x MAX_FULL_STACK, on first use: kernel, then user */
+	uint64_t *cur_ips;	      /* 2 x MAX_FULL_STACK, on first use: kernel, then user */
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
 	char errbuf[256];
 	int failed;
@@ -391,9 +391,9 @@ static struct tep_handle *new_tep(void)
 /* What the sandbox found out about one blob (see sandbox_formats()). */
 enum fmt_verdict {
 	FMT_UNKNOWN = 0, /* not checked yet: the child parses it */
-	FMT_SAFE,        /* parsed in a child without harm */
-	FMT_CRASH,       /* killed the child: left out, its events print raw */
-	FMT_HANG,        /* kept the parser busy SANDBOX_SECONDS: section refused */
+	FMT_SAFE,	 /* parsed in a child without harm */
+	FMT_CRASH,	 /* killed the child: left out, its events print raw */
+	FMT_HANG,	 /* kept the parser busy SANDBOX_SECONDS: section refused */
 };
 
 /*
@@ -421,7 +421,7 @@ static struct {
 	pthread_mutex_t lock;
 	struct ft_htab tab; /* struct fmt_entry, allocated at the first put */
 	size_t bytes;
-} fmt_cache = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} fmt_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* A key looked up, for fmt_eq(). */
 struct fmt_lookup {
@@ -455,7 +455,7 @@ static size_t fmt_key(const char *name, const char *data, uint32_t dl, int long_
 /* The verdict on key (FMT_UNKNOWN when never checked). */
 static enum fmt_verdict fmt_cache_get(const unsigned char *key, size_t len, uint64_t h)
 {
-	struct fmt_lookup l = {key, len};
+	struct fmt_lookup l = { key, len };
 	const struct fmt_entry *e;
 	enum fmt_verdict v;
 
@@ -469,7 +469,7 @@ static enum fmt_verdict fmt_cache_get(const unsigned char *key, size_t len, uint
 /* Remember a verdict; takes key (freed when the cache has no room). */
 static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_verdict v)
 {
-	struct fmt_lookup l = {key, len};
+	struct fmt_lookup l = { key, len };
 	struct fmt_entry *e;
 	int created;
 
@@ -520,20 +520,22 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 		pid_t pid;
 
 		if (pipe(fds)) {
-			ft_seterr(err, errlen, "checking the kernel formats: pipe: %s", strerror(errno));
+			ft_seterr(err, errlen, "checking the kernel formats: pipe: %s",
+				  strerror(errno));
 			return -1;
 		}
 		fflush(NULL);
 		pid = fork();
 		if (pid < 0) {
-			ft_seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
+			ft_seterr(err, errlen, "checking the kernel formats: fork: %s",
+				  strerror(errno));
 			close(fds[0]);
 			close(fds[1]);
 			return -1;
 		}
 		if (pid == 0) {
-			static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
-						     SIGALRM };
+			static const int sigs[] = { SIGSEGV, SIGBUS,  SIGFPE,
+						    SIGILL,  SIGABRT, SIGALRM };
 			struct tep_handle *tep;
 			unsigned char *q = p;
 			char name[300], *data;
@@ -576,12 +578,14 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
 			state[last] = FMT_HANG;
 			ft_seterr(err, errlen,
-				  "kernel format %u: libtraceevent does not finish parsing it", last);
+				  "kernel format %u: libtraceevent does not finish parsing it",
+				  last);
 			return -1;
 		}
 		state[last] = FMT_CRASH;
 		if (round >= SANDBOX_MAX_BAD) {
-			ft_seterr(err, errlen, "kernel formats: more than %d of them crash libtraceevent",
+			ft_seterr(err, errlen,
+				  "kernel formats: more than %d of them crash libtraceevent",
 				  SANDBOX_MAX_BAD);
 			return -1;
 		}
@@ -598,7 +602,12 @@ static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, 
 static int check_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
 			 uint32_t n, char *err, size_t errlen)
 {
-	struct { unsigned char *key; size_t len; uint64_t h; int cached; } *keys = calloc(n + 1, sizeof(*keys));
+	struct {
+		unsigned char *key;
+		size_t len;
+		uint64_t h;
+		int cached;
+	} *keys = calloc(n + 1, sizeof(*keys));
 	unsigned char *q = p;
 	char name[300], *data;
 	uint32_t dl, idx = 0, todo = 0;
@@ -621,7 +630,8 @@ static int check_formats(unsigned char *p, unsigned char *end, int long_size, ch
 		state[idx] = (char)fmt_cache_get(keys[idx].key, keys[idx].len, keys[idx].h);
 		if (state[idx] == FMT_HANG) {
 			ft_seterr(err, errlen,
-				  "kernel format %u: libtraceevent does not finish parsing it", idx);
+				  "kernel format %u: libtraceevent does not finish parsing it",
+				  idx);
 			ret = -1;
 			goto out;
 		}
@@ -1079,8 +1089,7 @@ static int pick(struct ft_kevents *k)
 	for (int c = 0; c < k->nr_cpus; c++) {
 		if (fill_head(k, c))
 			return -1;
-		if (k->cpus[c].h.valid &&
-		    (best < 0 || k->cpus[c].h.ticks < k->cpus[best].h.ticks))
+		if (k->cpus[c].h.valid && (best < 0 || k->cpus[c].h.ticks < k->cpus[best].h.ticks))
 			best = c;
 	}
 	return best;
@@ -1197,8 +1206,8 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 		if (h->unr) {
 			memcpy(k->cur_ips + MAX_FULL_STACK, h->uips, h->unr * sizeof(uint64_t));
 			/* function_graph's hijacked return addresses, put back */
-			ft_graphret_fix(k->graphret, (uint32_t)ev->pid, ev->ts, k->cur_ips + MAX_FULL_STACK,
-					h->unr);
+			ft_graphret_fix(k->graphret, (uint32_t)ev->pid, ev->ts,
+					k->cur_ips + MAX_FULL_STACK, h->unr);
 			ev->ustack = k->cur_ips + MAX_FULL_STACK;
 			ev->ustack_nr = h->unr;
 		}
@@ -1285,8 +1294,7 @@ int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const
 }
 
 int ft_kevents_for_each_stack(struct ft_kevents *k,
-			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr,
-					void *arg),
+			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg),
 			      void *arg)
 {
 	for (uint32_t i = 0; i < k->nr_stacks; i++)
@@ -1365,8 +1373,9 @@ static int arg_may_divide_by_zero(const struct tep_print_arg *a, const struct ft
 					if (!r->atom.atom || !strtoull(r->atom.atom, NULL, 0))
 						return 1;
 				} else if (r->type == TEP_PRINT_FIELD) {
-					f = r->field.name ? tep_find_any_field(ev->event, r->field.name)
-							  : NULL;
+					f = r->field.name
+						    ? tep_find_any_field(ev->event, r->field.name)
+						    : NULL;
 					if (!f || (int)(f->offset + f->size) > ev->record->size ||
 					    tep_read_number_field(f, ev->record->data, &v) || !v)
 						return 1;
@@ -1423,8 +1432,7 @@ static int print_fmt_safe(const struct ft_kevent *ev)
 	return !arg_may_divide_by_zero(ev->event->print_fmt.args, ev, 0);
 }
 
-int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
-		     FILE *out)
+int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options, FILE *out)
 {
 	struct trace_seq s;
 	int rc;
@@ -1509,8 +1517,8 @@ static void print_hex_fields(const struct ft_kevent *ev, struct trace_seq *s)
 		trace_seq_printf(s, "%s%s=", i ? " " : "", f->name);
 		if (f->offset < 0 || f->size < 0 || f->offset + f->size > r->size) {
 			trace_seq_puts(s, "?");
-		} else if (f->flags & (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC |
-				       TEP_FIELD_IS_ARRAY)) {
+		} else if (f->flags &
+			   (TEP_FIELD_IS_STRING | TEP_FIELD_IS_DYNAMIC | TEP_FIELD_IS_ARRAY)) {
 			tep_print_field_content(s, r->data, r->size, f);
 		} else if (f->size <= 8 && !tep_read_number_field(f, r->data, &v)) {
 			trace_seq_printf(s, "%0*llx", f->size * 2, v);

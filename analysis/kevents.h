@@ -57,19 +57,19 @@ enum ft_kevent_kind {
 
 struct ft_kevent {
 	enum ft_kevent_kind kind;
-	uint64_t ts;    /* ns, on the file's clock (ft_clock_ns of ticks) */
+	uint64_t ts;	/* ns, on the file's clock (ft_clock_ns of ticks) */
 	uint64_t ticks; /* the raw trace-clock value */
 	int cpu;
-	int pid;             /* common_pid */
-	const char *comm;    /* from the saved cmdlines, or "<...>" */
-	uint64_t missed;     /* FT_KEV_MISSED: events lost (0: unknown number) */
+	int pid;	  /* common_pid */
+	const char *comm; /* from the saved cmdlines, or "<...>" */
+	uint64_t missed;  /* FT_KEV_MISSED: events lost (0: unknown number) */
 	/* FT_KEV_EVENT only; valid until the next ft_kevents_next(): */
 	struct tep_event *event;   /* NULL when the id has no stored format */
 	struct tep_record *record; /* record->ts is ns, record->cpu, data/size */
-	int kstack_id;           /* kernel STACKMAP id, or -1 (none, or stored in full) */
-	int ustack_id;           /* same, for the user stack (userstacktrace) */
-	const uint64_t *kstack;  /* the kernel stack expanded, innermost first */
-	uint32_t kstack_nr;      /* 0: the event has no kernel stack */
+	int kstack_id;		   /* kernel STACKMAP id, or -1 (none, or stored in full) */
+	int ustack_id;		   /* same, for the user stack (userstacktrace) */
+	const uint64_t *kstack;	   /* the kernel stack expanded, innermost first */
+	uint32_t kstack_nr;	   /* 0: the event has no kernel stack */
 	const uint64_t *ustack;
 	uint32_t ustack_nr;
 };
@@ -116,8 +116,7 @@ int ft_kevents_nr_cpus(const struct ft_kevents *k);
  * FT_KEV_MISSED renders as "CPU:N [LOST n EVENTS]" as trace-cmd does.
  * options: core/options.h bits.  Returns 0, or -1 on a write error.
  */
-int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
-		     FILE *out);
+int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options, FILE *out);
 
 /*
  * The pieces ftrace_fmt.c lays out itself (function, function_graph,
@@ -183,8 +182,7 @@ int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const
  * (ids as in ft_kevent.kstack_id).  Returns 0, or -1 when it is corrupt.
  */
 int ft_kevents_for_each_stack(struct ft_kevents *k,
-			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr,
-					void *arg),
+			      int (*fn)(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg),
 			      void *arg);
 
 /*

@@ -173,7 +173,7 @@ static int stack_eq(const void *entry, const void *key)
 /* Interned id of ips[0..nr) (leaf first): 0 for an empty stack, -1 ENOMEM. */
 static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t nr)
 {
-	struct stack_key k = {oc, ips, nr};
+	struct stack_key k = { oc, ips, nr };
 	struct stack_slot *e;
 	uint64_t h, *copy;
 
@@ -274,7 +274,7 @@ static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t
 {
 	uint64_t period = to > from ? to - from : 0;
 	uint64_t blocked = wake >= from && wake <= to && wake ? wake - from : 0;
-	struct key k = {t->tgid, t->tid, kstack, ustack, state, cut};
+	struct key k = { t->tgid, t->tid, kstack, ustack, state, cut };
 	struct keyent *e = key_get(oc, &k);
 
 	if (!e)
@@ -597,7 +597,7 @@ int ft_offcpu_foreach_row(const struct ft_offcpu *oc,
 {
 	for (size_t i = 0; i < oc->keys.cap; i++) {
 		const struct keyent *e = ft_htab_slot(&oc->keys, i);
-		struct ft_offcpu_row r = {0};
+		struct ft_offcpu_row r = { 0 };
 		int rc;
 
 		if (!e)

@@ -36,8 +36,8 @@ struct ft_offcpu_file {
 	struct ft_kevents *k;
 	struct ft_offcpu_ustack *us;
 	struct ft_htab ids; /* struct tident */
-	int filter;    /* 1: only threads marked in */
-	uint32_t root; /* pid whose forks are followed, 0 none */
+	int filter;	    /* 1: only threads marked in */
+	uint32_t root;	    /* pid whose forks are followed, 0 none */
 	struct ft_offcpu_file_stats st;
 };
 
@@ -133,8 +133,8 @@ static int feed_user(struct ft_offcpu_file *f, struct ft_event *pend, int *have,
 		if (pend->level == 0) {
 			if (pend->type == FT_EV_ENTRY) {
 				uint64_t a = pend->fid == FT_FID_UNKNOWN
-						 ? 0
-						 : ft_trace_func_addr(f->t, pend->fid);
+						     ? 0
+						     : ft_trace_func_addr(f->t, pend->fid);
 
 				if (ft_offcpu_ustack_entry(f->us, pend->tid, pend->depth, a)) {
 					snprintf(err, errlen, "out of memory");
@@ -228,7 +228,7 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 	    ft_offcpu_running(f->oc, ev->ts, (uint32_t)ev->pid))
 		goto nomem;
 	if (is_event(ev, "sched_switch")) {
-		struct ft_offcpu_out o = {0};
+		struct ft_offcpu_out o = { 0 };
 		uint64_t uips[LEAF_MAX + FT_OFFCPU_USTACK_MAX];
 		struct tident *id;
 

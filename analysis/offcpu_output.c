@@ -118,7 +118,7 @@ static int fold_row(const struct ft_offcpu_row *r, void *arg)
 int ft_offcpu_fold(const struct ft_offcpu *oc, struct ft_folded *out, ft_offcpu_sym_fn sym,
 		   void *arg, uint64_t unit_ns)
 {
-	struct fold_ctx c = {oc, out, sym, arg, unit_ns ? unit_ns : 1, {0}};
+	struct fold_ctx c = { oc, out, sym, arg, unit_ns ? unit_ns : 1, { 0 } };
 	int rc = ft_offcpu_foreach_row(oc, fold_row, &c);
 
 	free(c.b.p);
@@ -259,14 +259,13 @@ int ft_offcpu_write_samples(const struct ft_offcpu *oc, FILE *out, ft_offcpu_sym
 			fprintf(out, "\tblocked %" PRIu64 " ns, runnable %" PRIu64 " ns\n",
 				s->blocked, s->period - s->blocked);
 		if (s->estimated)
-			fprintf(
-			    out,
-			    "\t[switch-in lost: period ends at the wakeup or first own event]\n");
+			fprintf(out,
+				"\t[switch-in lost: period ends at the wakeup or first own event]\n");
 		if (s->cut)
 			fprintf(out, "\t%s\n",
 				s->cut == FT_OFFCPU_CUT_START
-				    ? "[cut at start: off-CPU since before the recording]"
-				    : "[cut at end: still off-CPU when the recording ended]");
+					? "[cut at start: off-CPU since before the recording]"
+					: "[cut at end: still off-CPU when the recording ended]");
 		write_chain(oc, out, s->kstack, s->ustack, 1, sym, arg, "\t");
 		fputc('\n', out);
 	}

@@ -12,7 +12,7 @@
 
 struct ustack_thr {
 	struct ft_hentry h; /* first (hashtab.h): key the tid */
-	uint32_t depth; /* open calls, including those beyond the stored ones */
+	uint32_t depth;	    /* open calls, including those beyond the stored ones */
 	uint32_t cap;
 	uint64_t *addrs; /* root first, addrs[0..min(depth, MAX)) */
 };

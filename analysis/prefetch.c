@@ -28,11 +28,11 @@ struct item {
 
 struct batch {
 	struct item *items;
-	size_t n;	/* items filled */
-	char *arena;	/* payload copies, 8-aligned */
+	size_t n;    /* items filled */
+	char *arena; /* payload copies, 8-aligned */
 	size_t alen, acap;
-	int last;	/* the decoder's final batch: ret says how it ended */
-	int ret;	/* 0 end, -1 error (with err) */
+	int last; /* the decoder's final batch: ret says how it ended */
+	int ret;  /* 0 end, -1 error (with err) */
 	char err[256];
 };
 
@@ -76,13 +76,15 @@ static int arena_room(struct batch *b, size_t n)
 	if (b->alen)
 		memcpy(na, old, b->alen);
 	for (size_t i = 0; i < b->n; i++) {
-		struct ft_event *e[2] = {&b->items[i].ev, &b->items[i].next};
+		struct ft_event *e[2] = { &b->items[i].ev, &b->items[i].next };
 
 		for (int k = 0; k < 2; k++) {
 			if (e[k]->data)
 				e[k]->data = na + ((const char *)e[k]->data - old);
 			if (e[k]->ips)
-				e[k]->ips = (const uint64_t *)(void *)(na + ((const char *)e[k]->ips - old));
+				e[k]->ips =
+					(const uint64_t *)(void *)(na +
+								   ((const char *)e[k]->ips - old));
 			if (e[k]->comm)
 				e[k]->comm = na + (e[k]->comm - old);
 		}
@@ -138,7 +140,7 @@ static int fill(struct ft_prefetch *p, struct batch *b)
 		/* the name as the stream has it now (COMM events change it) */
 		comm = ft_trace_comm(p->t, it->ev.tid);
 		if (arena_room(b, payload_size(&it->ev, comm) +
-				      (it->has_next ? payload_size(&it->next, NULL) : 0)) < 0) {
+					  (it->has_next ? payload_size(&it->next, NULL) : 0)) < 0) {
 			snprintf(b->err, sizeof(b->err), "out of memory reading ahead");
 			b->last = 1;
 			b->ret = -1;

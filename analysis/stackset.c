@@ -34,7 +34,7 @@ int ft_stackset_init(struct ft_stackset *s)
 int ft_stackset_add(struct ft_stackset *s, char kind, const uint64_t *ips, uint32_t nr,
 		    uint64_t weight)
 {
-	struct key k = {kind, nr, ips};
+	struct key k = { kind, nr, ips };
 	uint64_t hash = ft_hash_mx(ips, nr, (uint64_t)(unsigned char)kind);
 	struct ft_ustack *u;
 	int created;

@@ -261,9 +261,9 @@ static int resync_depth(struct cursor *c)
 
 #define CORRUPT(fmt, ...)                                                                          \
 	do {                                                                                       \
-		ft_seterr(err, errlen, "buffer %llu, page %llu (offset %zu): " fmt,                   \
-		       (unsigned long long)c->id, (unsigned long long)c->seq, c->rec,              \
-		       ##__VA_ARGS__);                                                             \
+		ft_seterr(err, errlen, "buffer %llu, page %llu (offset %zu): " fmt,                \
+			  (unsigned long long)c->id, (unsigned long long)c->seq, c->rec,           \
+			  ##__VA_ARGS__);                                                          \
 		return -1;                                                                         \
 	} while (0)
 
@@ -523,8 +523,8 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 		case FT_EXT_EXIT:
 			NEED(1);
 			base_event(t, c, ev, type == FT_EXT_FORK ? FT_EV_FORK : FT_EV_TEXIT);
-			ev->count =
-			    type == FT_EXT_EXIT ? (uint64_t)(int64_t)(int32_t)rd32(p) : rd32(p);
+			ev->count = type == FT_EXT_EXIT ? (uint64_t)(int64_t)(int32_t)rd32(p)
+							: rd32(p);
 			return 1;
 		case FT_EXT_TRACE_ON:
 		case FT_EXT_TRACE_OFF:
@@ -538,14 +538,14 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 			continue;
 		case FT_EXT_UNWIND:
 			NEED(1);
-			c->unwind_pending =
-			    rd32(p) < c->nr_frames ? rd32(p) : (uint32_t)c->nr_frames;
+			c->unwind_pending = rd32(p) < c->nr_frames ? rd32(p)
+								   : (uint32_t)c->nr_frames;
 			continue;
 		default: /* PAD, a stray PARENT_ADDR, or a newer subtype: skip */
 			continue;
 		}
 #undef NEED
-	parent_addr:
+parent_addr:
 		/* FUNC with no traced parent: PARENT_ADDR follows in the page */
 		if (c->page_end - c->rec >= 12) {
 			uint32_t x = rd32(c->data + c->rec);
@@ -784,7 +784,8 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 		}
 		if (ret < 0) {
 			t->failed = 1;
-			snprintf(t->failure, sizeof(t->failure), "%s", err && err[0] ? err : "corrupt record");
+			snprintf(t->failure, sizeof(t->failure), "%s",
+				 err && err[0] ? err : "corrupt record");
 			return -1;
 		}
 		reset_cursor(c); /* its windows go: one buffer's chunks in memory at a time */

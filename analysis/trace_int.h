@@ -58,9 +58,9 @@ struct cursor {
 	struct frame *frames;
 	size_t nr_frames, cap_frames;
 	uint32_t unwind_pending;
-	uint32_t sig_level; /* program signal handlers open in this stream (FT_EXT_SIGNAL) */
-	uint32_t ctx;              /* the running user context (FT_EXT_CTXSW) */
-	struct ctx_stack *ctxs;    /* the parked ones */
+	uint32_t sig_level;	/* program signal handlers open in this stream (FT_EXT_SIGNAL) */
+	uint32_t ctx;		/* the running user context (FT_EXT_CTXSW) */
+	struct ctx_stack *ctxs; /* the parked ones */
 	size_t nr_ctxs;
 	/* head slots holding an ENTRY/EXIT of this page (see call_event()) */
 	const struct ft_event *lean[2];
@@ -123,7 +123,7 @@ struct ft_trace {
 	struct ft_htab tasks; /* struct task by tid (tab NULL until the first name) */
 	char *tasks_text;     /* the TASKS section */
 	size_t tasks_len;
-	char *argspec;        /* the ARGSPEC section, NUL-terminated, or NULL */
+	char *argspec; /* the ARGSPEC section, NUL-terminated, or NULL */
 	size_t argspec_len;
 
 	struct cursor *cursors;
@@ -138,12 +138,12 @@ struct ft_trace {
 	size_t heap_n;
 	int started;
 	unsigned int passes; /* passes begun over the events (the first needs no reset) */
-	int root_stale; /* heap[0] was handed out and needs refill + sift */
+	int root_stale;	     /* heap[0] was handed out and needs refill + sift */
 
 	uint64_t decoded, lost;
-	int snapshot;    /* --snapshot: a SNAPSHOT's buffers instead of UDATA */
-	int snap_which;  /* which one: N >= 1, or 0 for the last */
-	char *snap_hdr;  /* that snapshot's header text (NULL: none in the file) */
+	int snapshot;	/* --snapshot: a SNAPSHOT's buffers instead of UDATA */
+	int snap_which; /* which one: N >= 1, or 0 for the last */
+	char *snap_hdr; /* that snapshot's header text (NULL: none in the file) */
 	char failure[512];
 	int failed; /* ft_trace_next failed: it fails from then on (until rewind) */
 };

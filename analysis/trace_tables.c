@@ -22,7 +22,7 @@
 #include "core/util.h"
 
 static void add_warning(struct ft_trace *t, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+	__attribute__((format(printf, 2, 3)));
 
 static void add_warning(struct ft_trace *t, const char *fmt, ...)
 {
@@ -267,7 +267,7 @@ static int load_modules_text(struct ft_trace *t, char *text, size_t len, size_t 
 
 		*le = 0;
 		if (sscanf(p, "%u %llx %llx %llx %127s %n", &pid, &start, &mend, &off, bid, &n) !=
-			5 ||
+			    5 ||
 		    n <= 0 || mend < start || off > start) {
 			ft_seterr(err, errlen, "corrupt MODULES line %zu", idx + 1);
 			return -1;
@@ -289,7 +289,7 @@ static int load_modules_text(struct ft_trace *t, char *text, size_t len, size_t 
 		} else if (*path == '/') {
 			char lbid[128];
 			struct ft_symtab *local =
-			    ft_symtab_from_elf(path, lbid, sizeof(lbid), NULL, 0);
+				ft_symtab_from_elf(path, lbid, sizeof(lbid), NULL, 0);
 
 			if (local && (!strcmp(bid, "-") || !strcmp(bid, lbid)))
 				st = local;
@@ -427,7 +427,7 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 		}
 		if (ft_fsmb_parse(p, len, stack_cb, &t->maps[m], perr, sizeof(perr)) < 0) {
 			ft_seterr(err, errlen, "corrupt %s STACKMAP section: %s",
-			       m ? "kernel" : "user", perr);
+				  m ? "kernel" : "user", perr);
 			free(p);
 			return -1;
 		}

@@ -78,11 +78,20 @@ static int parse_field(const char *l, struct ftrail_field *f, char *nbuf)
 		int base = decl[0] == 'u' ? FTRAIL_T_U8 : FTRAIL_T_S8;
 
 		switch (bits) {
-		case 8: f->type = (uint16_t)base; break;
-		case 16: f->type = (uint16_t)(base + 1); break;
-		case 32: f->type = (uint16_t)(base + 2); break;
-		case 64: f->type = (uint16_t)(base + 3); break;
-		default: return -1;
+		case 8:
+			f->type = (uint16_t)base;
+			break;
+		case 16:
+			f->type = (uint16_t)(base + 1);
+			break;
+		case 32:
+			f->type = (uint16_t)(base + 2);
+			break;
+		case 64:
+			f->type = (uint16_t)(base + 3);
+			break;
+		default:
+			return -1;
 		}
 		if ((1u << (f->type - base)) != size)
 			return -1;
@@ -211,12 +220,12 @@ char *ft_uev_render(const struct ft_uev_table *t, uint32_t id, const void *data,
 	const unsigned char *d = data;
 	size_t n = 0;
 
-#define OUT(...)                                                                           \
-	do {                                                                               \
-		int w_ = snprintf(out + (n < outlen ? n : outlen), n < outlen ? outlen - n : 0, \
-				  __VA_ARGS__);                                            \
-		if (w_ > 0)                                                                \
-			n += (size_t)w_;                                                   \
+#define OUT(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(out + (n < outlen ? n : outlen), n < outlen ? outlen - n : 0,    \
+				  __VA_ARGS__);                                                    \
+		if (w_ > 0)                                                                        \
+			n += (size_t)w_;                                                           \
 	} while (0)
 
 	if (outlen)

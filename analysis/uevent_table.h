@@ -5,7 +5,6 @@
 
 #include "core/uevent.h"
 
-
 struct ft_uev_fmt {
 	uint32_t id;
 	char sys[64];

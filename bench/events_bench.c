@@ -75,10 +75,20 @@ static double now_ns(void)
 	return ts.tv_sec * 1e9 + ts.tv_nsec;
 }
 
-enum { V_LOOP, V_CALL, V_DISABLED, V_LTTNG, V_NOP, V_RING, V_FILTERED, V_REJECTED, V_NR };
+enum {
+	V_LOOP,
+	V_CALL,
+	V_DISABLED,
+	V_LTTNG,
+	V_NOP,
+	V_RING,
+	V_FILTERED,
+	V_REJECTED,
+	V_NR
+};
 static const char *const names[V_NR] = {
-	"loop", "call", "disabled", "lttng (disabled)", "enabled/nop", "enabled", "filtered",
-	"rejected",
+	"loop",	       "call",	  "disabled", "lttng (disabled)",
+	"enabled/nop", "enabled", "filtered", "rejected",
 };
 
 __attribute__((noinline)) static double run(int v, unsigned long n)
@@ -88,7 +98,8 @@ __attribute__((noinline)) static double run(int v, unsigned long n)
 	switch (v) {
 	case V_LOOP:
 		for (unsigned long i = 0; i < n; i++)
-			__asm__ volatile("" ::"r"((unsigned int)i), "r"((unsigned int)i * 3) : "memory");
+			__asm__ volatile("" ::"r"((unsigned int)i), "r"((unsigned int)i * 3)
+					 : "memory");
 		break;
 	case V_CALL:
 		for (unsigned long i = 0; i < n; i++)
@@ -193,8 +204,8 @@ int main(int argc, char **argv)
 		printf("%-18s %10.2f %10.2f %10.2f\n", names[v], best[v], best[v] / best[V_LOOP],
 		       best[v] / best[V_CALL]);
 	}
-	printf("disabled - loop: %.2f ns; enabled record: %u bytes\n", best[V_DISABLED] - best[V_LOOP],
-	       (unsigned int)ftrail__desc_bench__ev.size);
+	printf("disabled - loop: %.2f ns; enabled record: %u bytes\n",
+	       best[V_DISABLED] - best[V_LOOP], (unsigned int)ftrail__desc_bench__ev.size);
 	ft_rb_area_totals((struct ft_rb_area *)mem, &tot);
 	printf("ring: %llu events in complete pages, %llu overwritten (overwrite mode)\n",
 	       (unsigned long long)tot.written, (unsigned long long)tot.lost_old);

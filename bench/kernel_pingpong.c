@@ -50,8 +50,9 @@ int main(int argc, char **argv)
 		getrusage(RUSAGE_SELF, &s);
 		getrusage(RUSAGE_CHILDREN, &ch);
 		if (f) {
-			fprintf(f, "%.6f\n", tv(s.ru_utime) + tv(s.ru_stime) + tv(ch.ru_utime) +
-						     tv(ch.ru_stime));
+			fprintf(f, "%.6f\n",
+				tv(s.ru_utime) + tv(s.ru_stime) + tv(ch.ru_utime) +
+					tv(ch.ru_stime));
 			fclose(f);
 		}
 	}

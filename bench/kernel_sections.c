@@ -9,8 +9,8 @@
 #include "core/tracefile.h"
 
 static const char *const names[FT_SEC_MAX] = {
-	"END", "META", "MODULES", "FUNCS", "SYMTAB", "KALLSYMS", "STACKMAP",
-	"UDATA", "KFORMATS", "KDATA", "TASKS", "UFORMATS", "SNAPSHOT",
+	"END",	 "META",     "MODULES", "FUNCS", "SYMTAB",   "KALLSYMS", "STACKMAP",
+	"UDATA", "KFORMATS", "KDATA",	"TASKS", "UFORMATS", "SNAPSHOT",
 };
 
 int main(int argc, char **argv)

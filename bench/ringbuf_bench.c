@@ -77,7 +77,7 @@ static double run(const char *mode, long calls, double *bpc)
 {
 	struct ft_rb_params p;
 	struct ft_rb_thread t;
-	struct ctx c = {0};
+	struct ctx c = { 0 };
 	pthread_t rd;
 	size_t len;
 	void *mem;
@@ -137,8 +137,8 @@ static double floor_run(long calls)
 int main(int argc, char **argv)
 {
 	long calls = argc > 1 ? atol(argv[1]) : 5000000;
-	const char *modes[] = {"ringbuf", "overwrite", "nested"};
-	double best[4] = {1e9, 1e9, 1e9, 1e9}, bpc[4] = {0};
+	const char *modes[] = { "ringbuf", "overwrite", "nested" };
+	double best[4] = { 1e9, 1e9, 1e9, 1e9 }, bpc[4] = { 0 };
 
 	for (int round = 0; round < 5; round++) {
 		double v = floor_run(calls), b;

@@ -186,9 +186,19 @@ static int mutex_map_get_id(struct mutex_map *m, const uint64_t *ips, uint32_t n
 
 /* ---- workloads ---- */
 
-enum peer { FT, MUTEX, COPY, NPEERS };
-enum mode { HIT16, HIT1K, INSERT, NMODES };
-static const char *peer_name[NPEERS] = {"ftrail", "mutex", "copy"};
+enum peer {
+	FT,
+	MUTEX,
+	COPY,
+	NPEERS
+};
+enum mode {
+	HIT16,
+	HIT1K,
+	INSERT,
+	NMODES
+};
+static const char *peer_name[NPEERS] = { "ftrail", "mutex", "copy" };
 
 /* NSETS x HOT stacks: set 0 is the shared one; thread t's own is set t */
 static uint64_t (*hot)[FT_STACKMAP_MAX_DEPTH];
@@ -346,12 +356,12 @@ static double measure_n(enum peer peer, enum mode mode, uint32_t depth, int nthr
 		}
 	pthread_barrier_init(&barrier, NULL, (unsigned)nthreads);
 	for (int t = 0; t < nthreads; t++) {
-		jobs[t] = (struct job){.peer = peer,
-				       .mode = mode,
-				       .depth = depth,
-				       .tid = t,
-				       .own = own,
-				       .iters = iters};
+		jobs[t] = (struct job){ .peer = peer,
+					.mode = mode,
+					.depth = depth,
+					.tid = t,
+					.own = own,
+					.iters = iters };
 		/* 2 threads: a CPU each (as before); more: round-robin, oversubscribed */
 		jobs[t].cpu = nthreads == 1 || ncpus < 2 ? -1 : cpus[t % ncpus];
 		pthread_create(&th[t], NULL, run_job, &jobs[t]);
@@ -369,7 +379,7 @@ static double measure_n(enum peer peer, enum mode mode, uint32_t depth, int nthr
 			hi = jobs[t].t1 > hi ? jobs[t].t1 : hi;
 		}
 		*rate = hi > lo ? (double)nthreads * (double)(iters ? iters : hit_iters) /
-				      (hi - lo) * 1e3
+					  (hi - lo) * 1e3
 				: 0; /* M calls/s */
 	}
 	if (nthreads > 1) {
@@ -451,9 +461,12 @@ static double hash_ns(int which, uint32_t depth)
  */
 static double probe_len_seed(int which, uint64_t base, uint64_t seed)
 {
-	enum { BITS = 15, N = 1 << 14 };
+	enum {
+		BITS = 15,
+		N = 1 << 14
+	};
 	static uint32_t table[1 << BITS];
-	uint64_t s[16] = {0}, total = 0, keys[FT_HASH_NKEYS];
+	uint64_t s[16] = { 0 }, total = 0, keys[FT_HASH_NKEYS];
 
 	memset(table, 0, sizeof(table));
 	ft_hash_keys(keys, seed);
@@ -497,18 +510,23 @@ static double hash_probe_len(int which, uint64_t base)
 }
 
 /* Thread configurations, one row each per depth (see the top of the file). */
-enum cfg { C1, C2S, C2O, NCFGS };
-static const char *cfg_name[NCFGS] = {"1", "2s", "2o"};
-static const int cfg_threads[NCFGS] = {1, 2, 2};
+enum cfg {
+	C1,
+	C2S,
+	C2O,
+	NCFGS
+};
+static const char *cfg_name[NCFGS] = { "1", "2s", "2o" };
+static const int cfg_threads[NCFGS] = { 1, 2, 2 };
 
 int main(int argc, char **argv)
 {
-	static const uint32_t depths[] = {8, 16, 32, 64};
-	static const char *hname[] = {"jhash2 (kernel)", "mult-xorshift (serial)",
-				      "mum pairs (wyhash-like)", "ft_hash_stack (NH+mum)"};
+	static const uint32_t depths[] = { 8, 16, 32, 64 };
+	static const char *hname[] = { "jhash2 (kernel)", "mult-xorshift (serial)",
+				       "mum pairs (wyhash-like)", "ft_hash_stack (NH+mum)" };
 	double res[4][NCFGS][NMODES][NPEERS]; /* depth, configuration, mode, peer */
 	double ovl[4][NCFGS];		      /* mean overlap of the row's runs */
-	double ovl_cfg[NCFGS] = {0};
+	double ovl_cfg[NCFGS] = { 0 };
 
 	for (int a = 1; a < argc; a++) {
 		if (!strcmp(argv[a], "-q")) {
@@ -559,9 +577,9 @@ int main(int argc, char **argv)
 				for (int p = 0; p < NPEERS; p++) {
 					double o = 0;
 
-					res[d][c][m][p] =
-					    measure((enum peer)p, (enum mode)m, depths[d],
-						    cfg_threads[c], c == C2O, &o);
+					res[d][c][m][p] = measure((enum peer)p, (enum mode)m,
+								  depths[d], cfg_threads[c],
+								  c == C2O, &o);
 					ovl[d][c] += o;
 					n++;
 				}
@@ -633,11 +651,10 @@ int main(int argc, char **argv)
 
 	/* scaling: depth 16, hit16, 1..8 threads */
 	gen_hot(16, 8);
-	printf(
-	    "\nscaling, depth 16, hit16: ns per call per thread (%s time) and aggregate M calls/s "
-	    "over the run's wall-clock span;\nthreads pinned round-robin to %d CPU(s): more "
-	    "threads than CPUs is oversubscription\n",
-	    bench_clock == CLOCK_MONOTONIC ? "wall-clock" : "thread CPU", ncpus);
+	printf("\nscaling, depth 16, hit16: ns per call per thread (%s time) and aggregate M calls/s "
+	       "over the run's wall-clock span;\nthreads pinned round-robin to %d CPU(s): more "
+	       "threads than CPUs is oversubscription\n",
+	       bench_clock == CLOCK_MONOTONIC ? "wall-clock" : "thread CPU", ncpus);
 	printf("%4s | %-31s | %-31s\n", "", "     own stacks (2o-like)",
 	       "     shared stacks (2s-like)");
 	printf("%4s | %7s %7s %6s %8s | %7s %7s %6s %8s\n", "thr", "ftrail", "mutex", "m/ft",

@@ -6,8 +6,8 @@
 #ifndef FTRAIL_BUILTIN_H
 #define FTRAIL_BUILTIN_H
 
-#define FTRAIL_CMD(n, s)                     \
-	int cmd_##n(int argc, char **argv);  \
+#define FTRAIL_CMD(n, s)                                                                           \
+	int cmd_##n(int argc, char **argv);                                                        \
 	extern const char cmd_##n##_usage[];
 #include "cmd/commands.h"
 #undef FTRAIL_CMD
@@ -24,7 +24,11 @@ void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn)
  * entry, its case value (calls ft_symbols_set_demangle(0)) and help line.
  */
 #define FT_OPT_NO_DEMANGLE 0x4e444d /* "NDM": apart from every command's own values */
-#define FT_NO_DEMANGLE_LONGOPT { "no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE }
-#define FT_NO_DEMANGLE_HELP "  --no-demangle    print C++ names as stored (mangled), as uftrace --demangle=no\n"
+#define FT_NO_DEMANGLE_LONGOPT                                                                     \
+	{                                                                                          \
+		"no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE                               \
+	}
+#define FT_NO_DEMANGLE_HELP                                                                        \
+	"  --no-demangle    print C++ names as stored (mangled), as uftrace --demangle=no\n"
 
 #endif

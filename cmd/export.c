@@ -65,8 +65,7 @@ const char cmd_export_usage[] =
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
 	"  -f, --format F      chrome, speedscope, perfetto, pprof or ctf (required)\n"
-	"  -i FILE             trace file (default ./ftrail.dat)\n"
-	FT_NO_DEMANGLE_HELP
+	"  -i FILE             trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
 	"  -o FILE             output file ('-' for standard output; required)\n"
 	"  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
 	"                      timeline instead of reading a trace\n"
@@ -105,7 +104,13 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum fmt { FMT_CHROME, FMT_SPEEDSCOPE, FMT_PERFETTO, FMT_PPROF, FMT_CTF };
+enum fmt {
+	FMT_CHROME,
+	FMT_SPEEDSCOPE,
+	FMT_PERFETTO,
+	FMT_PPROF,
+	FMT_CTF
+};
 
 struct sink {
 	enum fmt fmt;
@@ -355,23 +360,40 @@ int cmd_export(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":f:i:o:", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'f': format = optarg; break;
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_FROM_FOLDED: from_folded = optarg; break;
+		case 'f':
+			format = optarg;
+			break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_FROM_FOLDED:
+			from_folded = optarg;
+			break;
 		case OPT_SAMPLE_NS:
 			if (ft_parse_u64(optarg, 1, 1000000000000ull, &sample_ns))
 				ft_die("export: --sample-ns wants a number of ns in [1,10^12], not '%s'",
 				       optarg);
 			break;
-		case OPT_COMPLETE: co.complete = 1; break;
-		case OPT_ABSOLUTE: co.absolute_time = 1; break;
-		case OPT_NO_KERNEL: kernel = 0; break;
-		case OPT_FORCE: force = 1; break;
+		case OPT_COMPLETE:
+			co.complete = 1;
+			break;
+		case OPT_ABSOLUTE:
+			co.absolute_time = 1;
+			break;
+		case OPT_NO_KERNEL:
+			kernel = 0;
+			break;
+		case OPT_FORCE:
+			force = 1;
+			break;
 		case OPT_PROFILE:
 			profile = optarg;
 			if (ft_pprof_kind_from_name(optarg, &po.kind))
-				ft_die("export: unknown profile '%s' (graph, stacks or offcpu)", optarg);
+				ft_die("export: unknown profile '%s' (graph, stacks or offcpu)",
+				       optarg);
 			break;
 		case OPT_THRESHOLD:
 			if (ft_parse_u64(optarg, 0, UINT64_MAX / 1000000, &ms))

@@ -33,8 +33,7 @@ const char cmd_flame_usage[] =
 	"total they cover); hover for names and weights.  #search=REGEX in the URL\n"
 	"searches on load.\n"
 	"\n"
-	"  -i FILE            trace file to read (default ./ftrail.dat)\n"
-	FT_NO_DEMANGLE_HELP
+	"  -i FILE            trace file to read (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
 	"  --graph            weight = self time of function_graph calls (default)\n"
 	"  --stacks           weight = number of times each recorded stack was seen\n"
 	"  --offcpu           weight = off-CPU time per stack (see ftrail offcpu)\n"
@@ -89,7 +88,11 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-enum flame_mode { MODE_GRAPH, MODE_STACKS, MODE_OFFCPU };
+enum flame_mode {
+	MODE_GRAPH,
+	MODE_STACKS,
+	MODE_OFFCPU
+};
 
 static int ends_with(const char *s, const char *suf)
 {
@@ -184,7 +187,8 @@ static void add_stack(struct ft_folded *f, struct ft_trace *t, struct ft_kevents
 			if (n)
 				snprintf(buf, sizeof(buf), "%s_[k]", n);
 			else
-				snprintf(buf, sizeof(buf), "0x%llx_[k]", (unsigned long long)u->ips[i]);
+				snprintf(buf, sizeof(buf), "0x%llx_[k]",
+					 (unsigned long long)u->ips[i]);
 		} else {
 			ft_trace_addr_name(t, u->ips[i], 0, buf, sizeof(buf));
 		}
@@ -288,7 +292,8 @@ static void read_trace(struct ft_folded *f, const char *path, enum flame_mode mo
 		*unit = "ns";
 		lost = graph_from_trace(f, path);
 		if (!ft_folded_count(f) && !ft_folded_flushes(f))
-			ft_die("%s: no function_graph calls to draw (try --stacks or --offcpu)", path);
+			ft_die("%s: no function_graph calls to draw (try --stacks or --offcpu)",
+			       path);
 		break;
 	case MODE_STACKS:
 		*unit = "samples";
@@ -320,15 +325,36 @@ int cmd_flame(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":i:o:", long_opts, NULL)) != -1) {
 		switch (c) {
-		case 'i': input = optarg; break;
-		case 'o': output = optarg; break;
-		case OPT_GRAPH: mode = MODE_GRAPH; nmodes++; break;
-		case OPT_STACKS: mode = MODE_STACKS; nmodes++; break;
-		case OPT_OFFCPU: mode = MODE_OFFCPU; nmodes++; break;
-		case OPT_FROM_FOLDED: from_folded = optarg; break;
-		case OPT_HTML: o.html = 1; break;
-		case OPT_FOLDED: folded = 1; break;
-		case OPT_TITLE: o.title = optarg; break;
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_GRAPH:
+			mode = MODE_GRAPH;
+			nmodes++;
+			break;
+		case OPT_STACKS:
+			mode = MODE_STACKS;
+			nmodes++;
+			break;
+		case OPT_OFFCPU:
+			mode = MODE_OFFCPU;
+			nmodes++;
+			break;
+		case OPT_FROM_FOLDED:
+			from_folded = optarg;
+			break;
+		case OPT_HTML:
+			o.html = 1;
+			break;
+		case OPT_FOLDED:
+			folded = 1;
+			break;
+		case OPT_TITLE:
+			o.title = optarg;
+			break;
 		case OPT_WIDTH:
 			if (ft_parse_u64(optarg, 200, 100000, &width))
 				ft_die("--width wants a number of pixels in [200,100000], not '%s'",
@@ -346,11 +372,16 @@ int cmd_flame(int argc, char **argv)
 				ft_die("--minwidth wants pixels in [0,1000], not '%s'", optarg);
 			break;
 		}
-		case OPT_INVERTED: o.inverted = 1; break;
-		case OPT_UNIT: o.unit = optarg; break;
+		case OPT_INVERTED:
+			o.inverted = 1;
+			break;
+		case OPT_UNIT:
+			o.unit = optarg;
+			break;
 		case OPT_MAXMEM:
 			if (ft_parse_u64(optarg, 1, 1u << 20, &maxmem))
-				ft_die("--max-memory wants megabytes in [1,1048576], not '%s'", optarg);
+				ft_die("--max-memory wants megabytes in [1,1048576], not '%s'",
+				       optarg);
 			break;
 		case FT_OPT_NO_DEMANGLE:
 			ft_symbols_set_demangle(0);
@@ -365,7 +396,9 @@ int cmd_flame(int argc, char **argv)
 		ft_die("flame: choose one of --graph, --stacks, --offcpu");
 	if (from_folded && nmodes)
 		ft_die("flame: --%s does not apply to --from-folded input",
-		       mode == MODE_STACKS ? "stacks" : mode == MODE_OFFCPU ? "offcpu" : "graph");
+		       mode == MODE_STACKS   ? "stacks"
+		       : mode == MODE_OFFCPU ? "offcpu"
+					     : "graph");
 	if (output && ends_with(output, ".html"))
 		o.html = 1;
 	if (folded && o.html)
@@ -392,21 +425,24 @@ int cmd_flame(int argc, char **argv)
 		if (!o.unit)
 			o.unit = unit;
 		if (!o.title)
-			o.title = mode == MODE_OFFCPU   ? "Off-CPU Time Flame Graph"
+			o.title = mode == MODE_OFFCPU	? "Off-CPU Time Flame Graph"
 				  : mode == MODE_STACKS ? "Stack Count Flame Graph"
 							: "Function Call Time Flame Graph";
 		o.subtitle = input;
-		o.palette = mode == MODE_OFFCPU ? FT_PAL_IO : mode == MODE_STACKS ? FT_PAL_MEM
-										: FT_PAL_HOT;
+		o.palette = mode == MODE_OFFCPU	  ? FT_PAL_IO
+			    : mode == MODE_STACKS ? FT_PAL_MEM
+						  : FT_PAL_HOT;
 	}
 	if (ft_folded_dropped_stacks(f))
 		ft_warn("%llu stacks (weight %llu) did not fit in --max-memory %llu MB and are left out",
 			(unsigned long long)ft_folded_dropped_stacks(f),
-			(unsigned long long)ft_folded_dropped_weight(f), (unsigned long long)maxmem);
+			(unsigned long long)ft_folded_dropped_weight(f),
+			(unsigned long long)maxmem);
 
 	if (folded) {
 		if (ft_folded_write(f, out))
-			ft_die("write error on %s: %s", output ? output : "stdout", strerror(errno));
+			ft_die("write error on %s: %s", output ? output : "stdout",
+			       strerror(errno));
 	} else {
 		struct ft_flame_stats st;
 

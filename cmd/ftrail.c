@@ -49,9 +49,10 @@ static const struct ftrail_cmd *find_cmd(const char *name)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: ftrail <command> [options]\n\n"
-		   "ftrace's design for any Linux program, with kernel events in the same trace.\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: ftrail <command> [options]\n\n"
+		"ftrace's design for any Linux program, with kernel events in the same trace.\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "  %-10s %s\n", "help", "describe a command: ftrail help <command>");

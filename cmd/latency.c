@@ -45,7 +45,13 @@ const char cmd_latency_usage[] =
 	"Example (CPU hotplug steps): ftrail latency --from cpuhp:cpuhp_enter --to cpuhp:cpuhp_exit\n"
 	"                    --key cpu --label fun\n";
 
-enum { OPT_FROM = 256, OPT_TO, OPT_KEY, OPT_LABEL, OPT_SUMMARY };
+enum {
+	OPT_FROM = 256,
+	OPT_TO,
+	OPT_KEY,
+	OPT_LABEL,
+	OPT_SUMMARY
+};
 
 static const struct option long_options[] = {
 	{ "from", required_argument, NULL, OPT_FROM },
@@ -117,8 +123,8 @@ static int has_field(struct tep_event *e, const char *name)
  * format for, and every such event has the --key (and, for --from, the
  * --label) field.
  */
-static void check_events(struct ft_kevents *k, const char *from, const char *to,
-			 const char *keyf, const char *labelf, const char *input)
+static void check_events(struct ft_kevents *k, const char *from, const char *to, const char *keyf,
+			 const char *labelf, const char *input)
 {
 	struct tep_event **evs = tep_list_events(ft_kevents_tep(k), TEP_EVENT_SORT_ID);
 	int saw_from = 0, saw_to = 0;
@@ -379,8 +385,8 @@ int cmd_latency(int argc, char **argv)
 		fmt_us(b2, sizeof(b2), s->min);
 		fmt_us(b3, sizeof(b3), s->total / s->count);
 		fmt_us(b4, sizeof(b4), s->max);
-		printf("%-40s %8llu %14s %12s %12s %12s\n", s->label,
-		       (unsigned long long)s->count, b1, b2, b3, b4);
+		printf("%-40s %8llu %14s %12s %12s %12s\n", s->label, (unsigned long long)s->count,
+		       b1, b2, b3, b4);
 	}
 	for (size_t i = 0; i < l.nkeys; i++) {
 		for (size_t j = 0; j < l.keys[i].n; j++)

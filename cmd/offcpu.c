@@ -34,35 +34,34 @@
 #include "core/util.h"
 
 const char cmd_offcpu_usage[] =
-    "usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -P PID]\n"
-    "       ftrail offcpu [-i FILE] [--threshold MS] [-P PID] [--folded] [--samples] [--top N]\n"
-    "\n"
-    "Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
-    "the intervals from being switched out to being switched back in, with the\n"
-    "state and the kernel and user stacks it was switched out with.  Intervals\n"
-    "of at least the threshold are direct samples (time, tid, period,\n"
-    "callchain); shorter ones are summed per (pid, tid, stack, state).  Intervals\n"
-    "cut by the start or end of the recording are marked as such.\n"
-    "\n"
-    "  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
-    "                    stacks and userstacktrace, plus function_graph for PROG\n"
-    "                    (exact user stacks when PROG is instrumented), then report\n"
-    "  -P PID            --record: follow this running process until Ctrl-C or its\n"
-    "                    exit; analysis: only this process and its children (-p PID,\n"
-    "                    its old spelling, still works with a warning)\n"
-    "  -o FILE           --record: output file (default ftrail.dat)\n"
-    "  -b KB             --record: kernel buffer size per CPU, KiB\n"
-    "  -i FILE           input trace file (default ftrail.dat)\n"
-    FT_NO_DEMANGLE_HELP
-    "  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
-    "  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
-    "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
-    "                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
-    "  --samples         print the direct samples (perf script's shape)\n"
-    "  -q                --record: no recording summary\n"
-    "\n"
-    "With --record, the exit status and the handling of signals are record's\n"
-    "(ftrail record --help): PROG's status, or 128+N when signal N killed it.\n";
+	"usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -P PID]\n"
+	"       ftrail offcpu [-i FILE] [--threshold MS] [-P PID] [--folded] [--samples] [--top N]\n"
+	"\n"
+	"Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
+	"the intervals from being switched out to being switched back in, with the\n"
+	"state and the kernel and user stacks it was switched out with.  Intervals\n"
+	"of at least the threshold are direct samples (time, tid, period,\n"
+	"callchain); shorter ones are summed per (pid, tid, stack, state).  Intervals\n"
+	"cut by the start or end of the recording are marked as such.\n"
+	"\n"
+	"  --record          record first (root): sched_switch/sched_wakeup with kernel\n"
+	"                    stacks and userstacktrace, plus function_graph for PROG\n"
+	"                    (exact user stacks when PROG is instrumented), then report\n"
+	"  -P PID            --record: follow this running process until Ctrl-C or its\n"
+	"                    exit; analysis: only this process and its children (-p PID,\n"
+	"                    its old spelling, still works with a warning)\n"
+	"  -o FILE           --record: output file (default ftrail.dat)\n"
+	"  -b KB             --record: kernel buffer size per CPU, KiB\n"
+	"  -i FILE           input trace file (default ftrail.dat)\n" FT_NO_DEMANGLE_HELP
+	"  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
+	"  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
+	"  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
+	"                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
+	"  --samples         print the direct samples (perf script's shape)\n"
+	"  -q                --record: no recording summary\n"
+	"\n"
+	"With --record, the exit status and the handling of signals are record's\n"
+	"(ftrail record --help): PROG's status, or 128+N when signal N killed it.\n";
 
 enum {
 	OPT_RECORD = 256,
@@ -73,16 +72,16 @@ enum {
 };
 
 static const struct option long_options[] = {
-    FT_NO_DEMANGLE_LONGOPT,
-    {"record", no_argument, NULL, OPT_RECORD},
-    {"threshold", required_argument, NULL, OPT_THRESHOLD},
-    {"top", required_argument, NULL, OPT_TOP},
-    {"folded", no_argument, NULL, OPT_FOLDED},
-    {"samples", no_argument, NULL, OPT_SAMPLES},
-    {"input", required_argument, NULL, 'i'},
-    {"output", required_argument, NULL, 'o'},
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+	FT_NO_DEMANGLE_LONGOPT,
+	{ "record", no_argument, NULL, OPT_RECORD },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "input", required_argument, NULL, 'i' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 struct offcpu_args {

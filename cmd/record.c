@@ -177,8 +177,8 @@ static void add_filter(struct ft_strv *sv, const char *arg)
 	if (!colon || colon == arg || strpbrk(arg, " \t") < colon)
 		ft_die("--filter '%s': at position 1: expected FUNC: EXPR", arg);
 	if (ft_filter_check_syntax(colon + 1, &e) < 0)
-		ft_die("--filter '%s': at position %zu: %s", arg, (size_t)(colon + 1 - arg) + e.pos + 1,
-		       e.msg);
+		ft_die("--filter '%s': at position %zu: %s", arg,
+		       (size_t)(colon + 1 - arg) + e.pos + 1, e.msg);
 	line = ft_malloc(n);
 	snprintf(line, n, "%%%s", arg);
 	ft_strv_push(sv, line);
@@ -211,12 +211,13 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 			ft_warn("%s has no DWARF information: -O funcgraph-%s captures "
 				"integer registers only, in hex",
 				o->argv[0], what == FT_ARGDWARF_RET ? "retval" : "args");
-			ft_strv_push(&o->argspec,
-				     what == FT_ARGDWARF_RET ? "*@retval/x64"
-				     : what == FT_ARGDWARF_ARGS
-					 ? "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64"
-					 : "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64,"
-					   "retval/x64");
+			ft_strv_push(
+				&o->argspec,
+				what == FT_ARGDWARF_RET ? "*@retval/x64"
+				: what == FT_ARGDWARF_ARGS
+					? "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64"
+					: "*@arg1/x64,arg2/x64,arg3/x64,arg4/x64,arg5/x64,arg6/x64,"
+					  "retval/x64");
 		}
 		if (o->options & FT_OPT(LIBCALL))
 			ft_argdwarf_libc(what, &o->argspec);
@@ -273,7 +274,8 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	o->output = "ftrail.dat";
 	o->options = ft_options_default();
 	/* '+': stop at the program's name so its own options stay its own */
-	while ((c = getopt_long(argc, argv, "+:p:P:l:n:g:e:f:R:TO:b:ao:qhA:", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:P:l:n:g:e:f:R:TO:b:ao:qhA:", long_options,
+				NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (strcmp(optarg, "nop") && strcmp(optarg, "function") &&
@@ -314,7 +316,8 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			break;
 		case OPT_MAX_GRAPH_DEPTH:
 			if (ft_parse_u64(optarg, 0, 1024, &v))
-				ft_die("--max-graph-depth wants a number in [0,1024], not '%s'", optarg);
+				ft_die("--max-graph-depth wants a number in [0,1024], not '%s'",
+				       optarg);
 			o->max_graph_depth = (int)v;
 			break;
 		case OPT_THRESH:
@@ -359,7 +362,8 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 			break;
 		case 'b':
 			if (ft_parse_u64(optarg, 4, 4u << 20, &v))
-				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'", optarg);
+				ft_die("-b wants a buffer size in KiB in [4,4194304], not '%s'",
+				       optarg);
 			o->buffer_kb = (unsigned int)v;
 			break;
 		case OPT_SNAPSHOT_ALLOC:

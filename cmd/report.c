@@ -29,19 +29,18 @@
 #include "core/util.h"
 
 const char cmd_report_usage[] =
-    "usage: ftrail report [-i FILE] [-s total|self|calls|name]\n"
-    "\n"
-    "Per-function total time, self time and number of calls, like uftrace\n"
-    "report.  Times come from function_graph entries and exits; recursion is\n"
-    "counted once in the total time.  Functions recorded by the function\n"
-    "tracer show their calls only.\n"
-    "\n"
-    "  -i FILE          trace file (default ./ftrail.dat)\n"
-    FT_NO_DEMANGLE_HELP
-    "  -s KEY           sort by total (default), self, calls or name\n"
-    "  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
-    "                   fpargN) or of the return value (retval), for the calls\n"
-    "                   that captured it (record -A / --retval / -O funcgraph-args)\n";
+	"usage: ftrail report [-i FILE] [-s total|self|calls|name]\n"
+	"\n"
+	"Per-function total time, self time and number of calls, like uftrace\n"
+	"report.  Times come from function_graph entries and exits; recursion is\n"
+	"counted once in the total time.  Functions recorded by the function\n"
+	"tracer show their calls only.\n"
+	"\n"
+	"  -i FILE          trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
+	"  -s KEY           sort by total (default), self, calls or name\n"
+	"  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
+	"                   fpargN) or of the return value (retval), for the calls\n"
+	"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
 
 struct fstat {
 	uint32_t fid;
@@ -82,7 +81,7 @@ struct report {
 	char **xval; /* per extra row: its value */
 	size_t nr_xr;
 	struct ft_htab vr; /* struct vrow */
-	int by_ret;        /* by the return value: rows chosen at the exit */
+	int by_ret;	   /* by the return value: rows chosen at the exit */
 };
 
 /* The entries of fids up to fid, or of the unknown function (see stat_of()). */
@@ -326,8 +325,8 @@ static int cmp_stat(const void *a, const void *b)
 /* uftrace's time cell: "150.829 us", "1.234 ms", "2.000  s"; blank when untimed. */
 static void time_cell(char *buf, size_t len, uint64_t ns, int timed)
 {
-	static const char *const units[] = {"us", "ms", " s", " m", " h"};
-	static const uint64_t limit[] = {1000, 1000, 1000, 60, 24, UINT64_MAX};
+	static const char *const units[] = { "us", "ms", " s", " m", " h" };
+	static const uint64_t limit[] = { 1000, 1000, 1000, 60, 24, UINT64_MAX };
 	uint64_t v = ns, rem = 0;
 	size_t i;
 
@@ -350,14 +349,14 @@ static void time_cell(char *buf, size_t len, uint64_t ns, int timed)
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    FT_NO_DEMANGLE_LONGOPT,
-	    {"input", required_argument, NULL, 'i'},
-	    {"sort", required_argument, NULL, 's'},
-	    {"by-arg", required_argument, NULL, 'B'},
-	    {NULL, 0, NULL, 0},
+		FT_NO_DEMANGLE_LONGOPT,
+		{ "input", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "by-arg", required_argument, NULL, 'B' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
-	struct report r = {0};
+	struct report r = { 0 };
 	struct ft_trace *t;
 	struct fstat *out;
 	size_t n = 0;

@@ -18,76 +18,75 @@
 #include "core/util.h"
 
 const char cmd_show_usage[] =
-    "usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
-    "                   [--tid TID[,TID...]] [--jobs 1|2]\n"
-    "\n"
-    "Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
-    "'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
-    "layout with durations and their markers (+ >10us, ! >100us, # >1ms,\n"
-    "* >10ms, @ >100ms, $ >1s), stacks as '<stack trace>' and ' => ' lines or\n"
-    "'<stack_id N>', trace_marker text, and 'CPU:N [LOST n EVENTS]' where the\n"
-    "ring buffer lost events.  Kernel events recorded with -e are merged in\n"
-    "with their own CPU and irq-info flags.  In the function_graph layout other\n"
-    "events are '/* text */' comments and full stacks keep the function\n"
-    "tracer's line, as in the kernel's trace file.\n"
-    "\n"
-    "The CPU column of user events holds the nesting level instead (the\n"
-    "runtime does not know the CPU): 0 for a thread's own code, N for the N-th\n"
-    "nested signal handler, which latency-format also flags 'h'.  TASK-PID is\n"
-    "the thread name and thread id.  A program signal handler is shown as the\n"
-    "kernel's function_graph shows an interrupt: a '==========> |' line before\n"
-    "its calls and a '<========== |' line after them, each with the signal in\n"
-    "a comment ('(siglongjmp)' when the handler left that way), its calls\n"
-    "indented from the interrupted call at the next level.\n"
-    "In the function_graph layout of a trace with several threads, the\n"
-    "TASK/PID column (funcgraph-proc) is on unless -O nofuncgraph-proc: it\n"
-    "names the thread of every line, where the kernel's context-switch\n"
-    "blocks need a CPU that user events do not have (kernel events keep\n"
-    "their blocks, per CPU).\n"
-    "\n"
-    "  -i FILE            trace file (default ./ftrail.dat)\n"
-    FT_NO_DEMANGLE_HELP
-    "  -O [no]OPTION      display option, on top of those recorded; one of\n"
-    "                     print-parent sym-offset sym-addr latency-format raw hex\n"
-    "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
-    "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
-    "                     funcgraph-args funcgraph-retval expand-stacks\n"
-    "                     funcgraph-args/-retval: the arguments and return values\n"
-    "                     record captured (-A, --retval, -O funcgraph-args), as\n"
-    "                     func(a=1, s=\"x\") { ... } /* func = 0x1 */; on when\n"
-    "                     they were captured\n"
-    "                     raw: 'tid cpu ts_ns' then numbers ('ip parent_ip'),\n"
-    "                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
-    "                     options (the function_graph layout ignores them)\n"
-    "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
-    "  --tid TID,...      only these threads (user records by thread id, kernel\n"
-    "                     events by pid): a per-thread view\n"
-    "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
-    "                     on a thread of its own, ahead of the formatter (traces\n"
-    "                     without kernel events, without latency-format); the\n"
-    "                     same output, about 40% more CPU time in all\n"
-    "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
-    "                     trace (ftrace's snapshot file): what the buffers held\n"
-    "                     when it was taken\n"
-    "\n"
-    "A file cut short (recorder killed) is read up to its last complete\n"
-    "section, with a warning.  A corrupt file is an error.\n";
+	"usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
+	"                   [--tid TID[,TID...]] [--jobs 1|2]\n"
+	"\n"
+	"Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
+	"'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
+	"layout with durations and their markers (+ >10us, ! >100us, # >1ms,\n"
+	"* >10ms, @ >100ms, $ >1s), stacks as '<stack trace>' and ' => ' lines or\n"
+	"'<stack_id N>', trace_marker text, and 'CPU:N [LOST n EVENTS]' where the\n"
+	"ring buffer lost events.  Kernel events recorded with -e are merged in\n"
+	"with their own CPU and irq-info flags.  In the function_graph layout other\n"
+	"events are '/* text */' comments and full stacks keep the function\n"
+	"tracer's line, as in the kernel's trace file.\n"
+	"\n"
+	"The CPU column of user events holds the nesting level instead (the\n"
+	"runtime does not know the CPU): 0 for a thread's own code, N for the N-th\n"
+	"nested signal handler, which latency-format also flags 'h'.  TASK-PID is\n"
+	"the thread name and thread id.  A program signal handler is shown as the\n"
+	"kernel's function_graph shows an interrupt: a '==========> |' line before\n"
+	"its calls and a '<========== |' line after them, each with the signal in\n"
+	"a comment ('(siglongjmp)' when the handler left that way), its calls\n"
+	"indented from the interrupted call at the next level.\n"
+	"In the function_graph layout of a trace with several threads, the\n"
+	"TASK/PID column (funcgraph-proc) is on unless -O nofuncgraph-proc: it\n"
+	"names the thread of every line, where the kernel's context-switch\n"
+	"blocks need a CPU that user events do not have (kernel events keep\n"
+	"their blocks, per CPU).\n"
+	"\n"
+	"  -i FILE            trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
+	"  -O [no]OPTION      display option, on top of those recorded; one of\n"
+	"                     print-parent sym-offset sym-addr latency-format raw hex\n"
+	"                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
+	"                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
+	"                     funcgraph-args funcgraph-retval expand-stacks\n"
+	"                     funcgraph-args/-retval: the arguments and return values\n"
+	"                     record captured (-A, --retval, -O funcgraph-args), as\n"
+	"                     func(a=1, s=\"x\") { ... } /* func = 0x1 */; on when\n"
+	"                     they were captured\n"
+	"                     raw: 'tid cpu ts_ns' then numbers ('ip parent_ip'),\n"
+	"                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
+	"                     options (the function_graph layout ignores them)\n"
+	"  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
+	"  --tid TID,...      only these threads (user records by thread id, kernel\n"
+	"                     events by pid): a per-thread view\n"
+	"  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
+	"                     on a thread of its own, ahead of the formatter (traces\n"
+	"                     without kernel events, without latency-format); the\n"
+	"                     same output, about 40% more CPU time in all\n"
+	"  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
+	"                     trace (ftrace's snapshot file): what the buffers held\n"
+	"                     when it was taken\n"
+	"\n"
+	"A file cut short (recorder killed) is read up to its last complete\n"
+	"section, with a warning.  A corrupt file is an error.\n";
 
 /* Options that only change how a trace is displayed. */
 #define DISPLAY_OPTS                                                                               \
 	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
 	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
 	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
-	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) |                                      \
-	 FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | FT_OPT(HEX))
+	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) | FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | \
+	 FT_OPT(HEX))
 
 /* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
 static const struct ft_fmt_kops kops = {
-    .print_info = ft_kevents_print_info,
-    .lat_flags = ft_kevents_lat_flags,
-    .used_stackmap = ft_kevents_used_stackmap,
-    .sym = ft_kevents_sym,
-    .comm = ft_kevents_comm,
+	.print_info = ft_kevents_print_info,
+	.lat_flags = ft_kevents_lat_flags,
+	.used_stackmap = ft_kevents_used_stackmap,
+	.sym = ft_kevents_sym,
+	.comm = ft_kevents_comm,
 };
 
 /* --tid: the threads shown, or all when n is 0. */
@@ -207,20 +206,20 @@ static int snapshot_note(struct ft_trace *t, uint64_t options)
 int cmd_show(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    FT_NO_DEMANGLE_LONGOPT,
-	    {"input", required_argument, NULL, 'i'},
-	    {"expand-stacks", no_argument, NULL, 'E'},
-	    {"snapshot", optional_argument, NULL, 'S'},
-	    {"tid", required_argument, NULL, 'T'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {NULL, 0, NULL, 0},
+		FT_NO_DEMANGLE_LONGOPT,
+		{ "input", required_argument, NULL, 'i' },
+		{ "expand-stacks", no_argument, NULL, 'E' },
+		{ "snapshot", optional_argument, NULL, 'S' },
+		{ "tid", required_argument, NULL, 'T' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
 	struct ft_trace_source src;
-	struct ft_ksource ks = {0};
+	struct ft_ksource ks = { 0 };
 	char *opts[64];
 	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, c;
-	struct tids tids = {0};
+	struct tids tids = { 0 };
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
 	const struct ft_event *ev;
@@ -275,7 +274,8 @@ int cmd_show(int argc, char **argv)
 	for (int i = 0; i < nopts; i++) {
 		if (ft_options_apply(&options, opts[i]) < 0)
 			ft_die("show: unknown option '%s' (see ftrail show --help)", opts[i]);
-		proc_set |= !strcmp(opts[i] + (strncmp(opts[i], "no", 2) ? 0 : 2), "funcgraph-proc");
+		proc_set |=
+			!strcmp(opts[i] + (strncmp(opts[i], "no", 2) ? 0 : 2), "funcgraph-proc");
 	}
 	/* several threads in one graph: name the thread on every line */
 	if (!proc_set && ft_trace_nr_threads(t) > 1 && tids.n != 1)
@@ -322,7 +322,7 @@ int cmd_show(int argc, char **argv)
 	if (!ks.k && !(options & FT_OPT(LATENCY_FORMAT)) &&
 	    strcmp(ft_trace_tracer(t), "function_graph")) {
 		/* counts only: no merge by time (the order does not change them) */
-		struct count_arg ca = {&tids, &ks, 0};
+		struct count_arg ca = { &tids, &ks, 0 };
 
 		if (ft_trace_scan_buffers(t, count_cb, &ca, err, sizeof(err)) < 0)
 			ft_die_file(input, err);

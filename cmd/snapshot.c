@@ -27,25 +27,25 @@
 #include "core/util.h"
 
 const char cmd_snapshot_usage[] =
-    "usage: ftrail snapshot [-P PID] [N]\n"
-    "\n"
-    "ftrace's snapshot control for a program that `ftrail record` traces now\n"
-    "(echo N > snapshot).  With the snapshot buffer not allocated: 1 allocates\n"
-    "it and takes a snapshot, 0 and other numbers do nothing.  Allocated: 0\n"
-    "frees it, 1 takes a snapshot (swaps it with the live buffer, without\n"
-    "stopping tracing), other numbers clear it.  The recorder keeps every\n"
-    "snapshot in the trace file; `ftrail show --snapshot` prints the last.\n"
-    "Without N, print the state.  Snapshots are also taken by the snapshot\n"
-    "trigger (-R snapshot[:COUNT]) and function command (-l FUNC:snapshot);\n"
-    "`ftrail record --snapshot-alloc` allocates the buffer at start.\n"
-    "\n"
-    "  -P PID     the traced process (any process of the traced session);\n"
-    "             without it, the one traced program running is used (-p PID,\n"
-    "             its old spelling, still works with a warning)\n";
+	"usage: ftrail snapshot [-P PID] [N]\n"
+	"\n"
+	"ftrace's snapshot control for a program that `ftrail record` traces now\n"
+	"(echo N > snapshot).  With the snapshot buffer not allocated: 1 allocates\n"
+	"it and takes a snapshot, 0 and other numbers do nothing.  Allocated: 0\n"
+	"frees it, 1 takes a snapshot (swaps it with the live buffer, without\n"
+	"stopping tracing), other numbers clear it.  The recorder keeps every\n"
+	"snapshot in the trace file; `ftrail show --snapshot` prints the last.\n"
+	"Without N, print the state.  Snapshots are also taken by the snapshot\n"
+	"trigger (-R snapshot[:COUNT]) and function command (-l FUNC:snapshot);\n"
+	"`ftrail record --snapshot-alloc` allocates the buffer at start.\n"
+	"\n"
+	"  -P PID     the traced process (any process of the traced session);\n"
+	"             without it, the one traced program running is used (-p PID,\n"
+	"             its old spelling, still works with a warning)\n";
 
 static const struct option long_options[] = {
-    {"help", no_argument, NULL, 'h'},
-    {NULL, 0, NULL, 0},
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
 };
 
 /* ---- the table's buffer side, on the shared ring area ---- */
@@ -61,7 +61,7 @@ static int op_alloc(void *ctx)
  */
 static int op_swap(void *ctx)
 {
-	struct timespec ts = {0, 2000000};
+	struct timespec ts = { 0, 2000000 };
 	int r;
 
 	for (int i = 0; i < 2500; i++) {
@@ -90,11 +90,11 @@ static int op_state(void *ctx)
 }
 
 static const struct ft_snapshot_ops area_ops = {
-    .alloc = op_alloc,
-    .swap = op_swap,
-    .clear = op_clear,
-    .free = op_free,
-    .get_state = op_state,
+	.alloc = op_alloc,
+	.swap = op_swap,
+	.clear = op_clear,
+	.free = op_free,
+	.get_state = op_state,
 };
 
 int cmd_snapshot(int argc, char **argv)

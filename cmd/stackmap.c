@@ -34,44 +34,43 @@
 #include "core/util.h"
 
 const char cmd_stackmap_usage[] =
-    "usage: ftrail stackmap dump FILE [--json] [--top N] [--kallsyms FILE] [--elf FILE]...\n"
-    "       ftrail stackmap show   [-i TRACE] [--kernel] [--json] [--top N] [--kallsyms FILE]\n"
-    "                              [--elf FILE]...\n"
-    "       ftrail stackmap stat   [-i TRACE] [--kernel]\n"
-    "       ftrail stackmap export -o FILE [-i TRACE] [--kernel]\n"
-    "\n"
-    "The stack map stores each distinct stack once; events carry its 4-byte stack_id\n"
-    "(trace option stackmap).\n"
-    "\n"
-    "  dump FILE        read an FSMB v2 binary (`ftrail stackmap export`, or a kernel's\n"
-    "                   /sys/kernel/tracing/stack_map_bin, either byte order) and print it\n"
-    "                   in stack_map's shape:\n"
-    "                     stack_id N [ref R, depth D]\n"
-    "                       [0] symbol+0xoff/0xsize\n"
-    "  show             print the stack map of a trace file in the same shape\n"
-    "  stat             print its counters in stack_map_stat's shape (entries,\n"
-    "                   table_size, successes, drops, success_rate)\n"
-    "  export -o FILE   write its FSMB v2 binary to FILE (mode 0600; '-' for standard\n"
-    "                   output), through FILE.partial renamed over FILE when complete\n"
-    "\n"
-    "  -i TRACE         trace file to read (default ./ftrail.dat)\n"
-    FT_NO_DEMANGLE_HELP
-    "  --kernel         the kernel stacks' map (default: the traced program's)\n"
-    "  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
-    "  --top N          only the N stacks with the most references\n"
-    "  --kallsyms FILE  symbolise with a kallsyms-format file (\"addr type name [mod]\")\n"
-    "  --elf FILE       symbolise with an ELF file's symbols at its link addresses\n"
-    "                   (vmlinux, a non-PIE program); repeatable\n"
-    "\n"
-    "show symbolises with the trace's own symbol tables unless --kallsyms/--elf\n"
-    "are given; dump prints raw addresses without them.  A truncated, oversized or\n"
-    "malformed FSMB file is refused with one line on stderr.\n";
+	"usage: ftrail stackmap dump FILE [--json] [--top N] [--kallsyms FILE] [--elf FILE]...\n"
+	"       ftrail stackmap show   [-i TRACE] [--kernel] [--json] [--top N] [--kallsyms FILE]\n"
+	"                              [--elf FILE]...\n"
+	"       ftrail stackmap stat   [-i TRACE] [--kernel]\n"
+	"       ftrail stackmap export -o FILE [-i TRACE] [--kernel]\n"
+	"\n"
+	"The stack map stores each distinct stack once; events carry its 4-byte stack_id\n"
+	"(trace option stackmap).\n"
+	"\n"
+	"  dump FILE        read an FSMB v2 binary (`ftrail stackmap export`, or a kernel's\n"
+	"                   /sys/kernel/tracing/stack_map_bin, either byte order) and print it\n"
+	"                   in stack_map's shape:\n"
+	"                     stack_id N [ref R, depth D]\n"
+	"                       [0] symbol+0xoff/0xsize\n"
+	"  show             print the stack map of a trace file in the same shape\n"
+	"  stat             print its counters in stack_map_stat's shape (entries,\n"
+	"                   table_size, successes, drops, success_rate)\n"
+	"  export -o FILE   write its FSMB v2 binary to FILE (mode 0600; '-' for standard\n"
+	"                   output), through FILE.partial renamed over FILE when complete\n"
+	"\n"
+	"  -i TRACE         trace file to read (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
+	"  --kernel         the kernel stacks' map (default: the traced program's)\n"
+	"  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
+	"  --top N          only the N stacks with the most references\n"
+	"  --kallsyms FILE  symbolise with a kallsyms-format file (\"addr type name [mod]\")\n"
+	"  --elf FILE       symbolise with an ELF file's symbols at its link addresses\n"
+	"                   (vmlinux, a non-PIE program); repeatable\n"
+	"\n"
+	"show symbolises with the trace's own symbol tables unless --kallsyms/--elf\n"
+	"are given; dump prints raw addresses without them.  A truncated, oversized or\n"
+	"malformed FSMB file is refused with one line on stderr.\n";
 
 /* The largest FSMB anyone writes: 2^18 stacks of 64 frames (the format's cap). */
 #define FSMB_MAX_BYTES                                                                             \
 	(sizeof(struct ft_fsmb_header) +                                                           \
 	 ((size_t)1 << FT_STACKMAP_BITS_MAX) *                                                     \
-	     (sizeof(struct ft_fsmb_entry) + FT_STACKMAP_MAX_DEPTH * sizeof(uint64_t)))
+		 (sizeof(struct ft_fsmb_entry) + FT_STACKMAP_MAX_DEPTH * sizeof(uint64_t)))
 
 struct stack {
 	uint32_t id, nr, ref;
@@ -84,7 +83,13 @@ struct stacks {
 	uint64_t refs;
 };
 
-enum { OPT_JSON = 256, OPT_TOP, OPT_KALLSYMS, OPT_ELF, OPT_KERNEL };
+enum {
+	OPT_JSON = 256,
+	OPT_TOP,
+	OPT_KALLSYMS,
+	OPT_ELF,
+	OPT_KERNEL
+};
 
 struct opts {
 	const char *input, *output;
@@ -342,7 +347,7 @@ static void print_stacks(struct stacks *s, const struct opts *o, const struct ft
 
 static int do_dump(const char *path, const struct opts *o)
 {
-	struct stacks s = {0};
+	struct stacks s = { 0 };
 	struct ft_symbols *syms;
 	size_t len;
 	void *buf = read_fsmb_file(path, &len);
@@ -392,7 +397,7 @@ static int do_show(const struct opts *o)
 	struct ft_reader *r = open_trace(o);
 	struct ft_symbols *syms = load_symbols(o);
 	struct ft_trace *t = NULL;
-	struct stacks s = {0};
+	struct stacks s = { 0 };
 	size_t len;
 	void *blob = load_trace_map(r, o, &len);
 
@@ -438,8 +443,8 @@ static int do_stat(const struct opts *o)
 {
 	const char *which = o->kernel ? "kernel" : "user";
 	struct ft_reader *r = open_trace(o);
-	struct ft_stackmap_stat st = {0};
-	struct stacks s = {0};
+	struct ft_stackmap_stat st = { 0 };
+	struct stacks s = { 0 };
 	uint64_t bits, succ, drops;
 	int have_bits, have_drops;
 	char line[320];
@@ -481,8 +486,8 @@ static int do_stat(const struct opts *o)
 static int do_export(const struct opts *o)
 {
 	struct ft_reader *r = open_trace(o);
-	struct stacks s = {0};
-	struct ft_outfile of = {.fd = -1};
+	struct stacks s = { 0 };
+	struct ft_outfile of = { .fd = -1 };
 	size_t len, done = 0;
 	void *blob = load_trace_map(r, o, &len);
 	char err[512];
@@ -526,17 +531,17 @@ static int do_export(const struct opts *o)
 int cmd_stackmap(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    FT_NO_DEMANGLE_LONGOPT,
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"top", required_argument, NULL, OPT_TOP},
-	    {"kallsyms", required_argument, NULL, OPT_KALLSYMS},
-	    {"elf", required_argument, NULL, OPT_ELF},
-	    {"kernel", no_argument, NULL, OPT_KERNEL},
-	    {"input", required_argument, NULL, 'i'},
-	    {"output", required_argument, NULL, 'o'},
-	    {NULL, 0, NULL, 0},
+		FT_NO_DEMANGLE_LONGOPT,
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "top", required_argument, NULL, OPT_TOP },
+		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
+		{ "elf", required_argument, NULL, OPT_ELF },
+		{ "kernel", no_argument, NULL, OPT_KERNEL },
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = {.input = "ftrail.dat"};
+	struct opts o = { .input = "ftrail.dat" };
 	const char *sub;
 	int c, ret;
 
@@ -585,8 +590,7 @@ int cmd_stackmap(int argc, char **argv)
 	}
 	if (!strcmp(sub, "dump")) {
 		if (optind != argc - 1)
-			ft_die(
-			    "stackmap dump: needs exactly one FILE (see 'ftrail help stackmap')");
+			ft_die("stackmap dump: needs exactly one FILE (see 'ftrail help stackmap')");
 		ret = do_dump(argv[optind], &o);
 	} else {
 		if (optind != argc)

@@ -40,8 +40,7 @@ const char cmd_stacks_usage[] =
 	"user stacks from user records (-O stacktrace) and, with -O userstacktrace, from\n"
 	"the user stacks the kernel took with its events.\n"
 	"\n"
-	"  -i FILE        trace file (default ./ftrail.dat)\n"
-	FT_NO_DEMANGLE_HELP
+	"  -i FILE        trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
 	"  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
 	"                 like 'sched:sched_*' (repeatable)\n"
 	"  --top N        only the N most frequent stacks\n"
@@ -49,7 +48,12 @@ const char cmd_stacks_usage[] =
 	"  --kernel       only kernel stacks\n"
 	"  --user         only user stacks\n";
 
-enum { OPT_TOP = 256, OPT_FOLDED, OPT_USER, OPT_KERNEL };
+enum {
+	OPT_TOP = 256,
+	OPT_FOLDED,
+	OPT_USER,
+	OPT_KERNEL
+};
 
 static const struct option long_options[] = {
 	FT_NO_DEMANGLE_LONGOPT,
@@ -247,8 +251,7 @@ int cmd_stacks(int argc, char **argv)
 		printf("]: %llu\n\n", (unsigned long long)u->count);
 	}
 	if (!folded)
-		printf("%zu unique stacks, %llu stacks in all\n", n,
-		       (unsigned long long)set.total);
+		printf("%zu unique stacks, %llu stacks in all\n", n, (unsigned long long)set.total);
 	if (fflush(stdout) || ferror(stdout))
 		ft_die("writing the output: write error");
 	/* the counts stand (refused stacks were recorded in full); say why ids were few */

@@ -62,12 +62,12 @@ static inline void ft__fence_rmw(void)
 	__atomic_fetch_add(&word, 0, __ATOMIC_SEQ_CST);
 }
 #if defined(__x86_64__)
-#define ft_fence(order)                                    \
-	do {                                               \
-		if ((order) == __ATOMIC_SEQ_CST)           \
-			ft__fence_rmw();                   \
-		else                                       \
-			__atomic_signal_fence(order);      \
+#define ft_fence(order)                                                                            \
+	do {                                                                                       \
+		if ((order) == __ATOMIC_SEQ_CST)                                                   \
+			ft__fence_rmw();                                                           \
+		else                                                                               \
+			__atomic_signal_fence(order);                                              \
 	} while (0)
 #else
 #define ft_fence(order) ft__fence_rmw()

@@ -20,11 +20,25 @@
 
 #include "core/filter.h"
 
-enum pred_op { OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE, OP_BAND, OP_GLOB };
+enum pred_op {
+	OP_EQ,
+	OP_NE,
+	OP_LT,
+	OP_LE,
+	OP_GT,
+	OP_GE,
+	OP_BAND,
+	OP_GLOB
+};
 
 static const char *const op_names[] = { "==", "!=", "<", "<=", ">", ">=", "&", "~" };
 
-enum insn_kind { I_PRED, I_AND, I_OR, I_NOT };
+enum insn_kind {
+	I_PRED,
+	I_AND,
+	I_OR,
+	I_NOT
+};
 
 struct insn {
 	uint8_t kind;
@@ -34,8 +48,8 @@ struct insn {
 struct pred {
 	uint16_t off, size;
 	uint8_t type, is_signed, op, is_str;
-	uint64_t val;      /* numbers: the literal (two's complement for signed) */
-	char *str;         /* strings: the literal, NUL-terminated */
+	uint64_t val; /* numbers: the literal (two's complement for signed) */
+	char *str;    /* strings: the literal, NUL-terminated */
 	uint32_t slen;
 };
 
@@ -49,13 +63,24 @@ struct ft_filter {
 
 /* ---- lexer ---- */
 
-enum tok_kind { T_END, T_LPAREN, T_RPAREN, T_NOT, T_AND, T_OR, T_OP, T_WORD, T_STR, T_BAD };
+enum tok_kind {
+	T_END,
+	T_LPAREN,
+	T_RPAREN,
+	T_NOT,
+	T_AND,
+	T_OR,
+	T_OP,
+	T_WORD,
+	T_STR,
+	T_BAD
+};
 
 struct tok {
 	int kind;
-	int pos;   /* offset of its first byte */
-	int len;   /* bytes of the token in the text */
-	int op;    /* T_OP: enum pred_op */
+	int pos; /* offset of its first byte */
+	int len; /* bytes of the token in the text */
+	int op;	 /* T_OP: enum pred_op */
 };
 
 struct parser {
@@ -321,8 +346,9 @@ static int parse_pred(struct parser *p)
 	int fpos = p->t.pos, flen = p->t.len, oppos;
 
 	if (p->t.kind != T_WORD)
-		return perr(p, FT_FERR_SYNTAX, p->t.pos, p->t.kind == T_END ?
-			    "expected a field name at the end" : "expected a field name");
+		return perr(p, FT_FERR_SYNTAX, p->t.pos,
+			    p->t.kind == T_END ? "expected a field name at the end"
+					       : "expected a field name");
 	if (p->syntax_only) {
 		static const struct ftrail_field any = { "", FTRAIL_T_STRING, 0, 4, 0 };
 
@@ -339,8 +365,7 @@ static int parse_pred(struct parser *p)
 			    p->nr_fields ? names : "none");
 	}
 	if (f->nr_preds >= FT_FILTER_MAX_PREDS)
-		return perr(p, FT_FERR_LIMIT, fpos, "more than %d predicates",
-			    FT_FILTER_MAX_PREDS);
+		return perr(p, FT_FERR_LIMIT, fpos, "more than %d predicates", FT_FILTER_MAX_PREDS);
 	pr = &f->preds[f->nr_preds];
 	memset(pr, 0, sizeof(*pr));
 	pr->off = fd->offset;
@@ -401,8 +426,9 @@ static int parse_unary(struct parser *p)
 				return -1;
 			if (p->t.kind != T_RPAREN)
 				return perr(p, FT_FERR_SYNTAX, p->t.kind == T_END ? pos : p->t.pos,
-					    p->t.kind == T_END ? "unbalanced parentheses: '(' is not closed"
-							       : "expected '&&', '||' or ')'");
+					    p->t.kind == T_END
+						    ? "unbalanced parentheses: '(' is not closed"
+						    : "expected '&&', '||' or ')'");
 			next(p);
 		}
 		p->depth--;
@@ -483,7 +509,10 @@ static struct ft_filter *compile(const char *expr, const struct ftrail_field *fi
 			perr(&p, FT_FERR_SYNTAX, p.t.pos, "unbalanced parentheses: unexpected ')'");
 		else
 			perr(&p, FT_FERR_SYNTAX, p.t.pos, "expected '&&' or '||' before '%.*s'",
-			     p.t.len > 32 ? 32 : p.t.len ? p.t.len : 1, p.s + p.t.pos);
+			     p.t.len > 32 ? 32
+			     : p.t.len	  ? p.t.len
+					  : 1,
+			     p.s + p.t.pos);
 		goto fail;
 	}
 	return f;
@@ -492,8 +521,8 @@ fail:
 	return NULL;
 }
 
-struct ft_filter *ft_filter_compile(const char *expr, const struct ftrail_field *fields,
-				    size_t nr, struct ft_filter_err *err)
+struct ft_filter *ft_filter_compile(const char *expr, const struct ftrail_field *fields, size_t nr,
+				    struct ft_filter_err *err)
 {
 	return compile(expr, fields, nr, 0, err);
 }
@@ -607,8 +636,7 @@ static uint64_t load_num(const struct pred *pr, const unsigned char *rec, size_t
 }
 
 /* The string a field holds: pointer and length without trailing NUL. */
-static const char *load_str(const struct pred *pr, const unsigned char *rec, size_t len,
-			    size_t *n)
+static const char *load_str(const struct pred *pr, const unsigned char *rec, size_t len, size_t *n)
 {
 	uint32_t loc, off, l;
 
@@ -715,7 +743,7 @@ char *ft_filter_strerror(const char *expr, const struct ft_filter_err *err, int 
 {
 	static const char *const kinds[] = {
 		[FT_FERR_SYNTAX] = "syntax error", [FT_FERR_FIELD] = "error",
-		[FT_FERR_TYPE] = "error",     [FT_FERR_LIMIT] = "error",
+		[FT_FERR_TYPE] = "error",	   [FT_FERR_LIMIT] = "error",
 		[FT_FERR_NOMEM] = "error",
 	};
 	const char *k = err->kind > 0 && err->kind <= FT_FERR_NOMEM ? kinds[err->kind] : "error";

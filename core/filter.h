@@ -34,15 +34,15 @@
 
 #include <ftrail/ftrail.h>
 
-#define FT_FILTER_MAX_PREDS 64  /* predicates in one filter */
-#define FT_FILTER_MAX_DEPTH 32  /* parentheses / ! nesting */
-#define FT_FILTER_MAX_STR 256   /* bytes of one string literal */
+#define FT_FILTER_MAX_PREDS 64 /* predicates in one filter */
+#define FT_FILTER_MAX_DEPTH 32 /* parentheses / ! nesting */
+#define FT_FILTER_MAX_STR 256  /* bytes of one string literal */
 
 enum ft_filter_errkind {
 	FT_FERR_SYNTAX = 1, /* malformed expression */
-	FT_FERR_FIELD,      /* unknown field */
-	FT_FERR_TYPE,       /* operator or value not valid for the field's type */
-	FT_FERR_LIMIT,      /* too many predicates, too deep, literal too long */
+	FT_FERR_FIELD,	    /* unknown field */
+	FT_FERR_TYPE,	    /* operator or value not valid for the field's type */
+	FT_FERR_LIMIT,	    /* too many predicates, too deep, literal too long */
 	FT_FERR_NOMEM,
 };
 
@@ -60,8 +60,8 @@ struct ft_filter;
  * blank expression is an error ("empty filter"): no filter is written as
  * no -f at all.
  */
-struct ft_filter *ft_filter_compile(const char *expr, const struct ftrail_field *fields,
-				    size_t nr, struct ft_filter_err *err);
+struct ft_filter *ft_filter_compile(const char *expr, const struct ftrail_field *fields, size_t nr,
+				    struct ft_filter_err *err);
 
 void ft_filter_free(struct ft_filter *f);
 

@@ -57,9 +57,8 @@ static int grow(struct ft_htab *h)
 	return 0;
 }
 
-void *ft_htab_get_eq(struct ft_htab *h, uint64_t key,
-		     int (*eq)(const void *entry, const void *key), const void *k, int create,
-		     int *created)
+void *ft_htab_get_eq(struct ft_htab *h, uint64_t key, int (*eq)(const void *entry, const void *key),
+		     const void *k, int create, int *created)
 {
 	size_t mask, j;
 	struct ft_hentry *e;

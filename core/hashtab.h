@@ -30,10 +30,10 @@ struct ft_hentry {
 };
 
 struct ft_htab {
-	void *tab;    /* cap entries of esize bytes */
+	void *tab; /* cap entries of esize bytes */
 	size_t esize;
-	size_t cap;   /* power of two */
-	size_t used;  /* entries in use */
+	size_t cap;  /* power of two */
+	size_t used; /* entries in use */
 };
 
 /**

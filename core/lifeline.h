@@ -40,7 +40,7 @@
 
 /* Tool side: the lifeline the recording thread holds. */
 struct ft_lifeline {
-	int fd;     /* the memfd, CLOEXEC: cleared in the traced child only */
+	int fd;	    /* the memfd, CLOEXEC: cleared in the traced child only */
 	void *page; /* the writable mapping holding the mutex */
 };
 

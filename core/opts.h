@@ -21,39 +21,39 @@ struct ft_strv {
 void ft_strv_push(struct ft_strv *sv, const char *s);
 
 struct ft_event_sel {
-	char *name;   /* "sys:event", "sys", "all" (user events are "u:sys:event") */
-	char *filter; /* -f after this -e, or NULL */
+	char *name;    /* "sys:event", "sys", "all" (user events are "u:sys:event") */
+	char *filter;  /* -f after this -e, or NULL */
 	char *trigger; /* --trigger after this -e, or NULL */
 };
 
 struct ft_record_opts {
-	const char *output;        /* -o, default "ftrail.dat" */
-	const char *tracer;        /* -p: nop | function | function_graph (NULL: default) */
-	struct ft_strv filter;     /* -l: set_ftrace_filter lines (globs, !glob, :mod:, func:cmd[:n]) */
-	struct ft_strv notrace;    /* -n: set_ftrace_notrace lines */
-	struct ft_strv graph;      /* -g: set_graph_function */
+	const char *output;    /* -o, default "ftrail.dat" */
+	const char *tracer;    /* -p: nop | function | function_graph (NULL: default) */
+	struct ft_strv filter; /* -l: set_ftrace_filter lines (globs, !glob, :mod:, func:cmd[:n]) */
+	struct ft_strv notrace;	      /* -n: set_ftrace_notrace lines */
+	struct ft_strv graph;	      /* -g: set_graph_function */
 	struct ft_strv graph_notrace; /* --graph-notrace: set_graph_notrace */
-	int max_graph_depth;       /* --max-graph-depth, 0 = unlimited */
-	uint64_t thresh_us;        /* --tracing-thresh: function_graph only, in microseconds */
-	struct ft_strv pids;       /* --pid: set_ftrace_pid (thread ids of the traced program) */
-	struct ft_strv argspec;    /* capture specs (core/argspec.h), in order: generated
+	int max_graph_depth;	      /* --max-graph-depth, 0 = unlimited */
+	uint64_t thresh_us;	      /* --tracing-thresh: function_graph only, in microseconds */
+	struct ft_strv pids;	      /* --pid: set_ftrace_pid (thread ids of the traced program) */
+	struct ft_strv argspec;	      /* capture specs (core/argspec.h), in order: generated
 				    * ones (-O funcgraph-args/-retval), then -A, --retval;
 				    * lines starting with '#' are for readers only */
 
 	struct ft_event_sel *events; /* -e ... */
 	size_t nr_events;
 
-	uint64_t options;          /* ftrace option bits (options.h), after -O and -T */
-	uint64_t options_set;      /* bits -O named, on or off (a default kept apart from a choice) */
-	unsigned int buffer_kb;    /* -b: per buffer (per thread / per CPU), KiB */
+	uint64_t options;	/* ftrace option bits (options.h), after -O and -T */
+	uint64_t options_set;	/* bits -O named, on or off (a default kept apart from a choice) */
+	unsigned int buffer_kb; /* -b: per buffer (per thread / per CPU), KiB */
 	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default 14 */
-	int all_cpus;              /* -a: system-wide kernel capture */
-	int quiet;                 /* -q */
-	int snapshot_alloc;        /* --snapshot-alloc: allocate the spare buffer at start */
+	int all_cpus;		    /* -a: system-wide kernel capture */
+	int quiet;		    /* -q */
+	int snapshot_alloc;	    /* --snapshot-alloc: allocate the spare buffer at start */
 
-	char **argv;               /* the program after --, NULL-terminated, or NULL */
-	pid_t attach_pid;          /* -P: a running process to attach to (no argv), 0: none */
-	uint64_t duration_ms;      /* --duration: stop after this long, 0: at Ctrl-C (or exit) */
+	char **argv;	      /* the program after --, NULL-terminated, or NULL */
+	pid_t attach_pid;     /* -P: a running process to attach to (no argv), 0: none */
+	uint64_t duration_ms; /* --duration: stop after this long, 0: at Ctrl-C (or exit) */
 };
 
 /*

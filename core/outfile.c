@@ -65,8 +65,7 @@ static int open_in_place(struct ft_outfile *o, const char *path, char *err, size
  * the caller can retry), a live writer (locked: EBUSY) or something we must
  * not touch.  Returns 0 when removed, -1 with err set otherwise.
  */
-static int clear_stale(const char *tmp, const char *path, int *replaced, char *err,
-		       size_t errlen)
+static int clear_stale(const char *tmp, const char *path, int *replaced, char *err, size_t errlen)
 {
 	struct stat st, lst;
 	int fd = open(tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -83,7 +82,8 @@ static int clear_stale(const char *tmp, const char *path, int *replaced, char *e
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		close(fd);
 		errno = EEXIST;
-		ft_seterr(err, errlen, "%s exists and is not a partial file of ours: remove it", tmp);
+		ft_seterr(err, errlen, "%s exists and is not a partial file of ours: remove it",
+			  tmp);
 		return -1;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
@@ -104,8 +104,7 @@ static int clear_stale(const char *tmp, const char *path, int *replaced, char *e
 	return 0;
 }
 
-int ft_outfile_create(struct ft_outfile *o, const char *path, mode_t mode, char *err,
-		      size_t errlen)
+int ft_outfile_create(struct ft_outfile *o, const char *path, mode_t mode, char *err, size_t errlen)
 {
 	size_t n;
 	int r;
@@ -158,7 +157,7 @@ int ft_outfile_create(struct ft_outfile *o, const char *path, mode_t mode, char 
 oom:
 	errno = ENOMEM;
 	ft_seterr(err, errlen, "out of memory");
-fail: {
+fail : {
 	int e = errno;
 
 	free(o->path);
@@ -243,7 +242,7 @@ int ft_outfile_commit(struct ft_outfile *o, char *err, size_t errlen)
 	o->fd = -1;
 	release(o);
 	return 0;
-fail: {
+fail : {
 	int e = errno;
 
 	remove_tmp(o);
@@ -256,7 +255,7 @@ fail: {
 /* ---- streams ---- */
 
 /* The stream's file until committed; removed at exit while set. */
-static struct ft_outfile stream_file = {.fd = -1};
+static struct ft_outfile stream_file = { .fd = -1 };
 static FILE *stream;
 
 static void remove_stream_at_exit(void)

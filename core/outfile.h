@@ -33,12 +33,12 @@
 #include <sys/types.h>
 
 struct ft_outfile {
-	int fd;		/* where to write */
-	int in_place;	/* fd is TARGET itself (a device or FIFO), no rename */
-	int replaced;	/* a stale TARGET.partial of a killed run was replaced */
-	char *path;	/* TARGET */
-	char *tmp;	/* TARGET.partial (NULL when in_place) */
-	dev_t dev;	/* tmp's identity: only that file is ever removed */
+	int fd;	      /* where to write */
+	int in_place; /* fd is TARGET itself (a device or FIFO), no rename */
+	int replaced; /* a stale TARGET.partial of a killed run was replaced */
+	char *path;   /* TARGET */
+	char *tmp;    /* TARGET.partial (NULL when in_place) */
+	dev_t dev;    /* tmp's identity: only that file is ever removed */
 	ino_t ino;
 };
 

@@ -46,14 +46,14 @@
 
 /* Page header: 32 bytes. */
 struct ft_page {
-	uint64_t ts;       /* absolute TSC the first record's delta is from */
-	uint32_t size;     /* committed bytes of records after this header */
-	uint32_t lost;     /* events lost in this buffer just before this page */
-	uint32_t tid;      /* writer thread */
-	uint32_t pid;      /* writer process (tgid) */
-	uint16_t level;    /* 0 = thread context, 1.. = nested signal handlers */
-	uint16_t depth;    /* function_graph depth when the page was started */
-	uint32_t seq;      /* page sequence number within its buffer */
+	uint64_t ts;	/* absolute TSC the first record's delta is from */
+	uint32_t size;	/* committed bytes of records after this header */
+	uint32_t lost;	/* events lost in this buffer just before this page */
+	uint32_t tid;	/* writer thread */
+	uint32_t pid;	/* writer process (tgid) */
+	uint16_t level; /* 0 = thread context, 1.. = nested signal handlers */
+	uint16_t depth; /* function_graph depth when the page was started */
+	uint32_t seq;	/* page sequence number within its buffer */
 };
 
 enum ft_rec_kind {
@@ -63,45 +63,45 @@ enum ft_rec_kind {
 	FT_REC_FUNC = 3,
 };
 
-#define FT_REC_FID_BITS   18
-#define FT_REC_FID_MAX    ((1u << FT_REC_FID_BITS) - 1)
+#define FT_REC_FID_BITS 18
+#define FT_REC_FID_MAX ((1u << FT_REC_FID_BITS) - 1)
 #define FT_REC_EDELTA_MAX ((1u << 12) - 1) /* ENTRY / FUNC delta */
 #define FT_REC_XDELTA_MAX ((1u << 30) - 1) /* EXIT delta */
 #define FT_REC_TDELTA_MAX ((1u << 22) - 1) /* FT_EXT_TDELTA delta */
 
 enum ft_ext_type {
-	FT_EXT_PAD = 0,         /* filler to the end of a page; no payload meaning */
-	FT_EXT_TIME = 1,        /* u64 absolute TSC: the running time becomes it */
-	FT_EXT_ENTRY_LONG = 2,  /* u32 fid: an entry with fid > FT_REC_FID_MAX */
-	FT_EXT_FUNC_LONG = 3,   /* u32 fid, u32 parent fid + 1 (0: none) */
+	FT_EXT_PAD = 0,		/* filler to the end of a page; no payload meaning */
+	FT_EXT_TIME = 1,	/* u64 absolute TSC: the running time becomes it */
+	FT_EXT_ENTRY_LONG = 2,	/* u32 fid: an entry with fid > FT_REC_FID_MAX */
+	FT_EXT_FUNC_LONG = 3,	/* u32 fid, u32 parent fid + 1 (0: none) */
 	FT_EXT_PARENT_ADDR = 4, /* u64 return address of the function tracer's parent */
-	FT_EXT_STACK_ID = 5,    /* u32 stack_id: the stack of the previous record */
-	FT_EXT_STACK = 6,       /* u32 nr, u32 0, u64 ips[nr]: full stack (fallback) */
-	FT_EXT_LOST = 7,        /* u32 count: events lost at this point */
-	FT_EXT_MARKER = 8,      /* bytes: trace_marker text (pad tells the length) */
-	FT_EXT_EVENT = 9,       /* u32 event id, then the event's fields (user events) */
-	FT_EXT_COMM = 10,       /* bytes: the thread's new name */
-	FT_EXT_FORK = 11,       /* u32 child pid */
-	FT_EXT_EXEC = 12,       /* bytes: new program path */
-	FT_EXT_EXIT = 13,       /* i32 status: thread/process exit */
-	FT_EXT_SIGNAL = 14,     /* u32 signo[, u32 level]: the program's handler for
+	FT_EXT_STACK_ID = 5,	/* u32 stack_id: the stack of the previous record */
+	FT_EXT_STACK = 6,	/* u32 nr, u32 0, u64 ips[nr]: full stack (fallback) */
+	FT_EXT_LOST = 7,	/* u32 count: events lost at this point */
+	FT_EXT_MARKER = 8,	/* bytes: trace_marker text (pad tells the length) */
+	FT_EXT_EVENT = 9,	/* u32 event id, then the event's fields (user events) */
+	FT_EXT_COMM = 10,	/* bytes: the thread's new name */
+	FT_EXT_FORK = 11,	/* u32 child pid */
+	FT_EXT_EXEC = 12,	/* bytes: new program path */
+	FT_EXT_EXIT = 13,	/* i32 status: thread/process exit */
+	FT_EXT_SIGNAL = 14,	/* u32 signo[, u32 level]: the program's handler for
 				 * signo starts, nested level deep (1: it interrupted
 				 * no other handler); its calls follow in this stream */
-	FT_EXT_TRACE_ON = 15,   /* tracing switched on (trigger or control) */
-	FT_EXT_TRACE_OFF = 16,  /* tracing switched off */
-	FT_EXT_EXIT_LONG = 17,  /* u64 delta: an exit whose delta exceeds 30 bits */
-	FT_EXT_UNWIND = 18,     /* u32 n: n frames left without exit (longjmp, throw) */
-	FT_EXT_BINMARKER = 19,  /* bytes: trace_marker_raw payload */
-	FT_EXT_TDELTA = 20,     /* no payload: [31:10] is a 22-bit delta added to the
+	FT_EXT_TRACE_ON = 15,	/* tracing switched on (trigger or control) */
+	FT_EXT_TRACE_OFF = 16,	/* tracing switched off */
+	FT_EXT_EXIT_LONG = 17,	/* u64 delta: an exit whose delta exceeds 30 bits */
+	FT_EXT_UNWIND = 18,	/* u32 n: n frames left without exit (longjmp, throw) */
+	FT_EXT_BINMARKER = 19,	/* bytes: trace_marker_raw payload */
+	FT_EXT_TDELTA = 20,	/* no payload: [31:10] is a 22-bit delta added to the
 				 * running time (the next record's delta follows it) */
-	FT_EXT_CTXSW = 21,      /* u32 context id: the thread switched to another user
+	FT_EXT_CTXSW = 21,	/* u32 context id: the thread switched to another user
 				 * context (swapcontext); its open calls are that
 				 * context's (0: the thread's own) */
-	FT_EXT_ARGS = 22,       /* arguments of the entry just before it, in the same
+	FT_EXT_ARGS = 22,	/* arguments of the entry just before it, in the same
 				 * page (core/argspec.h items); no time of its own */
-	FT_EXT_RETVAL = 23,     /* return value of the exit just before it, same page
+	FT_EXT_RETVAL = 23,	/* return value of the exit just before it, same page
 				 * (one core/argspec.h item); no time of its own */
-	FT_EXT_SIGRET = 24,     /* u32 signo, u32 level, u32 how: that handler is
+	FT_EXT_SIGRET = 24,	/* u32 signo, u32 level, u32 how: that handler is
 				 * done (how 0: returned, 1: left by siglongjmp) */
 	FT_EXT_MAX = 63,
 };

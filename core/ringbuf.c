@@ -434,7 +434,7 @@ static int wait_space(struct ft_rb_area *a, struct ft_rb_ring *r, uint64_t old)
 	limit = (uint64_t)__atomic_load_n(&a->block_ms, __ATOMIC_RELAXED) * 1000000ull;
 	__atomic_fetch_add(&a->block_waits, 1, __ATOMIC_RELAXED);
 	for (;;) {
-		struct timespec slice = {0, 20 * 1000000L};
+		struct timespec slice = { 0, 20 * 1000000L };
 		uint64_t now;
 
 		seq = __atomic_load_n(&a->space_seq, __ATOMIC_ACQUIRE);
@@ -518,15 +518,15 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 			if (__atomic_compare_exchange_n(&r->rpage, &rp, (old + 1) << 1, 0,
 							__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 				uint32_t dropped =
-				    *ft_rb_nev_at(a, r->first_page, (uint32_t)(old % n));
+					*ft_rb_nev_at(a, r->first_page, (uint32_t)(old % n));
 
 				__atomic_store_n(&r->lost_old,
 						 __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED) +
-						     dropped,
+							 dropped,
 						 __ATOMIC_RELAXED);
 				__atomic_store_n(&r->pages_old,
 						 __atomic_load_n(&r->pages_old, __ATOMIC_RELAXED) +
-						     1,
+							 1,
 						 __ATOMIC_RELAXED);
 				break;
 			}
@@ -628,7 +628,10 @@ static int rec_ext(struct ft_rb_thread *t, int entry, uint32_t fid, uint64_t now
 		lost_new(w);
 	} else {
 		p = ft_rb_reserve(t, w, now, lead + nw + 1,
-				  lead == 2 ? 0 : entry ? FT_REC_EDELTA_MAX : FT_REC_XDELTA_MAX, &d);
+				  lead == 2 ? 0
+				  : entry   ? FT_REC_EDELTA_MAX
+					    : FT_REC_XDELTA_MAX,
+				  &d);
 		if (p) {
 			if (lead == 2) {
 				p[0] = ft_rec_ext(FT_EXT_ENTRY_LONG, 1, 0);
@@ -641,10 +644,11 @@ static int rec_ext(struct ft_rb_thread *t, int entry, uint32_t fid, uint64_t now
 				p[lead + nw] = 0; /* the pad bytes */
 			/* word by word: payloads are short, a memcpy call costs more */
 			for (uint32_t i = 0; i < len / 4; i++)
-				__builtin_memcpy(&p[lead + 1 + i], (const char *)payload + 4 * i, 4);
+				__builtin_memcpy(&p[lead + 1 + i], (const char *)payload + 4 * i,
+						 4);
 			if (len & 3)
-				__builtin_memcpy(&p[lead + 1 + len / 4], (const char *)payload + (len & ~3u),
-						 len & 3);
+				__builtin_memcpy(&p[lead + 1 + len / 4],
+						 (const char *)payload + (len & ~3u), len & 3);
 			ft_rb_commit(w, lead + nw + 1, 1);
 			ret = 0;
 		}
@@ -728,8 +732,8 @@ static void space_notify(struct ft_rb_area *a)
 	}
 }
 
-int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
-		      int final, void *dst, struct ft_rb_pageinfo *info)
+int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level, int final,
+		      void *dst, struct ft_rb_pageinfo *info)
 {
 	struct ft_rb_slot *s;
 	struct ft_rb_ring *r = ring_checked(a, slot, set, level);
@@ -798,7 +802,7 @@ int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 		if (!size && !add)
 			continue; /* empty page (never started, or nothing committed) */
 		info->buf_id =
-		    ft_rb_buf_id(slot, level, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
+			ft_rb_buf_id(slot, level, __atomic_load_n(&s->gen, __ATOMIC_RELAXED));
 		info->number = rnum;
 		info->len = (uint32_t)sizeof(struct ft_page) + size;
 		info->nev = nev;
@@ -944,8 +948,8 @@ int ft_rb_slot_reap(struct ft_rb_area *a, uint32_t slot)
 		return -1;
 	return __atomic_compare_exchange_n(&ft_rb_slot_at(a, slot)->state, &exp, FT_RB_EXITED, 0,
 					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
-		   ? 0
-		   : -1;
+		       ? 0
+		       : -1;
 }
 
 /*
@@ -957,7 +961,8 @@ static void fold_ring(struct ft_rb_area *a, struct ft_rb_ring *r)
 {
 	uint64_t wp = r->wpage;
 
-	a->retired_written += r->written + *ft_rb_nev_at(a, r->first_page, (uint32_t)(wp % r->npages));
+	a->retired_written +=
+		r->written + *ft_rb_nev_at(a, r->first_page, (uint32_t)(wp % r->npages));
 	a->retired_lost_new += r->lost_new;
 	a->retired_lost_old += r->lost_old;
 	a->retired_pages_old += r->pages_old;
@@ -1044,7 +1049,7 @@ void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot)
 
 void ft_rb_wait(struct ft_rb_area *a, int timeout_ms)
 {
-	struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L};
+	struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
 	uint32_t seq = __atomic_load_n(&a->wake_seq, __ATOMIC_ACQUIRE);
 
 	/*
@@ -1231,7 +1236,7 @@ void ft_rb_snapshot_quiesce(void)
 		cmd = q > 0 && (q & MEMBARRIER_CMD_GLOBAL) ? MEMBARRIER_CMD_GLOBAL : 0;
 	}
 	if (!cmd || syscall(SYS_membarrier, cmd, 0)) {
-		struct timespec ts = {0, 2000000};
+		struct timespec ts = { 0, 2000000 };
 
 		nanosleep(&ts, NULL);
 	}
@@ -1296,7 +1301,7 @@ void ft_rb_snapshot_saved(struct ft_rb_area *a)
 {
 	uint32_t exp = FT_RB_SNAP_SAVING;
 	uint32_t to = __atomic_load_n(&a->snap_free_req, __ATOMIC_ACQUIRE) ? FT_RB_SNAP_FREE
-									 : FT_RB_SNAP_READY;
+									   : FT_RB_SNAP_READY;
 
 	/*
 	 * release: the reset of the old set (now the spare) happens-before a

@@ -52,7 +52,7 @@
 #define FT_RB_PAGE_MIN 1024u
 #define FT_RB_PAGE_MAX 65536u
 #define FT_RB_PAGE_DEFAULT 4096u
-#define FT_RB_DEFAULT_KB 1024u  /* level-0 buffer per thread when -b is not given */
+#define FT_RB_DEFAULT_KB 1024u /* level-0 buffer per thread when -b is not given */
 #define FT_RB_MAX_SLOTS 4096u
 
 #define FT_RB_BUSY 1ull
@@ -64,17 +64,18 @@ enum ft_rb_slot_state {
 };
 
 #define FT_RB_F_OVERWRITE 0x1u /* area.flags: overwrite mode (else producer/consumer) */
-#define FT_RB_F_BLOCK 0x2u     /* area.flags: producer/consumer writers wait for room
+#define FT_RB_F_BLOCK                                                                              \
+	0x2u			     /* area.flags: producer/consumer writers wait for room
 				* (bounded by area.block_ms); ignored in overwrite mode */
 #define FT_RB_BLOCK_MS_DEFAULT 1000u /* longest wait without the reader making progress */
 
 /* What ft_rb_area_init lays out. */
 struct ft_rb_params {
-	uint32_t page_size;   /* bytes, header included; power of 2 in [PAGE_MIN, PAGE_MAX] */
+	uint32_t page_size; /* bytes, header included; power of 2 in [PAGE_MIN, PAGE_MAX] */
 	uint32_t npages[FT_RB_LEVELS]; /* pages per ring, per level, each >= 2 */
-	uint32_t nr_slots;    /* threads that can trace at once, <= FT_RB_MAX_SLOTS */
-	uint32_t flags;       /* FT_RB_F_* */
-	uint32_t block_ms;    /* FT_RB_F_BLOCK: drop (counted) after this long without the
+	uint32_t nr_slots;	       /* threads that can trace at once, <= FT_RB_MAX_SLOTS */
+	uint32_t flags;		       /* FT_RB_F_* */
+	uint32_t block_ms;	       /* FT_RB_F_BLOCK: drop (counted) after this long without the
 			       * reader freeing a page; 0 = FT_RB_BLOCK_MS_DEFAULT */
 };
 
@@ -83,52 +84,51 @@ struct ft_rb_params {
  * Who writes what: W = the ring's writer, R = the consuming reader.
  */
 struct ft_rb_ring {
-	uint64_t wpage;      /* W (release): page number being written */
-	uint64_t rpage;      /* R (CAS/release), W (CAS, overwrite mode): rnum<<1 | BUSY */
-	uint64_t lost_new;   /* W (relaxed store): events dropped, newest (no page free) */
-	uint64_t lost_old;   /* W (relaxed store): events in pages overwritten unread */
-	uint64_t pages_old;  /* W (relaxed store): pages overwritten unread */
+	uint64_t wpage;	      /* W (release): page number being written */
+	uint64_t rpage;	      /* R (CAS/release), W (CAS, overwrite mode): rnum<<1 | BUSY */
+	uint64_t lost_new;    /* W (relaxed store): events dropped, newest (no page free) */
+	uint64_t lost_old;    /* W (relaxed store): events in pages overwritten unread */
+	uint64_t pages_old;   /* W (relaxed store): pages overwritten unread */
 	uint64_t r_lost_seen; /* R only (under BUSY): lost_old already attributed to a page */
-	uint64_t written;    /* W (relaxed store, at page switch): events committed in pages < wpage */
+	uint64_t written; /* W (relaxed store, at page switch): events committed in pages < wpage */
 	uint32_t first_page; /* set at init: index of the ring's first page in the page region */
 	uint32_t npages;     /* set at init */
 };
 
 struct ft_rb_slot {
-	uint32_t state;      /* enum ft_rb_slot_state; CAS acq_rel */
-	uint32_t gen;        /* recycles of this slot (recorder, before FREE) */
-	uint32_t pid;        /* claimer's tgid: relaxed store right after the claim, 0 until then */
-	uint32_t tid;        /* claimer's tid: same */
-	uint64_t nest_lost;  /* atomic add (thread + handlers): events nested too deep, not
+	uint32_t state;	    /* enum ft_rb_slot_state; CAS acq_rel */
+	uint32_t gen;	    /* recycles of this slot (recorder, before FREE) */
+	uint32_t pid;	    /* claimer's tgid: relaxed store right after the claim, 0 until then */
+	uint32_t tid;	    /* claimer's tid: same */
+	uint64_t nest_lost; /* atomic add (thread + handlers): events nested too deep, not
 			      * yet shown; the recorder takes them (exchange) into a page */
-	uint32_t busy;       /* W: writes in progress on this thread (its nesting depth):
+	uint32_t busy;	    /* W: writes in progress on this thread (its nesting depth):
 			      * relaxed store at begin, release store at end (Snapshot) */
 	uint32_t pad;
 	uint32_t entered[FT_RB_SETS][FT_RB_LEVELS]; /* W (release): the snap_gen with which
 			      * the writer of that level entered that set's ring */
-	struct ft_rb_ring ring[FT_RB_LEVELS];  /* set 0 */
-	struct ft_rb_ring sring[FT_RB_LEVELS]; /* set 1 */
+	struct ft_rb_ring ring[FT_RB_LEVELS];	    /* set 0 */
+	struct ft_rb_ring sring[FT_RB_LEVELS];	    /* set 1 */
 };
 
-static inline struct ft_rb_ring *ft_rb_slot_ring(struct ft_rb_slot *s, uint32_t set,
-						 uint32_t level)
+static inline struct ft_rb_ring *ft_rb_slot_ring(struct ft_rb_slot *s, uint32_t set, uint32_t level)
 {
 	return set ? &s->sring[level] : &s->ring[level];
 }
 
 /* Header at offset 0 of the ring area. */
 struct ft_rb_area {
-	uint32_t magic;      /* FT_RB_MAGIC */
+	uint32_t magic; /* FT_RB_MAGIC */
 	uint32_t version;
 	uint32_t page_size;
 	uint32_t nr_slots;
 	uint32_t npages[FT_RB_LEVELS];
 	uint32_t pages_per_slot;
-	uint32_t flags;      /* FT_RB_F_*; may be changed while running (relaxed; read at page switch) */
-	uint64_t slots_off;  /* offsets from the area start */
-	uint64_t nev_off;    /* u32 per page: events committed in it (W relaxed, before size release) */
+	uint32_t flags; /* FT_RB_F_*; may be changed while running (relaxed; read at page switch) */
+	uint64_t slots_off; /* offsets from the area start */
+	uint64_t nev_off; /* u32 per page: events committed in it (W relaxed, before size release) */
 	uint64_t pages_off;  /* 4096-aligned */
-	uint64_t size;       /* total bytes */
+	uint64_t size;	     /* total bytes */
 	uint32_t claim_hint; /* atomic: where the next claim starts looking */
 	uint32_t wake_seq;   /* futex word: bumped by a writer to wake the recorder */
 	uint32_t waiting;    /* 1 while the recorder sleeps in ft_rb_wait() */
@@ -149,14 +149,14 @@ struct ft_rb_area {
 	 */
 	uint32_t snap_gen __attribute__((aligned(64))); /* swaps so far; live set = snap_gen & 1 */
 	uint32_t pad1[15];
-	uint32_t snap_state;     /* enum ft_rb_snap_state: CAS (any process) */
-	uint32_t snap_free_req;  /* 1: free once the snapshot being saved is saved */
+	uint32_t snap_state;	 /* enum ft_rb_snap_state: CAS (any process) */
+	uint32_t snap_free_req;	 /* 1: free once the snapshot being saved is saved */
 	uint32_t snap_clear_req; /* atomic add: clears asked (the recorder records them) */
 	uint32_t pad2;
-	uint64_t snap_ts;        /* clock of the last swap (stored before snap_gen) */
-	uint64_t snap_swaps;     /* atomic add: swaps done */
-	uint64_t snap_missed;    /* atomic add: swap asked while not allocated */
-	uint64_t snap_skipped;   /* atomic add: swap asked while the last one was being saved */
+	uint64_t snap_ts;      /* clock of the last swap (stored before snap_gen) */
+	uint64_t snap_swaps;   /* atomic add: swaps done */
+	uint64_t snap_missed;  /* atomic add: swap asked while not allocated */
+	uint64_t snap_skipped; /* atomic add: swap asked while the last one was being saved */
 
 	/*
 	 * Blocking mode (FT_RB_F_BLOCK; "Blocking mode" above).  A line of
@@ -164,14 +164,14 @@ struct ft_rb_area {
 	 */
 	uint32_t space_seq __attribute__((aligned(64))); /* futex word: bumped by the
 			       * reader after freeing pages while space_waiters != 0 */
-	uint32_t space_waiters; /* atomic add/sub: writers about to sleep on space_seq */
-	uint32_t block_ms;      /* set at init (params.block_ms) */
-	uint32_t block_off;     /* 1: a wait timed out (or the reader has finished):
+	uint32_t space_waiters;	 /* atomic add/sub: writers about to sleep on space_seq */
+	uint32_t block_ms;	 /* set at init (params.block_ms) */
+	uint32_t block_off;	 /* 1: a wait timed out (or the reader has finished):
 			         * writers drop instead of waiting; the reader's next
 			         * pass (ft_rb_reader_alive) clears it */
-	uint64_t block_waits;   /* atomic add: page switches that had to wait */
+	uint64_t block_waits;	 /* atomic add: page switches that had to wait */
 	uint64_t block_timeouts; /* atomic add: waits that gave up (their event dropped) */
-	uint64_t block_wait_ns; /* atomic add: time writers spent waiting */
+	uint64_t block_wait_ns;	 /* atomic add: time writers spent waiting */
 };
 
 /*
@@ -192,16 +192,16 @@ enum ft_rb_snap_state {
 /* Writer-side per-level state, thread-local in the runtime. */
 struct ft_rb_wlevel {
 	struct ft_page *page; /* current page, NULL before the first write */
-	uint32_t *nev;        /* its nev[] word */
+	uint32_t *nev;	      /* its nev[] word */
 	struct ft_rb_ring *ring;
-	uint64_t wpage;       /* mirror of ring->wpage */
-	uint64_t last_ts;     /* time of the previous record in the page */
+	uint64_t wpage;	       /* mirror of ring->wpage */
+	uint64_t last_ts;      /* time of the previous record in the page */
 	uint64_t pending_lost; /* dropped since the current page started */
-	uint32_t off;         /* committed bytes of records (mirror of page->size) */
-	uint32_t count;       /* events committed in the page */
-	uint32_t depth;       /* function_graph depth (entry/exit helpers keep it) */
+	uint32_t off;	       /* committed bytes of records (mirror of page->size) */
+	uint32_t count;	       /* events committed in the page */
+	uint32_t depth;	       /* function_graph depth (entry/exit helpers keep it) */
 	uint32_t level;
-	uint32_t gen;         /* area.snap_gen when `ring` was entered (set = gen & 1) */
+	uint32_t gen; /* area.snap_gen when `ring` was entered (set = gen & 1) */
 	uint32_t pad;
 };
 
@@ -215,7 +215,7 @@ struct ft_rb_thread {
 	uint32_t slot_idx;
 	uint32_t gen;
 	uint32_t pid, tid;
-	uint32_t nest;           /* writes in progress on this thread (nesting level) */
+	uint32_t nest; /* writes in progress on this thread (nesting level) */
 	uint32_t pad;
 	struct ft_rb_wlevel lv[FT_RB_LEVELS];
 };
@@ -255,8 +255,7 @@ static inline struct ft_rb_slot *ft_rb_slot_at(struct ft_rb_area *a, uint32_t i)
 	return (struct ft_rb_slot *)((char *)a + a->slots_off) + i;
 }
 
-static inline struct ft_page *ft_rb_page_at(struct ft_rb_area *a, uint32_t ring_first,
-					    uint32_t idx)
+static inline struct ft_page *ft_rb_page_at(struct ft_rb_area *a, uint32_t ring_first, uint32_t idx)
 {
 	return (struct ft_page *)((char *)a + a->pages_off +
 				  (uint64_t)(ring_first + idx) * a->page_size);
@@ -271,9 +270,18 @@ static inline uint64_t ft_rb_buf_id(uint32_t slot, uint32_t level, uint32_t gen)
 {
 	return (uint64_t)gen << 32 | (uint64_t)slot << 2 | level;
 }
-static inline uint32_t ft_rb_id_slot(uint64_t id) { return (uint32_t)id >> 2; }
-static inline uint32_t ft_rb_id_level(uint64_t id) { return (uint32_t)id & 3u; }
-static inline uint32_t ft_rb_id_gen(uint64_t id) { return (uint32_t)(id >> 32); }
+static inline uint32_t ft_rb_id_slot(uint64_t id)
+{
+	return (uint32_t)id >> 2;
+}
+static inline uint32_t ft_rb_id_level(uint64_t id)
+{
+	return (uint32_t)id & 3u;
+}
+static inline uint32_t ft_rb_id_gen(uint64_t id)
+{
+	return (uint32_t)(id >> 32);
+}
 
 /* ---- writer side (runtime) ---- */
 
@@ -410,9 +418,8 @@ static inline void ft_rb_end(struct ft_rb_thread *t)
  * Starts a new page when needed.  Returns where to write the nwords words,
  * or NULL when the event is lost (counted; nothing to commit).
  */
-static inline uint32_t *ft_rb_reserve(struct ft_rb_thread *t, struct ft_rb_wlevel *w,
-				      uint64_t now, uint32_t nwords, uint64_t dmax,
-				      uint32_t *delta)
+static inline uint32_t *ft_rb_reserve(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now,
+				      uint32_t nwords, uint64_t dmax, uint32_t *delta)
 {
 	uint64_t d = now - w->last_ts;
 	/* one TDELTA word covers up to ~1.4 ms; beyond, an absolute time */
@@ -605,12 +612,12 @@ static inline void ft_rb_set_depth(struct ft_rb_thread *t, uint32_t depth)
 /* ---- reader side (recorder; one consumer per ring at a time) ---- */
 
 struct ft_rb_pageinfo {
-	uint64_t buf_id;   /* ft_rb_buf_id(slot, level, gen) */
-	uint64_t number;   /* page number */
-	uint32_t len;      /* bytes copied: sizeof(struct ft_page) + page.size */
-	uint32_t nev;      /* events in the page */
-	uint32_t lost;     /* copy's ft_page.lost: dropped before it, incl. overwritten pages */
-	uint32_t partial;  /* 1: the page was still being written (final read) */
+	uint64_t buf_id;  /* ft_rb_buf_id(slot, level, gen) */
+	uint64_t number;  /* page number */
+	uint32_t len;	  /* bytes copied: sizeof(struct ft_page) + page.size */
+	uint32_t nev;	  /* events in the page */
+	uint32_t lost;	  /* copy's ft_page.lost: dropped before it, incl. overwritten pages */
+	uint32_t partial; /* 1: the page was still being written (final read) */
 };
 
 /*
@@ -660,18 +667,18 @@ int ft_rb_slot_recycle(struct ft_rb_area *a, uint32_t slot);
 
 /* Totals over the area (consistent once writers are gone). */
 struct ft_rb_totals {
-	uint64_t written;   /* events committed in complete pages (+ partial pages: see below) */
+	uint64_t written; /* events committed in complete pages (+ partial pages: see below) */
 	uint64_t lost_new;
 	uint64_t lost_old;
 	uint64_t pages_old;
 	uint64_t lost_noslot;
 	uint64_t lost_nest;
-	uint64_t lost;      /* sum of the four lost counters */
+	uint64_t lost; /* sum of the four lost counters */
 	uint64_t claims;
 	uint64_t claim_fails;
-	uint64_t block_waits;    /* blocking mode: page switches that waited */
+	uint64_t block_waits;	 /* blocking mode: page switches that waited */
 	uint64_t block_timeouts; /* ... waits that gave up (their event is in lost_new) */
-	uint64_t block_wait_ns;  /* ... time spent waiting, all writers */
+	uint64_t block_wait_ns;	 /* ... time spent waiting, all writers */
 };
 void ft_rb_area_totals(struct ft_rb_area *a, struct ft_rb_totals *tot);
 
@@ -748,8 +755,8 @@ void ft_rb_snap_range(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 		      uint64_t *first, uint64_t *last);
 int ft_rb_peek_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
 		   uint64_t number, void *dst, struct ft_rb_pageinfo *info);
-int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level,
-		      int final, void *dst, struct ft_rb_pageinfo *info);
+int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level, int final,
+		      void *dst, struct ft_rb_pageinfo *info);
 void ft_rb_ring_reset(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_t level);
 /* SAVING -> READY, or -> FREE (pages given back) when a free was asked. */
 void ft_rb_snapshot_saved(struct ft_rb_area *a);

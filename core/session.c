@@ -15,7 +15,7 @@
 #include "core/session.h"
 #include "core/stackmap.h"
 
-#define ALIGN_UP(x, a) (((x) + (a) - 1) & ~((uint64_t)(a) - 1))
+#define ALIGN_UP(x, a) (((x) + (a)-1) & ~((uint64_t)(a)-1))
 #define SPAGE 4096u
 
 struct layout {
@@ -32,7 +32,7 @@ static void compute_layout(struct layout *l, unsigned int bits, size_t ring_size
 						      sizeof(struct ft_session_func),
 			       SPAGE);
 	l->stackmap_off = ALIGN_UP(l->mods_off + (uint64_t)FT_SESSION_MAX_MODULES *
-						       sizeof(struct ft_session_module),
+							 sizeof(struct ft_session_module),
 				   SPAGE);
 	l->stackmap_size = ALIGN_UP(ft_stackmap_mem_size(l->bits), SPAGE);
 	l->ring_off = l->stackmap_off + l->stackmap_size;
@@ -119,8 +119,8 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 	}
 	tracer = o->tracer ? ft_tracer_from_name(o->tracer) : FT_TRACER_FUNCTION_GRAPH;
 	if (tracer < 0) {
-		snprintf(err, errlen, "unknown tracer '%s' (available: nop function function_graph)",
-			 o->tracer);
+		snprintf(err, errlen,
+			 "unknown tracer '%s' (available: nop function function_graph)", o->tracer);
 		return -1;
 	}
 	if (o->pids.n > FT_SESSION_MAX_PIDS) {
@@ -188,8 +188,8 @@ struct ft_session_hdr *ft_session_check(void *mem, size_t len, char *err, size_t
 	struct ft_session_hdr *h = mem;
 	struct layout l;
 
-	if (!mem || len < sizeof(*h) || __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) !=
-						 FT_SESSION_MAGIC) {
+	if (!mem || len < sizeof(*h) ||
+	    __atomic_load_n(&h->magic, __ATOMIC_ACQUIRE) != FT_SESSION_MAGIC) {
 		snprintf(err, errlen, "not an ftrail session block");
 		return NULL;
 	}
@@ -280,8 +280,7 @@ int ft_session_set_list(struct ft_session_hdr *h, enum ft_session_list which, co
 	return 0;
 }
 
-int ft_session_append_list(struct ft_session_hdr *h, enum ft_session_list which,
-			   const char *line)
+int ft_session_append_list(struct ft_session_hdr *h, enum ft_session_list which, const char *line)
 {
 	struct ft_session_ctl *c = ft_session_ctl(h);
 	size_t cur, n = strlen(line);

@@ -64,12 +64,12 @@
 
 #define FT_SESSION_LIST_MAX 16384 /* bytes of text per filter list, NUL included */
 #define FT_SESSION_MAX_PIDS 64
-#define FT_SESSION_MAX_FUNCS (1u << 20)   /* fids [0, 2^20) */
+#define FT_SESSION_MAX_FUNCS (1u << 20) /* fids [0, 2^20) */
 #define FT_SESSION_MAX_MODULES 1024
 #define FT_SESSION_PATH_MAX 512
 #define FT_SESSION_MSG_MAX 1024
 #define FT_SESSION_MSG_LINE_MAX 255 /* bytes of one runtime warning */
-#define FT_SESSION_ARGS_MAX 65536 /* bytes of capture specs, NUL included */
+#define FT_SESSION_ARGS_MAX 65536   /* bytes of capture specs, NUL included */
 
 enum ft_tracer {
 	FT_TRACER_NOP = 0,
@@ -99,23 +99,23 @@ enum ft_session_list {
 };
 
 /* ctl.rt_hooks: which kinds of instrumentation the runtime found/saw. */
-#define FT_HOOK_MCOUNT 0x01     /* -pg calls to mcount seen */
-#define FT_HOOK_FENTRY 0x02     /* -pg -mfentry calls to __fentry__ seen */
-#define FT_HOOK_NOP_SITES 0x04  /* __mcount_loc nops (-mnop-mcount -mrecord-mcount) */
-#define FT_HOOK_PATCHABLE 0x08  /* __patchable_function_entries sites */
-#define FT_HOOK_CYG 0x10        /* -finstrument-functions calls seen */
+#define FT_HOOK_MCOUNT 0x01    /* -pg calls to mcount seen */
+#define FT_HOOK_FENTRY 0x02    /* -pg -mfentry calls to __fentry__ seen */
+#define FT_HOOK_NOP_SITES 0x04 /* __mcount_loc nops (-mnop-mcount -mrecord-mcount) */
+#define FT_HOOK_PATCHABLE 0x08 /* __patchable_function_entries sites */
+#define FT_HOOK_CYG 0x10       /* -finstrument-functions calls seen */
 
 struct ft_session_ctl {
 	/* ---- written by the tool (see the ordering contract above) ---- */
-	uint32_t gen;             /* seqlock generation, even when stable */
-	uint32_t tracer;          /* enum ft_tracer */
-	uint32_t tracing_on;      /* 0/1: tracing_on */
-	int32_t max_graph_depth;  /* 0 = unlimited */
-	uint64_t options;         /* options.h bits (record-time ones used) */
-	uint64_t thresh_ticks;    /* tracing_thresh in clock ticks, 0 = off */
-	uint32_t nr_pids;         /* set_ftrace_pid: 0 = every thread */
+	uint32_t gen;			    /* seqlock generation, even when stable */
+	uint32_t tracer;		    /* enum ft_tracer */
+	uint32_t tracing_on;		    /* 0/1: tracing_on */
+	int32_t max_graph_depth;	    /* 0 = unlimited */
+	uint64_t options;		    /* options.h bits (record-time ones used) */
+	uint64_t thresh_ticks;		    /* tracing_thresh in clock ticks, 0 = off */
+	uint32_t nr_pids;		    /* set_ftrace_pid: 0 = every thread */
 	uint32_t pids[FT_SESSION_MAX_PIDS]; /* thread ids (gettid) to trace */
-	uint32_t stack_depth;     /* max frames of a stacktrace (<= 64) */
+	uint32_t stack_depth;		    /* max frames of a stacktrace (<= 64) */
 	uint32_t reserved0;
 	char lists[FT_SL_NR][FT_SESSION_LIST_MAX]; /* NUL-terminated text */
 	/* argument / return-value capture specs: core/argspec.h lines, '\n'
@@ -123,53 +123,53 @@ struct ft_session_ctl {
 	char args[FT_SESSION_ARGS_MAX];
 
 	/* ---- written by the runtime ---- */
-	uint32_t next_fid;        /* atomic: fids handed out (may exceed MAX_FUNCS) */
-	uint32_t next_module;     /* atomic: module slots handed out */
-	uint32_t rt_hooks;        /* atomic OR of FT_HOOK_* */
-	uint32_t rt_attached;     /* atomic: number of runtime inits (processes, execs) */
-	uint32_t rt_patched;      /* sites currently patched (last process to apply) */
-	uint32_t rt_selected;     /* functions selected by the filters */
+	uint32_t next_fid;	   /* atomic: fids handed out (may exceed MAX_FUNCS) */
+	uint32_t next_module;	   /* atomic: module slots handed out */
+	uint32_t rt_hooks;	   /* atomic OR of FT_HOOK_* */
+	uint32_t rt_attached;	   /* atomic: number of runtime inits (processes, execs) */
+	uint32_t rt_patched;	   /* sites currently patched (last process to apply) */
+	uint32_t rt_selected;	   /* functions selected by the filters */
 	uint32_t rt_funcs_dropped; /* functions seen when the table was full */
-	uint32_t rt_msg_len;      /* atomic: bytes reserved in rt_msg (may exceed MSG_MAX) */
-	uint32_t rt_msg_dropped;  /* atomic: messages that did not fit in rt_msg */
+	uint32_t rt_msg_len;	   /* atomic: bytes reserved in rt_msg (may exceed MSG_MAX) */
+	uint32_t rt_msg_dropped;   /* atomic: messages that did not fit in rt_msg */
 	/* warnings for the recorder to print: records, see ft_session_msg() */
 	_Alignas(4) char rt_msg[FT_SESSION_MSG_MAX];
 };
 
 /* Function table entry: the FUNCS section's layout exactly. */
 #define FT_SFUNC_VALID 0x80000000u
-#define FT_SFUNC_PATCHED 0x1u   /* a run-time patched site */
-#define FT_SFUNC_CYG 0x2u       /* seen through -finstrument-functions */
+#define FT_SFUNC_PATCHED 0x1u /* a run-time patched site */
+#define FT_SFUNC_CYG 0x2u     /* seen through -finstrument-functions */
 struct ft_session_func {
-	uint64_t addr;   /* absolute entry address in the traced process */
+	uint64_t addr;	 /* absolute entry address in the traced process */
 	uint32_t module; /* index into the module table */
-	uint32_t flags;  /* FT_SFUNC_*; VALID stored last (release) */
+	uint32_t flags;	 /* FT_SFUNC_*; VALID stored last (release) */
 };
 
 #define FT_SMOD_VALID 0x1u
-#define FT_SMOD_MAIN 0x2u  /* the main program */
+#define FT_SMOD_MAIN 0x2u /* the main program */
 #define FT_SMOD_DLOPEN 0x4u
 struct ft_session_module {
-	uint64_t start;       /* lowest mapped address of the object */
-	uint64_t end;         /* end of its highest PT_LOAD segment */
-	uint64_t offset;      /* file offset of the start mapping (0 normally) */
-	uint64_t bias;        /* load bias (dlpi_addr): symbol value + bias = address */
-	uint32_t pid;         /* process that mapped it */
-	uint32_t space;       /* address-space generation: ctl.rt_attached at init */
-	uint32_t flags;       /* FT_SMOD_*; VALID stored last (release) */
+	uint64_t start;	       /* lowest mapped address of the object */
+	uint64_t end;	       /* end of its highest PT_LOAD segment */
+	uint64_t offset;       /* file offset of the start mapping (0 normally) */
+	uint64_t bias;	       /* load bias (dlpi_addr): symbol value + bias = address */
+	uint32_t pid;	       /* process that mapped it */
+	uint32_t space;	       /* address-space generation: ctl.rt_attached at init */
+	uint32_t flags;	       /* FT_SMOD_*; VALID stored last (release) */
 	uint32_t build_id_len; /* 0 when the object has no NT_GNU_BUILD_ID */
 	uint8_t build_id[32];
 	char path[FT_SESSION_PATH_MAX]; /* absolute when known, NUL-terminated */
 };
 
 struct ft_session_hdr {
-	uint32_t magic;         /* FT_SESSION_MAGIC */
-	uint32_t version;       /* FT_SESSION_VERSION */
-	uint64_t total_size;    /* of the whole block */
+	uint32_t magic;	     /* FT_SESSION_MAGIC */
+	uint32_t version;    /* FT_SESSION_VERSION */
+	uint64_t total_size; /* of the whole block */
 	uint64_t ctl_off;
 	uint64_t funcs_off;
-	uint32_t max_funcs;     /* entries at funcs_off */
-	uint32_t max_modules;   /* entries at mods_off */
+	uint32_t max_funcs;   /* entries at funcs_off */
+	uint32_t max_modules; /* entries at mods_off */
 	uint64_t mods_off;
 	uint64_t stackmap_off;
 	uint64_t stackmap_size;
@@ -228,8 +228,7 @@ uint32_t ft_session_nr_modules(struct ft_session_hdr *h);
 void ft_session_ctl_begin(struct ft_session_hdr *h);
 void ft_session_ctl_end(struct ft_session_hdr *h);
 int ft_session_set_list(struct ft_session_hdr *h, enum ft_session_list which, const char *text);
-int ft_session_append_list(struct ft_session_hdr *h, enum ft_session_list which,
-			   const char *line);
+int ft_session_append_list(struct ft_session_hdr *h, enum ft_session_list which, const char *line);
 void ft_session_set_tracing_on(struct ft_session_hdr *h, int on);
 
 /* Tracer name <-> enum; -1 / NULL when unknown. */

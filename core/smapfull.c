@@ -16,8 +16,8 @@ unsigned int ft_smap_bits_for(uint64_t stacks)
 	return b;
 }
 
-int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bits,
-		      uint64_t entries, uint64_t successes, uint64_t drops)
+int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bits, uint64_t entries,
+		      uint64_t successes, uint64_t drops)
 {
 	uint64_t all = successes + drops;
 	/* entries + drops bounds the distinct stacks seen: a refused one may repeat */
@@ -33,13 +33,15 @@ int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bit
 	if (bits >= FT_STACKMAP_BITS_MAX)
 		n = snprintf(buf, len,
 			     "the %s stack map filled (%" PRIu64 " stacks, --stackmap-bits %u, the "
-			     "largest): %" PRIu64 " of %" PRIu64 " stacks (%.1f%%) were recorded in "
+			     "largest): %" PRIu64 " of %" PRIu64
+			     " stacks (%.1f%%) were recorded in "
 			     "full instead of by id",
 			     which, entries, bits, drops, all, 100.0 * (double)drops / (double)all);
 	else
 		n = snprintf(buf, len,
-			     "the %s stack map filled (%" PRIu64 " stacks, --stackmap-bits %u): %" PRIu64
-			     " of %" PRIu64 " stacks (%.1f%%) were recorded in full instead of by id; "
+			     "the %s stack map filled (%" PRIu64
+			     " stacks, --stackmap-bits %u): %" PRIu64 " of %" PRIu64
+			     " stacks (%.1f%%) were recorded in full instead of by id; "
 			     "record with --stackmap-bits %u",
 			     which, entries, bits, drops, all, 100.0 * (double)drops / (double)all,
 			     want);

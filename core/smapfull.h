@@ -30,8 +30,8 @@ unsigned int ft_smap_bits_for(uint64_t stacks);
  *
  * Return: the line's length; 0 (and an empty @buf) when it never refused.
  */
-int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bits,
-		      uint64_t entries, uint64_t successes, uint64_t drops);
+int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bits, uint64_t entries,
+		      uint64_t successes, uint64_t drops);
 
 /**
  * ft_smap_full_meta() - ft_smap_full_line() from a trace file's META

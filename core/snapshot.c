@@ -98,8 +98,9 @@ int ft_snapshot_write(struct ft_snapshot *s, const char *input, char *err, size_
 		return -EINVAL;
 	}
 	if (s->busy) {
-		snprintf(err, errlen,
-			 "snapshot: device or resource busy (a latency tracer uses the spare buffer)");
+		snprintf(
+			err, errlen,
+			"snapshot: device or resource busy (a latency tracer uses the spare buffer)");
 		return -EBUSY;
 	}
 	action = ft_snapshot_action(cur_state(s), v);

@@ -82,10 +82,10 @@ struct ft_snapshot_ops {
 };
 
 struct ft_snapshot {
-	int state;          /* enum ft_snap_state: release-stored, acquire-loaded */
-	int busy;           /* a latency tracer owns the spare: every write is EBUSY */
-	uint64_t swaps;     /* swaps done (control and triggers), atomic */
-	uint64_t missed;    /* ft_snapshot_take() calls with no spare, atomic */
+	int state;	 /* enum ft_snap_state: release-stored, acquire-loaded */
+	int busy;	 /* a latency tracer owns the spare: every write is EBUSY */
+	uint64_t swaps;	 /* swaps done (control and triggers), atomic */
+	uint64_t missed; /* ft_snapshot_take() calls with no spare, atomic */
 	const struct ft_snapshot_ops *ops;
 	void *ctx;
 };

@@ -403,8 +403,8 @@ static __attribute__((noinline, cold)) struct shard *claim_shard(struct ft_stack
 		 */
 		used = atomic_load_explicit(&m->shards_used, memory_order_relaxed);
 		while (used < idx + 1 && !atomic_compare_exchange_weak_explicit(
-					     &m->shards_used, &used, idx + 1, memory_order_release,
-					     memory_order_relaxed))
+						 &m->shards_used, &used, idx + 1,
+						 memory_order_release, memory_order_relaxed))
 			;
 	}
 	sh = idx == NR_SHARDS ? NULL : &m->shards[idx];
@@ -433,12 +433,13 @@ static __attribute__((noinline)) struct shard *find_shard(struct ft_stackmap_sha
  */
 static inline struct shard *my_shard(struct ft_stackmap_shared *m)
 {
-	if (__builtin_expect(
-		atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) != (uintptr_t)m, 0))
+	if (__builtin_expect(atomic_load_explicit(&tls_maps[0].block, memory_order_relaxed) !=
+				     (uintptr_t)m,
+			     0))
 		return find_shard(m);
 	ft_barrier(); /* block before the rest */
 	if (__builtin_expect(
-		atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
+		    atomic_load_explicit(&tls_maps[0].inst, memory_order_relaxed) != m->seed, 0))
 		return claim_shard(m);
 	return atomic_load_explicit(&tls_maps[0].sh, memory_order_relaxed);
 }
@@ -451,7 +452,7 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h)
 		struct shard *sh;
 
 		if (atomic_load_explicit(&tls_maps[i].block, memory_order_relaxed) !=
-			(uintptr_t)m ||
+			    (uintptr_t)m ||
 		    atomic_load_explicit(&tls_maps[i].inst, memory_order_relaxed) != m->seed)
 			continue;
 		sh = atomic_load_explicit(&tls_maps[i].sh, memory_order_relaxed);
@@ -617,7 +618,7 @@ static inline ft_v2u64 xor2(const uint64_t *a, const uint64_t *b)
 static inline __attribute__((always_inline)) int ips_equal(const uint64_t *a, const uint64_t *b,
 							   uint32_t nr)
 {
-	ft_v2u64 acc = {0, 0};
+	ft_v2u64 acc = { 0, 0 };
 	uint64_t d = 0;
 	uint32_t i = 0;
 
@@ -802,7 +803,7 @@ static inline __attribute__((always_inline)) int find_or_insert(struct ft_stackm
 		 * only decides who fills the slot; val publishes the fill.
 		 */
 		if (!atomic_compare_exchange_strong_explicit(
-			&slots[idx], &s, key, memory_order_relaxed, memory_order_relaxed))
+			    &slots[idx], &s, key, memory_order_relaxed, memory_order_relaxed))
 			continue; /* someone else claimed it: duplicates tolerated */
 		e = get_elt(m);
 		if (e < 0)
@@ -1067,7 +1068,7 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	sh = cached_shard(m);
 	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
 		goto general;
-	/*
+		/*
 	 * Enter: nest 0 -> 1, then load `resetting`; as in get_id (a handler
 	 * landing between the load of nest above and this store runs as an
 	 * outermost call and leaves nest at 0).  Only processes whose callers
@@ -1336,7 +1337,7 @@ int ft_stackmap_meta_lines(const struct ft_stackmap *h, const char *which, char 
 /* Sleep a little while draining; 1 once FT_STACKMAP_DRAIN_MS have passed. */
 static int drain_wait(const struct timespec *t0, unsigned int *spins)
 {
-	struct timespec nap = {0, 50 * 1000}, t;
+	struct timespec nap = { 0, 50 * 1000 }, t;
 
 	if (++*spins < 100) {
 		sched_yield();
@@ -1486,7 +1487,7 @@ static int text_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
  */
 void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res, void *arg)
 {
-	struct text_ctx c = {f, res, arg};
+	struct text_ctx c = { f, res, arg };
 
 	ft_stackmap_for_each(h, text_one, &c);
 }
@@ -1526,7 +1527,7 @@ struct bin_ctx {
 static int bin_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
 {
 	struct bin_ctx *c = arg;
-	struct ft_fsmb_entry e = {id, nr, ref, 0};
+	struct ft_fsmb_entry e = { id, nr, ref, 0 };
 
 	/* Bounds check: stacks published after the count do not fit. */
 	if (c->off + sizeof(e) + nr * sizeof(*ips) > c->cap)
@@ -1556,7 +1557,7 @@ struct delta_ctx {
 static int delta_one(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref, void *arg)
 {
 	struct delta_ctx *c = arg;
-	struct ft_fsmb_entry e = {id, nr, ref, 0};
+	struct ft_fsmb_entry e = { id, nr, ref, 0 };
 	uint32_t mark = ref == UINT32_MAX ? ref : ref + 1; /* 0: never exported */
 	size_t need = sizeof(e) + nr * sizeof(*ips);
 
@@ -1596,8 +1597,8 @@ uint32_t ft_stackmap_nr_entries(const struct ft_stackmap *h)
 
 void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int refs, size_t *len)
 {
-	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
-	struct delta_ctx c = {.seen = seen, .refs = refs};
+	struct ft_fsmb_header hdr = { FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0 };
+	struct delta_ctx c = { .seen = seen, .refs = refs };
 
 	*len = 0;
 	errno = 0;
@@ -1630,8 +1631,8 @@ void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int 
  */
 void *ft_stackmap_export_bin(const struct ft_stackmap *h, size_t *len)
 {
-	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
-	struct bin_ctx c = {0};
+	struct ft_fsmb_header hdr = { FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0 };
+	struct bin_ctx c = { 0 };
 	size_t need = 0;
 
 	*len = 0;

@@ -71,11 +71,11 @@ struct ft_stackmap {
 };
 
 struct ft_stackmap_stat {
-	uint32_t entries;     /* elements taken from the pool */
-	uint32_t max_entries; /* pool size, 2^bits */
-	uint32_t table_size;  /* 2 x pool */
-	uint64_t successes;   /* get_id calls served (hits + inserts) */
-	uint64_t drops;       /* get_id calls told to fall back */
+	uint32_t entries;	/* elements taken from the pool */
+	uint32_t max_entries;	/* pool size, 2^bits */
+	uint32_t table_size;	/* 2 x pool */
+	uint64_t successes;	/* get_id calls served (hits + inserts) */
+	uint64_t drops;		/* get_id calls told to fall back */
 	uint32_t claimed_empty; /* slots claimed after the pool ran out (and any
 				 * being filled at that instant) */
 	uint32_t threads;	/* per-thread shards claimed (threads counting
@@ -128,8 +128,8 @@ void ft_stackmap_thread_detach(struct ft_stackmap *h);
  * Look up a stack by id.  Returns 0 and fills ips/nr/ref (ips points into
  * the map, valid until reset/destroy), or -ENOENT.
  */
-int ft_stackmap_lookup(const struct ft_stackmap *h, uint32_t id, const uint64_t **ips,
-		       uint32_t *nr, uint32_t *ref);
+int ft_stackmap_lookup(const struct ft_stackmap *h, uint32_t id, const uint64_t **ips, uint32_t *nr,
+		       uint32_t *ref);
 
 /*
  * Call fn for each published stack, in id order; stops when fn returns != 0
@@ -185,8 +185,7 @@ int ft_stackmap_reset(struct ft_stackmap *h);
 typedef int (*ft_sym_resolve_fn)(uint64_t ip, char *buf, size_t len, void *arg);
 
 /* The text shapes of ftrace's proposed stackmap: stack_map and stack_map_stat. */
-void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res,
-			    void *arg);
+void ft_stackmap_write_text(const struct ft_stackmap *h, FILE *f, ft_sym_resolve_fn res, void *arg);
 void ft_stackmap_write_stat(const struct ft_stackmap *h, FILE *f);
 /* The same shape for counters kept elsewhere (e.g. read back from a trace file). */
 void ft_stackmap_write_stat_struct(const struct ft_stackmap_stat *st, FILE *f);
@@ -210,8 +209,7 @@ void *ft_stackmap_export_bin(const struct ft_stackmap *h, size_t *len);
  * Return: a malloc'ed blob and *len; NULL with errno 0 when there is
  * nothing new, NULL with errno ENOMEM or EBUSY (a reset runs).
  */
-void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int refs,
-			       size_t *len);
+void *ft_stackmap_export_delta(const struct ft_stackmap *h, uint32_t *seen, int refs, size_t *len);
 
 /* Ids are below this: the size of export_delta's @seen array. */
 uint32_t ft_stackmap_table_size(const struct ft_stackmap *h);

@@ -420,7 +420,8 @@ struct ft_symtab *ft_symtab_decode(const void *buf, size_t len, char *err, size_
 		uint32_t noff = get32(r + 12);
 
 		if (noff >= strl || !memchr(st->strings + noff, 0, strl - noff)) {
-			ft_seterr(err, errlen, "SYMTAB symbol %zu has a bad name offset %u", i, noff);
+			ft_seterr(err, errlen, "SYMTAB symbol %zu has a bad name offset %u", i,
+				  noff);
 			ft_symtab_free(st);
 			return NULL;
 		}
@@ -445,7 +446,7 @@ int ft_kallsyms_line(const char *line, size_t len, struct ft_kallsyms_ent *e)
 
 	/* by hand rather than sscanf: ~200k lines, and the line is not a C string */
 	for (; p < end && digits <= 16; p++, digits++) {
-		int v = *p >= '0' && *p <= '9'   ? *p - '0'
+		int v = *p >= '0' && *p <= '9'	 ? *p - '0'
 			: *p >= 'a' && *p <= 'f' ? *p - 'a' + 10
 			: *p >= 'A' && *p <= 'F' ? *p - 'A' + 10
 						 : -1;

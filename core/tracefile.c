@@ -321,9 +321,8 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 static const char *sec_name(uint32_t type)
 {
 	static const char *const names[FT_SEC_MAX] = {
-	    "END",   "META",	 "MODULES", "FUNCS", "SYMTAB",	 "KALLSYMS", "STACKMAP",
-	    "UDATA", "KFORMATS", "KDATA",   "TASKS", "UFORMATS", "SNAPSHOT",
-	    "ARGSPEC",
+		"END",	 "META",     "MODULES", "FUNCS", "SYMTAB",   "KALLSYMS", "STACKMAP",
+		"UDATA", "KFORMATS", "KDATA",	"TASKS", "UFORMATS", "SNAPSHOT", "ARGSPEC",
 	};
 
 	return type < FT_SEC_MAX ? names[type] : "?";
@@ -386,7 +385,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	if ((uint64_t)st.st_size < FILE_HDR_SIZE || read_at(fd, hdr, sizeof(hdr), 0) < 0) {
 		ft_seterr(err, errlen, "%s: truncated file header (%lld bytes)", path,
-		       (long long)st.st_size);
+			  (long long)st.st_size);
 		close(fd);
 		return NULL;
 	}
@@ -396,8 +395,9 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (get32(hdr + 8) != FT_FILE_VERSION) {
-		ft_seterr(err, errlen, "%s: unsupported trace file version %u (this ftrail reads %u)",
-		       path, get32(hdr + 8), FT_FILE_VERSION);
+		ft_seterr(err, errlen,
+			  "%s: unsupported trace file version %u (this ftrail reads %u)", path,
+			  get32(hdr + 8), FT_FILE_VERSION);
 		close(fd);
 		return NULL;
 	}
@@ -427,7 +427,7 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		}
 		if (read_at(fd, sh, sizeof(sh), off) < 0) {
 			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
-			       (unsigned long long)off, strerror(errno));
+				  (unsigned long long)off, strerror(errno));
 			goto fail;
 		}
 		if (get32(sh + 36) != shdr_crc(sh, off)) {
@@ -435,7 +435,8 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			 * Its sizes cannot be trusted, so neither can the place
 			 * of the next header: what comes before is all we read.
 			 */
-			if (add_warn(r, "%s: corrupt section header at offset %llu (checksum "
+			if (add_warn(r,
+				     "%s: corrupt section header at offset %llu (checksum "
 				     "mismatch): reading only the %zu sections before it",
 				     path, (unsigned long long)off, r->nr) < 0)
 				goto oom;
@@ -451,20 +452,21 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		s.offset = off + sizeof(sh);
 		if (s.type >= FT_SEC_MAX) {
 			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
-			       s.type, (unsigned long long)off);
+				  s.type, (unsigned long long)off);
 			goto fail;
 		}
 		if (s.flags & ~FT_SF_ZSTD) {
-			ft_seterr(err, errlen, "%s: %s section at offset %llu has unknown flags 0x%x",
-			       path, sec_name(s.type), (unsigned long long)off, s.flags);
+			ft_seterr(err, errlen,
+				  "%s: %s section at offset %llu has unknown flags 0x%x", path,
+				  sec_name(s.type), (unsigned long long)off, s.flags);
 			goto fail;
 		}
 		if (s.raw_size > FT_SECTION_MAX_RAW ||
 		    (!(s.flags & FT_SF_ZSTD) && s.raw_size != s.disk_size)) {
 			ft_seterr(err, errlen,
-			       "%s: %s section at offset %llu has bad sizes (%llu/%llu)", path,
-			       sec_name(s.type), (unsigned long long)off,
-			       (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
+				  "%s: %s section at offset %llu has bad sizes (%llu/%llu)", path,
+				  sec_name(s.type), (unsigned long long)off,
+				  (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
 			goto fail;
 		}
 		if (s.disk_size > r->file_size - s.offset) {
@@ -473,8 +475,9 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 		}
 		if (s.type == FT_SEC_END) {
 			if (s.disk_size || s.offset != r->file_size) {
-				ft_seterr(err, errlen, "%s: data after the END section (offset %llu)",
-				       path, (unsigned long long)s.offset);
+				ft_seterr(err, errlen,
+					  "%s: data after the END section (offset %llu)", path,
+					  (unsigned long long)s.offset);
 				goto fail;
 			}
 			seen_end = 1;
@@ -486,7 +489,8 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 			break;
 		case 1:
 			/* a corrupt payload: its header is sound, the rest can be read */
-			if (add_warn(r, "%s: corrupt %s section (id %llu) at offset %llu "
+			if (add_warn(r,
+				     "%s: corrupt %s section (id %llu) at offset %llu "
 				     "(checksum mismatch): skipped",
 				     path, sec_name(s.type), (unsigned long long)s.id,
 				     (unsigned long long)(s.offset - sizeof(sh))) < 0)
@@ -567,11 +571,11 @@ const struct ft_section *ft_reader_section(const struct ft_reader *r, size_t i)
  * Inflate a zstd payload of disk bytes into at most raw bytes; the output
  * must be exactly raw bytes.  The output buffer grows with real output only.
  */
-static void *inflate_section(struct ft_reader *r, const struct ft_section *s, const void *in, char *err,
-		     size_t errlen)
+static void *inflate_section(struct ft_reader *r, const struct ft_section *s, const void *in,
+			     char *err, size_t errlen)
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
-	ZSTD_inBuffer ib = {in, s->disk_size, 0};
+	ZSTD_inBuffer ib = { in, s->disk_size, 0 };
 	size_t cap = s->raw_size < (1u << 20) ? s->raw_size : (1u << 20);
 	unsigned char *out = NULL;
 	size_t have = 0;
@@ -583,14 +587,15 @@ static void *inflate_section(struct ft_reader *r, const struct ft_section *s, co
 	if (!out)
 		goto oom;
 	for (;;) {
-		ZSTD_outBuffer ob = {out, cap, have};
+		ZSTD_outBuffer ob = { out, cap, have };
 		size_t ret = ZSTD_decompressStream(ds, &ob, &ib);
 
 		have = ob.pos;
 		if (ZSTD_isError(ret)) {
-			ft_seterr(err, errlen, "%s: corrupt compressed %s section at offset %llu: %s",
-			       r->path, sec_name(s->type), (unsigned long long)s->offset,
-			       ZSTD_getErrorName(ret));
+			ft_seterr(err, errlen,
+				  "%s: corrupt compressed %s section at offset %llu: %s", r->path,
+				  sec_name(s->type), (unsigned long long)s->offset,
+				  ZSTD_getErrorName(ret));
 			goto fail;
 		}
 		if (ret == 0 && ib.pos == ib.size)
@@ -601,11 +606,11 @@ static void *inflate_section(struct ft_reader *r, const struct ft_section *s, co
 
 			if (cap >= s->raw_size) {
 				ft_seterr(
-				    err, errlen,
-				    "%s: compressed %s section at offset %llu inflates beyond its "
-				    "declared %llu bytes",
-				    r->path, sec_name(s->type), (unsigned long long)s->offset,
-				    (unsigned long long)s->raw_size);
+					err, errlen,
+					"%s: compressed %s section at offset %llu inflates beyond its "
+					"declared %llu bytes",
+					r->path, sec_name(s->type), (unsigned long long)s->offset,
+					(unsigned long long)s->raw_size);
 				goto fail;
 			}
 			ncap = cap * 2 < s->raw_size ? cap * 2 : s->raw_size;
@@ -615,22 +620,25 @@ static void *inflate_section(struct ft_reader *r, const struct ft_section *s, co
 			out = n;
 			cap = ncap;
 		} else if (ib.pos == ib.size && ret != 0) {
-			ft_seterr(err, errlen, "%s: compressed %s section at offset %llu is cut short",
-			       r->path, sec_name(s->type), (unsigned long long)s->offset);
+			ft_seterr(err, errlen,
+				  "%s: compressed %s section at offset %llu is cut short", r->path,
+				  sec_name(s->type), (unsigned long long)s->offset);
 			goto fail;
 		}
 	}
 	if (have != s->raw_size) {
-		ft_seterr(err, errlen,
-		       "%s: compressed %s section at offset %llu holds %zu bytes, header says %llu",
-		       r->path, sec_name(s->type), (unsigned long long)s->offset, have,
-		       (unsigned long long)s->raw_size);
+		ft_seterr(
+			err, errlen,
+			"%s: compressed %s section at offset %llu holds %zu bytes, header says %llu",
+			r->path, sec_name(s->type), (unsigned long long)s->offset, have,
+			(unsigned long long)s->raw_size);
 		goto fail;
 	}
 	ZSTD_freeDStream(ds);
 	return out;
 oom:
-	ft_seterr(err, errlen, "%s: out of memory inflating %s section", r->path, sec_name(s->type));
+	ft_seterr(err, errlen, "%s: out of memory inflating %s section", r->path,
+		  sec_name(s->type));
 fail:
 	free(out);
 	if (ds)
@@ -655,12 +663,12 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
 	disk = malloc(s->disk_size ? s->disk_size : 1);
 	if (!disk) {
 		ft_seterr(err, errlen, "%s: out of memory loading %s section", r->path,
-		       sec_name(s->type));
+			  sec_name(s->type));
 		return NULL;
 	}
 	if (s->disk_size && read_at(r->fd, disk, s->disk_size, s->offset) < 0) {
 		ft_seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
-		       (unsigned long long)s->offset, strerror(errno));
+			  (unsigned long long)s->offset, strerror(errno));
 		free(disk);
 		return NULL;
 	}
@@ -700,7 +708,7 @@ void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t
 		}
 		if (have + l > FT_SECTION_MAX_RAW) {
 			ft_seterr(err, errlen, "%s: %s sections exceed %llu bytes", r->path,
-			       sec_name(type), (unsigned long long)FT_SECTION_MAX_RAW);
+				  sec_name(type), (unsigned long long)FT_SECTION_MAX_RAW);
 			free(p);
 			free(all);
 			return NULL;
@@ -778,7 +786,7 @@ const char *ft_reader_meta(struct ft_reader *r, const char *key)
 
 struct fsmb_ent {
 	uint32_t id, nr, ref;
-	size_t seq;   /* arrival order: the last of one id wins */
+	size_t seq; /* arrival order: the last of one id wins */
 	uint64_t *ips;
 };
 
@@ -828,11 +836,10 @@ static int fsmb_ent_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err,
-			  size_t errlen)
+void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err, size_t errlen)
 {
-	struct ft_fsmb_header hdr = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0};
-	struct fsmb_acc a = {0};
+	struct ft_fsmb_header hdr = { FT_FSMB_MAGIC, FT_FSMB_VERSION, 0, 0 };
+	struct fsmb_acc a = { 0 };
 	size_t chunks = 0, first = 0, out_len, k;
 	unsigned char *out = NULL;
 
@@ -859,8 +866,7 @@ void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *e
 			goto fail;
 		if (ft_fsmb_parse(p, l, fsmb_collect, &a, perr, sizeof(perr)) < 0 || a.oom) {
 			free(p);
-			ft_seterr(err, errlen, "%s: %s", r->path,
-				  a.oom ? "out of memory" : perr);
+			ft_seterr(err, errlen, "%s: %s", r->path, a.oom ? "out of memory" : perr);
 			goto fail;
 		}
 		free(p);
@@ -878,7 +884,7 @@ void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *e
 	}
 	*len = sizeof(hdr);
 	for (k = 0; k < a.nr; k++) {
-		struct ft_fsmb_entry e = {a.e[k].id, a.e[k].nr, a.e[k].ref, 0};
+		struct ft_fsmb_entry e = { a.e[k].id, a.e[k].nr, a.e[k].ref, 0 };
 
 		if (k + 1 < a.nr && a.e[k + 1].id == a.e[k].id)
 			continue; /* a later chunk has this stack */

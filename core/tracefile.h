@@ -93,10 +93,10 @@ enum ft_section_type {
 struct ft_section_hdr {
 	uint32_t type;
 	uint32_t flags;
-	uint64_t id;        /* buffer id, cpu, module index... per type */
+	uint64_t id;	    /* buffer id, cpu, module index... per type */
 	uint64_t disk_size; /* bytes that follow this header */
 	uint64_t raw_size;  /* bytes once decompressed */
-	uint32_t crc;       /* CRC-32 of the disk_size payload bytes */
+	uint32_t crc;	    /* CRC-32 of the disk_size payload bytes */
 	uint32_t hdr_crc;   /* CRC-32 of the file offset (u64) and the 36 bytes above */
 };
 
@@ -112,16 +112,15 @@ struct ft_writer;
  * Return: the writer, or NULL with errno set and a one-line reason in err.
  * Must be ended with ft_writer_close() or ft_writer_abort().
  */
-struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err,
-				 size_t errlen);
+struct ft_writer *ft_writer_open(const char *path, int compress_level, char *err, size_t errlen);
 
 /*
  * Append one section.  With compress set the payload is zstd-compressed
  * (kept raw when compression would not shrink it).  Thread-safe: several
  * drain threads may add sections at once.  Returns 0, or -1 with errno.
  */
-int ft_writer_add(struct ft_writer *w, uint32_t type, uint64_t id, const void *data,
-		  size_t len, int compress);
+int ft_writer_add(struct ft_writer *w, uint32_t type, uint64_t id, const void *data, size_t len,
+		  int compress);
 
 /* Bytes written so far (headers and payloads). */
 uint64_t ft_writer_bytes(const struct ft_writer *w);
@@ -152,7 +151,7 @@ struct ft_section {
 	uint32_t type;
 	uint32_t flags;
 	uint64_t id;
-	uint64_t offset;    /* of the payload in the file */
+	uint64_t offset; /* of the payload in the file */
 	uint64_t disk_size;
 	uint64_t raw_size;
 	uint32_t crc;
@@ -193,8 +192,8 @@ void *ft_reader_load(struct ft_reader *r, const struct ft_section *s, size_t *le
  * Concatenate every section of (type, id) in file order; id = UINT64_MAX for
  * any id.  Returns NULL with *len = 0 and err empty when there is none.
  */
-void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t *len,
-			 char *err, size_t errlen);
+void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t *len, char *err,
+			 size_t errlen);
 
 /*
  * ft_reader_load_fsmb - every STACKMAP section of id merged into one FSMB v2
@@ -202,8 +201,7 @@ void *ft_reader_load_all(struct ft_reader *r, uint32_t type, uint64_t id, size_t
  * in an earlier one.  Returns a malloc'ed blob; NULL with *len = 0 and err
  * empty when there is none, NULL with err set on corruption.
  */
-void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err,
-			  size_t errlen);
+void *ft_reader_load_fsmb(struct ft_reader *r, uint64_t id, size_t *len, char *err, size_t errlen);
 
 /* META lookup: value of key, or NULL.  Valid until ft_reader_close(). */
 const char *ft_reader_meta(struct ft_reader *r, const char *key);

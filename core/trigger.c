@@ -11,15 +11,13 @@
 #include "core/trigger.h"
 
 static const char *const cmd_names[] = {
-	[FT_TRIG_TRACEON] = "traceon",
-	[FT_TRIG_TRACEOFF] = "traceoff",
-	[FT_TRIG_STACKTRACE] = "stacktrace",
-	[FT_TRIG_SNAPSHOT] = "snapshot",
-	[FT_TRIG_ENABLE_EVENT] = "enable_event",
-	[FT_TRIG_DISABLE_EVENT] = "disable_event",
+	[FT_TRIG_TRACEON] = "traceon",		 [FT_TRIG_TRACEOFF] = "traceoff",
+	[FT_TRIG_STACKTRACE] = "stacktrace",	 [FT_TRIG_SNAPSHOT] = "snapshot",
+	[FT_TRIG_ENABLE_EVENT] = "enable_event", [FT_TRIG_DISABLE_EVENT] = "disable_event",
 };
 
-#define CMD_LIST "traceon, traceoff, stacktrace, snapshot, enable_event:SYS:EVENT, disable_event:SYS:EVENT"
+#define CMD_LIST                                                                                   \
+	"traceon, traceoff, stacktrace, snapshot, enable_event:SYS:EVENT, disable_event:SYS:EVENT"
 
 const char *ft_trigger_cmd_name(int cmd)
 {
@@ -53,8 +51,8 @@ static int is_name_char(char c)
  * added to positions in messages (a function command's glob prefix).
  * allow_if: event triggers only.
  */
-static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_trigger *t,
-		     char *err, size_t errlen)
+static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_trigger *t, char *err,
+		     size_t errlen)
 {
 	int start, n;
 
@@ -69,9 +67,12 @@ static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_tri
 			t->cmd = c;
 	if (!t->cmd) {
 		if (!n)
-			return terr(err, errlen, "missing trigger command at position %d (expected " CMD_LIST ")",
+			return terr(err, errlen,
+				    "missing trigger command at position %d (expected " CMD_LIST
+				    ")",
 				    base + start);
-		return terr(err, errlen, "unknown trigger command '%.*s' at position %d (expected " CMD_LIST ")",
+		return terr(err, errlen,
+			    "unknown trigger command '%.*s' at position %d (expected " CMD_LIST ")",
 			    n > 40 ? 40 : n, s + start, base + start);
 	}
 	if (t->cmd == FT_TRIG_ENABLE_EVENT || t->cmd == FT_TRIG_DISABLE_EVENT) {
@@ -87,7 +88,8 @@ static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_tri
 			n = i - start;
 			if (!n)
 				return terr(err, errlen, "%s: missing %s name at position %d",
-					    cmd_names[t->cmd], k ? "event" : "system", base + start);
+					    cmd_names[t->cmd], k ? "event" : "system",
+					    base + start);
 			if (n >= FT_TRIG_NAME_MAX)
 				return terr(err, errlen, "%s: name too long at position %d",
 					    cmd_names[t->cmd], base + start);
@@ -108,9 +110,10 @@ static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_tri
 		if (errno || v > INT64_MAX / 2)
 			return terr(err, errlen, "count out of range at position %d", base + start);
 		if (v == 0)
-			return terr(err, errlen,
-				    "count 0 at position %d: the trigger would never act (omit the count for no limit)",
-				    base + start);
+			return terr(
+				err, errlen,
+				"count 0 at position %d: the trigger would never act (omit the count for no limit)",
+				base + start);
 		t->count = (int64_t)v;
 		i = (int)(end - s);
 	}
@@ -118,8 +121,8 @@ static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_tri
 		i++;
 	if (!s[i])
 		return 0;
-	if (allow_if && !strncmp(s + i, "if", 2) && (s[i + 2] == ' ' || s[i + 2] == '\t' ||
-						     s[i + 2] == '(' || !s[i + 2])) {
+	if (allow_if && !strncmp(s + i, "if", 2) &&
+	    (s[i + 2] == ' ' || s[i + 2] == '\t' || s[i + 2] == '(' || !s[i + 2])) {
 		int fpos = i + 2;
 
 		while (s[fpos] == ' ' || s[fpos] == '\t')
@@ -132,8 +135,8 @@ static int parse_cmd(const char *s, int i, int base, int allow_if, struct ft_tri
 			return terr(err, errlen, "out of memory");
 		return 0;
 	}
-	return terr(err, errlen, "unexpected '%.20s' at position %d (expected %s)", s + i,
-		    base + i, allow_if ? "':COUNT' or 'if FILTER'" : "':COUNT'");
+	return terr(err, errlen, "unexpected '%.20s' at position %d (expected %s)", s + i, base + i,
+		    allow_if ? "':COUNT' or 'if FILTER'" : "':COUNT'");
 }
 
 int ft_trigger_parse(const char *text, struct ft_trigger *t, char *err, size_t errlen)
@@ -171,8 +174,8 @@ int ft_trigger_parse_func(const char *text, struct ft_trigger *t, char *err, siz
 	return 0;
 }
 
-int ft_trigger_bind(struct ft_trigger *t, const struct ftrail_field *fields, size_t nr,
-		    char *err, size_t errlen)
+int ft_trigger_bind(struct ft_trigger *t, const struct ftrail_field *fields, size_t nr, char *err,
+		    size_t errlen)
 {
 	struct ft_filter_err fe;
 	char msg[384];
@@ -202,7 +205,7 @@ char *ft_trigger_format(const struct ft_trigger *t, char *buf, size_t len)
 	if (t->glob[0])
 		n += snprintf(buf + n, len - n, "%s:", t->glob);
 	if (n < (int)len)
-		n += snprintf(buf + n, len - n, "%s", ft_trigger_cmd_name(t->cmd) ? : "?");
+		n += snprintf(buf + n, len - n, "%s", ft_trigger_cmd_name(t->cmd) ?: "?");
 	if (n < (int)len && (t->cmd == FT_TRIG_ENABLE_EVENT || t->cmd == FT_TRIG_DISABLE_EVENT))
 		n += snprintf(buf + n, len - n, ":%s:%s", t->sys, t->event);
 	if (n < (int)len) {

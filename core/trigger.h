@@ -46,13 +46,13 @@ enum ft_trig_cmd {
 #define FT_TRIG_UNLIMITED (-1)
 
 struct ft_trigger {
-	int cmd;                        /* enum ft_trig_cmd */
-	char sys[FT_TRIG_NAME_MAX];     /* enable_event / disable_event target */
+	int cmd;		    /* enum ft_trig_cmd */
+	char sys[FT_TRIG_NAME_MAX]; /* enable_event / disable_event target */
 	char event[FT_TRIG_NAME_MAX];
-	int64_t count;                  /* remaining; FT_TRIG_UNLIMITED = no count */
-	char *filter_text;              /* after "if", or NULL */
-	struct ft_filter *filter;       /* compiled by ft_trigger_bind(), or NULL */
-	char glob[256];                 /* function commands: the function glob */
+	int64_t count;		  /* remaining; FT_TRIG_UNLIMITED = no count */
+	char *filter_text;	  /* after "if", or NULL */
+	struct ft_filter *filter; /* compiled by ft_trigger_bind(), or NULL */
+	char glob[256];		  /* function commands: the function glob */
 };
 
 /*
@@ -73,8 +73,8 @@ int ft_trigger_parse_func(const char *text, struct ft_trigger *t, char *err, siz
  * Compile t's "if" filter against an event's fields.  Returns 0 (also when
  * there is no filter), or -1 with the filter's error in err.
  */
-int ft_trigger_bind(struct ft_trigger *t, const struct ftrail_field *fields, size_t nr,
-		    char *err, size_t errlen);
+int ft_trigger_bind(struct ft_trigger *t, const struct ftrail_field *fields, size_t nr, char *err,
+		    size_t errlen);
 
 void ft_trigger_free(struct ft_trigger *t);
 

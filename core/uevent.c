@@ -68,8 +68,8 @@ int ft_uev_name_match(const char *sel, const char *sys, const char *event)
 static const char *type_decl(const struct ftrail_field *f, char *buf, size_t len)
 {
 	static const char *const names[] = {
-		[FTRAIL_T_U8] = "u8",   [FTRAIL_T_U16] = "u16", [FTRAIL_T_U32] = "u32",
-		[FTRAIL_T_U64] = "u64", [FTRAIL_T_S8] = "s8",   [FTRAIL_T_S16] = "s16",
+		[FTRAIL_T_U8] = "u8",	[FTRAIL_T_U16] = "u16", [FTRAIL_T_U32] = "u32",
+		[FTRAIL_T_U64] = "u64", [FTRAIL_T_S8] = "s8",	[FTRAIL_T_S16] = "s16",
 		[FTRAIL_T_S32] = "s32", [FTRAIL_T_S64] = "s64",
 	};
 
@@ -99,12 +99,11 @@ int ft_uev_format(const struct ftrail_event *ev, uint32_t id, char *buf, size_t 
 	char decl[160];
 	size_t n = 0;
 
-#define OUT(...)                                                                    \
-	do {                                                                        \
-		int w_ = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, \
-				  __VA_ARGS__);                                     \
-		if (w_ > 0)                                                         \
-			n += (size_t)w_;                                            \
+#define OUT(...)                                                                                   \
+	do {                                                                                       \
+		int w_ = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, __VA_ARGS__);  \
+		if (w_ > 0)                                                                        \
+			n += (size_t)w_;                                                           \
 	} while (0)
 
 	OUT("name: %s\nID: %u\nsystem: %s\nformat:\n", ev->name, id, ev->subsys);

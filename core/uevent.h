@@ -45,9 +45,9 @@
 #define FT_UEV_ENV_FD "FTRAIL_UEV_FD"
 #define FT_UEV_MAGIC 0x45555446u /* "FTUE" */
 #define FT_UEV_VERSION 1
-#define FT_UEV_SEL_MAX 16384    /* bytes of selection text */
+#define FT_UEV_SEL_MAX 16384	   /* bytes of selection text */
 #define FT_UEV_FMT_AREA (1u << 20) /* bytes for formats */
-#define FT_UEV_SEP '\x1f'       /* separates name, filter, trigger in a line */
+#define FT_UEV_SEP '\x1f'	   /* separates name, filter, trigger in a line */
 
 /*
  * The shared area.  Ordering: the tool fills sel before the program runs
@@ -60,21 +60,20 @@
 struct ft_uev_area {
 	uint32_t magic;
 	uint32_t version;
-	uint32_t next_id;      /* atomic: last event id handed out (ids start at 1) */
-	uint32_t fmt_used;     /* atomic: bytes reserved in fmt[] */
-	uint64_t written;      /* events written */
-	uint64_t filtered;     /* events dropped by their filter */
-	uint64_t lost;         /* events the ring buffer could not take */
-	uint64_t truncated;    /* strings/bytes cut to FTRAIL_MAX_DYN */
-	uint64_t triggers;     /* trigger actions taken */
-	uint64_t snap_missed;  /* snapshot triggers without a spare buffer */
-	uint32_t nr_events;    /* atomic: descriptors enabled at least once */
-	uint32_t msg_used;     /* atomic: bytes of msg[] used */
-	char msg[2048];        /* runtime's warnings ("unknown event ..."), '\n' separated */
+	uint32_t next_id;     /* atomic: last event id handed out (ids start at 1) */
+	uint32_t fmt_used;    /* atomic: bytes reserved in fmt[] */
+	uint64_t written;     /* events written */
+	uint64_t filtered;    /* events dropped by their filter */
+	uint64_t lost;	      /* events the ring buffer could not take */
+	uint64_t truncated;   /* strings/bytes cut to FTRAIL_MAX_DYN */
+	uint64_t triggers;    /* trigger actions taken */
+	uint64_t snap_missed; /* snapshot triggers without a spare buffer */
+	uint32_t nr_events;   /* atomic: descriptors enabled at least once */
+	uint32_t msg_used;    /* atomic: bytes of msg[] used */
+	char msg[2048];	      /* runtime's warnings ("unknown event ..."), '\n' separated */
 	char sel[FT_UEV_SEL_MAX];
 	char fmt[FT_UEV_FMT_AREA];
 };
-
 
 /* Runtime side: the area from the environment, or NULL. */
 struct ft_uev_area *ft_uev_attach(void);

@@ -22,7 +22,8 @@
  * Format a one-line error into err[errlen] for the caller to print; a NULL
  * err or zero errlen is ignored.  The library half of the error layering.
  */
-void ft_seterr(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void ft_seterr(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Print "ftrail: <msg>" on stderr and exit(1).  Tool only. */
 noreturn void ft_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -88,7 +88,6 @@
 /* a chunk goes out at least this often: a killed recorder loses no more */
 #define FLUSH_NS 1000000000ull
 
-
 /*
  * A set of kernel text addresses the trace refers to (stack frames stored
  * in full, pointer fields such as cpuhp_enter's fun): only the kallsyms
@@ -122,16 +121,16 @@ struct kcpu {
 	int started;
 	void *page;
 	int page_size;
-	int stats_fd;        /* per_cpu/cpuN/stats: the kernel's loss counters, or -1 */
-	uint64_t lost_base;  /* their sum when we started (a fresh instance: 0) */
-	double cpu_seconds;  /* read by stop() after join */
+	int stats_fd;	    /* per_cpu/cpuN/stats: the kernel's loss counters, or -1 */
+	uint64_t lost_base; /* their sum when we started (a fresh instance: 0) */
+	double cpu_seconds; /* read by stop() after join */
 };
 
 struct ft_kcapture {
 	struct tracefs_instance *inst;
 	char name[64];
 	char dir[512];
-	char path_on[600];  /* instance tracing_on, for abort() */
+	char path_on[600]; /* instance tracing_on, for abort() */
 	struct ft_writer *w;
 	struct ft_stackmap *map;
 	uint64_t options;
@@ -139,12 +138,12 @@ struct ft_kcapture {
 	struct kcpu *cpus;
 	atomic_int stopping;
 	int kstack_id, ustack_id; /* event ids of ftrace/kernel_stack, user_stack */
-	char **fmts;              /* "sys/event" of the enabled events */
+	char **fmts;		  /* "sys/event" of the enabled events */
 	size_t nr_fmts;
 	pid_t watchdog;
 	int watch_fd;
 	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
-	int subset_syms; /* store only the kallsyms lines the trace needs */
+	int subset_syms;	  /* store only the kallsyms lines the trace needs */
 	/*
 	 * What readers need to name the KDATA chunks, written before each
 	 * chunk by ksync() under sync_lock (reader threads flush concurrently):
@@ -152,11 +151,11 @@ struct ft_kcapture {
 	 * of the shared map.
 	 */
 	pthread_mutex_t sync_lock;
-	char *ks;             /* /proc/kallsyms, text symbols only */
+	char *ks;	      /* /proc/kallsyms, text symbols only */
 	struct kline *klines; /* its lines sorted by address */
 	size_t nr_klines;
-	int ks_all;           /* every line is written (no subset, or it overflowed) */
-	uint32_t *sm_seen;    /* the kernel map's export_delta array */
+	int ks_all;	   /* every line is written (no subset, or it overflowed) */
+	uint32_t *sm_seen; /* the kernel map's export_delta array */
 	uint64_t sm_exported;
 };
 
@@ -220,20 +219,20 @@ int ft_kcapture_available(char *err, size_t errlen)
 		mount("nodev", TRACEFS_DIR, "tracefs", 0, NULL);
 	if (geteuid() != 0) {
 		ft_seterr(err, errlen,
-		       "kernel events need root: run 'sudo ftrail record ...' (tracefs at %s)",
-		       TRACEFS_DIR);
+			  "kernel events need root: run 'sudo ftrail record ...' (tracefs at %s)",
+			  TRACEFS_DIR);
 		return -1;
 	}
 	if (!tracefs_mounted()) {
 		ft_seterr(err, errlen,
-		       "tracefs is not mounted at %s and mounting it failed: "
-		       "mount -t tracefs nodev %s (kernel needs CONFIG_FTRACE)",
-		       TRACEFS_DIR, TRACEFS_DIR);
+			  "tracefs is not mounted at %s and mounting it failed: "
+			  "mount -t tracefs nodev %s (kernel needs CONFIG_FTRACE)",
+			  TRACEFS_DIR, TRACEFS_DIR);
 		return -1;
 	}
 	if (access(TRACEFS_DIR "/instances", W_OK)) {
 		ft_seterr(err, errlen, "cannot create tracefs instances in %s/instances: %s",
-		       TRACEFS_DIR, strerror(errno));
+			  TRACEFS_DIR, strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -317,8 +316,8 @@ static void add_threads(struct ft_kcapture *kc, pid_t pid)
  * Enable one event of the instance with an optional filter.  0, or -1
  * with the reason in err.
  */
-static int enable_one(struct ft_kcapture *kc, const char *sys, const char *ev,
-		      const char *filter, char *err, size_t errlen)
+static int enable_one(struct ft_kcapture *kc, const char *sys, const char *ev, const char *filter,
+		      char *err, size_t errlen)
 {
 	char file[600];
 
@@ -332,7 +331,7 @@ static int enable_one(struct ft_kcapture *kc, const char *sys, const char *ev,
 	snprintf(file, sizeof(file), "events/%s/%s/enable", sys, ev);
 	if (inst_write(kc, file, "1")) {
 		ft_seterr(err, errlen, "cannot enable kernel event %s:%s: %s", sys, ev,
-		       strerror(errno));
+			  strerror(errno));
 		return -1;
 	}
 	add_fmt(kc, sys, ev);
@@ -367,7 +366,8 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
 		ev = "*";
 	}
 	if (!*sys || !*ev) {
-		ft_seterr(err, errlen, "bad event name '%s' (want SYS:EVENT, SYS or all)", sel->name);
+		ft_seterr(err, errlen, "bad event name '%s' (want SYS:EVENT, SYS or all)",
+			  sel->name);
 		free(name);
 		return -1;
 	}
@@ -417,7 +417,7 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
 	closedir(ds);
 	if (!rc && !matched) {
 		ft_seterr(err, errlen, "no kernel event matches '%s' (see %s/available_events)",
-		       sel->name, TRACEFS_DIR);
+			  sel->name, TRACEFS_DIR);
 		rc = -1;
 	}
 	free(name);
@@ -437,7 +437,7 @@ static int enable_sel(struct ft_kcapture *kc, const struct ft_event_sel *sel, ch
  */
 static int stats_lost(struct kcpu *c, uint64_t *sum)
 {
-	static const char *const keys[] = {"overrun:", "commit overrun:", "dropped events:"};
+	static const char *const keys[] = { "overrun:", "commit overrun:", "dropped events:" };
 	char buf[1024];
 	ssize_t n;
 
@@ -687,8 +687,7 @@ static void find_pointer_fields(struct ft_kcapture *kc)
 		struct tep_event *e = evs[i];
 		struct ft_kenc_ptrf pf = { 0 };
 
-		if (e->id == kc->kstack_id || e->id == kc->ustack_id || e->id < 0 ||
-		    e->id > 65535)
+		if (e->id == kc->kstack_id || e->id == kc->ustack_id || e->id < 0 || e->id > 65535)
 			continue;
 		for (struct tep_format_field *f = e->format.fields; f && pf.n < 8; f = f->next)
 			if (f->size == 8 && f->offset + 8 <= 65535 &&
@@ -763,7 +762,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	kc->inst = tracefs_instance_create(kc->name);
 	if (!kc->inst || !dir_exists(kc->dir)) {
 		ft_seterr(err, errlen, "cannot create tracefs instance %s: %s", kc->dir,
-		       strerror(errno));
+			  strerror(errno));
 		if (kc->inst)
 			tracefs_instance_free(kc->inst);
 		free(kc);
@@ -783,8 +782,8 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	if (opts->buffer_kb) {
 		snprintf(buf, sizeof(buf), "%u", opts->buffer_kb);
 		if (inst_write(kc, "buffer_size_kb", buf)) {
-			ft_seterr(err, errlen, "cannot set buffer_size_kb to %u: %s", opts->buffer_kb,
-			       strerror(errno));
+			ft_seterr(err, errlen, "cannot set buffer_size_kb to %u: %s",
+				  opts->buffer_kb, strerror(errno));
 			goto fail;
 		}
 	}
@@ -795,9 +794,10 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	 * is lossless; both are counted exactly (sync_lost).
 	 */
 	if (inst_write(kc, "options/overwrite",
-		       (opts->options_set & FT_OPT(OVERWRITE)) && !(opts->options & FT_OPT(OVERWRITE))
-			   ? "0"
-			   : "1")) {
+		       (opts->options_set & FT_OPT(OVERWRITE)) &&
+				       !(opts->options & FT_OPT(OVERWRITE))
+			       ? "0"
+			       : "1")) {
 		ft_seterr(err, errlen, "cannot set option overwrite: %s", strerror(errno));
 		goto fail;
 	}
@@ -819,8 +819,8 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 
 		list[0] = '\0';
 		for (size_t i = 0; i < opts->pids.n && len < sizeof(list); i++)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? " " : "",
-						opts->pids.v[i]);
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						i ? " " : "", opts->pids.v[i]);
 		if (len >= sizeof(list) || inst_write(kc, "set_event_pid", list)) {
 			ft_seterr(err, errlen, "cannot limit kernel events to --pid %s: %s",
 				  opts->pids.v[0],
@@ -832,7 +832,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		inst_write(kc, "options/event-fork", "1");
 		if (inst_write(kc, "set_event_pid", buf)) {
 			ft_seterr(err, errlen, "cannot limit kernel events to pid %d: %s", (int)pid,
-			       strerror(errno));
+				  strerror(errno));
 			goto fail;
 		}
 		/* a running process (record -P): its other threads too */
@@ -920,7 +920,8 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		c->started = 1;
 	}
 	if (inst_write(kc, "tracing_on", "1")) {
-		ft_seterr(err, errlen, "cannot turn tracing on in %s: %s", kc->dir, strerror(errno));
+		ft_seterr(err, errlen, "cannot turn tracing on in %s: %s", kc->dir,
+			  strerror(errno));
 		atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 		for (int j = 0; j < kc->nr_cpus; j++)
 			if (kc->cpus[j].started)
@@ -1043,7 +1044,6 @@ static size_t kallsyms_text_only(char *s, size_t len)
 	}
 	return out;
 }
-
 
 static int kline_cmp(const void *a, const void *b)
 {
@@ -1302,8 +1302,10 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 	}
 	ow = tracefs_instance_file_read(kc->inst, "options/overwrite", NULL);
 	mlen = snprintf(name, sizeof(name), "kernel_buffer_mode=%s\nkernel_lost=%llu\n",
-		     !ow ? "unknown" : ow[0] == '0' ? "producer-consumer" : "overwrite",
-		     (unsigned long long)lost);
+			!ow	       ? "unknown"
+			: ow[0] == '0' ? "producer-consumer"
+				       : "overwrite",
+			(unsigned long long)lost);
 	free(ow);
 	if (ft_writer_add(kc->w, FT_SEC_META, 0, name, (size_t)mlen, 0)) {
 		ft_seterr(err, errlen, "cannot write the kernel counters: %s", strerror(errno));
@@ -1337,15 +1339,14 @@ static int write_final_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		if (n > 0 && n < (int)sizeof(meta) &&
 		    ft_writer_add(kc->w, FT_SEC_META, 0, meta, n, 0) && !rc) {
 			ft_seterr(err, errlen, "cannot write the kernel stack map counters: %s",
-			       strerror(errno));
+				  strerror(errno));
 			rc = -1;
 		}
 	}
 	return rc;
 }
 
-int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
-		     size_t errlen)
+int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err, size_t errlen)
 {
 	int rc = 0;
 
@@ -1365,8 +1366,8 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 		if (ft_kenc_sync_lost(c->enc))
 			ft_kenc_flush(c->enc);
 		if (ft_kenc_error(c->enc) && !rc) {
-			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s", i,
-				  strerror(ft_kenc_error(c->enc)));
+			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s",
+				  i, strerror(ft_kenc_error(c->enc)));
 			rc = -1;
 		}
 		if (st) {
@@ -1385,8 +1386,8 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 
 		ft_stackmap_get_stat(kc->map, &ms);
 		ft_smap_full_line(st->map_full, sizeof(st->map_full), "kernel",
-				  (unsigned int)__builtin_ctz(ms.max_entries | 1u << 31), ms.entries,
-				  ms.successes, ms.drops);
+				  (unsigned int)__builtin_ctz(ms.max_entries | 1u << 31),
+				  ms.entries, ms.successes, ms.drops);
 	}
 	/* the instance goes now; the watchdog then sees it gone and exits */
 	for (int i = 0; i < kc->nr_cpus; i++) {
@@ -1407,7 +1408,7 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 	}
 	if (tracefs_instance_destroy(kc->inst) && dir_exists(kc->dir) && !rc) {
 		ft_seterr(err, errlen, "cannot remove tracefs instance %s: %s", kc->dir,
-		       strerror(errno));
+			  strerror(errno));
 		rc = -1;
 	}
 	tracefs_instance_free(kc->inst);

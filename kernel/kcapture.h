@@ -25,11 +25,11 @@ struct ft_writer;
 struct ft_kcapture;
 
 struct ft_kcapture_stats {
-	uint64_t events;   /* events written (a stack that lost its event counts here) */
-	uint64_t lost;     /* ring entries the kernel lost (overrun + commit overrun +
+	uint64_t events;    /* events written (a stack that lost its event counts here) */
+	uint64_t lost;	    /* ring entries the kernel lost (overrun + commit overrun +
 			    * dropped, from its per-CPU counters): events and stacks
 			    * alike, so events + stacks + lost = entries the kernel wrote */
-	uint64_t stacks;   /* kernel stack records attached to their event */
+	uint64_t stacks;    /* kernel stack records attached to their event */
 	uint64_t stack_ids; /* of which deduplicated into stack ids */
 	double cpu_seconds; /* user+sys CPU time of the reader threads */
 	char map_full[320]; /* "" or the stack map filled: ft_smap_full_line() */

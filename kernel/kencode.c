@@ -267,9 +267,8 @@ static void handle_stack(struct ft_kenc *e, const unsigned char *data, int size,
 		ips[nr++] = ip;
 	}
 	/* a stack that does not follow an event of this CPU stays an event */
-	if (!e->pending ||
-	    (e->pend_flags & (user ? (KF_USTACK_ID | KF_USTACK_FULL)
-				   : (KF_KSTACK_ID | KF_KSTACK_FULL)))) {
+	if (!e->pending || (e->pend_flags & (user ? (KF_USTACK_ID | KF_USTACK_FULL)
+						  : (KF_KSTACK_ID | KF_KSTACK_FULL)))) {
 		set_pending(e, data, (size_t)size, ticks);
 		return;
 	}
@@ -302,7 +301,7 @@ int ft_kenc_sync_lost(struct ft_kenc *e)
 {
 	/* the pending event stays pending (its stack may follow): the mark goes at its time */
 	return sync_lost(e, e->pending && e->pend_ticks > e->last_ticks ? e->pend_ticks
-									 : e->last_ticks) > 0;
+									: e->last_ticks) > 0;
 }
 
 void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
@@ -325,7 +324,7 @@ void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
 		return;
 	memcpy(&commit, (const char *)page + 8, sizeof(commit));
 	if ((commit & SUBBUF_COMMIT_MASK) +
-		((commit & SUBBUF_MISSED_STORED) ? sizeof(unsigned long) : 0) >
+		    ((commit & SUBBUF_MISSED_STORED) ? sizeof(unsigned long) : 0) >
 	    size - hdr)
 		return;
 	end = (const char *)page + hdr + (commit & SUBBUF_COMMIT_MASK);
@@ -336,7 +335,8 @@ void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
 		/* the entries lost lie before this page's first one */
 		flush_pending(e);
 		if (sync_lost(e, kbuffer_timestamp(e->kbuf)) < 0) {
-			put_missed(e, kbuffer_timestamp(e->kbuf), missed > 0 ? (uint64_t)missed : 0);
+			put_missed(e, kbuffer_timestamp(e->kbuf),
+				   missed > 0 ? (uint64_t)missed : 0);
 			e->st.lost += missed > 0 ? (uint64_t)missed : 1;
 		}
 	}

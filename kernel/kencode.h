@@ -34,7 +34,7 @@ struct ft_kenc_ptrs {
 	struct ft_kenc_ptrf {
 		uint8_t n;
 		uint16_t off[8];
-	} *f;
+	} * f;
 	size_t nr;
 };
 
@@ -52,15 +52,15 @@ struct ft_kenc_ops {
 };
 
 struct ft_kenc_conf {
-	int kstack_id, ustack_id;	  /* ids of ftrace/kernel_stack, user_stack; -1 none */
-	struct ft_stackmap *map;	  /* stacks -> stack_id; NULL: stacks stored in full */
+	int kstack_id, ustack_id;	 /* ids of ftrace/kernel_stack, user_stack; -1 none */
+	struct ft_stackmap *map;	 /* stacks -> stack_id; NULL: stacks stored in full */
 	const struct ft_kenc_ptrs *ptrs; /* NULL: no pointer fields */
 };
 
 /* Counters of one encoder: events + stacks + lost = entries the kernel wrote. */
 struct ft_kenc_stats {
 	uint64_t events;    /* KREC_EVENT records written */
-	uint64_t lost;      /* entries the kernel lost (sum of the MISSED counts, 1 for unknown) */
+	uint64_t lost;	    /* entries the kernel lost (sum of the MISSED counts, 1 for unknown) */
 	uint64_t stacks;    /* stack records attached to their event */
 	uint64_t stack_ids; /* of which through the stack map */
 };

@@ -120,7 +120,8 @@ int ft_live_session_attach(pid_t pid, struct ft_live_session *s, char *err, size
 		fd = open_session(pid, &st);
 		if (fd < 0) {
 			ft_seterr(err, errlen,
-				  "process %d is not traced by ftrail record (or not ours)", (int)pid);
+				  "process %d is not traced by ftrail record (or not ours)",
+				  (int)pid);
 			return -1;
 		}
 	} else {

@@ -19,7 +19,7 @@ struct ft_rb_area;
 
 /* A running session, mapped.  Filled by ft_live_session_attach(). */
 struct ft_live_session {
-	void *mem;                  /* the whole session block */
+	void *mem; /* the whole session block */
 	size_t len;
 	struct ft_session_hdr *hdr; /* checked by ft_session_check() */
 	struct ft_rb_area *area;    /* its ring area, checked by ft_rb_area_attach() */

@@ -40,9 +40,9 @@
  */
 #define STOP_GRACE_S 2
 
-static volatile sig_atomic_t stop_now;     /* read by the drain loop and the wait below */
-static volatile sig_atomic_t stop_signo;   /* the first stop signal received, 0: none */
-static volatile sig_atomic_t forward_pid;  /* the program (spawned by us), 0: none yet */
+static volatile sig_atomic_t stop_now;	  /* read by the drain loop and the wait below */
+static volatile sig_atomic_t stop_signo;  /* the first stop signal received, 0: none */
+static volatile sig_atomic_t forward_pid; /* the program (spawned by us), 0: none yet */
 
 static void on_stop_signal(int sig, siginfo_t *si, void *uc)
 {
@@ -225,8 +225,8 @@ static int report_program(const struct ft_record_opts *o, const struct ft_urecor
 	if (!stop_sig) {
 		/* --duration ran out: the recording is complete, as asked */
 		if (!o->quiet)
-			ft_warn("recorded for --duration; %s (pid %d) runs on, untraced", o->argv[0],
-				(int)pid);
+			ft_warn("recorded for --duration; %s (pid %d) runs on, untraced",
+				o->argv[0], (int)pid);
 		return 0;
 	}
 	ft_warn("stopped by signal %d (%s); %s (pid %d) runs on, untraced", stop_sig,
@@ -248,8 +248,8 @@ static int process_gone(pid_t pid)
 	return kill(pid, 0) && errno == ESRCH;
 }
 
-int ft_record_session(const struct ft_record_opts *o, const struct ft_record_extra *extra,
-		      int argc, char **argv, char *err, size_t errlen)
+int ft_record_session(const struct ft_record_opts *o, const struct ft_record_extra *extra, int argc,
+		      char **argv, char *err, size_t errlen)
 {
 	static const struct ft_record_extra none;
 	const struct ft_record_extra *x = extra ? extra : &none;
@@ -346,7 +346,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		if (!kc)
 			goto fail_file;
 	}
-	if (pid > 0 && x->attached && x->attached(w, o->output, pid, u != NULL, x->arg, err, errlen))
+	if (pid > 0 && x->attached &&
+	    x->attached(w, o->output, pid, u != NULL, x->arg, err, errlen))
 		goto fail_capture;
 
 	if (u && o->attach_pid) {
@@ -371,7 +372,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		print_urecord_warnings(u);
 	} else {
 		if (!o->quiet && !x->waiting && o->attach_pid)
-			fprintf(stderr, "ftrail: recording kernel events of process %d, Ctrl-C to stop\n",
+			fprintf(stderr,
+				"ftrail: recording kernel events of process %d, Ctrl-C to stop\n",
 				(int)o->attach_pid);
 		else if (!o->quiet)
 			fprintf(stderr, "ftrail: recording %s, Ctrl-C to stop\n",

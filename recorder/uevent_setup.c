@@ -26,9 +26,7 @@
 #include "core/opts.h"
 #include "recorder/uevent_setup.h"
 
-
 /* ---- static view of a program's events (before it runs) ---- */
-
 
 struct elfview {
 	Elf *elf;
@@ -149,9 +147,9 @@ int ft_uev_scan_file(const char *path, int (*fn)(const struct ftrail_event *ev, 
 			char sys[64], evn[64], fnames[FTRAIL_MAX_FIELDS][64];
 			int bad = 0;
 
-			if (!dva || ev_read(&v, dva, &d, sizeof(d)) || d.magic != FTRAIL_EVENT_MAGIC ||
-			    d.abi != FTRAIL_ABI_VERSION || d.kind != FTRAIL_KIND_EVENT ||
-			    d.nr_fields > FTRAIL_MAX_FIELDS)
+			if (!dva || ev_read(&v, dva, &d, sizeof(d)) ||
+			    d.magic != FTRAIL_EVENT_MAGIC || d.abi != FTRAIL_ABI_VERSION ||
+			    d.kind != FTRAIL_KIND_EVENT || d.nr_fields > FTRAIL_MAX_FIELDS)
 				continue;
 			if (ev_str(&v, ev_ptr(&v, dva + offsetof(struct ftrail_event, subsys)), sys,
 				   sizeof(sys)) ||
@@ -214,8 +212,8 @@ struct check_arg {
 	char *err;
 	size_t errlen;
 	int failed;
-	unsigned char *matched;  /* per -e: some event accepted its filter/trigger */
-	char (*msgs)[512];       /* per -e: the first refusal */
+	unsigned char *matched; /* per -e: some event accepted its filter/trigger */
+	char (*msgs)[512];	/* per -e: the first refusal */
 };
 
 static int is_user_sel(const char *name, int (*is_kernel)(const char *));
@@ -242,9 +240,10 @@ static int check_event(const struct ftrail_event *d, void *argp)
 				ok = 0;
 				if (!a->msgs[i][0] || exact)
 					snprintf(a->msgs[i], sizeof(a->msgs[i]),
-						 "-e %s: filter '%s' for %s:%s: %s", s->name, s->filter,
-						 d->subsys, d->name,
-						 ft_filter_strerror(s->filter, &fe, 0, msg, sizeof(msg)));
+						 "-e %s: filter '%s' for %s:%s: %s", s->name,
+						 s->filter, d->subsys, d->name,
+						 ft_filter_strerror(s->filter, &fe, 0, msg,
+								    sizeof(msg)));
 			}
 			ft_filter_free(f);
 		}
@@ -272,11 +271,11 @@ static int check_event(const struct ftrail_event *d, void *argp)
  * Check the user -e selections against the events the program file
  * defines (its libraries are checked by the runtime, which warns).
  */
-static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const char *),
-			 char *err, size_t errlen)
+static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const char *), char *err,
+			 size_t errlen)
 {
 	unsigned char matched[o->nr_events + 1];
-	char (*msgs)[512] = calloc(o->nr_events + 1, sizeof(*msgs));
+	char(*msgs)[512] = calloc(o->nr_events + 1, sizeof(*msgs));
 	struct check_arg a = { o, is_kernel, err, errlen, 0, matched, msgs };
 	char buf[4096], e2[256];
 	const char *prog;
@@ -349,13 +348,13 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 		}
 		if (s->trigger) {
 			if (ft_trigger_parse(s->trigger, &t, msg, sizeof(msg))) {
-				snprintf(err, errlen, "-e %s: trigger '%s': %s", s->name, s->trigger,
-					 msg);
+				snprintf(err, errlen, "-e %s: trigger '%s': %s", s->name,
+					 s->trigger, msg);
 				return NULL;
 			}
 			if (t.filter_text && check_filter_syntax(t.filter_text, msg, sizeof(msg))) {
-				snprintf(err, errlen, "-e %s: trigger '%s': %s", s->name, s->trigger,
-					 msg);
+				snprintf(err, errlen, "-e %s: trigger '%s': %s", s->name,
+					 s->trigger, msg);
 				ft_trigger_free(&t);
 				return NULL;
 			}
@@ -364,7 +363,8 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 		if (strchr(s->name, FT_UEV_SEP) || strchr(s->name, '\n') ||
 		    (s->filter && (strchr(s->filter, FT_UEV_SEP) || strchr(s->filter, '\n'))) ||
 		    (s->trigger && (strchr(s->trigger, FT_UEV_SEP) || strchr(s->trigger, '\n')))) {
-			snprintf(err, errlen, "-e %s: control characters in the selection", s->name);
+			snprintf(err, errlen, "-e %s: control characters in the selection",
+				 s->name);
 			return NULL;
 		}
 	}
@@ -410,8 +410,8 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 	return a;
 }
 
-int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *st,
-		  char *msg, size_t msglen)
+int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *st, char *msg,
+		  size_t msglen)
 {
 	uint32_t used = __atomic_load_n(&a->fmt_used, __ATOMIC_ACQUIRE), off = 0;
 	char *text = malloc(used + 1);

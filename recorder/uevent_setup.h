@@ -29,8 +29,8 @@ struct ft_uev_stats {
 	uint64_t written, filtered, lost, truncated, triggers, snap_missed;
 	uint32_t nr_events;
 };
-int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *stats,
-		  char *msg, size_t msglen);
+int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *stats, char *msg,
+		  size_t msglen);
 
 /*
  * Tool side: the events an ELF file defines, read from its __ftrail_events

@@ -18,7 +18,7 @@ struct ft_writer;
 struct wqueue;
 
 /* Index of ring (slot, set, level) in the per-ring arrays. */
-#define RIDX(s, set, l) (((size_t)(s) * FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
+#define RIDX(s, set, l) (((size_t)(s)*FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
 
 struct task {
 	uint32_t pid, tid;
@@ -36,9 +36,9 @@ struct ft_urecord {
 	int inject;
 	char prog[PATH_MAX];
 	char lib[PATH_MAX];
-	char name[PATH_MAX];   /* the program as messages name it: argv[0], or "process N (comm)" */
-	int attached;          /* -P: the runtime was injected into a running process */
-	int target_exited;     /* ... which exited while traced */
+	char name[PATH_MAX]; /* the program as messages name it: argv[0], or "process N (comm)" */
+	int attached;	     /* -P: the runtime was injected into a running process */
+	int target_exited;   /* ... which exited while traced */
 	uint64_t attach_ns, detach_ns; /* how long injecting and detaching took */
 	unsigned int threads_at_attach;
 
@@ -64,17 +64,17 @@ struct ft_urecord {
 	struct pend *pend;
 	size_t nr_pend, cap_pend, pend_bytes;
 	struct wqueue *q;
-	uint64_t *reported; /* per ring (RIDX): losses its pages reported */
-	uint64_t *nest_carry; /* per slot: nested-too-deep losses taken, not yet in a page */
+	uint64_t *reported;    /* per ring (RIDX): losses its pages reported */
+	uint64_t *nest_carry;  /* per slot: nested-too-deep losses taken, not yet in a page */
 	uint64_t noslot_shown; /* area.lost_noslot already shown (NOSLOT buffer) */
 
 	/* snapshot (ringbuf.h "Snapshot"; the SNAPSHOT sections: tracefile.h) */
-	int snap_saving;      /* quiesced, saving the old set */
-	uint8_t *snap_done;   /* per slot: bit l = level l of the old set saved */
-	struct pend sbuf;     /* the copy of the ring being saved */
+	int snap_saving;		  /* quiesced, saving the old set */
+	uint8_t *snap_done;		  /* per slot: bit l = level l of the old set saved */
+	struct pend sbuf;		  /* the copy of the ring being saved */
 	uint64_t snap_pages, snap_events; /* in every snapshot taken */
-	uint32_t snaps_saved; /* SNAPSHOT headers written */
-	uint32_t snaps_taken; /* snapshots completely saved */
+	uint32_t snaps_saved;		  /* SNAPSHOT headers written */
+	uint32_t snaps_taken;		  /* snapshots completely saved */
 	uint32_t snap_clears_seen;
 	int snap_last_state;
 
@@ -104,14 +104,14 @@ struct ft_urecord {
 	pthread_mutex_t sync_lock;
 	uint32_t funcs_done, mods_done;
 	struct ft_stackmap sm;
-	int sm_state;	    /* 0 not looked at, 1 attached, -1 none */
-	uint32_t *sm_seen;  /* export_delta's array */
+	int sm_state;	      /* 0 not looked at, 1 attached, -1 none */
+	uint32_t *sm_seen;    /* export_delta's array */
 	uint64_t sm_exported; /* stacks written (first time) */
 	struct symcache {
 		char *path;
 		void *blob;
 		size_t len;
-	} *symc;
+	} * symc;
 	size_t nr_symc;
 };
 

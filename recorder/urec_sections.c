@@ -38,8 +38,8 @@ static int sync_funcs(struct ft_urecord *u, struct ft_writer *w, int final)
 	int r;
 
 	/* acquire: pairs with the runtime's release of VALID (session.h) */
-	while (end < n && (final || (__atomic_load_n(&f[end].flags, __ATOMIC_ACQUIRE) &
-				     FT_SFUNC_VALID)))
+	while (end < n &&
+	       (final || (__atomic_load_n(&f[end].flags, __ATOMIC_ACQUIRE) & FT_SFUNC_VALID)))
 		end++;
 	if (end == u->funcs_done)
 		return 0;
@@ -321,7 +321,8 @@ int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 		      "buffer_block_waits=%llu\nbuffer_block_timeouts=%llu\n"
 		      "buffer_block_wait_ns=%llu\nbuffer_peak_kb=%llu\n",
 		      (unsigned long long)t->block_waits, (unsigned long long)t->block_timeouts,
-		      (unsigned long long)t->block_wait_ns, (unsigned long long)(u->peak_bytes >> 10));
+		      (unsigned long long)t->block_wait_ns,
+		      (unsigned long long)(u->peak_bytes >> 10));
 	if (u->main_done && WIFSIGNALED(u->main_status))
 		n += snprintf(buf + n, sizeof(buf) - n, "program_signal=%d\nprogram_core=%d\n",
 			      WTERMSIG(u->main_status), WCOREDUMP(u->main_status) ? 1 : 0);
@@ -346,7 +347,8 @@ int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 		      u->snaps_taken, (unsigned long long)u->snap_pages,
 		      (unsigned long long)u->snap_events,
 		      (unsigned long long)__atomic_load_n(&u->area->snap_missed, __ATOMIC_RELAXED),
-		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped, __ATOMIC_RELAXED));
+		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped,
+							  __ATOMIC_RELAXED));
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
 	return ft_writer_add(w, FT_SEC_META, 0, buf, (size_t)n, 0);

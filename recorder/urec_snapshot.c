@@ -34,7 +34,8 @@ static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *st
 	int n;
 
 	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
-		     state, (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
+		     state,
+		     (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
 	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
 }
 

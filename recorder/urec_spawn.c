@@ -83,8 +83,10 @@ static void free_child_env(struct ft_urecord *u, char **env)
 	if (u->inject) {
 		for (size_t i = 0; env[i]; i++)
 			if (!strncmp(env[i], "LD_PRELOAD=", 11) ||
-			    !strncmp(env[i], FT_SESSION_ENV_FD "=", strlen(FT_SESSION_ENV_FD) + 1) ||
-			    !strncmp(env[i], FT_LIFELINE_ENV_FD "=", strlen(FT_LIFELINE_ENV_FD) + 1))
+			    !strncmp(env[i], FT_SESSION_ENV_FD "=",
+				     strlen(FT_SESSION_ENV_FD) + 1) ||
+			    !strncmp(env[i], FT_LIFELINE_ENV_FD "=",
+				     strlen(FT_LIFELINE_ENV_FD) + 1))
 				free(env[i]);
 	}
 	free(env);
@@ -110,11 +112,11 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 		if (ins == 0) {
 			u->said_noinstr = 1;
 			urec_warn(
-			    u,
-			    "%s has no instrumentation ftrail can hook: compile it with -pg, "
-			    "-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "
-			    "or -finstrument-functions",
-			    u->o->argv[0]);
+				u,
+				"%s has no instrumentation ftrail can hook: compile it with -pg, "
+				"-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "
+				"or -finstrument-functions",
+				u->o->argv[0]);
 		}
 	}
 	env = child_env(u);

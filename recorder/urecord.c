@@ -469,12 +469,11 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 #define NOSLOT_BUF ft_rb_buf_id((1u << 30) - 1, 0, 0)
 
 /* A page that holds nothing but a loss of n events (n may exceed a page's u32). */
-static int add_lost_page(struct ft_urecord *u, struct ft_writer *w, uint64_t buf_id,
-			 uint64_t n, uint64_t ts, uint32_t pid, uint32_t tid, uint32_t level,
-			 uint32_t seq)
+static int add_lost_page(struct ft_urecord *u, struct ft_writer *w, uint64_t buf_id, uint64_t n,
+			 uint64_t ts, uint32_t pid, uint32_t tid, uint32_t level, uint32_t seq)
 {
-	struct ft_rb_pageinfo info = {0};
-	struct ft_page pg = {0};
+	struct ft_rb_pageinfo info = { 0 };
+	struct ft_page pg = { 0 };
 	int r = 0;
 
 	while (n && !r) {
@@ -840,8 +839,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 * traced into buffers nobody drains: say so, but record anyway.
 	 */
 	if (ft_lifeline_create(&u->life, lerr, sizeof(lerr)))
-		urec_warn(u, "%s; if ftrail dies, %s stays traced until it exits", lerr,
-			  u->name);
+		urec_warn(u, "%s; if ftrail dies, %s stays traced until it exits", lerr, u->name);
 	/*
 	 * The spare ring set: allocated up front when asked (--snapshot-alloc)
 	 * or when a snapshot trigger / function command is set, as ftrace
@@ -872,7 +870,7 @@ fail:
 
 /* ---- attaching to a running process (-P) ---- */
 
-#define RTLD_NOW_ 0x2        /* <dlfcn.h>'s values, as the target's libc reads them */
+#define RTLD_NOW_ 0x2 /* <dlfcn.h>'s values, as the target's libc reads them */
 #define RTLD_NODELETE_ 0x1000
 #define INJECT_TIMEOUT_MS 10000
 
@@ -929,7 +927,8 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 {
 	pid_t pid = u->o->attach_pid;
 	uint64_t fn, rc = 0, t0 = mono_ns();
-	uint64_t args[3] = { (uint64_t)getpid(), (uint64_t)u->memfd, (uint64_t)(int64_t)u->life.fd };
+	uint64_t args[3] = { (uint64_t)getpid(), (uint64_t)u->memfd,
+			     (uint64_t)(int64_t)u->life.fd };
 	char other[PATH_MAX];
 	struct ft_inject *in;
 
@@ -997,16 +996,18 @@ static void detach_target(struct ft_urecord *u)
 
 	if (!in) {
 		if (!(kill(u->pid, 0) && errno == ESRCH))
-			urec_warn(u, "cannot stop %s to detach (%s): its runtime detaches at its "
-				       "next traced call",
-				    u->name, err);
+			urec_warn(u,
+				  "cannot stop %s to detach (%s): its runtime detaches at its "
+				  "next traced call",
+				  u->name, err);
 		return;
 	}
 	fn = ft_inject_sym(in, u->lib, "ftrail_detach");
 	if (!fn || call_in(in, fn, NULL, 0, NULL, &rc, err, sizeof(err)))
-		urec_warn(u, "cannot detach the runtime of %s (%s): it detaches at its next "
-			       "traced call",
-			    u->name, fn ? err : "no ftrail_detach");
+		urec_warn(u,
+			  "cannot detach the runtime of %s (%s): it detaches at its next "
+			  "traced call",
+			  u->name, fn ? err : "no ftrail_detach");
 	ft_inject_resume(in);
 	u->detach_ns = mono_ns() - t0;
 }
@@ -1030,7 +1031,6 @@ static int target_gone(pid_t pid)
 	p = strrchr(buf, ')'); /* the state follows the name, which may hold anything */
 	return p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X');
 }
-
 
 /* Reap whatever exited.  Returns 1 when no descendant is left. */
 static int reap(struct ft_urecord *u)
@@ -1166,7 +1166,7 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		res->lost = tot.lost;
 		res->threads = (unsigned int)tot.claims;
 		res->mode = (u->area->flags & FT_RB_F_OVERWRITE) ? "overwrite"
-			    : (u->area->flags & FT_RB_F_BLOCK)   ? "block"
+			    : (u->area->flags & FT_RB_F_BLOCK)	 ? "block"
 								 : "producer-consumer";
 		res->buffer_kb = u->o->buffer_kb ? u->o->buffer_kb : FT_RB_DEFAULT_KB;
 		res->peak_bytes = u->peak_bytes;

@@ -20,26 +20,26 @@ struct ft_writer;
 struct ft_urecord;
 
 struct ft_urecord_result {
-	int exited;          /* the program exited: status in exit_status */
+	int exited; /* the program exited: status in exit_status */
 	int exit_status;
-	int signaled;        /* the program was killed by a signal */
+	int signaled; /* the program was killed by a signal */
 	int signo;
 	int core_dumped;
-	uint64_t events;     /* records written */
-	uint64_t lost;       /* records lost (overwritten or dropped), all buffers */
-	uint64_t bytes;      /* record bytes drained */
-	unsigned int threads; /* threads that traced */
-	const char *mode;    /* buffer mode: "block", "producer-consumer", "overwrite" */
+	uint64_t events;	/* records written */
+	uint64_t lost;		/* records lost (overwritten or dropped), all buffers */
+	uint64_t bytes;		/* record bytes drained */
+	unsigned int threads;	/* threads that traced */
+	const char *mode;	/* buffer mode: "block", "producer-consumer", "overwrite" */
 	unsigned int buffer_kb; /* per thread (level 0) */
-	uint64_t peak_bytes; /* most shared memory resident at once (rings, stack map, control) */
-	uint64_t size_bytes; /* the shared memory's size: the bound of peak_bytes */
+	uint64_t peak_bytes;  /* most shared memory resident at once (rings, stack map, control) */
+	uint64_t size_bytes;  /* the shared memory's size: the bound of peak_bytes */
 	uint64_t block_waits; /* block mode: page switches that waited for the recorder */
 	uint64_t block_wait_ns; /* ... time spent waiting, all threads */
-	int not_run;         /* the program could not be executed: nothing recorded */
-	int attached;        /* -P: attached to a running process ... */
-	int target_exited;   /* ... which exited while traced (else it was detached) */
-	uint64_t attach_ns;  /* time to stop it, load the runtime and start tracing */
-	uint64_t detach_ns;  /* time to stop it, unpatch and let it go */
+	int not_run;		/* the program could not be executed: nothing recorded */
+	int attached;		/* -P: attached to a running process ... */
+	int target_exited;	/* ... which exited while traced (else it was detached) */
+	uint64_t attach_ns;	/* time to stop it, load the runtime and start tracing */
+	uint64_t detach_ns;	/* time to stop it, unpatch and let it go */
 };
 
 /*

@@ -42,10 +42,10 @@
 
 /* A context parked in a ucontext_t (or made and not yet started). */
 struct rt_ctx {
-	const void *uc;          /* where it is saved; NULL: free slot */
+	const void *uc;		 /* where it is saved; NULL: free slot */
 	struct rt_frame *frames; /* its shadow stack (frames[-1]: sentinel), NULL: none yet */
 	uint32_t depth, rec_depth, notrace, roots, wdepth;
-	uint32_t id;             /* context id in the trace (0: the thread's own) */
+	uint32_t id; /* context id in the trace (0: the thread's own) */
 	/* made by makecontext and not started yet */
 	int fresh;
 	void (*fn)(void);
@@ -57,7 +57,7 @@ struct rt_ctx {
 static struct rt_ctx ctxs[CTX_MAX];
 static pthread_mutex_t ctx_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint32_t next_id = 1;
-static __thread uint32_t cur_id; /* the running context's id; 0: the thread's own */
+static __thread uint32_t cur_id;	/* the running context's id; 0: the thread's own */
 static __thread struct rt_ctx starting; /* handed to ctx_start by the switch */
 
 static struct rt_ctx *find(const void *uc)
@@ -160,7 +160,7 @@ static void ctx_start(void)
 	int busy;
 
 	((void (*)(int, int, int, int, int, int, int, int))me.fn)(a[0], a[1], a[2], a[3], a[4],
-								 a[5], a[6], a[7]);
+								  a[5], a[6], a[7]);
 	if (!me.link)
 		return;
 	busy = enter(t);
@@ -175,8 +175,8 @@ static void ctx_start(void)
 	leave(t);
 }
 
-__attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*fn)(void),
-							int argc, ...)
+__attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*fn)(void), int argc,
+							...)
 {
 	static void (*real)(ucontext_t *, void (*)(void), int, ...);
 	struct rt_thread *t = &rt_self;
@@ -211,8 +211,7 @@ __attribute__((visibility("default"))) void makecontext(ucontext_t *ucp, void (*
 		if (c)
 			return;
 	}
-	real(ucp, fn, argc, args[0], args[1], args[2], args[3], args[4], args[5], args[6],
-	     args[7]);
+	real(ucp, fn, argc, args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7]);
 }
 
 __attribute__((visibility("default"))) int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)

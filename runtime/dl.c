@@ -73,7 +73,7 @@ static void rt_modules_after_dlopen(void)
 {
 	static void *(*real_dlopen)(const char *, int);
 	struct rt_thread *t = &rt_self;
-	char (*paths)[FT_SESSION_PATH_MAX] = NULL;
+	char(*paths)[FT_SESSION_PATH_MAX] = NULL;
 	uint64_t bias[HOLD_MAX];
 	void *hold[HOLD_MAX];
 	int nh = 0;
@@ -99,9 +99,8 @@ static void rt_modules_after_dlopen(void)
 		rt_modules_load_new();
 		rt_filters_apply_all(0);
 		/* what is left was deferred: a dlclose is in flight */
-		for (int i = 0; mem == RT_MODMEM_PINNED && round < 3 && i < rt.nr_mods &&
-				np < HOLD_MAX;
-		     i++) {
+		for (int i = 0;
+		     mem == RT_MODMEM_PINNED && round < 3 && i < rt.nr_mods && np < HOLD_MAX; i++) {
 			struct rt_module *m = &rt.mods[i];
 
 			if (!needs_memory(m))

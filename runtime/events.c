@@ -59,21 +59,21 @@
 struct ev_type {
 	char sys[64], name[64];
 	uint32_t id;
-	uint8_t enabled;                   /* relaxed: the name's current state */
-	uint8_t selected;                  /* an -e named it */
-	struct ft_filter *filter;          /* -f, compiled against the fields */
+	uint8_t enabled;	  /* relaxed: the name's current state */
+	uint8_t selected;	  /* an -e named it */
+	struct ft_filter *filter; /* -f, compiled against the fields */
 	struct ft_trigger trig[EV_MAX_TRIG];
 	int nr_trig;
 	struct ftrail_event *descs[EV_MAX_DESCS]; /* every descriptor of this name */
-	uint32_t nr_descs;                 /* release-stored after descs[n] */
-	const struct ftrail_event *first;  /* the layout all descs share: a private
+	uint32_t nr_descs;			  /* release-stored after descs[n] */
+	const struct ftrail_event *first;	  /* the layout all descs share: a private
 					    * copy (layout_copy), NULL when none */
 };
 
 /* A scanned object: where it was mapped, to forget it when it goes. */
 struct ev_obj {
-	uint64_t key;                      /* load bias ^ name hash */
-	uint64_t lo, hi;                   /* its PT_LOAD range */
+	uint64_t key;	 /* load bias ^ name hash */
+	uint64_t lo, hi; /* its PT_LOAD range */
 	int seen;
 };
 
@@ -87,8 +87,8 @@ static struct {
 	struct sel *sels;
 	int nr_sels;
 	struct ev_type *types[EV_MAX_TYPES];
-	uint32_t nr_types;                 /* release-stored after types[n] */
-	struct ev_obj objs[EV_MAX_OBJS];   /* the objects scanned so far */
+	uint32_t nr_types;		 /* release-stored after types[n] */
+	struct ev_obj objs[EV_MAX_OBJS]; /* the objects scanned so far */
 	int nr_objs;
 	pthread_mutex_t lock;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -219,7 +219,8 @@ static int same_layout(const struct ftrail_event *a, const struct ftrail_event *
 	for (uint32_t i = 0; i < a->nr_fields; i++)
 		if (a->fields[i].type != b->fields[i].type ||
 		    a->fields[i].offset != b->fields[i].offset ||
-		    a->fields[i].size != b->fields[i].size || strcmp(a->fields[i].name, b->fields[i].name))
+		    a->fields[i].size != b->fields[i].size ||
+		    strcmp(a->fields[i].name, b->fields[i].name))
 			return 0;
 	return 1;
 }
@@ -394,8 +395,8 @@ static void type_configure(struct ev_type *e, const struct ftrail_event *d)
 		 * subsystem/glob filter skips events without its fields */
 		if (s->filter && *s->filter) {
 			struct ft_filter_err fe;
-			struct ft_filter *f = ft_filter_compile(s->filter, d->fields, d->nr_fields,
-								&fe);
+			struct ft_filter *f =
+				ft_filter_compile(s->filter, d->fields, d->nr_fields, &fe);
 
 			if (f) {
 				ft_filter_free(e->filter);
@@ -488,7 +489,8 @@ static void add_desc(struct ftrail_event *d)
 	if (!e) {
 		if (find_type(d->subsys, d->name))
 			ev_msg("event %s:%s is defined with different fields in two objects: "
-			       "each layout gets its own id", d->subsys, d->name);
+			       "each layout gets its own id",
+			       d->subsys, d->name);
 		if (ev.nr_types >= EV_MAX_TYPES)
 			return;
 		e = calloc(1, sizeof(*e));

@@ -32,13 +32,13 @@
 struct rule {
 	const char *glob;
 	size_t glob_len;
-	const char *mod;   /* NULL: any module; else as written */
+	const char *mod; /* NULL: any module; else as written */
 	size_t mod_len;
 	char mod_name[128]; /* mod as a module name (rt_mod_name): a glob */
 	int neg;
-	int cmd;           /* enum rt_cmd, RT_CMD_NONE: a plain glob */
-	int count;         /* RT_CMD_UNLIMITED, or the :count */
-	int matched;       /* matched at least one function */
+	int cmd;     /* enum rt_cmd, RT_CMD_NONE: a plain glob */
+	int count;   /* RT_CMD_UNLIMITED, or the :count */
+	int matched; /* matched at least one function */
 };
 
 static char lists[FT_SL_NR][FT_SESSION_LIST_MAX];
@@ -46,8 +46,7 @@ static struct rule rules[FT_SL_NR][MAX_RULES];
 static int nr_rules[FT_SL_NR];
 static int filter_active; /* the filter set is non-empty */
 
-static const char *const cmd_names[RT_CMD_NR] = { "traceon", "traceoff", "stacktrace",
-						  "snapshot" };
+static const char *const cmd_names[RT_CMD_NR] = { "traceon", "traceoff", "stacktrace", "snapshot" };
 static const char *const list_names[FT_SL_NR] = { "set_ftrace_filter", "set_ftrace_notrace",
 						  "set_graph_function", "set_graph_notrace" };
 
@@ -189,7 +188,7 @@ void rt_func_eval(struct rt_func *f)
 		if (r->cmd == RT_CMD_NONE || !rule_match(r, f))
 			continue;
 		if (r->neg) {
-			f->cmd_mask &= (uint8_t)~(1u << r->cmd);
+			f->cmd_mask &= (uint8_t) ~(1u << r->cmd);
 		} else {
 			f->cmd_mask |= (uint8_t)(1u << r->cmd);
 			f->cmd_count[r->cmd] = r->count;
@@ -256,7 +255,8 @@ void rt_filters_apply_all(int warn_now)
 		if (m->loaded != RT_MOD_LOADED || m->gone)
 			continue;
 		for (uint32_t i = 0; i < m->nr_funcs + m->nr_plt; i++) {
-			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i] : &m->plt[i - m->nr_funcs];
+			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i]
+							    : &m->plt[i - m->nr_funcs];
 
 			in_set(FT_SL_FILTER, f);
 			in_set(FT_SL_NOTRACE, f);

@@ -74,7 +74,7 @@
 #include <stddef.h>
 
 /* tramp.S's fast paths use these offsets: offsets.h must match the structures */
-#define RT_OFF(c, type, field) \
+#define RT_OFF(c, type, field)                                                                     \
 	_Static_assert(c == offsetof(type, field), "update runtime/arch/x86_64/offsets.h: " #c)
 RT_OFF(FT_OFF_T_HOT, struct rt_thread, hot);
 RT_OFF(FT_OFF_T_BUSY, struct rt_thread, busy);
@@ -215,8 +215,7 @@ static void lost_call(struct rt_thread *t, struct rt_func *f)
 
 	if (f == &nofunc)
 		return;
-	if (f && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
-	    !(f->flags & RF_TRACE))
+	if (f && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch && !(f->flags & RF_TRACE))
 		return;
 	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
 		return;
@@ -296,10 +295,10 @@ static __attribute__((noinline)) int entry_args(struct rt_thread *t, struct rt_f
 						uint16_t fl)
 {
 	unsigned char buf[RT_ARGS_BUF];
-	uint32_t n = (fl & RF_ARGS) ? rt_args_capture(f->cap_args, regs,
-						     (const unsigned char *)(regs + 8), buf,
-						     sizeof(buf))
-				    : 0;
+	uint32_t n = (fl & RF_ARGS)
+			     ? rt_args_capture(f->cap_args, regs, (const unsigned char *)(regs + 8),
+					       buf, sizeof(buf))
+			     : 0;
 
 	if (f->cap_filter && n && !rt_args_match(f->cap_filter, f->cap_args, buf, n))
 		return 0;
@@ -370,7 +369,8 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 			if (!cyg && ret == (uint64_t)ft_rt_return)
 				parent = rt_shadow_ret(t, (uint64_t)slot);
 			pfid = rt_addr_fid(parent);
-			ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, parent, ft_rdtsc());
+			ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, parent,
+				   ft_rdtsc());
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
 			if (stack)
@@ -437,9 +437,10 @@ push:
 			/* relaxed: one warning, whichever thread gives it */
 			if (cyg && (fl & (RF_ARGS | RF_RETVAL)) &&
 			    !__atomic_exchange_n(&cyg_warned, 1, __ATOMIC_RELAXED))
-				ft_session_msg(rt.sess, "-finstrument-functions: arguments and return "
-							"values are not captured (its hooks run after "
-							"the prologue)");
+				ft_session_msg(rt.sess,
+					       "-finstrument-functions: arguments and return "
+					       "values are not captured (its hooks run after "
+					       "the prologue)");
 			ft_rb_fast_entry(&t->rb, fid, now);
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
@@ -570,9 +571,8 @@ static inline __attribute__((always_inline)) int hot_ok(struct rt_thread *t)
  * the depth store sees the shadow stack without it (and, busy being set,
  * records nothing of its own anyway).
  */
-static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
-							    struct rt_func *f, uint64_t *slot,
-							    uint64_t ret, int cyg)
+static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t, struct rt_func *f,
+							    uint64_t *slot, uint64_t ret, int cyg)
 {
 	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED);
 	struct rt_frame *fr;
@@ -615,16 +615,16 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
  * return address, or 0 when the general path must handle the exit --
  * nothing changed then.
  */
-static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread *t,
-								uint64_t slot, uint64_t fn,
-								int cyg)
+static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread *t, uint64_t slot,
+								uint64_t fn, int cyg)
 {
 	uint32_t d = t->depth;
-	struct rt_frame *fr = &t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (rt_frames_alloc) */
+	struct rt_frame *fr =
+		&t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (rt_frames_alloc) */
 	uint64_t ret;
 
-	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn :
-		  fr->flags != FR_RECORDED || fr->slot != slot)
+	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn
+		: fr->flags != FR_RECORDED || fr->slot != slot)
 		return 0;
 	if (unlikely(t->state != RT_THREAD_READY))
 		return 0;
@@ -719,7 +719,7 @@ static __attribute__((always_inline)) inline void hook_end(struct rt_thread *t)
  * every hook kind, every tracer and option.  kind: enum rt_hook_kind.
  */
 __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, uint64_t *slot,
-								 uint32_t kind, const uint64_t *regs)
+								uint32_t kind, const uint64_t *regs)
 {
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;
@@ -837,10 +837,12 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 
 			if (f->flags & RF_HOOK) {
 				rt_guard_recursion(t);
-				done = fast_entry(t, f,
-						  cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
-							   call_site),
-						  (uint64_t)call_site, 1);
+				done = fast_entry(
+					t, f,
+					cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) +
+							      16),
+						 call_site),
+					(uint64_t)call_site, 1);
 				rt_unguard_recursion(t);
 			}
 			if (done)
@@ -852,8 +854,8 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 	if (!hook_begin(t, (uint64_t)fn))
 		return;
 	if (thread_ready(t)) {
-		uint64_t *sp = cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16),
-					call_site);
+		uint64_t *sp =
+			cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) + 16), call_site);
 
 		f = lookup((uint64_t)fn, 1);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&

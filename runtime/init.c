@@ -182,7 +182,7 @@ static void emit_exec(const char *path)
 }
 
 __attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
-						   char *const envp[])
+						  char *const envp[])
 {
 	static int (*real)(const char *, char *const[], char *const[]);
 
@@ -213,7 +213,7 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 }
 
 __attribute__((visibility("default"))) int execvpe(const char *file, char *const argv[],
-						    char *const envp[])
+						   char *const envp[])
 {
 	static int (*real)(const char *, char *const[], char *const[]);
 

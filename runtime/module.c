@@ -65,13 +65,13 @@
  * check in rt_patch_site (it never writes over bytes it does not expect)
  * limit the damage to lost events.
  */
-static int touching;        /* the lock holder is inside the guard */
-static int unmapping;       /* dlclose()s in flight */
+static int touching;	    /* the lock holder is inside the guard */
+static int unmapping;	    /* dlclose()s in flight */
 static uint32_t unmap_gen;  /* dlclose()s finished */
 static uint32_t synced_gen; /* unmap_gen the module list was last checked at */
-static int guard_depth;     /* nesting of rt_modmem_enter (lock holder only) */
-static int guard_all;       /* the outermost enter may touch every module */
-static int deferred;        /* module-memory work skipped during a dlclose */
+static int guard_depth;	    /* nesting of rt_modmem_enter (lock holder only) */
+static int guard_all;	    /* the outermost enter may touch every module */
+static int deferred;	    /* module-memory work skipped during a dlclose */
 static uint32_t scan_gen;   /* bumps per rt_modules_scan */
 static uint64_t self_base;  /* libftrail.so's lowest address (dladdr, first scan) */
 
@@ -82,7 +82,7 @@ struct scan_ctx {
 	int is_dlopen;
 	int main_seen;
 	unsigned long long subs; /* the loader's unload count now */
-	int republish;           /* a new session (attach.c): known modules enter its table */
+	int republish;		 /* a new session (attach.c): known modules enter its table */
 };
 
 /* FNV-1a of the loader's name for an object ("" for the main program). */
@@ -159,8 +159,8 @@ static uint32_t find_build_id(struct dl_phdr_info *info, uint8_t *out, size_t ca
  * table.  Any other object, even at a closed one's addresses, gets a new
  * index.
  */
-static int publish_module(const struct rt_module *m, struct dl_phdr_info *info,
-			  uint64_t offset, int flags)
+static int publish_module(const struct rt_module *m, struct dl_phdr_info *info, uint64_t offset,
+			  int flags)
 {
 	static int full_said;
 	struct ft_session_module *sm, *all;
@@ -358,8 +358,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		 * are the vdso on some systems: skipped */
 		if (sc->main_seen++)
 			return 0;
-	} else if (strstr(info->dlpi_name, "linux-vdso") ||
-		   strstr(info->dlpi_name, "linux-gate")) {
+	} else if (strstr(info->dlpi_name, "linux-vdso") || strstr(info->dlpi_name, "linux-gate")) {
 		return 0;
 	}
 	key = name_key(info->dlpi_name);
@@ -371,14 +370,14 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		/* objects were unloaded since the last scan: is it the same? */
 		if (sc->subs != last_subs && reloaded(m, info, hi))
-			continue; /* another object: added below, m retired */
+			continue;	 /* another object: added below, m retired */
 		m->seen = (int)scan_gen; /* known */
 		if (sc->republish)
 			m->shm_idx = publish_module(m, info, off,
 						    (m->pinned ? 0 : FT_SMOD_DLOPEN) |
 							    (!info->dlpi_name || !info->dlpi_name[0]
-								 ? FT_SMOD_MAIN
-								 : 0));
+								     ? FT_SMOD_MAIN
+								     : 0));
 		return 0;
 	}
 	if (!info->dlpi_name || !info->dlpi_name[0]) {
@@ -469,7 +468,8 @@ void rt_modules_republish(void)
 
 		m->shm_idx = -1;
 		for (uint32_t k = 0; k < m->nr_funcs + m->nr_plt; k++) {
-			struct rt_func *f = k < m->nr_funcs ? &m->funcs[k] : &m->plt[k - m->nr_funcs];
+			struct rt_func *f = k < m->nr_funcs ? &m->funcs[k]
+							    : &m->plt[k - m->nr_funcs];
 
 			__atomic_store_n(&f->fid, RT_NOFID, __ATOMIC_RELAXED);
 			__atomic_store_n(&f->epoch, UINT32_MAX, __ATOMIC_RELAXED);
@@ -580,8 +580,8 @@ static int sym_cmp(const void *a, const void *b)
 	return 0;
 }
 
-static const ElfW(Shdr) *find_section(const ElfW(Ehdr) *eh, const ElfW(Shdr) *sh,
-				      const char *shstr, size_t shstr_len, const char *name)
+static const ElfW(Shdr) * find_section(const ElfW(Ehdr) * eh, const ElfW(Shdr) * sh,
+				       const char *shstr, size_t shstr_len, const char *name)
 {
 	for (int i = 0; i < eh->e_shnum; i++)
 		if (sh[i].sh_name < shstr_len && !strcmp(shstr + sh[i].sh_name, name))
@@ -617,8 +617,7 @@ static void classify_site(struct rt_func *f, uint64_t p)
 		f->site_kind = RT_SITE_NOP5;
 		f->site_len = 5;
 		f->site_b4 = b[4];
-	} else if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 &&
-		   b[4] == 0x90) {
+	} else if (b[0] == 0x90 && b[1] == 0x90 && b[2] == 0x90 && b[3] == 0x90 && b[4] == 0x90) {
 		f->site = p;
 		f->site_kind = RT_SITE_NOPS;
 		f->site_len = 5;
@@ -685,7 +684,7 @@ static void read_sites(struct rt_module *m, uint64_t addr, uint64_t size, int pa
  * rt.lock.
  */
 /* A loaded (SHF_ALLOC) section that lies inside m's mapped range. */
-static int in_module(const struct rt_module *m, const ElfW(Shdr) *sec)
+static int in_module(const struct rt_module *m, const ElfW(Shdr) * sec)
 {
 	uint64_t a = sec->sh_addr + m->bias;
 
@@ -696,7 +695,7 @@ static int in_module(const struct rt_module *m, const ElfW(Shdr) *sec)
 static void load_sites(struct rt_module *m)
 {
 	const ElfW(Ehdr) *eh = m->map;
-	const ElfW(Shdr) *sh, *sec;
+	const ElfW(Shdr) * sh, *sec;
 	const char *shstr;
 	size_t shstr_len;
 
@@ -716,7 +715,8 @@ static void load_sites(struct rt_module *m)
 	for (int k = 0; k < 2; k++) {
 		sec = find_section(eh, sh, shstr, shstr_len,
 				   k ? "__patchable_function_entries" : "__mcount_loc");
-		if (sec && in_module(m, sec) && !table_ready(m, sec->sh_addr + m->bias, sec->sh_size)) {
+		if (sec && in_module(m, sec) &&
+		    !table_ready(m, sec->sh_addr + m->bias, sec->sh_size)) {
 			m->sites_pending = 1; /* its dlopen is not over: read by the opener */
 			rt_modmem_exit();
 			return;
@@ -737,7 +737,7 @@ static void load_sites(struct rt_module *m)
 			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
 	}
 	rt_patch_normalize(m); /* 1-byte nop runs: one 5-byte nop each (patch.c) */
-	rt_plt_hook(m);        /* its library calls (plt.c) */
+	rt_plt_hook(m);	       /* its library calls (plt.c) */
 	rt_modmem_exit();
 }
 
@@ -748,8 +748,8 @@ static void load_sites(struct rt_module *m)
  */
 int rt_module_load(struct rt_module *m)
 {
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh, *symsec = NULL, *strsec;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * sh, *symsec = NULL, *strsec;
 	size_t nsyms, n = 0;
 	struct stat st;
 	int fd;
@@ -795,8 +795,8 @@ int rt_module_load(struct rt_module *m)
 		return -1;
 	nsyms = symsec->sh_size / sizeof(ElfW(Sym));
 	m->funcs_len = (nsyms + 1) * sizeof(struct rt_func);
-	m->funcs = mmap(NULL, m->funcs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-			-1, 0);
+	m->funcs = mmap(NULL, m->funcs_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			0);
 	if (m->funcs == MAP_FAILED) {
 		m->funcs = NULL;
 		return -1;
@@ -863,8 +863,8 @@ int rt_module_wants_load(struct rt_module *m)
 		{ "__fentry__", FT_HOOK_FENTRY },
 		{ "__cyg_profile_func_enter", FT_HOOK_CYG },
 	};
-	const ElfW(Ehdr) *eh;
-	const ElfW(Shdr) *sh;
+	const ElfW(Ehdr) * eh;
+	const ElfW(Shdr) * sh;
 	int fd, want = 0;
 	struct stat st;
 	void *map;
@@ -898,7 +898,7 @@ int rt_module_wants_load(struct rt_module *m)
 	    find_section(eh, sh, shstr, shstr_len, "__patchable_function_entries"))
 		want = 1;
 	for (int i = 0; i < eh->e_shnum; i++) {
-		const ElfW(Sym) *syms;
+		const ElfW(Sym) * syms;
 		const char *strs;
 
 		if (sh[i].sh_type != SHT_DYNSYM && sh[i].sh_type != SHT_SYMTAB)
@@ -960,8 +960,7 @@ void rt_modules_load_new(void)
 		if (m->loaded == RT_MOD_UNLOADED && rt_module_wants_load(m)) {
 			m->wants = 1;
 			rt_module_load(m);
-		}
-		else if (m->loaded == RT_MOD_LOADED && m->sites_pending)
+		} else if (m->loaded == RT_MOD_LOADED && m->sites_pending)
 			load_sites(m);
 	}
 }

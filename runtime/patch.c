@@ -143,9 +143,9 @@ static struct poke poke_q[POKE_MAX];
 static struct rt_func *poke_func[POKE_MAX];
 /* what a queued poke does to its function's site */
 enum poke_kind {
-	POKE_UNPATCH = 0,   /* back to the nop */
-	POKE_PATCH = 1,     /* the call to the trampoline */
-	POKE_NORMALIZE = 2, /* RT_SITE_NOPS -> RT_SITE_NOP5 */
+	POKE_UNPATCH = 0,     /* back to the nop */
+	POKE_PATCH = 1,	      /* the call to the trampoline */
+	POKE_NORMALIZE = 2,   /* RT_SITE_NOPS -> RT_SITE_NOP5 */
 	POKE_DENORMALIZE = 3, /* back to RT_SITE_NOPS (a detach, attach.c) */
 };
 static uint8_t poke_kind[POKE_MAX]; /* enum poke_kind */
@@ -356,8 +356,8 @@ static uint64_t get_stub(struct rt_module *m)
 		for (uint64_t step = 1; step < 1024; step++) {
 			void *p;
 
-			base = dir == 0 ? (m->start & ~0xfffull) - step * (1ull << 20) :
-					  ((m->end + 0xfff) & ~0xfffull) + step * (1ull << 20);
+			base = dir == 0 ? (m->start & ~0xfffull) - step * (1ull << 20)
+					: ((m->end + 0xfff) & ~0xfffull) + step * (1ull << 20);
 			p = mmap((void *)base, 4096, PROT_READ | PROT_WRITE,
 				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			if (p == MAP_FAILED)
@@ -640,8 +640,7 @@ static const sigset_t *keep_trap_open(int how, const sigset_t *set, sigset_t *co
 	return copy;
 }
 
-__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set,
-						       sigset_t *old)
+__attribute__((visibility("default"))) int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
 	static int (*real)(int, const sigset_t *, sigset_t *);
 	sigset_t copy;

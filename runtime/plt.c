@@ -78,14 +78,26 @@
 static int denied(const char *name)
 {
 	static const char *const deny[] = {
-	    "setjmp",	  "_setjmp",	 "__sigsetjmp",	   "sigsetjmp",
-	    "savectx",	  "vfork",	 "getcontext",	   "swapcontext",
-	    "setcontext", "makecontext", "__tls_get_addr", "__libc_start_main",
-	    /* the compiler's hooks: bound to libc when attached (attach.c hooks them) */
-	    "mcount", "_mcount", "__fentry__", "__cyg_profile_func_enter",
-	    "__cyg_profile_func_exit",
-	    /* its wrapper closes the frames below its caller: its own hooked one too */
-	    "__cxa_begin_catch",
+		"setjmp",
+		"_setjmp",
+		"__sigsetjmp",
+		"sigsetjmp",
+		"savectx",
+		"vfork",
+		"getcontext",
+		"swapcontext",
+		"setcontext",
+		"makecontext",
+		"__tls_get_addr",
+		"__libc_start_main",
+		/* the compiler's hooks: bound to libc when attached (attach.c hooks them) */
+		"mcount",
+		"_mcount",
+		"__fentry__",
+		"__cyg_profile_func_enter",
+		"__cyg_profile_func_exit",
+		/* its wrapper closes the frames below its caller: its own hooked one too */
+		"__cxa_begin_catch",
 	};
 
 	if (!strncmp(name, "_Unwind_", 8))
@@ -323,7 +335,8 @@ static void plt_swap(struct rt_module *m, int to_stub)
 	if (rhi > rlo && !mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE))
 		opened = 1;
 	for (uint32_t i = 0; i < m->nr_plt; i++) {
-		uint64_t *got = (uint64_t *)m->plt[i].addr, stub = (uint64_t)m->plt_mem + i * STUB_SIZE;
+		uint64_t *got = (uint64_t *)m->plt[i].addr,
+			 stub = (uint64_t)m->plt_mem + i * STUB_SIZE;
 		uint64_t target = *stub_next(m, i);
 		uint64_t from = to_stub ? target : stub, to = to_stub ? stub : target;
 

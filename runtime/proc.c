@@ -62,8 +62,8 @@ __attribute__((visibility("default"))) int prctl(int option, ...)
 	va_end(ap);
 	if (!real)
 		real = RT_REAL(prctl);
-	r = real ? real(option, a[0], a[1], a[2], a[3]) :
-		   (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
+	r = real ? real(option, a[0], a[1], a[2], a[3])
+		 : (int)syscall(SYS_prctl, option, a[0], a[1], a[2], a[3]);
 	if (r == 0 && option == PR_SET_NAME)
 		emit_comm();
 	return r;
@@ -129,9 +129,10 @@ static void emit_fork_at(pid_t pid, uint64_t ts)
 	rt_unguard_recursion(t);
 }
 
-__attribute__((visibility("default"))) int
-posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
-	    const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+__attribute__((visibility("default"))) int posix_spawn(pid_t *pid, const char *path,
+						       const posix_spawn_file_actions_t *fa,
+						       const posix_spawnattr_t *attr,
+						       char *const argv[], char *const envp[])
 {
 	static __typeof__(&posix_spawn) real;
 	uint64_t ts = ft_rdtsc();
@@ -149,9 +150,10 @@ posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 	return r;
 }
 
-__attribute__((visibility("default"))) int
-posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_actions_t *fa,
-	     const posix_spawnattr_t *attr, char *const argv[], char *const envp[])
+__attribute__((visibility("default"))) int posix_spawnp(pid_t *pid, const char *file,
+							const posix_spawn_file_actions_t *fa,
+							const posix_spawnattr_t *attr,
+							char *const argv[], char *const envp[])
 {
 	static __typeof__(&posix_spawnp) real;
 	uint64_t ts = ft_rdtsc();

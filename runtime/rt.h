@@ -68,14 +68,14 @@
 #define RT_REAL(name) ((__typeof__(&name))dlsym(RTLD_NEXT, #name))
 
 /* rt_func.flags: what the filters decided (recomputed when the epoch moves) */
-#define RF_TRACE 0x0001       /* set_ftrace_filter/notrace select it */
-#define RF_GRAPH_ROOT 0x0002  /* set_graph_function */
+#define RF_TRACE 0x0001		/* set_ftrace_filter/notrace select it */
+#define RF_GRAPH_ROOT 0x0002	/* set_graph_function */
 #define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
-#define RF_CMD 0x0008         /* has a function command */
+#define RF_CMD 0x0008		/* has a function command */
 #define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
-#define RF_ARGS 0x0010        /* a spec captures its arguments (args.c): general path */
-#define RF_RETVAL 0x0020      /* a spec captures its return value (args.c) */
-#define RF_LOAD_LOCAL 0x8000  /* rt_module_load's own, cleared before use: a local symbol */
+#define RF_ARGS 0x0010	     /* a spec captures its arguments (args.c): general path */
+#define RF_RETVAL 0x0020     /* a spec captures its return value (args.c) */
+#define RF_LOAD_LOCAL 0x8000 /* rt_module_load's own, cleared before use: a local symbol */
 
 /* rt_func.epoch of a function whose flags were never computed (rt.epoch never gets there) */
 #define RT_EPOCH_NONE UINT32_MAX
@@ -98,30 +98,30 @@ enum rt_cmd {
 
 /* rt_func.site_kind: the patchable nop at a function's entry (module.c, patch.c) */
 enum rt_site_kind {
-	RT_SITE_NONE = 0,  /* none, or not the bytes expected: never patched */
-	RT_SITE_NOP5 = 1,  /* one 5-byte nop: patched and unpatched live */
-	RT_SITE_NOPS = 2,  /* five 1-byte nops (gcc): made one NOP5 before it may run */
+	RT_SITE_NONE = 0, /* none, or not the bytes expected: never patched */
+	RT_SITE_NOP5 = 1, /* one 5-byte nop: patched and unpatched live */
+	RT_SITE_NOPS = 2, /* five 1-byte nops (gcc): made one NOP5 before it may run */
 };
 
 #define RT_CMD_UNLIMITED (-1) /* a command without a :count */
 
 /* One function of a loaded object. */
 struct rt_func {
-	uint64_t addr;        /* absolute entry address */
-	uint64_t site;        /* patchable nop site (absolute), 0 when none */
-	const char *name;     /* in the module's mapped string table */
+	uint64_t addr;	  /* absolute entry address */
+	uint64_t site;	  /* patchable nop site (absolute), 0 when none */
+	const char *name; /* in the module's mapped string table */
 	uint32_t size;
-	uint32_t fid;         /* RT_NOFID until first needed (atomic CAS) */
-	uint32_t epoch;       /* filter epoch flags were computed at */
-	uint16_t flags;       /* RF_* */
-	uint16_t mod;         /* index into rt.mods */
-	uint8_t site_len;     /* nop bytes at site (5 for a 5-byte nop) */
-	uint8_t site_kind;    /* enum rt_site_kind */
-	uint8_t patched;      /* site currently calls the trampoline */
-	uint8_t cmd_mask;     /* 1 << rt_cmd */
-	uint8_t site_b4;      /* original 5th byte of a 5-byte nop (clang: 0x08) */
-	uint8_t site_nops;    /* RT_SITE_NOP5 made from RT_SITE_NOPS (patch.c) */
-	uint16_t lib;         /* a PLT import (plt.c): 1 + the index of the module
+	uint32_t fid;		      /* RT_NOFID until first needed (atomic CAS) */
+	uint32_t epoch;		      /* filter epoch flags were computed at */
+	uint16_t flags;		      /* RF_* */
+	uint16_t mod;		      /* index into rt.mods */
+	uint8_t site_len;	      /* nop bytes at site (5 for a 5-byte nop) */
+	uint8_t site_kind;	      /* enum rt_site_kind */
+	uint8_t patched;	      /* site currently calls the trampoline */
+	uint8_t cmd_mask;	      /* 1 << rt_cmd */
+	uint8_t site_b4;	      /* original 5th byte of a 5-byte nop (clang: 0x08) */
+	uint8_t site_nops;	      /* RT_SITE_NOP5 made from RT_SITE_NOPS (patch.c) */
+	uint16_t lib;		      /* a PLT import (plt.c): 1 + the index of the module
 			       * defining it (:mod: matches that one), else 0 */
 	int32_t cmd_count[RT_CMD_NR]; /* RT_CMD_UNLIMITED, or how many more times */
 	/*
@@ -140,78 +140,78 @@ struct rt_func {
 /* rt_module.loaded: its symbols (rt_module_load) */
 enum rt_mod_load {
 	RT_MOD_LOAD_FAILED = -1, /* unreadable, or not ELF64: never traced */
-	RT_MOD_UNLOADED = 0,     /* not read yet */
-	RT_MOD_LOADED = 1,       /* funcs and nr_funcs valid (release-stored) */
+	RT_MOD_UNLOADED = 0,	 /* not read yet */
+	RT_MOD_LOADED = 1,	 /* funcs and nr_funcs valid (release-stored) */
 };
 
 /* rt_module.plt_state: its library calls (plt.c) */
 enum rt_plt_state {
-	RT_PLT_NONE = -1,     /* nothing to hook, or hooking failed */
-	RT_PLT_UNHOOKED = 0,  /* not tried yet for this mapping */
-	RT_PLT_HOOKED = 1,    /* plt, nr_plt, plt_mem valid */
+	RT_PLT_NONE = -1,    /* nothing to hook, or hooking failed */
+	RT_PLT_UNHOOKED = 0, /* not tried yet for this mapping */
+	RT_PLT_HOOKED = 1,   /* plt, nr_plt, plt_mem valid */
 };
 
 struct rt_module {
 	char path[FT_SESSION_PATH_MAX];
-	char name[128];       /* :mod: name: basename without .so* (rt_mod_name) */
+	char name[128]; /* :mod: name: basename without .so* (rt_mod_name) */
 	uint64_t start, end, bias;
-	int shm_idx;          /* index in the session's module table, -1 */
-	int loaded;           /* enum rt_mod_load */
-	int is_self;          /* libftrail.so itself: never traced */
-	void *map;            /* the file, mapped read-only */
+	int shm_idx; /* index in the session's module table, -1 */
+	int loaded;  /* enum rt_mod_load */
+	int is_self; /* libftrail.so itself: never traced */
+	void *map;   /* the file, mapped read-only */
 	size_t map_len;
-	size_t funcs_len;     /* bytes mapped at funcs */
+	size_t funcs_len;      /* bytes mapped at funcs */
 	struct rt_func *funcs; /* sorted by addr */
 	uint32_t nr_funcs;
 	uint32_t nr_sites;
-	uint64_t dl_key;      /* hash of the loader's name for it: identity with start, bias */
-	int gone;             /* dlclose()d: never matched, filtered or patched again */
-	int sites_pending;    /* symbols read, patch sites not yet (module memory was busy) */
-	int seen;             /* scan generation it was last found in */
-	int pinned;           /* loaded with the program: never unmapped */
-	int held;             /* referenced by the runtime itself for now (module.c) */
-	int wants;            /* imports a compiler hook: its own calls are traced */
-	int plt_state;        /* enum rt_plt_state */
-	struct rt_func *plt;  /* hooked PLT imports (addr: the GOT slot), plt.c */
+	uint64_t dl_key;     /* hash of the loader's name for it: identity with start, bias */
+	int gone;	     /* dlclose()d: never matched, filtered or patched again */
+	int sites_pending;   /* symbols read, patch sites not yet (module memory was busy) */
+	int seen;	     /* scan generation it was last found in */
+	int pinned;	     /* loaded with the program: never unmapped */
+	int held;	     /* referenced by the runtime itself for now (module.c) */
+	int wants;	     /* imports a compiler hook: its own calls are traced */
+	int plt_state;	     /* enum rt_plt_state */
+	struct rt_func *plt; /* hooked PLT imports (addr: the GOT slot), plt.c */
 	uint32_t nr_plt;
-	void *plt_mem;        /* the imports' stubs, then their data (plt.c) */
+	void *plt_mem; /* the imports' stubs, then their data (plt.c) */
 	size_t plt_mem_len;
 };
 
 #define RT_MAX_MODS 512
 
 /* rt_frame.flags */
-#define FR_RECORDED 0x1  /* an ENTRY was written: write the EXIT */
-#define FR_ROOT 0x2      /* opened a set_graph_function region */
-#define FR_NOTRACE 0x4   /* opened a set_graph_notrace region */
-#define FR_CYG 0x8       /* -finstrument-functions frame (no hijack) */
+#define FR_RECORDED 0x1	 /* an ENTRY was written: write the EXIT */
+#define FR_ROOT 0x2	 /* opened a set_graph_function region */
+#define FR_NOTRACE 0x4	 /* opened a set_graph_notrace region */
+#define FR_CYG 0x8	 /* -finstrument-functions frame (no hijack) */
 #define FR_RESTORED 0x10 /* real return address put back (exception in flight) */
-#define FR_THRESH 0x20   /* tracing_thresh: entry deferred to the exit */
-#define FR_RETVAL 0x40   /* recorded with a return-value spec: the exit carries it */
+#define FR_THRESH 0x20	 /* tracing_thresh: entry deferred to the exit */
+#define FR_RETVAL 0x40	 /* recorded with a return-value spec: the exit carries it */
 
 /* A shadow-stack frame. */
 struct rt_frame {
 	struct rt_func *func;
-	uint64_t ret;    /* real return address */
-	uint64_t slot;   /* address of the return-address slot (cyg: a stack address in the frame) */
-	uint64_t ts;     /* entry time (tracing_thresh) */
+	uint64_t ret;  /* real return address */
+	uint64_t slot; /* address of the return-address slot (cyg: a stack address in the frame) */
+	uint64_t ts;   /* entry time (tracing_thresh) */
 	uint32_t fid;
-	uint16_t flags;  /* FR_* */
+	uint16_t flags; /* FR_* */
 	uint16_t pad;
 };
 
 #define RT_MAX_FRAMES 16384
-#define RT_SIG_LEVELS 4 /* nested signal handlers tracked per thread (signal.c) */
+#define RT_SIG_LEVELS 4		      /* nested signal handlers tracked per thread (signal.c) */
 #define RT_SIG_UNRECORDED 0x80000000u /* rt_thread.sig_signo: its FT_EXT_SIGNAL was not written */
 /* a shadow stack: RT_MAX_FRAMES frames after a sentinel (thread.c: rt_frames_alloc) */
 #define RT_FRAMES_BYTES ((RT_MAX_FRAMES + 1) * sizeof(struct rt_frame))
 
 /* rt_thread.state (tramp.S tests READY: offsets.h FT_C_T_READY) */
 enum rt_thread_state {
-	RT_THREAD_FRESH = 0,    /* not set up yet: rt_thread_get() does it */
-	RT_THREAD_READY = 1,    /* traced: shadow stack and ring slot in place */
+	RT_THREAD_FRESH = 0,	/* not set up yet: rt_thread_get() does it */
+	RT_THREAD_READY = 1,	/* traced: shadow stack and ring slot in place */
 	RT_THREAD_FILTERED = 2, /* left out by the pid filter (set_ftrace_pid) */
-	RT_THREAD_DEAD = 3,     /* exited, or no memory for its shadow stack */
+	RT_THREAD_DEAD = 3,	/* exited, or no memory for its shadow stack */
 };
 
 /*
@@ -222,23 +222,23 @@ enum rt_thread_state {
  * come first here, so that changes elsewhere leave them in place.
  */
 struct rt_thread {
-	int state;               /* enum rt_thread_state */
-	int busy;                /* recursion guard: rt_guard_recursion() nesting, 0 when
+	int state;		 /* enum rt_thread_state */
+	int busy;		 /* recursion guard: rt_guard_recursion() nesting, 0 when
 				  * no runtime code of this thread is active */
-	uint32_t hot;            /* ctl gen + 1 when the hooks' fast path may run for this
+	uint32_t hot;		 /* ctl gen + 1 when the hooks' fast path may run for this
 				  * thread (hooks.c: rt_hot_update), 0 otherwise */
-	uint32_t depth;          /* shadow frames in use */
-	uint32_t notrace;        /* open set_graph_notrace frames */
-	uint32_t rec_depth;      /* open recorded frames (max_graph_depth) */
+	uint32_t depth;		 /* shadow frames in use */
+	uint32_t notrace;	 /* open set_graph_notrace frames */
+	uint32_t rec_depth;	 /* open recorded frames (max_graph_depth) */
 	struct rt_frame *frames; /* RT_MAX_FRAMES, mmap'ed on first use; frames[-1] is a
 				  * sentinel (slot UINT64_MAX, flags 0: rt_frames_alloc) */
-	struct ft_rb_thread rb;  /* ring writer handle (ringbuf.h) */
+	struct ft_rb_thread rb;	 /* ring writer handle (ringbuf.h) */
 	uint32_t tid;
-	uint32_t gen;            /* control generation the pid filter was evaluated at */
-	uint32_t roots;          /* open set_graph_function frames */
+	uint32_t gen;		 /* control generation the pid filter was evaluated at */
+	uint32_t roots;		 /* open set_graph_function frames */
 	uint64_t alt_lo, alt_hi; /* sigaltstack range (frames there are never "dead") */
-	void *ucache;            /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
-	uint32_t sess_seq;       /* rt.sess_seq its ring handle and frames belong to */
+	void *ucache;		 /* unwind.c's rule cache, RT_UCACHE_BYTES, mapped by thread.c */
+	uint32_t sess_seq;	 /* rt.sess_seq its ring handle and frames belong to */
 	/*
 	 * Signal handlers of the program running on this thread (signal.c):
 	 * how many are nested now, and each one's shim stack pointer, by which
@@ -262,7 +262,7 @@ struct rt_state {
 	struct rt_func **hvals;
 	uint32_t hmask;
 	uint32_t hused;
-	uint32_t epoch;          /* bumps on every filter change */
+	uint32_t epoch; /* bumps on every filter change */
 	uint32_t pad_hot;
 	struct ft_session_func *ftab;
 	struct ft_rb_area *area;
@@ -280,11 +280,11 @@ struct rt_state {
 	int32_t max_depth;
 	uint32_t stack_depth;
 	int have_graph_roots;
-	int fast;                /* function_graph with nothing but filters: hooks.c's fast path */
+	int fast; /* function_graph with nothing but filters: hooks.c's fast path */
 
 	struct rt_module mods[RT_MAX_MODS];
 	int nr_mods;
-	pthread_mutex_t lock;    /* control path: modules, filters, patching */
+	pthread_mutex_t lock; /* control path: modules, filters, patching */
 
 	/*
 	 * The recorder's lifeline (core/lifeline.h): its futex word while the
@@ -337,7 +337,7 @@ RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, ui
 
 /* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
 #define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
-#define RT_HASH_TOMB 1  /* was used (rt_hash_forget): the chain goes on */
+#define RT_HASH_TOMB 1	/* was used (rt_hash_forget): the chain goes on */
 
 /* A key's home slot, before masking (tramp.S computes the same) */
 static inline uint32_t rt_hash_key(uint64_t k)
@@ -504,9 +504,9 @@ enum rt_hook_kind {
 };
 
 /* arch: the trampolines (tramp.S) */
-void ft_rt_return(void);   /* the return trampoline */
-void ft_rt_patched(void);  /* what a patched site calls */
-void ft_rt_fentry(void);   /* == __fentry__ */
+void ft_rt_return(void);  /* the return trampoline */
+void ft_rt_patched(void); /* what a patched site calls */
+void ft_rt_fentry(void);  /* == __fentry__ */
 
 /* hooks.c: the C side of the trampolines, called by tramp.S only */
 int ft_rt_entry_fast(uint64_t key, uint64_t *slot);

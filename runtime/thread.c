@@ -225,8 +225,7 @@ __attribute__((noinline)) void rt_unwind_to_depth(struct rt_thread *t, uint32_t 
  */
 void rt_sig_unwind_to(struct rt_thread *t, uint64_t sp)
 {
-	while (t->sig_level && t->sig_level <= RT_SIG_LEVELS &&
-	       t->sig_sp[t->sig_level - 1] < sp) {
+	while (t->sig_level && t->sig_level <= RT_SIG_LEVELS && t->sig_sp[t->sig_level - 1] < sp) {
 		uint32_t w[3] = { t->sig_signo[t->sig_level - 1], t->sig_level, 1 };
 		uint32_t d = t->depth;
 		int rec = !(w[0] & RT_SIG_UNRECORDED);

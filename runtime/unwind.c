@@ -88,7 +88,7 @@ __attribute__((constructor)) static void ur_load(void)
 	unw.get_reg = (__typeof__(unw.get_reg))dlsym(h, "_ULx86_64_get_reg");
 	unw.get_save_loc = (__typeof__(unw.get_save_loc))dlsym(h, "_ULx86_64_get_save_loc");
 	unw.is_signal_frame =
-	    (__typeof__(unw.is_signal_frame))dlsym(h, "_ULx86_64_is_signal_frame");
+		(__typeof__(unw.is_signal_frame))dlsym(h, "_ULx86_64_is_signal_frame");
 	__atomic_store_n(&unw_ok,
 			 unw.getcontext && unw.init_local && unw.step && unw.get_reg &&
 				 unw.get_save_loc && unw.is_signal_frame,
@@ -99,17 +99,17 @@ __attribute__((constructor)) static void ur_load(void)
 
 enum ur_kind {
 	UR_EMPTY = 0,
-	UR_SP,    /* CFA = sp + cfa_off */
-	UR_FP,    /* CFA = rbp + 16 */
+	UR_SP,	  /* CFA = sp + cfa_off */
+	UR_FP,	  /* CFA = rbp + 16 */
 	UR_STOP,  /* outermost frame: nothing above */
 	UR_DWARF, /* not reducible: ask libunwind every time */
 };
 
 struct ur_ent {
-	uint64_t ip;      /* return address; 0 while being written */
+	uint64_t ip;	  /* return address; 0 while being written */
 	int32_t cfa_off;  /* UR_SP */
 	uint16_t rbp_off; /* rbp saved at CFA - rbp_off; 0: rbp unchanged */
-	uint8_t kind;     /* enum ur_kind */
+	uint8_t kind;	  /* enum ur_kind */
 	uint8_t pad;
 };
 
@@ -133,7 +133,7 @@ struct ur_ent {
 _Static_assert(UR_CACHE * sizeof(struct ur_ent) == RT_UCACHE_BYTES, "rt.h: RT_UCACHE_BYTES");
 static __thread uint32_t ur_cache_gen RT_TLS;
 static __thread int ur_writing RT_TLS;
-static uint32_t ur_gen; /* bumped when code is unmapped: cached rules of it are stale */
+static uint32_t ur_gen;	      /* bumped when code is unmapped: cached rules of it are stale */
 static uint64_t ur_stack_max; /* RLIMIT_STACK, read once */
 
 static inline uint32_t ur_hash(uint64_t ip)
@@ -484,8 +484,7 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
  * As a stack id when option stackmap is on and the map can serve, else the
  * whole stack (FT_EXT_STACK).  Async-signal-safe.
  */
-void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
-		   int standalone)
+void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st, int standalone)
 {
 	struct {
 		uint32_t nr, zero;

@@ -77,10 +77,10 @@ enum ftrail_type {
 	FTRAIL_T_S16,
 	FTRAIL_T_S32,
 	FTRAIL_T_S64,
-	FTRAIL_T_PTR,    /* u64 holding an address */
+	FTRAIL_T_PTR,	 /* u64 holding an address */
 	FTRAIL_T_STRING, /* u32 data_loc -> NUL-terminated bytes */
-	FTRAIL_T_ARRAY,  /* size bytes inline */
-	FTRAIL_T_BYTES,  /* u32 data_loc -> len bytes */
+	FTRAIL_T_ARRAY,	 /* size bytes inline */
+	FTRAIL_T_BYTES,	 /* u32 data_loc -> len bytes */
 	FTRAIL_T_MAX
 };
 
@@ -92,9 +92,9 @@ enum ftrail_kind {
 
 struct ftrail_field {
 	const char *name;
-	uint16_t type;      /* enum ftrail_type */
-	uint16_t offset;    /* from the start of the record (the id is at 0) */
-	uint16_t size;      /* bytes in the fixed part (4 for string, bytes) */
+	uint16_t type;	 /* enum ftrail_type */
+	uint16_t offset; /* from the start of the record (the id is at 0) */
+	uint16_t size;	 /* bytes in the fixed part (4 for string, bytes) */
 	uint16_t is_signed;
 };
 
@@ -106,20 +106,20 @@ struct ftrail_field {
  * release store of `write` (see runtime/events.c).
  */
 struct ftrail_event {
-	uint32_t magic;              /* FTRAIL_EVENT_MAGIC */
-	uint16_t abi;                /* FTRAIL_ABI_VERSION */
-	uint8_t kind;                /* enum ftrail_kind */
-	volatile uint8_t enabled;    /* the byte the fast path tests */
+	uint32_t magic;		  /* FTRAIL_EVENT_MAGIC */
+	uint16_t abi;		  /* FTRAIL_ABI_VERSION */
+	uint8_t kind;		  /* enum ftrail_kind */
+	volatile uint8_t enabled; /* the byte the fast path tests */
 	const char *subsys;
 	const char *name;
-	const char *fmt;             /* print format, e.g. "id=%u path=%s" */
+	const char *fmt; /* print format, e.g. "id=%u path=%s" */
 	const struct ftrail_field *fields;
 	uint32_t nr_fields;
-	uint32_t size;               /* sizeof the fixed part of the record */
+	uint32_t size; /* sizeof the fixed part of the record */
 	void (*write)(struct ftrail_event *ev, void *rec, uint32_t len);
-	uint32_t id;                 /* runtime: event id in this trace */
+	uint32_t id; /* runtime: event id in this trace */
 	uint32_t reserved;
-	void *priv;                  /* runtime: filters, triggers */
+	void *priv; /* runtime: filters, triggers */
 };
 
 #define FTRAIL_SECTION "__ftrail_events"
@@ -129,15 +129,15 @@ struct ftrail_event {
 #define FTRAIL__CAT_(a, b) a##b
 #define FTRAIL__CAT(a, b) FTRAIL__CAT_(a, b)
 #define FTRAIL__EXP(x) x
-#define FTRAIL__NARG(...)                                                             \
-	FTRAIL__NARG_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, \
-		      0)
-#define FTRAIL__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, \
-		      _16, N, ...)                                                      \
+#define FTRAIL__NARG(...)                                                                          \
+	FTRAIL__NARG_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define FTRAIL__NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, _13, _14, _15, _16, N,    \
+		      ...)                                                                         \
 	N
 
 /* FTRAIL__MAP(M, S, X, a, b): M(X, a) S() M(X, b); S() gives the separator */
-#define FTRAIL__MAP(M, S, X, ...) FTRAIL__CAT(FTRAIL__MAP, FTRAIL__NARG(__VA_ARGS__))(M, S, X, __VA_ARGS__)
+#define FTRAIL__MAP(M, S, X, ...)                                                                  \
+	FTRAIL__CAT(FTRAIL__MAP, FTRAIL__NARG(__VA_ARGS__))(M, S, X, __VA_ARGS__)
 #define FTRAIL__MAP1(M, S, X, a) M(X, a)
 #define FTRAIL__MAP2(M, S, X, a, ...) M(X, a) S() FTRAIL__MAP1(M, S, X, __VA_ARGS__)
 #define FTRAIL__MAP3(M, S, X, a, ...) M(X, a) S() FTRAIL__MAP2(M, S, X, __VA_ARGS__)
@@ -308,71 +308,70 @@ static inline void ftrail__submit(struct ftrail_event *ev, void *rec, uint32_t l
 #ifndef FTRAIL__RETAIN
 #define FTRAIL__RETAIN
 #endif
-#define FTRAIL__SECTION_ATTR                                                                \
+#define FTRAIL__SECTION_ATTR                                                                       \
 	__attribute__((used, section(FTRAIL_SECTION), aligned(sizeof(void *)))) FTRAIL__RETAIN
 
 /*
  * FTRAIL_EVENT(sys, event, (kind, name[, N])...): define the event
  * sys:event with the given fields (at least one, at most 16).
  */
-#define FTRAIL_EVENT(sys, ev, ...)                                                          \
-	typedef struct FTRAIL__SYM(sys, ev, rec) {                                           \
-		uint32_t ftrail_id;                                                           \
-		FTRAIL__MAP(FTRAIL__MEMBER, FTRAIL__SEP_NONE, ~, __VA_ARGS__)                    \
-	} FTRAIL__SYM(sys, ev, rec_t);                                                        \
-	static const struct ftrail_field FTRAIL__SYM(sys, ev, fields)[] = {                   \
-		FTRAIL__MAP(FTRAIL__FIELD, FTRAIL__SEP_NONE, FTRAIL__SYM(sys, ev, rec_t), __VA_ARGS__)                   \
-	};                                                                                    \
-	static struct ftrail_event FTRAIL__SYM(sys, ev, desc) FTRAIL__USED = {                \
-		FTRAIL_EVENT_MAGIC,                                                           \
-		FTRAIL_ABI_VERSION,                                                           \
-		FTRAIL_KIND_EVENT,                                                            \
-		0,                                                                            \
-		#sys,                                                                         \
-		#ev,                                                                          \
-		&(FTRAIL__MAP(FTRAIL__FMT, FTRAIL__SEP_NONE, ~, __VA_ARGS__))[1],                \
-		FTRAIL__SYM(sys, ev, fields),                                                 \
-		sizeof(FTRAIL__SYM(sys, ev, fields)) / sizeof(struct ftrail_field),           \
-		sizeof(FTRAIL__SYM(sys, ev, rec_t)),                                          \
-		0,                                                                            \
-		0,                                                                            \
-		0,                                                                            \
-		0,                                                                            \
-	};                                                                                    \
-	static struct ftrail_event *FTRAIL__SYM(sys, ev, ptr) FTRAIL__SECTION_ATTR =          \
-		&FTRAIL__SYM(sys, ev, desc);                                                  \
-	static __attribute__((noinline, cold, unused)) void FTRAIL__SYM(sys, ev, emit)(       \
-		FTRAIL__MAP(FTRAIL__PARAM, FTRAIL__SEP_COMMA, ~, __VA_ARGS__))                   \
-	{                                                                                     \
-		typedef FTRAIL__SYM(sys, ev, rec_t) ftrail__rec_t;                            \
-		uint32_t dyn = 0, pos = sizeof(ftrail__rec_t);                                \
-		FTRAIL__MAP(FTRAIL__DYN, FTRAIL__SEP_NONE, ~, __VA_ARGS__)                       \
-		{                                                                             \
-			unsigned char buf[sizeof(ftrail__rec_t) + dyn] __attribute__((aligned(8))); \
-			ftrail__rec_t *r = (ftrail__rec_t *)(void *)buf;                      \
-			r->ftrail_id = 0;                                                     \
-			FTRAIL__MAP(FTRAIL__SET, FTRAIL__SEP_NONE, ~, __VA_ARGS__)               \
-			(void)r;                                                              \
-			ftrail__submit(&FTRAIL__SYM(sys, ev, desc), buf, pos);                \
-		}                                                                             \
-	}                                                                                     \
+#define FTRAIL_EVENT(sys, ev, ...)                                                                 \
+	typedef struct FTRAIL__SYM(sys, ev, rec) {                                                 \
+		uint32_t ftrail_id;                                                                \
+		FTRAIL__MAP(FTRAIL__MEMBER, FTRAIL__SEP_NONE, ~, __VA_ARGS__)                      \
+	} FTRAIL__SYM(sys, ev, rec_t);                                                             \
+	static const struct ftrail_field FTRAIL__SYM(sys, ev, fields)[] = { FTRAIL__MAP(           \
+		FTRAIL__FIELD, FTRAIL__SEP_NONE, FTRAIL__SYM(sys, ev, rec_t), __VA_ARGS__) };      \
+	static struct ftrail_event FTRAIL__SYM(sys, ev, desc) FTRAIL__USED = {                     \
+		FTRAIL_EVENT_MAGIC,                                                                \
+		FTRAIL_ABI_VERSION,                                                                \
+		FTRAIL_KIND_EVENT,                                                                 \
+		0,                                                                                 \
+		#sys,                                                                              \
+		#ev,                                                                               \
+		&(FTRAIL__MAP(FTRAIL__FMT, FTRAIL__SEP_NONE, ~, __VA_ARGS__))[1],                  \
+		FTRAIL__SYM(sys, ev, fields),                                                      \
+		sizeof(FTRAIL__SYM(sys, ev, fields)) / sizeof(struct ftrail_field),                \
+		sizeof(FTRAIL__SYM(sys, ev, rec_t)),                                               \
+		0,                                                                                 \
+		0,                                                                                 \
+		0,                                                                                 \
+		0,                                                                                 \
+	};                                                                                         \
+	static struct ftrail_event *FTRAIL__SYM(sys, ev, ptr)                                      \
+		FTRAIL__SECTION_ATTR = &FTRAIL__SYM(sys, ev, desc);                                \
+	static __attribute__((noinline, cold, unused)) void FTRAIL__SYM(sys, ev, emit)(            \
+		FTRAIL__MAP(FTRAIL__PARAM, FTRAIL__SEP_COMMA, ~, __VA_ARGS__))                     \
+	{                                                                                          \
+		typedef FTRAIL__SYM(sys, ev, rec_t) ftrail__rec_t;                                 \
+		uint32_t dyn = 0, pos = sizeof(ftrail__rec_t);                                     \
+		FTRAIL__MAP(FTRAIL__DYN, FTRAIL__SEP_NONE, ~, __VA_ARGS__)                         \
+		{                                                                                  \
+			unsigned char buf[sizeof(ftrail__rec_t) + dyn]                             \
+				__attribute__((aligned(8)));                                       \
+			ftrail__rec_t *r = (ftrail__rec_t *)(void *)buf;                           \
+			r->ftrail_id = 0;                                                          \
+			FTRAIL__MAP(FTRAIL__SET, FTRAIL__SEP_NONE, ~, __VA_ARGS__)                 \
+			(void)r;                                                                   \
+			ftrail__submit(&FTRAIL__SYM(sys, ev, desc), buf, pos);                     \
+		}                                                                                  \
+	}                                                                                          \
 	struct ftrail__semicolon_##sys##__##ev
-
 
 /*
  * ftrail_trace(sys, event, args...): emit the event if it is enabled.  The
  * arguments are evaluated only when it is.
  */
-#define ftrail_trace(sys, ev, ...)                                                          \
-	do {                                                                                  \
-		if (__builtin_expect(__atomic_load_n(&FTRAIL__SYM(sys, ev, desc).enabled,     \
-						     __ATOMIC_RELAXED),                       \
-				     0))                                                      \
-			FTRAIL__SYM(sys, ev, emit)(__VA_ARGS__);                              \
+#define ftrail_trace(sys, ev, ...)                                                                 \
+	do {                                                                                       \
+		if (__builtin_expect(__atomic_load_n(&FTRAIL__SYM(sys, ev, desc).enabled,          \
+						     __ATOMIC_RELAXED),                            \
+				     0))                                                           \
+			FTRAIL__SYM(sys, ev, emit)(__VA_ARGS__);                                   \
 	} while (0)
 
 /* Is sys:event enabled right now?  (To guard costly argument preparation.) */
-#define ftrail_enabled(sys, ev)                                                             \
+#define ftrail_enabled(sys, ev)                                                                    \
 	__builtin_expect(__atomic_load_n(&FTRAIL__SYM(sys, ev, desc).enabled, __ATOMIC_RELAXED), 0)
 
 /* ---- trace_marker ---- */
@@ -382,8 +381,20 @@ static inline void ftrail__submit(struct ftrail_event *ev, void *rec, uint32_t l
  * enables it (and every other file's) while the program is traced.
  */
 static struct ftrail_event ftrail__marker_desc FTRAIL__USED = {
-	FTRAIL_EVENT_MAGIC, FTRAIL_ABI_VERSION, FTRAIL_KIND_MARKER, 0, "ftrace", "print",
-	"%s", NULL, 0, 0, 0, 0, 0, 0,
+	FTRAIL_EVENT_MAGIC,
+	FTRAIL_ABI_VERSION,
+	FTRAIL_KIND_MARKER,
+	0,
+	"ftrace",
+	"print",
+	"%s",
+	NULL,
+	0,
+	0,
+	0,
+	0,
+	0,
+	0,
 };
 static struct ftrail_event *ftrail__marker_ptr FTRAIL__SECTION_ATTR = &ftrail__marker_desc;
 
@@ -409,11 +420,11 @@ ftrail__vmarker(const char *fmt, va_list ap)
  * FTRAIL_MAX_MARKER - 1 bytes kept).  A macro so that the disabled case is
  * one byte test and the arguments are not evaluated.
  */
-#define ftrail_marker(...)                                                                  \
-	do {                                                                                  \
-		if (__builtin_expect(                                                         \
-			    __atomic_load_n(&ftrail__marker_desc.enabled, __ATOMIC_RELAXED), 0)) \
-			ftrail__marker(__VA_ARGS__);                                          \
+#define ftrail_marker(...)                                                                         \
+	do {                                                                                       \
+		if (__builtin_expect(                                                              \
+			    __atomic_load_n(&ftrail__marker_desc.enabled, __ATOMIC_RELAXED), 0))   \
+			ftrail__marker(__VA_ARGS__);                                               \
 	} while (0)
 
 static __attribute__((noinline, cold, unused, format(printf, 1, 2))) void
@@ -429,8 +440,7 @@ ftrail__marker(const char *fmt, ...)
 /* Write len bytes (at most FTRAIL_MAX_MARKER kept) as a binary marker. */
 static __attribute__((unused)) inline void ftrail_marker_raw(const void *buf, size_t len)
 {
-	if (__builtin_expect(__atomic_load_n(&ftrail__marker_desc.enabled, __ATOMIC_RELAXED),
-			     0))
+	if (__builtin_expect(__atomic_load_n(&ftrail__marker_desc.enabled, __ATOMIC_RELAXED), 0))
 		ftrail__submit(&ftrail__marker_desc, (void *)(uintptr_t)buf,
 			       (uint32_t)(len < FTRAIL_MAX_MARKER ? len : FTRAIL_MAX_MARKER) |
 				       FTRAIL_MARKER_BINARY);

@@ -88,7 +88,7 @@ static void walk_sections(const char *path)
 		return;
 	for (size_t i = 0; i < ft_reader_nr_sections(r); i++) {
 		const struct ft_section *s = ft_reader_section(r, i);
-		struct ft_uev_table ut = {0};
+		struct ft_uev_table ut = { 0 };
 		struct ft_symtab *st;
 		size_t len;
 		void *p = ft_reader_load(r, s, &len, err, sizeof(err));
@@ -163,11 +163,11 @@ static void resolve_event(struct ft_trace *t, const struct ft_uev_table *ut,
 }
 
 static const struct ft_fmt_kops kops = {
-    .print_info = ft_kevents_print_info,
-    .lat_flags = ft_kevents_lat_flags,
-    .used_stackmap = ft_kevents_used_stackmap,
-    .sym = ft_kevents_sym,
-    .comm = ft_kevents_comm,
+	.print_info = ft_kevents_print_info,
+	.lat_flags = ft_kevents_lat_flags,
+	.used_stackmap = ft_kevents_used_stackmap,
+	.sym = ft_kevents_sym,
+	.comm = ft_kevents_comm,
 };
 
 /*
@@ -181,8 +181,8 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 	struct ft_trace *t = snapshot ? ft_trace_open_snapshot(path, 0, err, sizeof(err))
 				      : ft_trace_open(path, err, sizeof(err));
 	struct ft_trace_source src;
-	struct ft_ksource ks = {0};
-	struct ft_uev_table ut = {0};
+	struct ft_ksource ks = { 0 };
+	struct ft_uev_table ut = { 0 };
 	struct ft_event ev, next;
 	struct ft_fmt *f;
 	int n, ret;
@@ -198,7 +198,8 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 	if (!snapshot) {
 		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		if (ks.k) {
-			src = (struct ft_trace_source){"kernel", ft_ksource_next, ft_ksource_print, &ks};
+			src = (struct ft_trace_source){ "kernel", ft_ksource_next, ft_ksource_print,
+							&ks };
 			if (ft_trace_add_source(t, &src) < 0) {
 				ft_kevents_close(ks.k);
 				ks.k = NULL;
@@ -258,7 +259,7 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg)
 /* Every field of a kernel event, as a number and as text. */
 static void kevent_fields(struct ft_kevents *k, const struct ft_kevent *ev)
 {
-	static const char *const pseudo[] = {"cpu", "pid", "common_pid", "prev_pid", "nosuch"};
+	static const char *const pseudo[] = { "cpu", "pid", "common_pid", "prev_pid", "nosuch" };
 	struct tep_format_field **lists[2];
 	unsigned long long v;
 	char buf[256];
@@ -286,9 +287,9 @@ static void kevent_fields(struct ft_kevents *k, const struct ft_kevent *ev)
 static void walk_kevents(const char *path)
 {
 	static const uint64_t optsets[] = {
-	    0,
-	    FT_OPT(EXPAND_STACKS) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR),
-	    FT_OPT(RAW) | FT_OPT(HEX) | FT_OPT(LATENCY_FORMAT),
+		0,
+		FT_OPT(EXPAND_STACKS) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR),
+		FT_OPT(RAW) | FT_OPT(HEX) | FT_OPT(LATENCY_FORMAT),
 	};
 	char err[512], buf[256];
 	struct ft_reader *r = ft_reader_open(path, err, sizeof(err));
@@ -361,7 +362,7 @@ static int xevent(const struct ft_xevent *ev, void *arg)
 
 static void draw(struct ft_folded *fo)
 {
-	struct ft_flame_opts o = {.title = "fuzz", .unit = "ns", .html = 1};
+	struct ft_flame_opts o = { .title = "fuzz", .unit = "ns", .html = 1 };
 	char err[256];
 
 	if (ft_folded_count(fo)) {
@@ -372,10 +373,10 @@ static void draw(struct ft_folded *fo)
 
 static void walk_export(const char *path)
 {
-	struct ft_chrome_opts co[2] = {{.complete = 0, .source = path},
-				       {.complete = 1, .source = path}};
+	struct ft_chrome_opts co[2] = { { .complete = 0, .source = path },
+					{ .complete = 1, .source = path } };
 	struct ft_xtrace_stats st;
-	struct xsink x = {0};
+	struct xsink x = { 0 };
 	struct ft_folded *fo;
 	char err[512];
 	struct ft_xtrace *xt = ft_xtrace_open(path, 1, err, sizeof(err));
@@ -449,10 +450,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (fd < 0) {
 		/* the defaults, then every display option (other code paths of
 		 * the formatter), then the raw layouts */
-		static const char *const more[] = {
-		    "latency-format", "sym-offset", "sym-addr", "funcgraph-proc",
-		    "funcgraph-abstime", "funcgraph-tail", "funcgraph-cpu", "expand-stacks"};
-		static const char *const raw[] = {"raw", "hex", "nofuncgraph-duration"};
+		static const char *const more[] = { "latency-format",	 "sym-offset",
+						    "sym-addr",		 "funcgraph-proc",
+						    "funcgraph-abstime", "funcgraph-tail",
+						    "funcgraph-cpu",	 "expand-stacks" };
+		static const char *const raw[] = { "raw", "hex", "nofuncgraph-duration" };
 
 		optsets[0] = ft_options_default();
 		optsets[1] = optsets[0];

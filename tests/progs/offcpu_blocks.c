@@ -73,7 +73,7 @@ static void record_truth(const char *kind, const char *len, long long ns)
 
 static void ms_sleep(long long ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
@@ -307,8 +307,8 @@ NOINLINE static void wait_for_go(const char *path)
 
 int main(int argc, char **argv)
 {
-	void *(*fns[])(void *) = {sleep_thread, mutex_helper, mutex_thread, pipe_helper,
-				  pipe_thread,	cond_helper,  cond_thread};
+	void *(*fns[])(void *) = { sleep_thread, mutex_helper, mutex_thread, pipe_helper,
+				   pipe_thread,	 cond_helper,  cond_thread };
 	pthread_t th[sizeof(fns) / sizeof(fns[0])];
 	const char *go = NULL;
 

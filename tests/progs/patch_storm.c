@@ -147,10 +147,17 @@ int main(int argc, char **argv)
 
 	while ((c = getopt(argc, argv, "m:t:d:")) != -1) {
 		switch (c) {
-		case 'm': ms = atol(optarg); break;
-		case 't': threads = atoi(optarg); break;
-		case 'd': dlthreads = atoi(optarg); break;
-		default: return 2;
+		case 'm':
+			ms = atol(optarg);
+			break;
+		case 't':
+			threads = atoi(optarg);
+			break;
+		case 'd':
+			dlthreads = atoi(optarg);
+			break;
+		default:
+			return 2;
 		}
 	}
 	libs = argv + optind;

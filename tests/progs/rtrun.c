@@ -65,7 +65,7 @@ struct change {
 };
 static struct change changes[16];
 static int nr_changes;
-static long cycle_ms; /* -R */
+static long cycle_ms;		    /* -R */
 static uint64_t fid_calls[1 << 16]; /* -q: calls per fid, printed as #count lines */
 
 struct walk {
@@ -192,7 +192,8 @@ entered:
 		break;
 	case FT_EXT_MARKER:
 		indent(w);
-		printf("#MARKER %.*s\n", (int)((n - 1) * 4 - ft_ext_pad(r[0])), (const char *)&r[1]);
+		printf("#MARKER %.*s\n", (int)((n - 1) * 4 - ft_ext_pad(r[0])),
+		       (const char *)&r[1]);
 		break;
 	case FT_EXT_LOST:
 		indent(w);
@@ -250,7 +251,8 @@ static void drain(int final)
 				bytes += pg->size;
 				lost += info.lost;
 				if (info.lost && !quiet)
-					printf("%u %u %u #LOST %u\n", pg->pid, pg->tid, l, info.lost);
+					printf("%u %u %u #LOST %u\n", pg->pid, pg->tid, l,
+					       info.lost);
 				ft_rb_page_walk(pg, info.len, on_rec, &w);
 			}
 		}
@@ -293,19 +295,45 @@ int main(int argc, char **argv)
 	o.options = ft_options_default();
 	while ((c = getopt(argc, argv, "+p:l:n:g:G:D:t:Tb:qP:O:C:R:")) != -1) {
 		switch (c) {
-		case 'p': o.tracer = optarg; break;
-		case 'l': ft_strv_push(&o.filter, optarg); break;
-		case 'n': ft_strv_push(&o.notrace, optarg); break;
-		case 'g': ft_strv_push(&o.graph, optarg); break;
-		case 'G': ft_strv_push(&o.graph_notrace, optarg); break;
-		case 'D': o.max_graph_depth = atoi(optarg); break;
-		case 't': o.thresh_us = strtoull(optarg, NULL, 0); break;
-		case 'T': o.options |= FT_OPT(STACKTRACE); break;
-		case 'O': ft_options_apply(&o.options, optarg); break;
-		case 'b': o.buffer_kb = (unsigned int)atoi(optarg); break;
-		case 'q': quiet = 1; break;
-		case 'P': ft_strv_push(&o.pids, optarg); break;
-		case 'R': cycle_ms = atol(optarg) > 0 ? atol(optarg) : 1; break;
+		case 'p':
+			o.tracer = optarg;
+			break;
+		case 'l':
+			ft_strv_push(&o.filter, optarg);
+			break;
+		case 'n':
+			ft_strv_push(&o.notrace, optarg);
+			break;
+		case 'g':
+			ft_strv_push(&o.graph, optarg);
+			break;
+		case 'G':
+			ft_strv_push(&o.graph_notrace, optarg);
+			break;
+		case 'D':
+			o.max_graph_depth = atoi(optarg);
+			break;
+		case 't':
+			o.thresh_us = strtoull(optarg, NULL, 0);
+			break;
+		case 'T':
+			o.options |= FT_OPT(STACKTRACE);
+			break;
+		case 'O':
+			ft_options_apply(&o.options, optarg);
+			break;
+		case 'b':
+			o.buffer_kb = (unsigned int)atoi(optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case 'P':
+			ft_strv_push(&o.pids, optarg);
+			break;
+		case 'R':
+			cycle_ms = atol(optarg) > 0 ? atol(optarg) : 1;
+			break;
 		case 'C':
 			if (nr_changes < 16 && strchr(optarg, ':')) {
 				changes[nr_changes].ms = atol(optarg);
@@ -316,7 +344,8 @@ int main(int argc, char **argv)
 				nr_changes++;
 			}
 			break;
-		default: return 2;
+		default:
+			return 2;
 		}
 	}
 	if (optind >= argc) {
@@ -420,8 +449,8 @@ int main(int argc, char **argv)
 			struct ft_session_func *e = &ft_session_funcs(sess)[f];
 			struct ft_session_module *m = &ft_session_modules(sess)[e->module];
 
-			printf("#func %u 0x%llx mod %u %s\n", f, (unsigned long long)e->addr, e->module,
-			       e->module < ft_session_nr_modules(sess) ? m->path : "?");
+			printf("#func %u 0x%llx mod %u %s\n", f, (unsigned long long)e->addr,
+			       e->module, e->module < ft_session_nr_modules(sess) ? m->path : "?");
 		}
 	}
 	if (WIFSIGNALED(status))

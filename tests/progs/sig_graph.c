@@ -26,12 +26,12 @@
 static volatile int sink, bad;
 static sigjmp_buf env;
 
-#define CHECK(c)                                                                  \
-	do {                                                                      \
-		if (!(c)) {                                                       \
-			fprintf(stderr, "check failed, line %d: %s\n", __LINE__, #c); \
-			bad = 1;                                                  \
-		}                                                                 \
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c)) {                                                                        \
+			fprintf(stderr, "check failed, line %d: %s\n", __LINE__, #c);              \
+			bad = 1;                                                                   \
+		}                                                                                  \
 	} while (0)
 
 NOINLINE void inner(int s)

@@ -23,10 +23,10 @@
 
 #define NOINLINE __attribute__((noinline))
 
-static __thread unsigned long t_calls; /* calls made by the thread itself */
+static __thread unsigned long t_calls;		/* calls made by the thread itself */
 static __thread volatile unsigned long h_calls; /* calls made by its handler */
-static unsigned long total; /* atomic */
-static unsigned long signals; /* atomic: handler runs */
+static unsigned long total;			/* atomic */
+static unsigned long signals;			/* atomic: handler runs */
 static long run_ms;
 volatile unsigned long sink;
 

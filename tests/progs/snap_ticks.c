@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 {
 	long max = argc > 1 ? atol(argv[1]) : -1;
 	long every = argc > 2 ? atol(argv[2]) : 0;
-	struct timespec ts = {0, 200000};
+	struct timespec ts = { 0, 200000 };
 	long i;
 
 	for (i = 0; max < 0 || i < max; i++) {

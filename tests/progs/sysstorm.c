@@ -20,7 +20,7 @@
 #include "storm_timer.h"
 
 static __thread volatile unsigned long h_calls; /* the handler's */
-static unsigned long total; /* atomic */
+static unsigned long total;			/* atomic */
 static long ncalls;
 static int with_sig;
 

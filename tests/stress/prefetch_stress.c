@@ -35,7 +35,7 @@ static void die(const char *what)
 static int make_trace(struct ft_writer *w)
 {
 	struct mk_buf b[THREADS][2];
-	static const uint64_t ips[3] = {MK_BASE + 0x10, MK_BASE + 0x20, MK_BASE + 0x30};
+	static const uint64_t ips[3] = { MK_BASE + 0x10, MK_BASE + 0x20, MK_BASE + 0x30 };
 	int ret = 0;
 
 	for (int i = 0; i < THREADS; i++) {
@@ -212,14 +212,17 @@ int main(int argc, char **argv)
 		die("mkstemp");
 	close(fd);
 	w = ft_writer_open(path, 3, NULL, 0);
-	if (!w || mk_tables(w, "function_graph", NULL, 1) || make_trace(w) || ft_writer_close(w, NULL, 0))
+	if (!w || mk_tables(w, "function_graph", NULL, 1) || make_trace(w) ||
+	    ft_writer_close(w, NULL, 0))
 		die("writing the trace");
 	t = ft_trace_open(path, err, sizeof(err));
 	if (!t)
 		die(err);
 	for (int r = 0; r < rounds; r++) {
 		/* odd rounds leave early: before, at and after a batch boundary */
-		uint64_t stop = r & 1 ? (uint64_t)FT_PREFETCH_EVENTS * (uint64_t)(r + 1) + (uint64_t)r - 1 : 0;
+		uint64_t stop =
+			r & 1 ? (uint64_t)FT_PREFETCH_EVENTS * (uint64_t)(r + 1) + (uint64_t)r - 1
+			      : 0;
 
 		uint64_t got = round_trip(t, stop);
 

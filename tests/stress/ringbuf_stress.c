@@ -93,7 +93,7 @@ static uint32_t wid_fid(uint32_t wid)
 /* One marker event: payload wid, ctx, seq, csum. */
 static void write_marker(uint32_t ctx, uint32_t seq)
 {
-	uint32_t pl[4] = {my_wid, ctx, seq, csum(my_wid, ctx, seq)};
+	uint32_t pl[4] = { my_wid, ctx, seq, csum(my_wid, ctx, seq) };
 
 	ft_rb_ext(&tls, FT_EXT_BINMARKER, pl, sizeof(pl), ft_rdtsc(), 1, 1);
 }
@@ -140,19 +140,19 @@ static void on_timer(int sig)
 	__atomic_fetch_add(&sig_count, 1, __ATOMIC_RELAXED);
 	/* ctx = nesting depth, so each depth has its own increasing sequence */
 	__atomic_fetch_add(
-	    &s_attempts, 1,
-	    __ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
+		&s_attempts, 1,
+		__ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
 	if (sig_depth < 6 && (sseq & 1))
 		write_marker_nested(sig_depth, sseq++); /* nests once more, up to too deep */
 	else
 		write_marker(sig_depth < 8 ? sig_depth : 8, sseq++);
 	__atomic_fetch_add(
-	    &s_attempts, 1,
-	    __ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
+		&s_attempts, 1,
+		__ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
 	ft_rb_entry(&tls, wid_fid(my_wid), ft_rdtsc());
 	__atomic_fetch_add(
-	    &s_attempts, 1,
-	    __ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
+		&s_attempts, 1,
+		__ATOMIC_RELAXED); /* one instruction: a nested handler cannot split it */
 	ft_rb_exit(&tls, ft_rdtsc());
 	sig_depth--;
 	errno = e;
@@ -181,7 +181,7 @@ static void *writer(void *arg)
 	block_timer(SIG_UNBLOCK);
 	ft_rb_thread_attach(&tls, area, (uint32_t)getpid(), (uint32_t)syscall(SYS_gettid));
 	pthread_barrier_wait(
-	    &wave_start); /* all of a wave's threads hold (or lack) a slot at once */
+		&wave_start); /* all of a wave's threads hold (or lack) a slot at once */
 	uint64_t deadline = (uint64_t)-1;
 	struct timespec ts;
 
@@ -286,7 +286,7 @@ static int wid_of_tid(uint32_t tid)
 
 static void check_page(const struct ft_page *pg, const struct ft_rb_pageinfo *info)
 {
-	struct walkctx c = {0};
+	struct walkctx c = { 0 };
 	int wid = wid_of_tid(pg->tid);
 
 	if (wid < 0) {
@@ -340,15 +340,19 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-enum { MODE_DROP, MODE_OVERWRITE, MODE_BLOCK };
+enum {
+	MODE_DROP,
+	MODE_OVERWRITE,
+	MODE_BLOCK
+};
 
 static int run(int mode)
 {
 	int overwrite = mode == MODE_OVERWRITE;
-	static const char *const names[] = {"producer/consumer", "overwrite", "block"};
+	static const char *const names[] = { "producer/consumer", "overwrite", "block" };
 	struct ft_rb_params p;
 	struct ft_rb_totals tot;
-	struct itimerval it = {{0, 50}, {0, 50}};
+	struct itimerval it = { { 0, 50 }, { 0, 50 } };
 	pthread_t rd, w[MAX_WRITERS];
 	unsigned int wid = 0;
 
@@ -362,7 +366,7 @@ static int run(int mode)
 	ft_rb_params_default(&p, 4, overwrite); /* 1 KiB pages, 4 per thread */
 	if (mode == MODE_BLOCK)
 		p.flags |= FT_RB_F_BLOCK;
-	p.nr_slots = nr_per_wave - 2;		/* two threads per wave go without */
+	p.nr_slots = nr_per_wave - 2; /* two threads per wave go without */
 	area_len = ft_rb_area_size(&p);
 	area_mem = mmap(NULL, area_len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (area_mem == MAP_FAILED || !(area = ft_rb_area_init(area_mem, area_len, &p))) {
@@ -391,13 +395,12 @@ static int run(int mode)
 	ft_rb_area_totals(area, &tot);
 	printf("%s: attempted %llu read %llu (%llu pages) lost %llu = new %llu + overwritten %llu "
 	       "(%llu pages) + noslot %llu + nested %llu; committed %llu; claims %llu fails %llu\n",
-	       names[mode], (unsigned long long)total_attempts,
-	       (unsigned long long)read_events, (unsigned long long)read_pages,
-	       (unsigned long long)tot.lost, (unsigned long long)tot.lost_new,
-	       (unsigned long long)tot.lost_old, (unsigned long long)tot.pages_old,
-	       (unsigned long long)tot.lost_noslot, (unsigned long long)tot.lost_nest,
-	       (unsigned long long)tot.written, (unsigned long long)tot.claims,
-	       (unsigned long long)tot.claim_fails);
+	       names[mode], (unsigned long long)total_attempts, (unsigned long long)read_events,
+	       (unsigned long long)read_pages, (unsigned long long)tot.lost,
+	       (unsigned long long)tot.lost_new, (unsigned long long)tot.lost_old,
+	       (unsigned long long)tot.pages_old, (unsigned long long)tot.lost_noslot,
+	       (unsigned long long)tot.lost_nest, (unsigned long long)tot.written,
+	       (unsigned long long)tot.claims, (unsigned long long)tot.claim_fails);
 	if (total_attempts != read_events + tot.lost)
 		fail("attempted != read + lost", total_attempts, read_events + tot.lost);
 	if (tot.written != read_events + tot.lost_old)
@@ -415,7 +418,8 @@ static int run(int mode)
 		if (!tot.block_waits)
 			fail("no writer waited for room", 0, 0);
 		if (tot.lost_new || tot.lost_old)
-			fail("block mode dropped events for want of room", tot.lost_new, tot.lost_old);
+			fail("block mode dropped events for want of room", tot.lost_new,
+			     tot.lost_old);
 	}
 #ifndef FT_TSAN
 	/*

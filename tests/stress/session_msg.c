@@ -181,8 +181,9 @@ int main(void)
 		{
 			/* process-wide: the kernel picks a thread that does not
 			 * block SIGALRM, i.e. one of the writers */
-			struct sigevent sev = {.sigev_notify = SIGEV_SIGNAL, .sigev_signo = SIGALRM};
-			struct itimerspec its = {{0, 50000}, {0, 50000}};
+			struct sigevent sev = { .sigev_notify = SIGEV_SIGNAL,
+						.sigev_signo = SIGALRM };
+			struct itimerspec its = { { 0, 50000 }, { 0, 50000 } };
 
 			if (timer_create(CLOCK_MONOTONIC, &sev, &tm))
 				die("timer_create");
@@ -198,8 +199,8 @@ int main(void)
 			take(line);
 		left = ft_session_msg_left(sess, rpos);
 		if (nread + left != atomic_load(&written))
-			die("round %u: %u lines read + %u counted lost != %u written", r, nread, left,
-			    atomic_load(&written));
+			die("round %u: %u lines read + %u counted lost != %u written", r, nread,
+			    left, atomic_load(&written));
 		lost_total += left;
 	}
 	printf("session_msg: %u rounds, %u handler lines (%u inside a write), %u counted as "

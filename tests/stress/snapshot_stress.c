@@ -61,7 +61,7 @@ static uint32_t csum(uint32_t w, uint32_t c, uint32_t s)
 
 static void marker(uint32_t ctx, uint32_t seq)
 {
-	uint32_t pl[4] = {my_wid, ctx, seq, csum(my_wid, ctx, seq)};
+	uint32_t pl[4] = { my_wid, ctx, seq, csum(my_wid, ctx, seq) };
 
 	__atomic_fetch_add(&attempted, 1, __ATOMIC_RELAXED);
 	ft_rb_ext(&tls, FT_EXT_BINMARKER, pl, sizeof(pl), ft_rdtsc(), 1, 1);
@@ -144,7 +144,7 @@ static void *writer(void *arg)
 
 static void *swapper(void *arg)
 {
-	struct timespec ts = {0, 300000};
+	struct timespec ts = { 0, 300000 };
 
 	(void)arg;
 	while (!__atomic_load_n(&done, __ATOMIC_ACQUIRE)) {
@@ -201,7 +201,7 @@ static char page[FT_RB_PAGE_MAX];
 
 static void take(uint32_t slot, struct seqs *sq, uint64_t *count, const struct ft_rb_pageinfo *info)
 {
-	struct walk wk = {sq, slot, ft_rb_id_level(info->buf_id), 0};
+	struct walk wk = { sq, slot, ft_rb_id_level(info->buf_id), 0 };
 
 	if (ft_rb_page_walk((struct ft_page *)page, info->len, check_rec, &wk))
 		errors++;
@@ -294,7 +294,7 @@ static void *reader(void *arg)
 
 static int run(int overwrite)
 {
-	struct ft_rb_params p = {0};
+	struct ft_rb_params p = { 0 };
 	struct ft_rb_totals tot;
 	pthread_t w[NW], sw, rd;
 	size_t len;

@@ -104,8 +104,8 @@ static void *worker(void *arg)
 {
 	long t = (long)arg;
 	uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(t + 1), calls = 0;
-	struct sigevent sev = {0};
-	struct itimerspec its = {{0, 40 * 1000}, {0, 40 * 1000}};
+	struct sigevent sev = { 0 };
+	struct itimerspec its = { { 0, 40 * 1000 }, { 0, 40 * 1000 } };
 	timer_t tm;
 	sigset_t set;
 
@@ -212,7 +212,7 @@ static void run_phase(const char *name, int rounds, double secs)
 	for (int r = 0; r < rounds; r++)
 		reset_round(300, &resets, &busy); /* handlers may be inside get_id too */
 	{
-		struct timespec nap = {(time_t)secs, (long)((secs - (time_t)secs) * 1e9)};
+		struct timespec nap = { (time_t)secs, (long)((secs - (time_t)secs) * 1e9) };
 
 		nanosleep(&nap, NULL);
 	}
@@ -250,7 +250,7 @@ static void run_phase(const char *name, int rounds, double secs)
 int main(void)
 {
 	double scale = stress_scale();
-	struct sigaction sa = {0};
+	struct sigaction sa = { 0 };
 
 	stress_isa();
 	gen_stacks();

@@ -137,9 +137,9 @@ int main(void)
 	const char *env = getenv("FTRAIL_STRESS_SCALE");
 	const char *isa = getenv("FTRAIL_TEST_ISA");
 	double scale = env ? atof(env) : 1.0;
-	struct itimerspec its = {{0, 50000}, {0, 50000}};
-	struct sigevent sev = {0};
-	struct sigaction sa = {0};
+	struct itimerspec its = { { 0, 50000 }, { 0, 50000 } };
+	struct sigevent sev = { 0 };
+	struct sigaction sa = { 0 };
 	uint64_t r = 42, m_ok = 0, m_fallback = 0;
 	uint32_t order[NSTACKS];
 	uint8_t seen[NSTACKS];

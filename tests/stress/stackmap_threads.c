@@ -237,7 +237,7 @@ int main(void)
 		reset_round(200, &resets, &busy);
 	{
 		/* a last session, so the map is checked with stacks in it */
-		struct timespec nap = {0, 20 * 1000 * 1000};
+		struct timespec nap = { 0, 20 * 1000 * 1000 };
 
 		nanosleep(&nap, NULL);
 	}

@@ -115,7 +115,8 @@ static int build(const char *scen, const char *out, int z)
 		die("cannot create the output");
 	/* args: show prints the values unless told otherwise, as after record -A */
 	ret = mk_tables(w, tracer,
-			!strcmp(scen, "args") ? "options=funcgraph-args,funcgraph-retval\n" : NULL, z);
+			!strcmp(scen, "args") ? "options=funcgraph-args,funcgraph-retval\n" : NULL,
+			z);
 	if (!strcmp(scen, "func"))
 		ret |= mk_funcs(w, z);
 	else if (!strcmp(scen, "threads"))
@@ -213,7 +214,7 @@ int main(int argc, char **argv)
 		patch(out, off + SH, &n, 4);
 	} else if (!strcmp(scen, "badzstd")) {
 		long off = find_section(out, FT_SEC_SYMTAB); /* flagged zstd, payload junk */
-		unsigned char junk[8] = {0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef};
+		unsigned char junk[8] = { 0xde, 0xad, 0xbe, 0xef, 0xde, 0xad, 0xbe, 0xef };
 		uint32_t fl = FT_SF_ZSTD;
 
 		patch(out, off + 4, &fl, 4);

@@ -85,7 +85,7 @@ static inline void mk_close_page(struct mk_buf *b)
 /* Start a page at time ts, after `lost` lost events, at graph depth `depth`. */
 static inline void mk_page(struct mk_buf *b, uint64_t ts, uint32_t lost, uint16_t depth)
 {
-	struct ft_page h = {0};
+	struct ft_page h = { 0 };
 
 	mk_close_page(b);
 	h.ts = ts;
@@ -186,7 +186,7 @@ static inline void mk_u32(struct mk_buf *b, uint32_t type, uint32_t v)
 
 static inline void mk_stack(struct mk_buf *b, const uint64_t *ips, uint32_t nr)
 {
-	uint32_t w[2] = {nr, 0};
+	uint32_t w[2] = { nr, 0 };
 
 	mk_word(b, ft_rec_ext(FT_EXT_STACK, 2 + 2 * nr, 0));
 	mk_put(b, w, 8);
@@ -216,9 +216,9 @@ static const struct {
 	uint64_t off;
 	uint32_t size;
 } mk_syms[] = {
-    {"main", 0x1000, 0x80},   {"foo", 0x1100, 0x40},	 {"bar", 0x1200, 0x20},
-    {"baz", 0x1300, 0x30},    {"handler", 0x1400, 0x10}, {"worker", 0x1500, 0x60},
-    {"_start", 0x0f00, 0x2f},
+	{ "main", 0x1000, 0x80 },   { "foo", 0x1100, 0x40 },	 { "bar", 0x1200, 0x20 },
+	{ "baz", 0x1300, 0x30 },    { "handler", 0x1400, 0x10 }, { "worker", 0x1500, 0x60 },
+	{ "_start", 0x0f00, 0x2f },
 };
 #define MK_NR_SYMS (sizeof(mk_syms) / sizeof(mk_syms[0]))
 
@@ -227,7 +227,7 @@ static inline int mk_tables(struct ft_writer *w, const char *tracer, const char 
 			    int compress)
 {
 	char meta[1024];
-	struct ft_symtab st = {0};
+	struct ft_symtab st = { 0 };
 	struct ft_sym syms[MK_NR_SYMS];
 	unsigned char funcs[4 + 16 * MK_NR_SYMS];
 	const char *mods = "1000 400000 402000 0 - /nonexistent/ftrail-synthetic-prog\n";
@@ -237,10 +237,10 @@ static inline int mk_tables(struct ft_writer *w, const char *tracer, const char 
 	uint32_t n = MK_NR_SYMS;
 	/* FSMB v2: stack 0 = bar <- foo <- main, stack 1 = baz <- main */
 	unsigned char fsmb[16 + (16 + 24) + (16 + 16)];
-	struct ft_fsmb_header fh = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 2, 0};
-	struct ft_fsmb_entry e0 = {0, 3, 5, 0}, e1 = {1, 2, 1, 0};
-	uint64_t ips0[3] = {MK_BASE + 0x1208, MK_BASE + 0x1110, MK_BASE + 0x1020};
-	uint64_t ips1[2] = {MK_BASE + 0x1304, MK_BASE + 0x1030};
+	struct ft_fsmb_header fh = { FT_FSMB_MAGIC, FT_FSMB_VERSION, 2, 0 };
+	struct ft_fsmb_entry e0 = { 0, 3, 5, 0 }, e1 = { 1, 2, 1, 0 };
+	uint64_t ips0[3] = { MK_BASE + 0x1208, MK_BASE + 0x1110, MK_BASE + 0x1020 };
+	uint64_t ips1[2] = { MK_BASE + 0x1304, MK_BASE + 0x1030 };
 	size_t o = 0;
 	int ret = 0;
 
@@ -281,7 +281,15 @@ static inline int mk_tables(struct ft_writer *w, const char *tracer, const char 
 	return ret;
 }
 
-enum { F_MAIN, F_FOO, F_BAR, F_BAZ, F_HANDLER, F_WORKER, F_START };
+enum {
+	F_MAIN,
+	F_FOO,
+	F_BAR,
+	F_BAZ,
+	F_HANDLER,
+	F_WORKER,
+	F_START
+};
 #define S 1000000000ull /* one second, in ticks (= ns) */
 
 /*
@@ -315,7 +323,7 @@ static inline int mk_graph(struct ft_writer *w, int compress)
 /* func: function tracer records with parents, stacks and a marker. */
 static inline int mk_funcs(struct ft_writer *w, int compress)
 {
-	uint64_t ips[2] = {MK_BASE + 0x1305, MK_BASE + 0x1044};
+	uint64_t ips[2] = { MK_BASE + 0x1305, MK_BASE + 0x1044 };
 	struct mk_buf b;
 	int ret;
 
@@ -414,8 +422,8 @@ static inline int mk_unwind(struct ft_writer *w, int compress)
 }
 
 /* One item: head and data (padded). */
-static inline void mk_arg_item(struct mk_buf *p, unsigned int fmt, unsigned int loc, unsigned int idx,
-		 unsigned int flags, const void *d, size_t n)
+static inline void mk_arg_item(struct mk_buf *p, unsigned int fmt, unsigned int loc,
+			       unsigned int idx, unsigned int flags, const void *d, size_t n)
 {
 	uint32_t zero = 0;
 
@@ -425,9 +433,9 @@ static inline void mk_arg_item(struct mk_buf *p, unsigned int fmt, unsigned int 
 }
 
 static const char mk_arg_specs[] = "foo@a=arg1/i32,s=arg2/s,c=arg3/e:color,big=struct/{40}\n"
-			    "#enum color 0=RED,1=GREEN,7=BLUE\n"
-			    "bar@retval/i32\n"
-			    "baz@arg1/x64,fparg1/f32,retval/f64\n";
+				   "#enum color 0=RED,1=GREEN,7=BLUE\n"
+				   "bar@retval/i32\n"
+				   "baz@arg1/x64,fparg1/f32,retval/f64\n";
 
 /*
  * args: main { foo(a=-2, s="hi\n", c=BLUE, big={...}(40B)) { bar() = -1; } = ...

@@ -180,11 +180,11 @@ static void test_threads_merge(void **state)
 		uint16_t level;
 		uint64_t ts;
 	} want[] = {
-	    {FT_EV_ENTRY, 1000, 0, 3 * S},	  {FT_EV_ENTRY, 1001, 0, 3 * S + 1000},
-	    {FT_EV_ENTRY, 1000, 0, 3 * S + 2000}, {FT_EV_SIGNAL, 1000, 0, 3 * S + 2400},
-	    {FT_EV_ENTRY, 1000, 1, 3 * S + 2500}, {FT_EV_EXIT, 1000, 1, 3 * S + 2600},
-	    {FT_EV_EXIT, 1000, 0, 3 * S + 3000},  {FT_EV_EXIT, 1001, 0, 3 * S + 4000},
-	    {FT_EV_EXIT, 1000, 0, 3 * S + 5000},
+		{ FT_EV_ENTRY, 1000, 0, 3 * S },	{ FT_EV_ENTRY, 1001, 0, 3 * S + 1000 },
+		{ FT_EV_ENTRY, 1000, 0, 3 * S + 2000 }, { FT_EV_SIGNAL, 1000, 0, 3 * S + 2400 },
+		{ FT_EV_ENTRY, 1000, 1, 3 * S + 2500 }, { FT_EV_EXIT, 1000, 1, 3 * S + 2600 },
+		{ FT_EV_EXIT, 1000, 0, 3 * S + 3000 },	{ FT_EV_EXIT, 1001, 0, 3 * S + 4000 },
+		{ FT_EV_EXIT, 1000, 0, 3 * S + 5000 },
 	};
 	struct ft_event ev, nx;
 
@@ -305,7 +305,7 @@ static void bad_ext_len(struct mk_buf *b)
 
 static void bad_stack_nr(struct mk_buf *b)
 {
-	uint32_t w[2] = {1000, 0};
+	uint32_t w[2] = { 1000, 0 };
 
 	mk_page(b, 1, 0, 0);
 	mk_word(b, ft_rec_ext(FT_EXT_STACK, 2, 0));
@@ -362,9 +362,9 @@ static void expect_trace_open_error(const char *meta_or_null, uint32_t type, con
 
 static void test_corrupt_tables(void **state)
 {
-	uint32_t funcs[2] = {1000, 0};
-	uint32_t fsmb[4] = {FT_FSMB_MAGIC, FT_FSMB_VERSION, 1000000, 0};
-	uint32_t symtab[2] = {100, 0};
+	uint32_t funcs[2] = { 1000, 0 };
+	uint32_t fsmb[4] = { FT_FSMB_MAGIC, FT_FSMB_VERSION, 1000000, 0 };
+	uint32_t symtab[2] = { 100, 0 };
 
 	expect_trace_open_error(NULL, FT_SEC_FUNCS, funcs, sizeof(funcs), "corrupt FUNCS");
 	expect_trace_open_error(NULL, FT_SEC_MODULES, "12 zz\n", 6, "corrupt MODULES line 1");
@@ -424,15 +424,17 @@ static int mk_threads_chunked(struct ft_writer *w, int compress)
 	/* interleave the two buffers' chunks in the file */
 	for (size_t off = 0; off < m.len || off < k.len; off += (size_t)chunked_step) {
 		if (off < m.len)
-			ret |= ft_writer_add(
-			    w, FT_SEC_UDATA, 0, m.data + off,
-			    m.len - off < (size_t)chunked_step ? m.len - off : (size_t)chunked_step,
-			    compress);
+			ret |= ft_writer_add(w, FT_SEC_UDATA, 0, m.data + off,
+					     m.len - off < (size_t)chunked_step
+						     ? m.len - off
+						     : (size_t)chunked_step,
+					     compress);
 		if (off < k.len)
-			ret |= ft_writer_add(
-			    w, FT_SEC_UDATA, 1, k.data + off,
-			    k.len - off < (size_t)chunked_step ? k.len - off : (size_t)chunked_step,
-			    compress);
+			ret |= ft_writer_add(w, FT_SEC_UDATA, 1, k.data + off,
+					     k.len - off < (size_t)chunked_step
+						     ? k.len - off
+						     : (size_t)chunked_step,
+					     compress);
 	}
 	mk_free(&m);
 	mk_free(&k);
@@ -442,7 +444,7 @@ static int mk_threads_chunked(struct ft_writer *w, int compress)
 /* Pages cut across chunks decode exactly as one chunk, and again after rewind. */
 static void test_chunked_pages(void **state)
 {
-	static const int steps[] = {100000, 4, 13, 32, 33, 64};
+	static const int steps[] = { 100000, 4, 13, 32, 33, 64 };
 	char ref[4096] = "", got[4096];
 
 	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
@@ -513,9 +515,10 @@ static void test_no_clock_warns(void **state)
 
 static void test_symtab_codec(void **state)
 {
-	struct ft_sym syms[3] = {
-	    {0x2000, 0x10, "b"}, {0x1000, 0x80, "a_long_name"}, {0x3000, 0, "c"}};
-	struct ft_symtab st = {syms, 3, NULL, 0}, *d;
+	struct ft_sym syms[3] = { { 0x2000, 0x10, "b" },
+				  { 0x1000, 0x80, "a_long_name" },
+				  { 0x3000, 0, "c" } };
+	struct ft_symtab st = { syms, 3, NULL, 0 }, *d;
 	const struct ft_sym *s;
 	char err[256];
 	size_t len;
@@ -570,9 +573,14 @@ static void test_kallsyms(void **state)
 static void test_kallsyms_line(void **state)
 {
 	static const char *const no[] = {
-	    "ffffffff81000180 D some_data", "0000000000000000 T hidden", "garbage line",
-	    "ffffffff81000180 T", "ffffffff81000180 T ", "11112222333344445 T too_long",
-	    "ffffffff81000180  T two_spaces", "",
+		"ffffffff81000180 D some_data",
+		"0000000000000000 T hidden",
+		"garbage line",
+		"ffffffff81000180 T",
+		"ffffffff81000180 T ",
+		"11112222333344445 T too_long",
+		"ffffffff81000180  T two_spaces",
+		"",
 	};
 	struct ft_kallsyms_ent e;
 	const char *l = "ffffffff81000200 W schedule\t[kvm]\n";
@@ -593,9 +601,9 @@ static void test_kallsyms_line(void **state)
 /* After an exec two programs share addresses: module and pid pick the right one. */
 static void test_overlapping_modules(void **state)
 {
-	struct ft_sym a[1] = {{0x1000, 0x100, "old_main"}};
-	struct ft_sym b[1] = {{0x1000, 0x100, "new_main"}};
-	struct ft_symtab ta = {a, 1, NULL, 0}, tb = {b, 1, NULL, 0};
+	struct ft_sym a[1] = { { 0x1000, 0x100, "old_main" } };
+	struct ft_sym b[1] = { { 0x1000, 0x100, "new_main" } };
+	struct ft_symtab ta = { a, 1, NULL, 0 }, tb = { b, 1, NULL, 0 };
 	struct ft_symbols *s = ft_symbols_new();
 	struct ft_symtab *da, *db;
 	char buf[128];
@@ -704,17 +712,18 @@ static void test_fmt_graph_options(void **state)
 	ft_options_apply(&o, "nofuncgraph-overhead");
 	s = render(t, o);
 	assert_string_equal(
-	    s, "# tracer: function_graph\n"
-	       "#\n"
-	       "#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
-	       "#      |          |     |    |           |   |                     |   |   |   |\n"
-	       "    1.000000 |   0)   prog-1000    |               |  main() {\n"
-	       "    1.000001 |   0)   prog-1000    |               |    foo() {\n"
-	       "    1.000002 |   0)   prog-1000    |   1.382 us    |      bar();\n"
-	       "    1.000015 |   0)   prog-1000    |   14.000 us   |    } /* foo */\n"
-	       "    1.000016 |   0)   prog-1000    |               |  /* hello */\n"
-	       "    1.000017 |   0)   prog-1000    |   0.500 us    |    baz();\n"
-	       "    1.000200 |   0)   prog-1000    |   200.000 us  |  } /* main */\n");
+		s,
+		"# tracer: function_graph\n"
+		"#\n"
+		"#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
+		"#      |          |     |    |           |   |                     |   |   |   |\n"
+		"    1.000000 |   0)   prog-1000    |               |  main() {\n"
+		"    1.000001 |   0)   prog-1000    |               |    foo() {\n"
+		"    1.000002 |   0)   prog-1000    |   1.382 us    |      bar();\n"
+		"    1.000015 |   0)   prog-1000    |   14.000 us   |    } /* foo */\n"
+		"    1.000016 |   0)   prog-1000    |               |  /* hello */\n"
+		"    1.000017 |   0)   prog-1000    |   0.500 us    |    baz();\n"
+		"    1.000200 |   0)   prog-1000    |   200.000 us  |  } /* main */\n");
 	free(s);
 	ft_trace_close(t);
 }
@@ -729,25 +738,26 @@ static void test_fmt_function_options(void **state)
 	ft_options_apply(&o, "expand-stacks");
 	s = render(t, o);
 	assert_string_equal(
-	    s, "# tracer: function\n"
-	       "#\n"
-	       "# entries-in-buffer/entries-written: 8/8   #P:1\n"
-	       "#\n"
-	       "#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
-	       "#              | |         |         |         |\n"
-	       "            prog-1000    [000]      2.000005: main+0x0/0x80 <-_start+0x1a/0x2f\n"
-	       "            prog-1000    [000]      2.000006: foo+0x0/0x40 <-main+0x0/0x80\n"
-	       "            prog-1000    [000]      2.000007: bar+0x0/0x20 <-foo+0x0/0x40\n"
-	       "            prog-1000    [000]      2.000007: <stack trace>\n"
-	       " => bar+0x8/0x20\n"
-	       " => foo+0x10/0x40\n"
-	       " => main+0x20/0x80\n"
-	       "            prog-1000    [000]      2.000009: baz+0x0/0x30 <-main+0x0/0x80\n"
-	       "            prog-1000    [000]      2.000009: <stack trace>\n"
-	       " => baz+0x5/0x30\n"
-	       " => main+0x44/0x80\n"
-	       "            prog-1000    [000]      2.000012: tracing_mark_write: checkpoint\n"
-	       "            prog-1000    [000]      2.000013: bar+0x0/0x20 <-0x7f0000001000\n");
+		s,
+		"# tracer: function\n"
+		"#\n"
+		"# entries-in-buffer/entries-written: 8/8   #P:1\n"
+		"#\n"
+		"#           TASK-PID     CPU#     TIMESTAMP  FUNCTION\n"
+		"#              | |         |         |         |\n"
+		"            prog-1000    [000]      2.000005: main+0x0/0x80 <-_start+0x1a/0x2f\n"
+		"            prog-1000    [000]      2.000006: foo+0x0/0x40 <-main+0x0/0x80\n"
+		"            prog-1000    [000]      2.000007: bar+0x0/0x20 <-foo+0x0/0x40\n"
+		"            prog-1000    [000]      2.000007: <stack trace>\n"
+		" => bar+0x8/0x20\n"
+		" => foo+0x10/0x40\n"
+		" => main+0x20/0x80\n"
+		"            prog-1000    [000]      2.000009: baz+0x0/0x30 <-main+0x0/0x80\n"
+		"            prog-1000    [000]      2.000009: <stack trace>\n"
+		" => baz+0x5/0x30\n"
+		" => main+0x44/0x80\n"
+		"            prog-1000    [000]      2.000012: tracing_mark_write: checkpoint\n"
+		"            prog-1000    [000]      2.000013: bar+0x0/0x20 <-0x7f0000001000\n");
 	free(s);
 	ft_trace_close(t);
 }
@@ -759,11 +769,11 @@ static void test_fmt_durations(void **state)
 		const char *cell;
 		char mark;
 	} c[] = {
-	    {0, "0.000 us    ", ' '},	       {999, "0.999 us    ", ' '},
-	    {10000, "10.000 us   ", ' '},      {10001, "10.001 us   ", '+'},
-	    {100001, "100.001 us  ", '!'},     {1000001, "1000.001 us ", '#'},
-	    {10000001, "10000.00 us ", '*'},   {100000001, "100000.0 us ", '@'},
-	    {1000000001, "1000000 us  ", '$'},
+		{ 0, "0.000 us    ", ' ' },	     { 999, "0.999 us    ", ' ' },
+		{ 10000, "10.000 us   ", ' ' },	     { 10001, "10.001 us   ", '+' },
+		{ 100001, "100.001 us  ", '!' },     { 1000001, "1000.001 us ", '#' },
+		{ 10000001, "10000.00 us ", '*' },   { 100000001, "100000.0 us ", '@' },
+		{ 1000000001, "1000000 us  ", '$' },
 	};
 	char buf[64];
 
@@ -777,24 +787,24 @@ static void test_fmt_durations(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_kallsyms_line),
-	    cmocka_unit_test_setup_teardown(test_graph_decode, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_lost_and_resync, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_unwind_long, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_threads_merge, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_func_stacks, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_corrupt_records, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_corrupt_tables, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_no_clock_warns, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_comm_rename, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_chunked_pages, setup, teardown),
-	    cmocka_unit_test(test_symtab_codec),
-	    cmocka_unit_test(test_kallsyms),
-	    cmocka_unit_test(test_overlapping_modules),
-	    cmocka_unit_test(test_elf_self),
-	    cmocka_unit_test_setup_teardown(test_fmt_graph_options, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_fmt_function_options, setup, teardown),
-	    cmocka_unit_test(test_fmt_durations),
+		cmocka_unit_test(test_kallsyms_line),
+		cmocka_unit_test_setup_teardown(test_graph_decode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lost_and_resync, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unwind_long, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_threads_merge, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_func_stacks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_records, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_clock_warns, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_comm_rename, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_chunked_pages, setup, teardown),
+		cmocka_unit_test(test_symtab_codec),
+		cmocka_unit_test(test_kallsyms),
+		cmocka_unit_test(test_overlapping_modules),
+		cmocka_unit_test(test_elf_self),
+		cmocka_unit_test_setup_teardown(test_fmt_graph_options, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_fmt_function_options, setup, teardown),
+		cmocka_unit_test(test_fmt_durations),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,7 +94,7 @@ static void test_numeric_ops(void **state)
 	assert_int_equal(match("a32 > 100"), 0);
 	assert_int_equal(match("a32 >= 100"), 1);
 	assert_int_equal(match("a32 >= 101"), 0);
-	assert_int_equal(match("a32 & 4"), 1);   /* 100 = 0b1100100 */
+	assert_int_equal(match("a32 & 4"), 1); /* 100 = 0b1100100 */
 	assert_int_equal(match("a32 & 3"), 0);
 	assert_int_equal(match("a32 == 0x64"), 1);
 	assert_int_equal(match("a32 == 0144"), 1); /* octal, like kstrtoull base 0 */
@@ -134,7 +134,7 @@ static void test_strings(void **state)
 	assert_int_equal(match("name ~ \"[!a-c]ash\""), 0);
 	assert_int_equal(match("name ~ \"zsh\""), 0);
 	assert_int_equal(match("name ~ *"), 1);
-	assert_int_equal(match("tag == abc"), 1);    /* fixed array up to its NUL */
+	assert_int_equal(match("tag == abc"), 1); /* fixed array up to its NUL */
 	assert_int_equal(match("tag ~ \"a*\""), 1);
 	assert_int_equal(match("blob != x"), 1);
 	mk(7, 100, -5, 0, "", "abc");
@@ -169,7 +169,7 @@ static void test_logic_and_precedence(void **state)
 	assert_int_equal(match("a8 == 1 || a32 == 100"), 1);
 	assert_int_equal(match("a8 == 1 || a32 == 1"), 0);
 	assert_int_equal(match("!(a8 == 7)"), 0);
-	assert_int_equal(match("!a8 == 1"), 1);      /* ! applies to the predicate */
+	assert_int_equal(match("!a8 == 1"), 1); /* ! applies to the predicate */
 	assert_int_equal(match("!!(a8 == 7)"), 1);
 	/* && binds tighter than ||: 1 || (0 && 0) = 1, (1 || 0) && 0 = 0 */
 	assert_int_equal(match("a8 == 7 || a8 == 1 && a32 == 1"), 1);

@@ -46,7 +46,8 @@ static void test_glob_forms(void **state)
 	assert_true(ft_glob_match("*a*b*c*", "xxaxxbxxcxx"));
 	assert_false(ft_glob_match("*a*b*c*", "xxaxxcxxbxx"));
 	/* no exponential blow-up */
-	assert_false(ft_glob_match("*a*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+	assert_false(
+		ft_glob_match("*a*a*a*a*a*a*a*a*b", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
 	assert_true(ft_glob_match_n("sched*xxx", 6, "schedule"));
 	assert_true(ft_glob_is_glob("a*", 2));
 	assert_false(ft_glob_is_glob("a*", 1));
@@ -154,7 +155,7 @@ static void test_session_init(void **state)
 		assert_true(got > 0 && got < 200);
 		assert_int_equal(ft_session_msg_left(h, pos), 200 - got);
 		/* a line cut short: a truncated copy for a small buffer */
-		assert_int_equal(ft_session_msg_next(h, &(uint32_t){0}, line, 3), 1);
+		assert_int_equal(ft_session_msg_next(h, &(uint32_t){ 0 }, line, 3), 1);
 		assert_string_equal(line, "on");
 	}
 	free(mem);

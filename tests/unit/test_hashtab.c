@@ -66,7 +66,7 @@ static int name_eq(const void *entry, const void *key)
 
 static void test_hashed_keys(void **state)
 {
-	static const char *const names[] = {"main", "work", "leaf", "mid", "top"};
+	static const char *const names[] = { "main", "work", "leaf", "mid", "top" };
 	struct ft_htab h;
 	int created;
 
@@ -100,8 +100,8 @@ static void test_hashed_keys(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_ids_through_growth),
-	    cmocka_unit_test(test_hashed_keys),
+		cmocka_unit_test(test_ids_through_growth),
+		cmocka_unit_test(test_hashed_keys),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

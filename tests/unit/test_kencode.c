@@ -223,9 +223,9 @@ static int out_lost(void *arg, uint64_t *sum)
 
 static struct ft_kenc *enc_new(struct out *o, int with_lost_total)
 {
-	static const struct ft_kenc_ops ops = {out_write, out_note, out_lost};
-	static const struct ft_kenc_ops ops_nolost = {out_write, out_note, NULL};
-	struct ft_kenc_conf conf = {.kstack_id = KSTACK_ID, .ustack_id = USTACK_ID};
+	static const struct ft_kenc_ops ops = { out_write, out_note, out_lost };
+	static const struct ft_kenc_ops ops_nolost = { out_write, out_note, NULL };
+	struct ft_kenc_conf conf = { .kstack_id = KSTACK_ID, .ustack_id = USTACK_ID };
 	struct ft_kenc *e;
 
 	memset(o, 0, sizeof(*o));
@@ -438,8 +438,8 @@ static void test_lost_counters(void **state)
  */
 static void test_stacks(void **state)
 {
-	static const uint64_t ips[] = {0xffffffff81000010ull, 0xffffffff81000020ull,
-				       0xffffffff81000030ull};
+	static const uint64_t ips[] = { 0xffffffff81000010ull, 0xffffffff81000020ull,
+					0xffffffff81000030ull };
 	struct ft_kenc_stats st;
 	struct page pg;
 	struct out o;
@@ -513,10 +513,10 @@ static void test_record_past_end(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_deltas),    cmocka_unit_test(test_time_extend),
-	    cmocka_unit_test(test_padding),   cmocka_unit_test(test_absolute_stamp),
-	    cmocka_unit_test(test_lost_flag), cmocka_unit_test(test_lost_counters),
-	    cmocka_unit_test(test_stacks),    cmocka_unit_test(test_record_past_end),
+		cmocka_unit_test(test_deltas),	  cmocka_unit_test(test_time_extend),
+		cmocka_unit_test(test_padding),	  cmocka_unit_test(test_absolute_stamp),
+		cmocka_unit_test(test_lost_flag), cmocka_unit_test(test_lost_counters),
+		cmocka_unit_test(test_stacks),	  cmocka_unit_test(test_record_past_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

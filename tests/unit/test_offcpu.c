@@ -45,25 +45,25 @@ static int collect_line(const char *stack, size_t len, uint64_t weight, void *ar
 #define S_STATE 0x1u /* TASK_INTERRUPTIBLE as sched_switch reports it */
 #define D_STATE 0x2u
 
-static const uint64_t KSTACK_A[] = {0xffffffff81000100ull, 0xffffffff81000200ull,
-				    0xffffffff81000300ull};
-static const uint64_t KSTACK_B[] = {0xffffffff81000400ull, 0xffffffff81000200ull};
-static const uint64_t USTACK_A[] = {0x401010, 0x401020, 0x401030};
+static const uint64_t KSTACK_A[] = { 0xffffffff81000100ull, 0xffffffff81000200ull,
+				     0xffffffff81000300ull };
+static const uint64_t KSTACK_B[] = { 0xffffffff81000400ull, 0xffffffff81000200ull };
+static const uint64_t USTACK_A[] = { 0x401010, 0x401020, 0x401030 };
 
 static int out(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, uint32_t state, const uint64_t *k,
 	       uint32_t knr, const uint64_t *u, uint32_t unr)
 {
 	struct ft_offcpu_out ev = {
-	    .ts = ts,
-	    .cpu = 0,
-	    .tid = tid,
-	    .tgid = 100,
-	    .state = state,
-	    .comm = "prog",
-	    .kips = k,
-	    .knr = knr,
-	    .uips = u,
-	    .unr = unr,
+		.ts = ts,
+		.cpu = 0,
+		.tid = tid,
+		.tgid = 100,
+		.state = state,
+		.comm = "prog",
+		.kips = k,
+		.knr = knr,
+		.uips = u,
+		.unr = unr,
 	};
 
 	return ft_offcpu_switch_out(oc, &ev);
@@ -100,7 +100,7 @@ static void test_threshold_boundary(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(100 * MS);
 	struct ft_offcpu_stats st;
-	uint64_t sums[2] = {0};
+	uint64_t sums[2] = { 0 };
 
 	assert_non_null(oc);
 	ft_offcpu_begin(oc, 0);
@@ -238,9 +238,9 @@ static void test_no_double_counting(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(5 * MS);
 	struct ft_offcpu_stats st;
-	uint64_t truth = 0, truth_direct = 0, n_direct = 0, n = 0, rows_n, sums[2] = {0};
-	uint64_t off_since[9] = {0}, ts = 1000;
-	int off[9] = {0}, seen[9] = {0};
+	uint64_t truth = 0, truth_direct = 0, n_direct = 0, n = 0, rows_n, sums[2] = { 0 };
+	uint64_t off_since[9] = { 0 }, ts = 1000;
+	int off[9] = { 0 }, seen[9] = { 0 };
 	unsigned int seed = 12345;
 	uint64_t ks[4][2];
 
@@ -467,7 +467,8 @@ static void test_filter_and_wakeup(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(10 * MS);
 	struct ft_offcpu_out ev = {
-	    .ts = MS, .tid = 30, .tgid = 555, .state = S_STATE, .kips = KSTACK_A, .knr = 3};
+		.ts = MS, .tid = 30, .tgid = 555, .state = S_STATE, .kips = KSTACK_A, .knr = 3
+	};
 	struct ft_offcpu_stats st;
 
 	ft_offcpu_set_filter(oc, only_tgid_100, NULL);
@@ -501,7 +502,7 @@ static void test_folded(void **state)
 {
 	struct ft_offcpu *oc = ft_offcpu_new(3 * MS);
 	struct ft_folded *fo = ft_folded_new(0);
-	struct folded_lines f = {.n = 0};
+	struct folded_lines f = { .n = 0 };
 	int found = 0;
 
 	assert_non_null(fo);
@@ -655,7 +656,8 @@ static void test_growth(void **state)
 		assert_int_equal(ft_offcpu_stack(oc, id, &ips, &nr), 0);
 		assert_int_equal(nr, 2);
 	}
-	assert_int_equal(ft_offcpu_stack(oc, 3001, &(const uint64_t *){NULL}, &(uint32_t){0}), -1);
+	assert_int_equal(ft_offcpu_stack(oc, 3001, &(const uint64_t *){ NULL }, &(uint32_t){ 0 }),
+			 -1);
 	assert_string_equal(ft_offcpu_comm(oc, 77), "prog");
 	ft_offcpu_free(oc);
 }
@@ -663,20 +665,20 @@ static void test_growth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_threshold_boundary),
-	    cmocka_unit_test(test_threshold_extremes),
-	    cmocka_unit_test(test_cut_start_end),
-	    cmocka_unit_test(test_no_double_counting),
-	    cmocka_unit_test(test_aggregation_keys),
-	    cmocka_unit_test(test_not_counted),
-	    cmocka_unit_test(test_lost_switch_in_wakeup),
-	    cmocka_unit_test(test_lost_switch_in_running),
-	    cmocka_unit_test(test_filter_and_wakeup),
-	    cmocka_unit_test(test_folded),
-	    cmocka_unit_test(test_text_outputs),
-	    cmocka_unit_test(test_state_str),
-	    cmocka_unit_test(test_ustack),
-	    cmocka_unit_test(test_growth),
+		cmocka_unit_test(test_threshold_boundary),
+		cmocka_unit_test(test_threshold_extremes),
+		cmocka_unit_test(test_cut_start_end),
+		cmocka_unit_test(test_no_double_counting),
+		cmocka_unit_test(test_aggregation_keys),
+		cmocka_unit_test(test_not_counted),
+		cmocka_unit_test(test_lost_switch_in_wakeup),
+		cmocka_unit_test(test_lost_switch_in_running),
+		cmocka_unit_test(test_filter_and_wakeup),
+		cmocka_unit_test(test_folded),
+		cmocka_unit_test(test_text_outputs),
+		cmocka_unit_test(test_state_str),
+		cmocka_unit_test(test_ustack),
+		cmocka_unit_test(test_growth),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

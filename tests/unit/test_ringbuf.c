@@ -34,7 +34,7 @@ struct fixture {
 static struct fixture *mkarea(uint32_t page_size, uint32_t n0, uint32_t slots, int overwrite)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct ft_rb_params p = {0};
+	struct ft_rb_params p = { 0 };
 
 	assert_non_null(f);
 	p.page_size = page_size;
@@ -106,7 +106,7 @@ static void test_layout(void **state)
 	assert_non_null(ft_rb_area_attach(f->mem, f->len));
 	/* too short for init */
 	{
-		struct ft_rb_params q = {1024, {4, 2, 2, 2}, 3, 0};
+		struct ft_rb_params q = { 1024, { 4, 2, 2, 2 }, 3, 0 };
 
 		assert_null(ft_rb_area_init(f->mem, ft_rb_area_size(&q) - 1, &q));
 	}
@@ -224,8 +224,8 @@ static void test_entry_exit_ext(void **state)
 	assert_int_equal(ft_rb_entry_ext(&f->t, 5, t, FT_EXT_ARGS, payload, sizeof(payload)), 0);
 	assert_int_equal(ft_rb_exit_ext(&f->t, t + 10, FT_EXT_RETVAL, payload, 5), 0);
 	/* a fid beyond the short word: ENTRY_LONG, then the attachment */
-	assert_int_equal(ft_rb_entry_ext(&f->t, FT_REC_FID_MAX + 1, t + 20, FT_EXT_ARGS, payload, 4),
-			 0);
+	assert_int_equal(
+		ft_rb_entry_ext(&f->t, FT_REC_FID_MAX + 1, t + 20, FT_EXT_ARGS, payload, 4), 0);
 	assert_int_equal(f->t.lv[0].depth, n + 1);
 	assert_int_equal(ft_rb_consume(f->a, f->t.slot_idx, 0, 0, f->page, &info), 1);
 	assert_int_equal(pg->size, n * 4); /* the first page ends with plain entries */
@@ -358,8 +358,8 @@ static void test_overwrite(void **state)
 		assert_int_equal(r->rpage, 8u << 1);
 		r->rpage |= FT_RB_BUSY;
 		ok = fill(
-		    f, 248 * 2,
-		    &t); /* needs page 11 = reuse of page 7's slot (free), then 12 (= 8, busy) */
+			f, 248 * 2,
+			&t); /* needs page 11 = reuse of page 7's slot (free), then 12 (= 8, busy) */
 		ft_rb_area_totals(f->a, &tot);
 		assert_int_equal(tot.pages_old, 7);
 		assert_true(tot.lost_new > 0);
@@ -513,7 +513,7 @@ static void test_ext_limits(void **state)
 	assert_int_equal(ft_rb_thread_attach(&f->t, f->a, 1, 2), 0);
 	assert_int_equal(ft_rb_ext(&f->t, FT_EXT_MARKER, big, sizeof(big), 1, 1, 1), -1);
 	assert_int_equal(
-	    ft_rb_ext(&f->t, FT_EXT_MARKER, big, ft_rb_max_words(f->a) * 4 - 4, 1, 1, 1), 0);
+		ft_rb_ext(&f->t, FT_EXT_MARKER, big, ft_rb_max_words(f->a) * 4 - 4, 1, 1, 1), 0);
 	ft_rb_area_totals(f->a, &tot);
 	assert_int_equal(tot.lost_new, 1);
 	freearea(f);
@@ -543,7 +543,6 @@ static void test_count_lost(void **state)
 	assert_int_equal(ft_rec_fid(r[3]), 2);
 	freearea(f);
 }
-
 
 /* Ticks of FT_EXT_MARKER records "%u" in a page copy: first and last, count. */
 struct ticks {
@@ -592,7 +591,7 @@ static void test_snapshot_swap(void **state)
 {
 	struct fixture *f = mkarea(1024, 8, 2, 0);
 	struct ft_rb_pageinfo info;
-	struct ticks tk, all = {0};
+	struct ticks tk, all = { 0 };
 	uint32_t v = 0;
 
 	(void)state;
@@ -688,7 +687,7 @@ static void test_snapshot_mid_write(void **state)
 	assert_non_null(p);
 	assert_int_equal(ft_rb_snapshot_swap(f->a, 15), 0);
 	assert_false(ft_rb_ring_frozen(f->a, 0, 0, 0)); /* a write is in progress there */
-	assert_true(ft_rb_ring_frozen(f->a, 0, 0, 1));  /* nothing deeper is */
+	assert_true(ft_rb_ring_frozen(f->a, 0, 0, 1));	/* nothing deeper is */
 	/* a handler interrupts: level 1, moves to the new set */
 	w1 = ft_rb_begin(&f->t);
 	assert_ptr_equal(w1, &f->t.lv[1]);
@@ -756,7 +755,7 @@ static void test_snapshot_totals(void **state)
 static struct fixture *mkblock(uint32_t block_ms)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	struct ft_rb_params p = {0};
+	struct ft_rb_params p = { 0 };
 
 	assert_non_null(f);
 	p.page_size = 1024;
@@ -820,7 +819,7 @@ static void *slow_reader(void *arg)
 	struct ft_rb_pageinfo info;
 	static char page[1024];
 	uint64_t read = 0;
-	struct timespec ms = {0, 1000000};
+	struct timespec ms = { 0, 1000000 };
 
 	while (!__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE)) {
 		nanosleep(&ms, NULL); /* far slower than the writer */
@@ -861,15 +860,22 @@ static void test_block_lossless(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_layout),	 cmocka_unit_test(test_encoding),
-	    cmocka_unit_test(test_entry_exit_ext),
-	    cmocka_unit_test(test_walk_rejects), cmocka_unit_test(test_producer_consumer),
-	    cmocka_unit_test(test_overwrite),	 cmocka_unit_test(test_levels),
-	    cmocka_unit_test(test_slots),	 cmocka_unit_test(test_peek),
-	    cmocka_unit_test(test_ext_limits),	 cmocka_unit_test(test_count_lost),
-	    cmocka_unit_test(test_snapshot_swap), cmocka_unit_test(test_snapshot_mid_write),
-	    cmocka_unit_test(test_snapshot_totals), cmocka_unit_test(test_block_timeout),
-	    cmocka_unit_test(test_block_lossless),
+		cmocka_unit_test(test_layout),
+		cmocka_unit_test(test_encoding),
+		cmocka_unit_test(test_entry_exit_ext),
+		cmocka_unit_test(test_walk_rejects),
+		cmocka_unit_test(test_producer_consumer),
+		cmocka_unit_test(test_overwrite),
+		cmocka_unit_test(test_levels),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_peek),
+		cmocka_unit_test(test_ext_limits),
+		cmocka_unit_test(test_count_lost),
+		cmocka_unit_test(test_snapshot_swap),
+		cmocka_unit_test(test_snapshot_mid_write),
+		cmocka_unit_test(test_snapshot_totals),
+		cmocka_unit_test(test_block_timeout),
+		cmocka_unit_test(test_block_lossless),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

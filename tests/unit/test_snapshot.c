@@ -265,12 +265,23 @@ static void test_trigger_path(void **state)
 	assert_string_equal(ft_snapshot_state_name(s.state), "allocated");
 }
 
-
 /* The table over the ring buffer's spare set, state kept in the shared area. */
-static int a_alloc(void *c) { return ft_rb_snapshot_alloc(c); }
-static int a_swap(void *c) { return ft_rb_snapshot_swap(c, 1); }
-static void a_clear(void *c) { ft_rb_snapshot_clear(c); }
-static void a_free(void *c) { ft_rb_snapshot_free(c); }
+static int a_alloc(void *c)
+{
+	return ft_rb_snapshot_alloc(c);
+}
+static int a_swap(void *c)
+{
+	return ft_rb_snapshot_swap(c, 1);
+}
+static void a_clear(void *c)
+{
+	ft_rb_snapshot_clear(c);
+}
+static void a_free(void *c)
+{
+	ft_rb_snapshot_free(c);
+}
 static int a_state(void *c)
 {
 	return ft_rb_snapshot_state(c) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED : FT_SNAP_ALLOCATED;
@@ -317,16 +328,11 @@ static void test_shared_state(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_table),
-		cmocka_unit_test(test_unalloc_0),
-		cmocka_unit_test(test_unalloc_1),
-		cmocka_unit_test(test_unalloc_other),
-		cmocka_unit_test(test_alloc_0),
-		cmocka_unit_test(test_alloc_1),
-		cmocka_unit_test(test_alloc_other),
-		cmocka_unit_test(test_bad_input_and_busy),
-		cmocka_unit_test(test_alloc_failure),
-		cmocka_unit_test(test_trigger_path),
+		cmocka_unit_test(test_table),	      cmocka_unit_test(test_unalloc_0),
+		cmocka_unit_test(test_unalloc_1),     cmocka_unit_test(test_unalloc_other),
+		cmocka_unit_test(test_alloc_0),	      cmocka_unit_test(test_alloc_1),
+		cmocka_unit_test(test_alloc_other),   cmocka_unit_test(test_bad_input_and_busy),
+		cmocka_unit_test(test_alloc_failure), cmocka_unit_test(test_trigger_path),
 		cmocka_unit_test(test_shared_state),
 	};
 

@@ -294,7 +294,7 @@ static void test_counters_per_thread(void **state)
 		assert_true(ft_stackmap_get_id(h, s, 12) >= 0);
 	}
 	for (uint32_t t = 0; t < CT_THREADS; t++) {
-		args[t] = (struct ct_arg){h, t, &go, 0};
+		args[t] = (struct ct_arg){ h, t, &go, 0 };
 		assert_int_equal(pthread_create(&th[t], NULL, counter_thread, &args[t]), 0);
 	}
 	atomic_store(&go, 1);
@@ -444,7 +444,7 @@ static void test_reset_drains_inflight(void **state)
 	struct ft_stackmap *h = ft_stackmap_create(10), h2;
 	size_t len;
 	int n = 0;
-	struct getid_arg ga = {h, 0}, ra = {h, 1};
+	struct getid_arg ga = { h, 0 }, ra = { h, 1 };
 	struct ft_stackmap_stat st;
 	pthread_t tg, tr;
 	uint64_t s[4];
@@ -535,7 +535,7 @@ static char *capture_text(struct ft_stackmap *h, int stat)
 static void test_text_shapes(void **state)
 {
 	struct ft_stackmap *h = ft_stackmap_create(10);
-	uint64_t a[3] = {0x1010, 0x1120, 0x3000}, b[1] = {0x1234};
+	uint64_t a[3] = { 0x1010, 0x1120, 0x3000 }, b[1] = { 0x1234 };
 	char expect[512], *text;
 	int ia, ib;
 
@@ -582,7 +582,7 @@ static void test_text_shapes(void **state)
 	h = ft_stackmap_create(10);
 	h->hash_hook = hash_const;
 	for (int i = 0; i < 70; i++) {
-		uint64_t s[2] = {0x5000, (uint64_t)i};
+		uint64_t s[2] = { 0x5000, (uint64_t)i };
 
 		ft_stackmap_get_id(h, s, 2);
 	}
@@ -808,7 +808,7 @@ static void test_attach_shared_block(void **state)
 {
 	size_t len = ft_stackmap_mem_size(10);
 	void *mem = aligned_alloc(64, len), *bad;
-	struct ft_stackmap a = {0}, b = {0};
+	struct ft_stackmap a = { 0 }, b = { 0 };
 	const uint64_t *ips;
 	uint64_t s[5];
 	int id;
@@ -988,7 +988,7 @@ static void test_thread_detach(void **state)
 	uint64_t refs = 0;
 
 	for (uint32_t t = 0; t < 3 * 128; t++) {
-		struct det_arg a = {h, (t % 7) * 5, 0};
+		struct det_arg a = { h, (t % 7) * 5, 0 };
 		pthread_t th;
 
 		assert_int_equal(pthread_create(&th, NULL, detach_thread, &a), 0);
@@ -1018,7 +1018,7 @@ static void test_fork_child_own_shard(void **state)
 {
 	size_t len = ft_stackmap_mem_size(10);
 	void *mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct ft_stackmap h = {0};
+	struct ft_stackmap h = { 0 };
 	struct ft_stackmap_stat st;
 	uint64_t s[4][16], refs = 0;
 	volatile uint32_t *go;

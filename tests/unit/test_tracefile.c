@@ -167,7 +167,7 @@ static void test_concurrent_writers(void **state)
 	pthread_t th[NTHR];
 	struct thr a[NTHR];
 	struct ft_reader *r;
-	int seen[NTHR] = {0};
+	int seen[NTHR] = { 0 };
 	char err[256];
 
 	assert_non_null(w);
@@ -540,15 +540,15 @@ static void test_writer_rejects(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_existing_file_becomes_0600, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_hostile_headers, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_corrupt_compressed, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_checksums, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_atomic_output, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_existing_file_becomes_0600, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_writers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cut_short, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_headers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_corrupt_compressed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_checksums, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_atomic_output, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_writer_rejects, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -27,14 +27,23 @@ struct world {
 	int stacks, snaps, set_tracing_calls, set_event_calls;
 };
 
-static int w_is_on(void *c) { return ((struct world *)c)->tracing_on; }
+static int w_is_on(void *c)
+{
+	return ((struct world *)c)->tracing_on;
+}
 static void w_set_tracing(void *c, int on)
 {
 	((struct world *)c)->tracing_on = on;
 	((struct world *)c)->set_tracing_calls++;
 }
-static void w_stack(void *c) { __atomic_add_fetch(&((struct world *)c)->stacks, 1, __ATOMIC_RELAXED); }
-static void w_snap(void *c) { ((struct world *)c)->snaps++; }
+static void w_stack(void *c)
+{
+	__atomic_add_fetch(&((struct world *)c)->stacks, 1, __ATOMIC_RELAXED);
+}
+static void w_snap(void *c)
+{
+	((struct world *)c)->snaps++;
+}
 static int w_ev_enabled(void *c, const struct ft_trigger *t)
 {
 	assert_string_equal(t->sys, "kmem");
@@ -191,8 +200,8 @@ static void test_parse_func(void **state)
 	assert_int_equal(t.count, 3);
 	assert_string_equal(ft_trigger_format(&t, buf, sizeof(buf)), "do_trap:traceoff:count=3");
 	ft_trigger_free(&t);
-	assert_int_equal(ft_trigger_parse_func("do_*:enable_event:kmem:kmalloc", &t, err,
-					       sizeof(err)), 0);
+	assert_int_equal(
+		ft_trigger_parse_func("do_*:enable_event:kmem:kmalloc", &t, err, sizeof(err)), 0);
 	assert_string_equal(t.glob, "do_*");
 	assert_string_equal(t.sys, "kmem");
 	ft_trigger_free(&t);

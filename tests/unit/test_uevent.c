@@ -60,13 +60,13 @@ static void test_roundtrip_every_type(void **state)
 		assert_int_equal(t.fmts[0].fields[i].type, ftrail__fields_tst__every[i].type);
 		assert_int_equal(t.fmts[0].fields[i].offset, ftrail__fields_tst__every[i].offset);
 		assert_int_equal(t.fmts[0].fields[i].size, ftrail__fields_tst__every[i].size);
-		assert_int_equal(t.fmts[0].fields[i].is_signed, ftrail__fields_tst__every[i].is_signed);
+		assert_int_equal(t.fmts[0].fields[i].is_signed,
+				 ftrail__fields_tst__every[i].is_signed);
 	}
 	ft_uev_render(&t, 7, rec + 4, rec_len - 4, out, sizeof(out));
-	assert_string_equal(out,
-			    "every: a8=255 a16=65535 a32=4294967295 a64=18446744073709551615 "
-			    "b8=-128 b16=-32768 b32=-2147483648 b64=-9223372036854775808 "
-			    "p=0xdeadbeef name=hello world tag=0102abff blob=0010");
+	assert_string_equal(out, "every: a8=255 a16=65535 a32=4294967295 a64=18446744073709551615 "
+				 "b8=-128 b16=-32768 b32=-2147483648 b64=-9223372036854775808 "
+				 "p=0xdeadbeef name=hello world tag=0102abff blob=0010");
 	/* unknown id */
 	ft_uev_render(&t, 99, rec + 4, rec_len - 4, out, sizeof(out));
 	/* 64 bytes of fixed record (aligned), 12 of string, 2 of bytes, minus the id */
@@ -116,7 +116,7 @@ static void test_hostile_formats(void **state)
 {
 	static const char *bad[] = {
 		"junk\n",
-		"name: a\n\tfield:u32 x;\toffset:4;\tsize:8;\tsigned:0;\n",     /* size mismatch */
+		"name: a\n\tfield:u32 x;\toffset:4;\tsize:8;\tsigned:0;\n", /* size mismatch */
 		"name: a\n\tfield:u33 x;\toffset:4;\tsize:4;\tsigned:0;\n",
 		"name: a\n\tfield:x;\toffset:4;\tsize:4;\tsigned:0;\n",
 		"name: a\n\tfield:u32 x;\toffset:99999;\tsize:4;\tsigned:0;\n",
@@ -128,7 +128,8 @@ static void test_hostile_formats(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		assert_int_equal(ft_uev_table_parse(&t, bad[i], strlen(bad[i]), err, sizeof(err)), -1);
+		assert_int_equal(ft_uev_table_parse(&t, bad[i], strlen(bad[i]), err, sizeof(err)),
+				 -1);
 		assert_non_null(strstr(err, "UFORMATS: line"));
 	}
 	memset(big, 'a', sizeof(big));
@@ -137,8 +138,8 @@ static void test_hostile_formats(void **state)
 	{
 		char txt[4096] = "name: a\n";
 		for (int i = 0; i < 17; i++)
-			sprintf(txt + strlen(txt), "\tfield:u8 f%d;\toffset:%d;\tsize:1;\tsigned:0;\n",
-				i, 4 + i);
+			sprintf(txt + strlen(txt),
+				"\tfield:u8 f%d;\toffset:%d;\tsize:1;\tsigned:0;\n", i, 4 + i);
 		assert_int_equal(ft_uev_table_parse(&t, txt, strlen(txt), err, sizeof(err)), -1);
 	}
 	assert_int_equal(ft_uev_table_parse(&t, "", 0, err, sizeof(err)), 0);
