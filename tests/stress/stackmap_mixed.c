@@ -53,6 +53,8 @@ static atomic_ullong total_ok, total_calls, total_inside;
 static __thread volatile sig_atomic_t in_get_id;
 static __thread uint64_t t_ok, h_ok, h_calls, h_inside, h_rng;
 static __thread volatile sig_atomic_t h_bad;
+/* set once the thread is done: TSan may run a deferred handler even later */
+static __thread volatile sig_atomic_t h_done;
 
 static void gen_stacks(void)
 {
@@ -82,7 +84,7 @@ static void on_timer(int sig)
 	uint32_t i;
 
 	(void)sig;
-	if (!atomic_load_explicit(&tracing_on, memory_order_relaxed))
+	if (h_done || !atomic_load_explicit(&tracing_on, memory_order_relaxed))
 		goto out;
 	h_calls++;
 	if (in_get_id)
@@ -139,6 +141,13 @@ static void *worker(void *arg)
 	sigemptyset(&set);
 	sigaddset(&set, SIGRTMIN);
 	pthread_sigmask(SIG_BLOCK, &set, NULL); /* a pending one must not run after this */
+	/*
+	 * ... but TSan defers a signal it caught to its next interceptor,
+	 * which may come after the detach below: such a handler would claim a
+	 * new shard for a thread about to end.  It does nothing once h_done.
+	 */
+	h_done = 1;
+	atomic_signal_fence(memory_order_seq_cst); /* before the detach */
 	if (h_bad)
 		die("a handler's id did not resolve to its stack, or it was dropped");
 	atomic_fetch_add(&total_ok, t_ok + h_ok);
