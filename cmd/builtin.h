@@ -28,7 +28,8 @@ void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn)
 	{                                                                                          \
 		"no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE                               \
 	}
-#define FT_NO_DEMANGLE_HELP                                                                        \
-	"  --no-demangle    print C++ names as stored (mangled), as uftrace --demangle=no\n"
+/* pad: the spaces that put the text in the command's description column */
+#define FT_NO_DEMANGLE_HELP(pad)                                                                   \
+	"  --no-demangle" pad "print C++ names as stored (mangled), as uftrace --demangle=no\n"
 
 #endif

@@ -65,17 +65,17 @@ const char cmd_export_usage[] =
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
 	"  -f, --format F      chrome, speedscope, perfetto, pprof or ctf (required)\n"
-	"  -i FILE             trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
-	"  -o FILE             output file ('-' for standard output; required)\n"
-	"  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
-	"                      timeline instead of reading a trace\n"
-	"  --sample-ns N       --from-folded: duration of one count, in ns (1000)\n"
-	"  --complete          chrome: X events (one per call) instead of B/E pairs\n"
-	"  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
-	"  --no-kernel         leave the trace's kernel events out\n"
-	"  --profile P         pprof: graph (default), stacks or offcpu\n"
-	"  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n"
-	"  --force             ctf: replace an output directory that is not empty\n";
+	"  -i FILE             trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
+		"       ") "  -o FILE             output file ('-' for standard output; required)\n"
+			   "  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
+			   "                      timeline instead of reading a trace\n"
+			   "  --sample-ns N       --from-folded: duration of one count, in ns (1000)\n"
+			   "  --complete          chrome: X events (one per call) instead of B/E pairs\n"
+			   "  --absolute-time     chrome: timestamps on the trace clock, not from 0\n"
+			   "  --no-kernel         leave the trace's kernel events out\n"
+			   "  --profile P         pprof: graph (default), stacks or offcpu\n"
+			   "  --threshold MS      pprof --profile offcpu: direct-sample threshold (500)\n"
+			   "  --force             ctf: replace an output directory that is not empty\n";
 
 enum {
 	OPT_FROM_FOLDED = 256,

@@ -52,16 +52,16 @@ const char cmd_offcpu_usage[] =
 	"                    its old spelling, still works with a warning)\n"
 	"  -o FILE           --record: output file (default ftrail.dat)\n"
 	"  -b KB             --record: kernel buffer size per CPU, KiB\n"
-	"  -i FILE           input trace file (default ftrail.dat)\n" FT_NO_DEMANGLE_HELP
-	"  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
-	"  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
-	"  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
-	"                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
-	"  --samples         print the direct samples (perf script's shape)\n"
-	"  -q                --record: no recording summary\n"
-	"\n"
-	"With --record, the exit status and the handling of signals are record's\n"
-	"(ftrail record --help): PROG's status, or 128+N when signal N killed it.\n";
+	"  -i FILE           input trace file (default ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
+		"     ") "  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
+			 "  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
+			 "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
+			 "                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
+			 "  --samples         print the direct samples (perf script's shape)\n"
+			 "  -q                --record: no recording summary\n"
+			 "\n"
+			 "With --record, the exit status and the handling of signals are record's\n"
+			 "(ftrail record --help): PROG's status, or 128+N when signal N killed it.\n";
 
 enum {
 	OPT_RECORD = 256,

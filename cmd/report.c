@@ -36,11 +36,11 @@ const char cmd_report_usage[] =
 	"counted once in the total time.  Functions recorded by the function\n"
 	"tracer show their calls only.\n"
 	"\n"
-	"  -i FILE          trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
-	"  -s KEY           sort by total (default), self, calls or name\n"
-	"  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
-	"                   fpargN) or of the return value (retval), for the calls\n"
-	"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
+	"  -i FILE          trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
+		"    ") "  -s KEY           sort by total (default), self, calls or name\n"
+			"  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
+			"                   fpargN) or of the return value (retval), for the calls\n"
+			"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
 
 struct fstat {
 	uint32_t fid;

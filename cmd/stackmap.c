@@ -54,17 +54,17 @@ const char cmd_stackmap_usage[] =
 	"  export -o FILE   write its FSMB v2 binary to FILE (mode 0600; '-' for standard\n"
 	"                   output), through FILE.partial renamed over FILE when complete\n"
 	"\n"
-	"  -i TRACE         trace file to read (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
-	"  --kernel         the kernel stacks' map (default: the traced program's)\n"
-	"  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
-	"  --top N          only the N stacks with the most references\n"
-	"  --kallsyms FILE  symbolise with a kallsyms-format file (\"addr type name [mod]\")\n"
-	"  --elf FILE       symbolise with an ELF file's symbols at its link addresses\n"
-	"                   (vmlinux, a non-PIE program); repeatable\n"
-	"\n"
-	"show symbolises with the trace's own symbol tables unless --kallsyms/--elf\n"
-	"are given; dump prints raw addresses without them.  A truncated, oversized or\n"
-	"malformed FSMB file is refused with one line on stderr.\n";
+	"  -i TRACE         trace file to read (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
+		"    ") "  --kernel         the kernel stacks' map (default: the traced program's)\n"
+			"  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
+			"  --top N          only the N stacks with the most references\n"
+			"  --kallsyms FILE  symbolise with a kallsyms-format file (\"addr type name [mod]\")\n"
+			"  --elf FILE       symbolise with an ELF file's symbols at its link addresses\n"
+			"                   (vmlinux, a non-PIE program); repeatable\n"
+			"\n"
+			"show symbolises with the trace's own symbol tables unless --kallsyms/--elf\n"
+			"are given; dump prints raw addresses without them.  A truncated, oversized or\n"
+			"malformed FSMB file is refused with one line on stderr.\n";
 
 /* The largest FSMB anyone writes: 2^18 stacks of 64 frames (the format's cap). */
 #define FSMB_MAX_BYTES                                                                             \

@@ -40,13 +40,13 @@ const char cmd_stacks_usage[] =
 	"user stacks from user records (-O stacktrace) and, with -O userstacktrace, from\n"
 	"the user stacks the kernel took with its events.\n"
 	"\n"
-	"  -i FILE        trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP
-	"  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
-	"                 like 'sched:sched_*' (repeatable)\n"
-	"  --top N        only the N most frequent stacks\n"
-	"  --folded       'root;caller;leaf count' lines (flame graph input)\n"
-	"  --kernel       only kernel stacks\n"
-	"  --user         only user stacks\n";
+	"  -i FILE        trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
+		"  ") "  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
+		      "                 like 'sched:sched_*' (repeatable)\n"
+		      "  --top N        only the N most frequent stacks\n"
+		      "  --folded       'root;caller;leaf count' lines (flame graph input)\n"
+		      "  --kernel       only kernel stacks\n"
+		      "  --user         only user stacks\n";
 
 enum {
 	OPT_TOP = 256,
