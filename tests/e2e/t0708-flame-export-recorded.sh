@@ -35,10 +35,11 @@ cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
 $FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
 grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
 grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
-# calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10, and 6 library
+# calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10, and 7 library
 # calls: -pg's startup code's __monstartup and __cxa_atexit, pthread_create,
-# pthread_self, pthread_join, printf (pthread_setname_np is the runtime's)
-want=$((1 + 1 + 50 + 350 + 6))
+# pthread_self, pthread_setname_np (the runtime's wrapper, traced too),
+# pthread_join, printf
+want=$((1 + 1 + 50 + 350 + 7))
 
 $FTRAIL flame -i p.dat --folded >p.folded 2>err || fail "flame --folded: $(cat err)"
 grep -q '^main;mid;leaf [0-9]*$' p.folded || fail "no main;mid;leaf stack: $(cat p.folded)"
@@ -56,7 +57,7 @@ for e in x:
 assert len(x) == want, (len(x), names)
 assert names == {"main": 1, "worker": 1, "mid": 50, "leaf": 350, "__monstartup": 1,
                  "__cxa_atexit": 1, "pthread_create": 1, "pthread_self": 1,
-                 "pthread_join": 1, "printf": 1}, names
+                 "pthread_setname_np": 1, "pthread_join": 1, "printf": 1}, names
 # outermost calls per thread: their durations (us.nnn = exact ns) add up to
 # the folded self times of everything (an independent computation)
 by_tid = {}

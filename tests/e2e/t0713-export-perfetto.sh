@@ -107,7 +107,7 @@ $FTRAIL export --format perfetto -i p.dat -o p.pftrace 2>err || fail "export: $(
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 $FTRAIL export --format chrome -i p.dat -o p.json || fail "chrome export"
 decode p.pftrace p.txt
-python3 check.py p.txt p.json "sum(begins.values())=$((1 + 1 + 50 + 350 + 6))" \
+python3 check.py p.txt p.json "sum(begins.values())=$((1 + 1 + 50 + 350 + 7))" \
 	"sorted(set(n for _, _, n in threads.values()))=['pf-worker', 'prog']" || fail "p.pftrace"
 
 # lost events: the counter's running total and an instant with each count
