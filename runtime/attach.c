@@ -54,41 +54,6 @@ static const char *const hook_names[] = { "mcount", "_mcount", "__fentry__",
 					  "__cyg_profile_func_enter", "__cyg_profile_func_exit" };
 static uint64_t hook_addr[5];
 
-static const ElfW(Shdr) * find_sec(const struct rt_module *m, uint32_t type, const char *name)
-{
-	const ElfW(Ehdr) *eh = m->map;
-	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
-	const char *shstr = (const char *)m->map + sh[eh->e_shstrndx].sh_offset;
-	size_t shstr_len = sh[eh->e_shstrndx].sh_size;
-
-	for (int i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_type == type && sh[i].sh_name < shstr_len &&
-		    (!name || !strcmp(shstr + sh[i].sh_name, name)))
-			return &sh[i];
-	return NULL;
-}
-
-/* [lo, hi): m's pages the loader made read-only after relocation (PT_GNU_RELRO) */
-static void relro_of(const struct rt_module *m, uint64_t *lo, uint64_t *hi)
-{
-	const ElfW(Ehdr) *eh = m->map;
-	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
-
-	*lo = *hi = 0;
-	if (eh->e_phentsize != sizeof(ElfW(Phdr)) ||
-	    eh->e_phoff + (uint64_t)eh->e_phnum * sizeof(ElfW(Phdr)) > m->map_len)
-		return;
-	for (int i = 0; i < eh->e_phnum; i++) {
-		const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)m->map + eh->e_phoff) + i;
-
-		if (ph->p_type != PT_GNU_RELRO)
-			continue;
-		/* as the loader rounds it (glibc _dl_protect_relro) */
-		*lo = (m->bias + ph->p_vaddr) & ~(pg - 1);
-		*hi = (m->bias + ph->p_vaddr + ph->p_memsz) & ~(pg - 1);
-	}
-}
-
 /* Write v into the GOT word at slot, made writable for the store when it is RELRO. */
 static void got_write(uint64_t *slot, uint64_t v, int relro)
 {
@@ -122,9 +87,9 @@ static void hook_got_of(struct rt_module *m)
 
 	if (m->is_self || m->loaded <= 0 || m->gone || !m->map)
 		return;
-	relro_of(m, &rlo, &rhi);
+	rt_relro_pages(m, &rlo, &rhi);
 	for (int k = 0; k < 2; k++) {
-		const ElfW(Shdr) *rel = find_sec(m, SHT_RELA, rel_names[k]), *dsym, *dstr;
+		const ElfW(Shdr) *rel = rt_elf_section(m, SHT_RELA, rel_names[k]), *dsym, *dstr;
 		const ElfW(Rela) * r;
 		const ElfW(Sym) * syms;
 		const char *strs;

@@ -108,7 +108,11 @@ static int denied(const char *name)
 	return 0;
 }
 
-static const ElfW(Shdr) * section(const struct rt_module *m, const char *name)
+/*
+ * rt_elf_section() - m's section header named name (NULL: any name) of
+ * type (SHT_NULL: any type), read from its file mapping; NULL when none.
+ */
+const ElfW(Shdr) * rt_elf_section(const struct rt_module *m, uint32_t type, const char *name)
 {
 	const ElfW(Ehdr) *eh = m->map;
 	const ElfW(Shdr) *sh = (const ElfW(Shdr) *)((const char *)m->map + eh->e_shoff);
@@ -116,13 +120,17 @@ static const ElfW(Shdr) * section(const struct rt_module *m, const char *name)
 	size_t shstr_len = sh[eh->e_shstrndx].sh_size;
 
 	for (int i = 0; i < eh->e_shnum; i++)
-		if (sh[i].sh_name < shstr_len && !strcmp(shstr + sh[i].sh_name, name))
+		if ((type == SHT_NULL || sh[i].sh_type == type) && sh[i].sh_name < shstr_len &&
+		    (!name || !strcmp(shstr + sh[i].sh_name, name)))
 			return &sh[i];
 	return NULL;
 }
 
-/* [lo, hi): the pages the loader made read-only after relocation (PT_GNU_RELRO) */
-static void relro_pages(const struct rt_module *m, uint64_t *lo, uint64_t *hi)
+/*
+ * rt_relro_pages() - [lo, hi): m's pages the loader made read-only after
+ * relocation (PT_GNU_RELRO); lo == hi when it has none.
+ */
+void rt_relro_pages(const struct rt_module *m, uint64_t *lo, uint64_t *hi)
 {
 	const ElfW(Ehdr) *eh = m->map;
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -167,7 +175,7 @@ void rt_plt_hook(struct rt_module *m)
 	    !(__atomic_load_n(&rt.ctl->options, __ATOMIC_RELAXED) & FT_OPT(LIBCALL)))
 		return;
 	m->plt_state = RT_PLT_NONE;
-	rel = section(m, ".rela.plt");
+	rel = rt_elf_section(m, SHT_NULL, ".rela.plt");
 	if (!rel || rel->sh_type != SHT_RELA || rel->sh_link >= eh->e_shnum ||
 	    rel->sh_offset + rel->sh_size > m->map_len)
 		return;
@@ -199,7 +207,7 @@ void rt_plt_hook(struct rt_module *m)
 	}
 	data = (uint64_t *)(code + code_len);
 	data[0] = (uint64_t)ft_rt_patched;
-	relro_pages(m, &rlo, &rhi);
+	rt_relro_pages(m, &rlo, &rhi);
 
 	for (size_t i = 0; i < nrel; i++) {
 		uint64_t got = m->bias + r[i].r_offset, target, sym = ELF64_R_SYM(r[i].r_info);
@@ -331,7 +339,7 @@ static void plt_swap(struct rt_module *m, int to_stub)
 	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE), rlo, rhi;
 	int opened = 0;
 
-	relro_pages(m, &rlo, &rhi);
+	rt_relro_pages(m, &rlo, &rhi);
 	if (rhi > rlo && !mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE))
 		opened = 1;
 	for (uint32_t i = 0; i < m->nr_plt; i++) {

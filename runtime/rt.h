@@ -43,6 +43,7 @@
 #define FTRAIL_RT_H
 
 #include <dlfcn.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -423,6 +424,9 @@ RT_HIDDEN int rt_module_wants_load(struct rt_module *m);
 RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
 
 /* plt.c */
+RT_HIDDEN const ElfW(Shdr) *
+	rt_elf_section(const struct rt_module *m, uint32_t type, const char *name);
+RT_HIDDEN void rt_relro_pages(const struct rt_module *m, uint64_t *lo, uint64_t *hi);
 RT_HIDDEN void rt_plt_hook(struct rt_module *m);
 RT_HIDDEN void rt_plt_forget(struct rt_module *m);
 RT_HIDDEN void rt_plt_hash_all(void);
