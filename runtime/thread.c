@@ -8,6 +8,7 @@
  * The bottom of the runtime: calls no other runtime file.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -126,12 +127,34 @@ struct rt_thread *rt_thread_get(void)
 	return t->state == RT_THREAD_READY ? t : NULL;
 }
 
+/*
+ * From here on the exiting thread runs no signal handler: a handler that
+ * ran after its ring is detached would find nowhere to write, and its
+ * events would be lost.  A signal sent to the whole process goes to
+ * another thread, as the kernel does for a thread already exiting; one
+ * sent to this thread alone dies with it, as it would a moment later.
+ * Faults stay deliverable: blocking them would turn a crash into a hang or
+ * a silent kill.
+ */
+static void block_signals_for_exit(void)
+{
+	static const int faults[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGSYS, SIGABRT };
+	sigset_t set;
+
+	sigfillset(&set);
+	for (unsigned int i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		sigdelset(&set, faults[i]);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 /* pthread key destructor: the thread is exiting. */
 static void thread_dtor(void *arg)
 {
 	struct rt_thread *t = &rt_self;
 
 	(void)arg;
+	if (t->rb.area)
+		block_signals_for_exit();
 	/* frames left by pthread_exit/cancel: closed with one UNWIND */
 	if (t->depth && t->state == RT_THREAD_READY && !t->busy) {
 		rt_guard_recursion(t);
