@@ -16,6 +16,7 @@
 #   recorder/  spawns or follows the program, drains its rings, drives kernel
 #              capture and writes the trace file
 #   analysis/  readers of trace files: text formats, reports, graphs, exports
+#   live/      a recording seen while it runs: the tracefs-like mount, streaming
 #   cmd/       one file per subcommand, plus the dispatch table in ftrail.c
 #   tests/     unit/ (cmocka), stress/, e2e/ (numbered shell cases), fuzz/
 
@@ -72,7 +73,7 @@ CORE_SRC     := $(wildcard core/*.c)
 RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c argspec.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
-TOOL_SRC     := $(wildcard cmd/*.c recorder/*.c analysis/*.c kernel/*.c)
+TOOL_SRC     := $(wildcard cmd/*.c live/*.c recorder/*.c analysis/*.c kernel/*.c)
 UNIT_SRC     := $(wildcard tests/unit/*.c)
 STRESS_SRC   := $(wildcard tests/stress/*.c)
 BENCH_SRC    := $(wildcard bench/*.c)

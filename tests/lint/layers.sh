@@ -8,6 +8,9 @@
 #   analysis/                  readers, analyses, outputs:         core, third_party
 #   third_party/               published schemas (profile.proto...), compiled at
 #                              build time into $(BUILD)/gen/third_party/
+#   live/                      a running recording seen live (the
+#                              tracefs-like mount, streaming):     core, kernel,
+#                                                                  recorder, analysis
 #   cmd/                       one file per subcommand:            everything
 #
 # Every project include names its folder ("core/stackmap.h"); a bare
@@ -24,12 +27,14 @@ allowed() { # folder -> the folders its files may include
 	kernel) echo "core kernel" ;;
 	recorder) echo "core kernel recorder" ;;
 	analysis) echo "core analysis third_party" ;;
-	cmd) echo "core runtime kernel recorder analysis cmd" ;;
+	live) echo "core kernel recorder analysis third_party live" ;;
+	cmd) echo "core runtime kernel recorder analysis live cmd" ;;
 	esac
 }
 
 bad=0
-for layer in core runtime kernel recorder analysis cmd; do
+for layer in core runtime kernel recorder analysis live cmd; do
+	[ -d "$layer" ] || continue
 	ok=" $(allowed $layer) "
 	while IFS= read -r hit; do
 		file=${hit%%:*}
