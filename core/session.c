@@ -5,9 +5,13 @@
  * allocates nothing and makes no system call.
  */
 #include <errno.h>
+#include <linux/futex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/barrier.h"
 #include "core/clock.h"
@@ -264,9 +268,18 @@ void ft_session_ctl_begin(struct ft_session_hdr *h)
 
 void ft_session_ctl_end(struct ft_session_hdr *h)
 {
+	struct ft_session_ctl *c = ft_session_ctl(h);
+
 	/* release: publishes every store made since begin; pairs with the
 	 * runtime's acquire load of gen */
-	__atomic_fetch_add(&ft_session_ctl(h)->gen, 1, __ATOMIC_RELEASE);
+	__atomic_fetch_add(&c->gen, 1, __ATOMIC_RELEASE);
+	/*
+	 * The runtime's control thread (live sessions) sleeps on gen; a
+	 * shared futex (no FUTEX_PRIVATE_FLAG): the word is in a mapping
+	 * both processes share.  Without a sleeper this is one cheap syscall.
+	 */
+	if (__atomic_load_n(&c->live, __ATOMIC_RELAXED))
+		syscall(SYS_futex, &c->gen, FUTEX_WAKE, INT32_MAX, NULL, NULL, 0);
 }
 
 int ft_session_set_list(struct ft_session_hdr *h, enum ft_session_list which, const char *text)

@@ -44,6 +44,13 @@
  *    fence before) and retries if it moved.  tracing_on alone may also be
  *    flipped with a single atomic store without touching gen (the runtime
  *    loads it relaxed on every hook; function triggers flip it too).
+ *  - Live control: a change reaches the program at its next hook, and a
+ *    program whose selection patches no function it runs has none.  When
+ *    the tool sets ctl.live before the program starts (or before attaching),
+ *    the runtime keeps one thread of its own sleeping on the futex word
+ *    ctl.gen (shared, FUTEX_WAIT); ft_session_ctl_end() wakes it, and it
+ *    applies the change under the runtime's lock as a hook would.  Without
+ *    ctl.live no thread is added to the program.
  *  - Function table: the runtime takes a fid with an atomic fetch_add on
  *    ctl.next_fid, fills the entry, then stores its flags with
  *    FT_SFUNC_VALID (release).  A reader acquires flags before reading addr
@@ -107,16 +114,16 @@ enum ft_session_list {
 
 struct ft_session_ctl {
 	/* ---- written by the tool (see the ordering contract above) ---- */
-	uint32_t gen;			    /* seqlock generation, even when stable */
-	uint32_t tracer;		    /* enum ft_tracer */
-	uint32_t tracing_on;		    /* 0/1: tracing_on */
-	int32_t max_graph_depth;	    /* 0 = unlimited */
-	uint64_t options;		    /* options.h bits (record-time ones used) */
-	uint64_t thresh_ticks;		    /* tracing_thresh in clock ticks, 0 = off */
-	uint32_t nr_pids;		    /* set_ftrace_pid: 0 = every thread */
-	uint32_t pids[FT_SESSION_MAX_PIDS]; /* thread ids (gettid) to trace */
-	uint32_t stack_depth;		    /* max frames of a stacktrace (<= 64) */
-	uint32_t reserved0;
+	uint32_t gen;				   /* seqlock generation, even when stable */
+	uint32_t tracer;			   /* enum ft_tracer */
+	uint32_t tracing_on;			   /* 0/1: tracing_on */
+	int32_t max_graph_depth;		   /* 0 = unlimited */
+	uint64_t options;			   /* options.h bits (record-time ones used) */
+	uint64_t thresh_ticks;			   /* tracing_thresh in clock ticks, 0 = off */
+	uint32_t nr_pids;			   /* set_ftrace_pid: 0 = every thread */
+	uint32_t pids[FT_SESSION_MAX_PIDS];	   /* thread ids (gettid) to trace */
+	uint32_t stack_depth;			   /* max frames of a stacktrace (<= 64) */
+	uint32_t live;				   /* 1: changes apply at once (live control) */
 	char lists[FT_SL_NR][FT_SESSION_LIST_MAX]; /* NUL-terminated text */
 	/* argument / return-value capture specs: core/argspec.h lines, '\n'
 	 * separated, NUL-terminated; '#' lines are not specs */

@@ -4,9 +4,15 @@
  * the session's control block (seqlock, session.h); a hook that sees its
  * generation move copies them here and re-applies the filters (patching).
  * And the one-way switch to nop when the recorder is gone (rt_detach).
- * Calls filter.c (and what it calls).
+ * In a live session, a thread of ours applies changes as they come
+ * (rt_live_start).  Calls filter.c (and what it calls).
  */
+#include <linux/futex.h>
 #include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/options.h"
 #include "runtime/rt.h"
@@ -107,4 +113,84 @@ void rt_detach(void)
 	}
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&rt.lock);
+}
+
+/*
+ * The live-control thread.  A change reaches the program at its next
+ * hook, so a selection that patches nothing the program runs (a filter
+ * matching no function, or only functions not called any more) leaves it
+ * deaf to every later change.  When the tool asked for a live session
+ * (ctl.live, session.h), this thread sleeps on the futex word ctl.gen,
+ * which ft_session_ctl_end() wakes, and applies each change under rt.lock
+ * as a hook would (patching included).  Its 1 s timeout also notices a
+ * recorder that died while no hook ran, and detaches then.
+ *
+ * It is runtime code, never traced: its guard is held for its whole life
+ * and it never takes a ring slot (rt_thread_get is not called).  Every
+ * signal is blocked in it, so the program's signals go to its own threads.
+ * It leaves when the process detaches; a fork's child starts its own.
+ */
+static void *live_main(void *arg)
+{
+	struct rt_thread *t = &rt_self;
+
+	(void)arg;
+	rt_guard_recursion(t);
+	for (;;) {
+		/* acquire: pairs with ft_session_ctl_end's release increment */
+		uint32_t g = __atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE);
+		struct timespec ts = { 1, 0 };
+
+		if (__atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+			break;
+		if (rt_orphaned()) {
+			rt_detach();
+			continue;
+		}
+		/* odd: the tool is mid-update; its end wakes us */
+		if (!(g & 1) && g != __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE)) {
+			pthread_mutex_lock(&rt.lock);
+			rt_sync_locked();
+			pthread_mutex_unlock(&rt.lock);
+			continue;
+		}
+		/* returns at once if gen moved since the load above */
+		syscall(SYS_futex, &rt.ctl->gen, FUTEX_WAIT, g, &ts, NULL, 0);
+	}
+	__atomic_store_n(&rt.live_thread, 0, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/*
+ * Start the live-control thread if the session asks for one and none runs
+ * in this process.  Called at the end of rt_start and in a fork's child.
+ */
+void rt_live_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t a;
+	pthread_t th;
+	int expect = 0;
+
+	if (!rt.sess || !__atomic_load_n(&rt.ctl->live, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&rt.detached, __ATOMIC_RELAXED))
+		return;
+	if (!__atomic_compare_exchange_n(&rt.live_thread, &expect, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_RELAXED))
+		return;
+	/* the new thread starts with every signal blocked */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&a);
+	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&a, 256 << 10);
+	if (pthread_create(&th, &a, live_main, NULL)) {
+		__atomic_store_n(&rt.live_thread, 0, __ATOMIC_RELEASE);
+		ft_session_msg(rt.sess, "cannot start the live-control thread: changes apply at "
+					"the program's next traced call");
+	} else {
+		pthread_setname_np(th, "ftrail-live");
+	}
+	pthread_attr_destroy(&a);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }

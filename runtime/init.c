@@ -118,6 +118,9 @@ static void atfork_child(void)
 		ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
 		ft_rb_set_depth(&t->rb, t->rec_depth); /* the child is inside its parent's calls */
 	}
+	/* the parent's live-control thread was not forked with us */
+	rt.live_thread = 0;
+	rt_live_start();
 }
 
 /*
@@ -467,6 +470,7 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 		rt_sync_locked();
 		pthread_mutex_unlock(&rt.lock);
 		rt_unguard_recursion(&rt_self);
+		rt_live_start();
 		return 0;
 	}
 	rt.sess = h; /* modules need it; hooks still see gen mismatch until sync */
@@ -509,6 +513,7 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 	 */
 	if (!attached && rt.space > 1 && !pre_exec)
 		emit_exec(program_invocation_name);
+	rt_live_start();
 	return 0;
 }
 

@@ -8,7 +8,8 @@
  *              exit / pthread_exit, C++ exception hooks, sigaltstack
  *   thread.c   rt and rt_self, a thread's set-up and exit, its shadow
  *              stack's unwinding, out-of-band records, the mmap helpers
- *   control.c  control changes (seqlock copy), the detach
+ *   control.c  control changes (seqlock copy), the detach, the live-control
+ *              thread of live sessions
  *   dl.c       dlopen / dlclose: module work, filters, user events in turn
  *   proc.c     vfork (arch/x86_64/vfork.S), thread names (FT_EXT_COMM)
  *   lookup.c   address -> module -> function -> fid, the address hash
@@ -313,6 +314,11 @@ struct rt_state {
 	 * slots and text back too; NULL under LD_PRELOAD.
 	 */
 	void (*detach_more)(void);
+	/*
+	 * 1 while the live-control thread runs (control.c, rt_live_start):
+	 * set by its starter, cleared by the thread as it leaves.
+	 */
+	int live_thread;
 };
 
 extern struct rt_state rt RT_HIDDEN;
@@ -360,6 +366,7 @@ RT_HIDDEN uint32_t rt_addr_fid(uint64_t addr);
 RT_HIDDEN void rt_sync_locked(void);
 RT_HIDDEN void rt_sync_ctl(void);
 RT_HIDDEN void rt_detach(void);
+RT_HIDDEN void rt_live_start(void);
 
 /*
  * The recursion guard (uftrace: mcount_guard_recursion).  While t->busy is

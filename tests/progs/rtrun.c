@@ -22,7 +22,9 @@
  *   -q  print only the #stat line (benchmarks)
  *   -C  MS milliseconds after the start, replace set_ftrace_filter with TEXT
  *       ('|' separates lines) through the live control block (session.h's
- *       seqlock): the runtime re-patches while the program's threads run
+ *       seqlock): the runtime re-patches while the program's threads run;
+ *       a live session (ctl.live): the changes apply at once, even when the
+ *       selection before them patched nothing the program runs
  *   -R  PERIOD_MS: apply the -C texts in a loop, one every PERIOD_MS ms, for
  *       as long as the program runs (their MS is ignored, but needed); prints
  *       "#flips N" at the end instead of one "#control" line per change
@@ -368,6 +370,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	sess = mem;
+	if (nr_changes)
+		ft_session_ctl(sess)->live = 1;
 	area = ft_rb_area_init(ft_session_ring(sess, NULL), ring, &p);
 	if (!area)
 		return fprintf(stderr, "rtrun: ring init\n"), 1;
