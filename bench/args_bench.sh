@@ -90,18 +90,8 @@ if [ $have_uftrace = 1 ]; then
 fi
 echo "bytes/call on disk: nothing captured $(ratio "$d0" "$CALLS"), args+ret $(ratio "$d1" "$CALLS")"
 
-if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+if have_callgrind; then
 	NI=100000
-	itot() {
-		for f in "$@"; do
-			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-		done | sort -n | tail -n 1
-	}
-	icount() {
-		rm -f "$W"/cg.*
-		(cd "$W" && "$@" >/dev/null 2>&1)
-		itot "$W"/cg.*
-	}
 	VG="valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p"
 	# the traced program under valgrind, the recorder outside it
 	vgft() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }

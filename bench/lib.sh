@@ -12,6 +12,12 @@
 # best CMD ARGS...   the best (lowest) loop time in ns of RUNS runs of CMD
 #                    in $W; the program prints "calls=N ns=T", and "-" is
 #                    printed when a run gives no ns= (it failed)
+# have_callgrind     true when valgrind's callgrind and callgrind_annotate
+#                    are installed (and INSTR is not 0)
+# icount CMD ARGS... instructions of the busiest process CMD starts (run in
+#                    $W; every process under valgrind writes $W/cg.PID, see
+#                    valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p):
+#                    load-independent, unlike the clock
 
 bench_setup() {
 	N=${2:-1000000}
@@ -32,4 +38,18 @@ best() {
 		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
 	done
 	echo "$b"
+}
+
+have_callgrind() {
+	[ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 &&
+		command -v callgrind_annotate >/dev/null 2>&1
+}
+
+icount() {
+	local f
+	rm -f "$W"/cg.*
+	(cd "$W" && "$@" >/dev/null 2>&1)
+	for f in "$W"/cg.*; do
+		callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
+	done | sort -n | tail -n 1
 }

@@ -61,4 +61,27 @@ lib=$(per_call ftrail_lib plain_lib)
 echo "ratio ftrail_lib/ftrail_func   $(ratio "$lib" "$(per_call ftrail_func plain_func)")   (target <= 2)"
 [ $have_uftrace = 1 ] &&
 	echo "ratio uftrace_lib/ftrail_lib   $(ratio "$(per_call uftrace_lib plain_lib)" "$lib")   (target >= 3)"
+
+# The same per call in instructions (callgrind): what the hooks execute,
+# free of the machine's load; the traced program under valgrind, the
+# recorder (and uftrace's own process) outside it or not counted.
+if have_callgrind; then
+	NI=100000
+	VG="valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p"
+	declare -A I
+	I[plain_lib]=$(icount $VG "$W/plain" l $NI)
+	I[plain_func]=$(icount $VG "$W/plain" f $NI)
+	I[ftrail_lib]=$(icount rec -- $VG "$W/fentry" l $NI)
+	I[ftrail_func]=$(icount rec --no-libcall -- $VG "$W/fentry" f $NI)
+	[ $have_uftrace = 1 ] &&
+		I[uftrace_lib]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" l $NI)
+	iper() { awk -v t="${I[$1]:-}" -v b="${I[$2]}" -v c=$NI 'BEGIN{ if (t == "") print "-"; else printf "%.0f", (t-b)/c }'; }
+	echo
+	echo "instructions per call (callgrind, $NI calls, over the untraced loop)"
+	printf '%-14s %8s\n' ftrail_lib "$(iper ftrail_lib plain_lib)" ftrail_func "$(iper ftrail_func plain_func)"
+	[ $have_uftrace = 1 ] && printf '%-14s %8s\n' uftrace_lib "$(iper uftrace_lib plain_lib)"
+	echo "instr ratio ftrail_lib/ftrail_func   $(ratio "$(iper ftrail_lib plain_lib)" "$(iper ftrail_func plain_func)")"
+	[ $have_uftrace = 1 ] &&
+		echo "instr ratio uftrace_lib/ftrail_lib   $(ratio "$(iper uftrace_lib plain_lib)" "$(iper ftrail_lib plain_lib)")"
+fi
 exit 0
