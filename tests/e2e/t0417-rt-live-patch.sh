@@ -1,4 +1,4 @@
-# description: live control: set_ftrace_filter changed while 4 threads run patched/unpatched nops (int3 and atomic-store sites)
+# description: live control: set_ftrace_filter changed while 4 threads run patched/unpatched nops (int3 and atomic-store sites), and changes reach a program whose selection patches nothing it runs
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
@@ -23,6 +23,17 @@ for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
 		done
 		[ "$(grep -c '^#control' out)" = 7 ] || fail "$v: control changes not all made"
 	done
+	# The filter starts out matching no function of the program, so no
+	# hook ever runs in it: without the runtime's live-control thread
+	# (session.h, "Live control") the later changes would never be seen.
+	FTRAIL_LIB=$FTRAIL_LIB ./rtrun -q -b 64 -l nosuch -C '100:f_a' -C '250:nosuch' -C '400:f_b' \
+		-- ./ps 600 >out 2>err || fail "$v: rtrun: $(cat err)"
+	grep -q '^#exit 0$' out || fail "$v: deaf: program died: $(cat out err)"
+	for f in f_a f_b; do
+		grep -q "^#count $f [1-9]" out || fail "$v: $f never traced after its change: $(cat out)"
+	done
+	grep -q "^#count f_c " out && fail "$v: f_c traced, never selected: $(cat out)"
+	[ "$(grep -c '^#control' out)" = 3 ] || fail "$v: deaf: control changes not all made"
 	n=$((n + 1))
 done
 [ $n -ge 2 ] || fail "only $n variants built"
