@@ -15,6 +15,7 @@
 #include "analysis/prefetch.h"
 #include "core/options.h"
 #include "analysis/trace.h"
+#include "analysis/ulat.h"
 #include "core/util.h"
 
 const char cmd_show_usage[] =
@@ -270,6 +271,19 @@ int cmd_show(int argc, char **argv)
 		     : ft_trace_open(input, err, sizeof(err));
 	if (!t)
 		ft_die("%s", err);
+	/* the latency tracers' results: their own shapes (stack_trace, latency format) */
+	if (!snapshot && ft_ulat_is_tracer(ft_trace_tracer(t))) {
+		if (tids.n > 1)
+			ft_die("show: -T takes one thread with the %s tracer", ft_trace_tracer(t));
+		for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
+			ft_warn("%s", ft_trace_warning(t, i));
+		if (ft_ulat_print(t, stdout, tids.n ? (unsigned int)tids.v[0] : 0, err,
+				  sizeof(err)) < 0)
+			ft_die_file(input, err);
+		ft_trace_close(t);
+		free(tids.v);
+		return 0;
+	}
 	options = options_of(t);
 	for (int i = 0; i < nopts; i++) {
 		if (ft_options_apply(&options, opts[i]) < 0)
