@@ -48,7 +48,8 @@ struct ulat_sec {
 
 struct ulat {
 	struct ft_trace *t;
-	unsigned int tid;
+	const uint32_t *tids; /* shown, nr_tids of them; all when 0 */
+	size_t nr_tids;
 	struct ulat_stack *stacks;
 	size_t nr_stacks;
 	struct ulat_sec *secs;
@@ -145,6 +146,14 @@ static int add_sec(struct ulat *u, const struct ft_event *ev, char *err, size_t 
 	return 0;
 }
 
+static int tid_shown(const struct ulat *u, uint32_t tid)
+{
+	for (size_t i = 0; i < u->nr_tids; i++)
+		if (u->tids[i] == tid)
+			return 1;
+	return !u->nr_tids;
+}
+
 /* Pass 1: the records. */
 static int gather(struct ulat *u, char *err, size_t errlen)
 {
@@ -154,7 +163,7 @@ static int gather(struct ulat *u, char *err, size_t errlen)
 	while ((ret = ft_trace_next_ref(u->t, &ev, err, errlen)) == 1) {
 		uint32_t kind;
 
-		if (ev->type != FT_EV_ULAT || (u->tid && ev->tid != u->tid))
+		if (ev->type != FT_EV_ULAT || !tid_shown(u, ev->tid))
 			continue;
 		if (ev->len < 4) {
 			snprintf(err, errlen, "latency tracer record too short (%zu bytes)",
@@ -428,9 +437,10 @@ static int print_secs(struct ulat *u, FILE *o, const char *tracer, char *err, si
 		return -1;
 	fprintf(o, "# tracer: %s\n#\n", tracer);
 	if (!worst) {
-		fprintf(o, "# no section recorded (no %s call seen)\n",
-			!strcmp(tracer, "sigsoff") ? "sigprocmask/pthread_sigmask that blocked"
-						   : "pthread_mutex_lock that took a lock");
+		fprintf(o, "# no section recorded (%s)\n",
+			!strcmp(tracer, "sigsoff")
+				? "no traced sigprocmask or pthread_sigmask call blocked a signal"
+				: "no traced pthread_mutex_lock or _trylock call took a mutex");
 		return 0;
 	}
 	fprintf(o, "# tracing_max_latency: %" PRIu64 " us\n",
@@ -445,9 +455,10 @@ static int print_secs(struct ulat *u, FILE *o, const char *tracer, char *err, si
 	return print_by_key(u, o, !strcmp(tracer, "sigsoff"), err, errlen);
 }
 
-int ft_ulat_print(struct ft_trace *t, FILE *out, unsigned int tid, char *err, size_t errlen)
+int ft_ulat_print(struct ft_trace *t, FILE *out, const uint32_t *tids, size_t nr, char *err,
+		  size_t errlen)
 {
-	struct ulat u = { .t = t, .tid = tid };
+	struct ulat u = { .t = t, .tids = tids, .nr_tids = nr };
 	const char *tracer = ft_trace_tracer(t);
 	int ret = gather(&u, err, errlen);
 

@@ -16,6 +16,7 @@
 #define FTRAIL_ULAT_ANALYSIS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct ft_trace;
@@ -24,10 +25,12 @@ struct ft_trace;
 int ft_ulat_is_tracer(const char *tracer);
 
 /*
- * Read t from its first event and print its results to out.  tid: only
- * this thread's (0: every thread).  Returns 0, or -1 with a one-line
- * reason in err (a corrupt record, out of memory, a write error).
+ * Read t from its first event and print its results to out.  tids, nr:
+ * only these threads' results (nr 0: every thread's).  Returns 0, or -1
+ * with a one-line reason in err (a corrupt record, out of memory, a write
+ * error).
  */
-int ft_ulat_print(struct ft_trace *t, FILE *out, unsigned int tid, char *err, size_t errlen);
+int ft_ulat_print(struct ft_trace *t, FILE *out, const uint32_t *tids, size_t nr, char *err,
+		  size_t errlen);
 
 #endif
