@@ -187,6 +187,9 @@ static void ll_end(struct rt_thread *t, uint32_t kind, const struct ll_sec *s, u
 	int cpu;
 
 	memset(&r, 0, sizeof(r));
+	/* tracing_on off (a trigger, the control plane): the tracer is off too */
+	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+		return;
 	if (rt.thresh) {
 		if (dur < rt.thresh)
 			return;

@@ -128,6 +128,9 @@ void rt_stk_entry(struct rt_thread *t, struct rt_func *f, uint64_t *slot, int cy
 			rt_stk_flush(t);
 		return;
 	}
+	/* tracing_on off (a trigger, the control plane): no new max meanwhile */
+	if (!__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+		return;
 	stk.max = top - sp;
 	stk_capture(t, f, sp, cyg, us);
 }
