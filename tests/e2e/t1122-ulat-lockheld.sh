@@ -13,8 +13,10 @@ for v in "gcc -fpatchable-function-entry=5" "gcc -pg -mfentry" "gcc -finstrument
 	read -r own lock < <(sed -n 's/^hold_long us=\([0-9]*\) lock=\(0x[0-9a-f]*\) .*/\1 \2/p' rec.out)
 	[ -n "${lock:-}" ] || fail "$v: the program said $(cat rec.out)"
 	# the program held it at least 50 ms; more only when the machine is
-	# loaded (its sleep ends late): up to 75 ms is accepted for that
-	[ "$own" -ge 50000 ] && [ "$own" -le 75000 ] || fail "$v: the program held it $own us"
+	# loaded (its sleep ends late: 78 ms was seen during a parallel build),
+	# up to 500 ms is taken as that; the tracer is held to the program's
+	# own measure, and to 50 ms +-5% whenever the hold itself kept to it
+	[ "$own" -ge 50000 ] && [ "$own" -le 500000 ] || fail "$v: the program held it $own us"
 	"$FTRAIL" show -i t.dat >show.out 2>show.err || fail "$v: show: $(cat show.err)"
 	max=$(sed -n 's/^# tracing_max_latency: \([0-9]*\) us$/\1/p' show.out)
 	within "${max:-0}" "$own" 5 || fail "$v: max $max us, the program held it $own us"

@@ -10,7 +10,7 @@ show() { "$FTRAIL" show -i t.dat "$@" >show.out 2>show.err || fail "$v: show: $(
 lat() { sed -n 's/^ latency: \([0-9]*\) us,.*/\1/p' show.out; }
 for v in "gcc -fpatchable-function-entry=5" "gcc -pg -mfentry"; do
 	build lk $v -O2 "$P/ulat_lock.c" -lpthread || continue
-	# a 60 ms hold of a, then a 30 ms hold of b: the second is no new max
+	# a 120 ms hold of a, then a 30 ms hold of b: the second is no new max
 	rec t.dat -p lockheld -- ./lk two 30
 	read -r o1 a < <(own hold_long)
 	read -r o2 b < <(own hold_b)
@@ -42,7 +42,8 @@ for v in "gcc -fpatchable-function-entry=5" "gcc -pg -mfentry"; do
 		grep -qE ': pthread_cond_timedwait \(cond_long\)$' show.out ||
 		fail "$v cond: $(cat show.out)"
 	# trylock: the one that took a is timed, the one that failed is not
-	rec t.dat -p lockheld -- ./lk try 40
+	# (100 ms: longer than main's hold around a thread's start and join)
+	rec t.dat -p lockheld -- ./lk try 100
 	read -r o a < <(own try_hold)
 	show
 	within "$(lat)" "$o" 5 || fail "$v try: $(lat) us, held $o us"

@@ -13,8 +13,9 @@
  *                         block of MS ms in block_long()
  *   ulat_lock try MS      a trylock that succeeds and holds MS ms (try_hold),
  *                         one that fails (the mutex is another thread's)
- *   ulat_lock two MS      hold a 2*MS ms (hold_long), then b MS ms (hold_b):
- *                         the second is no new max
+ *   ulat_lock two MS      hold a 4*MS ms (hold_long), then b MS ms (hold_b):
+ *                         the second is no new max, even when the load
+ *                         makes its sleep end late
  *
  * Prints "NAME us=N lock=0xADDR tid=T" for each planted section: the time
  * from the lock's return (or the mask call's) to the unlock (or unblock).
@@ -196,9 +197,9 @@ int main(int argc, char **argv)
 		for (int i = 0; i < 1000; i++)
 			hold_short(&a);
 	} else if (!strcmp(mode, "two")) {
-		ms *= 2;
+		ms *= 4;
 		hold_long();
-		ms /= 2;
+		ms /= 4;
 		hold_b();
 		work();
 	} else if (!strcmp(mode, "cond")) {
