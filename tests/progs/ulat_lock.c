@@ -13,6 +13,9 @@
  *                         block of MS ms in block_long()
  *   ulat_lock try MS      a trylock that succeeds and holds MS ms (try_hold),
  *                         one that fails (the mutex is another thread's)
+ *   ulat_lock stress MS   8 threads at once, 5000 holds each of a shared and
+ *                         of their own mutex, and in thread 5, midway, one
+ *                         hold of its own of MS ms (stress_long)
  *   ulat_lock two MS      hold a 4*MS ms (hold_long), then b MS ms (hold_b):
  *                         the second is no new max, even when the load
  *                         makes its sleep end late
@@ -177,6 +180,32 @@ NOINLINE void try_hold(void)
 	say("try_hold", t1 - t0, &a);
 }
 
+static pthread_mutex_t own_locks[8];
+
+NOINLINE void stress_long(pthread_mutex_t *m)
+{
+	int64_t t0, t1;
+
+	pthread_mutex_lock(m);
+	t0 = now_ns();
+	wait_until(t0, (int64_t)ms * 1000000);
+	t1 = now_ns();
+	pthread_mutex_unlock(m);
+	say("stress_long", t1 - t0, m);
+}
+
+static void *stresser(void *arg)
+{
+	int k = (int)(intptr_t)arg;
+
+	for (int i = 0; i < 5000; i++) {
+		hold_short(i & 1 ? &a : &own_locks[k]);
+		if (k == 5 && i == 2500)
+			stress_long(&own_locks[k]);
+	}
+	return NULL;
+}
+
 static void *try_fail(void *arg)
 {
 	(void)arg;
@@ -196,6 +225,16 @@ int main(int argc, char **argv)
 		hold_long();
 		for (int i = 0; i < 1000; i++)
 			hold_short(&a);
+	} else if (!strcmp(mode, "stress")) {
+		pthread_t th[8];
+
+		for (int i = 0; i < 8; i++) {
+			pthread_mutex_init(&own_locks[i], NULL);
+			if (pthread_create(&th[i], NULL, stresser, (void *)(intptr_t)i))
+				return 1;
+		}
+		for (int i = 0; i < 8; i++)
+			pthread_join(th[i], NULL);
 	} else if (!strcmp(mode, "two")) {
 		ms *= 4;
 		hold_long();
