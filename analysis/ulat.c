@@ -239,7 +239,8 @@ static void print_stacks(struct ulat *u, FILE *o)
 	const struct ulat_stack *top = NULL;
 	char name[512];
 
-	qsort(u->stacks, u->nr_stacks, sizeof(*u->stacks), cmp_stack);
+	if (u->nr_stacks)
+		qsort(u->stacks, u->nr_stacks, sizeof(*u->stacks), cmp_stack);
 	for (size_t i = 0; i < u->nr_stacks; i++)
 		if (!top || u->stacks[i].h.max_size > top->h.max_size)
 			top = &u->stacks[i];
@@ -398,7 +399,8 @@ static int print_by_key(struct ulat *u, FILE *o, int sigs, char *err, size_t err
 	}
 	for (size_t i = 0; i < u->nr_secs; i++)
 		v[n++] = &u->secs[i];
-	qsort(v, n, sizeof(*v), cmp_sec_key);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_sec_key);
 	fprintf(o, "# %s, by %s: the sections written (%s)\n", sigs ? "sigsoff" : "lockheld",
 		sigs ? "blocked set" : "lock",
 		u->thresh ? "each one over tracing_thresh" : "each new max when it happened");
