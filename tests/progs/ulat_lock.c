@@ -16,6 +16,8 @@
  *   ulat_lock stress MS   8 threads at once, 5000 holds each of a shared and
  *                         of their own mutex, and in thread 5, midway, one
  *                         hold of its own of MS ms (stress_long)
+ *   ulat_lock loop MS FILE  until FILE exists: hold a MS ms (hold_loop), then
+ *                         1 ms unlocked, for record -P
  *   ulat_lock two MS      hold a 4*MS ms (hold_long), then b MS ms (hold_b):
  *                         the second is no new max, even when the load
  *                         makes its sleep end late
@@ -206,6 +208,13 @@ static void *stresser(void *arg)
 	return NULL;
 }
 
+NOINLINE void hold_loop(void)
+{
+	pthread_mutex_lock(&a);
+	wait_until(now_ns(), (int64_t)ms * 1000000);
+	pthread_mutex_unlock(&a);
+}
+
 static void *try_fail(void *arg)
 {
 	(void)arg;
@@ -235,6 +244,14 @@ int main(int argc, char **argv)
 		}
 		for (int i = 0; i < 8; i++)
 			pthread_join(th[i], NULL);
+	} else if (!strcmp(mode, "loop") && argc > 3) {
+		printf("loop lock=%p\n", (void *)&a);
+		fflush(stdout);
+		while (access(argv[3], F_OK)) {
+			hold_loop();
+			usleep(1000);
+		}
+		work();
 	} else if (!strcmp(mode, "two")) {
 		ms *= 4;
 		hold_long();
