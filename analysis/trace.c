@@ -491,6 +491,12 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 			ev->data = p;
 			ev->len = (size_t)nw * 4 - pad;
 			return 1;
+		case FT_EXT_ULAT:
+			NEED(1);
+			base_event(t, c, ev, FT_EV_ULAT);
+			ev->data = p;
+			ev->len = (size_t)nw * 4 - pad;
+			return 1;
 		case FT_EXT_EVENT:
 			NEED(1);
 			base_event(t, c, ev, FT_EV_EVENT);

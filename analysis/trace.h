@@ -78,6 +78,7 @@ enum ft_ev_type {
 	FT_EV_SOURCE, /* from an added source (kernel events): src, priv */
 	FT_EV_SIGRET, /* count: signal number; its handler is done (unwound: left
 		       * by siglongjmp), level is the interrupted context's again */
+	FT_EV_ULAT,   /* data/len: a user-space latency tracer's result (core/ulat.h) */
 };
 
 struct ft_trace_source;

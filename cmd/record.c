@@ -19,6 +19,7 @@
 #include "core/filter.h"
 #include "recorder/argdwarf.h"
 #include "core/options.h"
+#include "core/session.h"
 #include "core/stackmap.h"
 #include "recorder/record_session.h"
 #include "core/util.h"
@@ -46,7 +47,10 @@ const char cmd_record_usage[] =
 	"                       attach\n"
 	"  --duration SEC       stop recording after SEC seconds (decimals allowed)\n"
 	"  -p TRACER            nop | function | function_graph (default function_graph\n"
-	"                       with a program, nop without)\n"
+	"                       with a program, nop without); the user-space latency\n"
+	"                       tracers (doc/latency-user.md): stack (deepest stack of\n"
+	"                       each thread), lockheld (longest pthread mutex holds),\n"
+	"                       sigsoff (longest sections with signals blocked)\n"
 	"  -l GLOB              set_ftrace_filter: trace only matching functions; '!GLOB'\n"
 	"                       removes, 'GLOB:mod:MODULE' limits to a module,\n"
 	"                       'FUNC:traceon|traceoff|stacktrace|snapshot[:COUNT]' is a\n"
@@ -55,7 +59,9 @@ const char cmd_record_usage[] =
 	"  -g FUNC              set_graph_function: graph only below FUNC\n"
 	"  --graph-notrace FUNC set_graph_notrace: hide FUNC and below\n"
 	"  --max-graph-depth N  max_graph_depth\n"
-	"  --tracing-thresh US  function_graph: only calls lasting at least US microseconds\n"
+	"  --tracing-thresh US  function_graph: only calls lasting at least US microseconds;\n"
+	"                       lockheld, sigsoff: every section lasting at least US\n"
+	"                       microseconds instead of each new max\n"
 	"  --pid TID            set_ftrace_pid: trace only this thread (repeatable)\n"
 	"  -e SYS:EVENT|SYS|all enable kernel events (repeatable); u:SYS:EVENT, u:SYS,\n"
 	"                       u:all enable the program's own events (<ftrail/ftrail.h>)\n"
@@ -278,9 +284,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (strcmp(optarg, "nop") && strcmp(optarg, "function") &&
-			    strcmp(optarg, "function_graph"))
-				ft_die("unknown tracer '%s' (available: nop function function_graph)",
+			if (ft_tracer_from_name(optarg) < 0)
+				ft_die("unknown tracer '%s' (available: nop function function_graph "
+				       "stack lockheld sigsoff)",
 				       optarg);
 			o->tracer = optarg;
 			break;

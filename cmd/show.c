@@ -15,6 +15,7 @@
 #include "analysis/prefetch.h"
 #include "core/options.h"
 #include "analysis/trace.h"
+#include "analysis/ulat.h"
 #include "core/util.h"
 
 const char cmd_show_usage[] =
@@ -44,6 +45,11 @@ const char cmd_show_usage[] =
 	"names the thread of every line, where the kernel's context-switch\n"
 	"blocks need a CPU that user events do not have (kernel events keep\n"
 	"their blocks, per CPU).\n"
+	"A trace of a latency tracer (record -p stack, lockheld, sigsoff) prints\n"
+	"its results instead, as ftrace prints them: stack_max_size and the\n"
+	"stack_trace table of each thread's deepest stack, or the latency-format\n"
+	"trace of the worst section (each one over --tracing-thresh when it was\n"
+	"set) with the stacks where it began and ended (doc/latency-user.md).\n"
 	"\n"
 	"  -i FILE            trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"      ") "  -O [no]OPTION      display option, on top of those recorded; one of\n"
@@ -270,6 +276,16 @@ int cmd_show(int argc, char **argv)
 		     : ft_trace_open(input, err, sizeof(err));
 	if (!t)
 		ft_die("%s", err);
+	/* the latency tracers' results: their own shapes (stack_trace, latency format) */
+	if (!snapshot && ft_ulat_is_tracer(ft_trace_tracer(t))) {
+		for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
+			ft_warn("%s", ft_trace_warning(t, i));
+		if (ft_ulat_print(t, stdout, tids.v, tids.n, err, sizeof(err)) < 0)
+			ft_die_file(input, err);
+		ft_trace_close(t);
+		free(tids.v);
+		return 0;
+	}
 	options = options_of(t);
 	for (int i = 0; i < nopts; i++) {
 		if (ft_options_apply(&options, opts[i]) < 0)

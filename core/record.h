@@ -103,6 +103,8 @@ enum ft_ext_type {
 				 * (one core/argspec.h item); no time of its own */
 	FT_EXT_SIGRET = 24,	/* u32 signo, u32 level, u32 how: that handler is
 				 * done (how 0: returned, 1: left by siglongjmp) */
+	FT_EXT_ULAT = 25,	/* a user-space latency tracer's result (core/ulat.h):
+				 * a new max stack, a lock or signals-blocked section */
 	FT_EXT_MAX = 63,
 };
 

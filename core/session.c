@@ -61,6 +61,12 @@ int ft_tracer_from_name(const char *name)
 		return FT_TRACER_FUNCTION;
 	if (!strcmp(name, "function_graph"))
 		return FT_TRACER_FUNCTION_GRAPH;
+	if (!strcmp(name, "stack"))
+		return FT_TRACER_STACK;
+	if (!strcmp(name, "lockheld"))
+		return FT_TRACER_LOCKHELD;
+	if (!strcmp(name, "sigsoff"))
+		return FT_TRACER_SIGSOFF;
 	return -1;
 }
 
@@ -73,6 +79,12 @@ const char *ft_tracer_name(int tracer)
 		return "function";
 	case FT_TRACER_FUNCTION_GRAPH:
 		return "function_graph";
+	case FT_TRACER_STACK:
+		return "stack";
+	case FT_TRACER_LOCKHELD:
+		return "lockheld";
+	case FT_TRACER_SIGSOFF:
+		return "sigsoff";
 	}
 	return NULL;
 }
@@ -124,7 +136,9 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 	tracer = o->tracer ? ft_tracer_from_name(o->tracer) : FT_TRACER_FUNCTION_GRAPH;
 	if (tracer < 0) {
 		snprintf(err, errlen,
-			 "unknown tracer '%s' (available: nop function function_graph)", o->tracer);
+			 "unknown tracer '%s' (available: nop function function_graph stack "
+			 "lockheld sigsoff)",
+			 o->tracer);
 		return -1;
 	}
 	if (o->pids.n > FT_SESSION_MAX_PIDS) {

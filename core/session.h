@@ -82,7 +82,14 @@ enum ft_tracer {
 	FT_TRACER_NOP = 0,
 	FT_TRACER_FUNCTION = 1,
 	FT_TRACER_FUNCTION_GRAPH = 2,
+	/* user-space latency tracers (doc/latency-user.md): runtime/stacktracer.c
+	 * and runtime/locklat.c; FT_TRACER_IS_ULAT() tells them apart */
+	FT_TRACER_STACK = 3,	/* deepest user stack of each thread */
+	FT_TRACER_LOCKHELD = 4, /* longest pthread mutex holds (preemptoff's analogue) */
+	FT_TRACER_SIGSOFF = 5,	/* longest signals-blocked sections (irqsoff's analogue) */
 };
+
+#define FT_TRACER_IS_ULAT(t) ((t) >= FT_TRACER_STACK && (t) <= FT_TRACER_SIGSOFF)
 
 /*
  * The four filter lists, each as ftrace's control-file text: one entry per

@@ -326,7 +326,8 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 	uint64_t now = 0;
 	struct rt_frame *fr;
 
-	if (!(fl & RF_HOOK))
+	/* the latency tracers see every call that gets here (stacktracer.c, locklat.c) */
+	if (!(fl & RF_HOOK) && likely(!FT_TRACER_IS_ULAT(rt.tracer)))
 		return;
 	if (t->depth && !in_altstack(t, (uint64_t)slot)) {
 		/*
@@ -356,6 +357,17 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 		stack = run_cmds(t, f);
 	on = __atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED);
 
+	if (unlikely(FT_TRACER_IS_ULAT(rt.tracer))) {
+		if (rt.tracer == FT_TRACER_STACK) {
+			rt_stk_entry(t, f, slot, cyg, us);
+			goto stack_only;
+		}
+		/* lockheld, sigsoff: a lock or mask call whose return they need */
+		if (!rt_ulat_entry(t, f, fl, slot, ret, cyg, us, regs))
+			goto stack_only;
+		frflags = FR_ULAT;
+		goto push;
+	}
 	if (rt.tracer == FT_TRACER_FUNCTION) {
 		if ((fl & RF_TRACE) && on) {
 			uint32_t pfid;
@@ -515,6 +527,8 @@ static __attribute__((noinline)) void finish_frame(struct rt_thread *t, struct r
 		t->roots--;
 	if (fr->flags & FR_NOTRACE)
 		t->notrace--;
+	if (unlikely(fr->flags & FR_ULAT))
+		rt_ulat_exit(t, fr, rv);
 }
 
 /*

@@ -52,8 +52,16 @@ static void emit_exit(int status)
 	if (!rt.sess || t->state != RT_THREAD_READY || t->busy)
 		return;
 	rt_guard_recursion(t);
+	rt_stk_flush(t); /* the stack tracer's max not written yet */
 	rt_emit_ext(t, FT_EXT_EXIT, &st, 4);
 	rt_unguard_recursion(t);
+}
+
+/* rt.thread_exit_more: what the latency tracers keep per thread */
+static void ulat_thread_exit(struct rt_thread *t)
+{
+	rt_stk_thread_exit(t);
+	rt_ll_thread_exit(t);
 }
 
 static void on_exit_cb(int status, void *arg)
@@ -501,6 +509,7 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 
 	if (!registered) {
 		registered = 1;
+		rt.thread_exit_more = ulat_thread_exit;
 		rt_threads_init();
 		pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
 		on_exit(on_exit_cb, NULL);

@@ -27,6 +27,9 @@
  *   plt.c      library calls: the GOT slots of an instrumented object's
  *              PLT imports point to stubs that enter the tracers
  *   hooks.c    the tracers: entry/exit logic behind every hook
+ *   stacktracer.c  -p stack: each thread's deepest stack (hooks.c calls it)
+ *   locklat.c  -p lockheld / -p sigsoff: mutex-held and signals-blocked
+ *              sections from the library-call hooks (hooks.c calls it)
  *   unwind.c   user stacks (option stacktrace, stacktrace triggers)
  *   arch/x86_64/tramp.S   mcount, __fentry__, the patched-site trampoline,
  *              the return trampoline (function_graph's hijack)
@@ -37,7 +40,9 @@
  * Layers (doc/architecture.md): a file calls only files below it --
  *   attach > init, dl > hooks > events > control > filter > module >
  *   plt > unwind > lookup > thread;  signal > patch;  patch, context,
- *   proc > thread only.
+ *   proc > thread only;  hooks, init > stacktracer, locklat > unwind,
+ *   lookup, thread (thread.c reaches them only through
+ *   rt.thread_exit_more).
  * Every cross-file function is declared here, nowhere else.
  */
 #ifndef FTRAIL_RT_H
@@ -190,6 +195,7 @@ struct rt_module {
 #define FR_RESTORED 0x10 /* real return address put back (exception in flight) */
 #define FR_THRESH 0x20	 /* tracing_thresh: entry deferred to the exit */
 #define FR_RETVAL 0x40	 /* recorded with a return-value spec: the exit carries it */
+#define FR_ULAT 0x80	 /* a lock or signal-mask call locklat.c wants the return of */
 
 /* A shadow-stack frame. */
 struct rt_frame {
@@ -319,6 +325,13 @@ struct rt_state {
 	 * set by its starter, cleared by the thread as it leaves.
 	 */
 	int live_thread;
+	/*
+	 * What a thread's exit does besides (thread.c's key destructor, with
+	 * the thread's ring still attached and its guard taken): the latency
+	 * tracers' per-thread state (init.c's ulat_thread_exit); set once
+	 * at load time by init.c.
+	 */
+	void (*thread_exit_more)(struct rt_thread *t);
 };
 
 extern struct rt_state rt RT_HIDDEN;
@@ -481,6 +494,9 @@ struct rt_ustate {
 };
 RT_HIDDEN uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips,
 			     uint32_t max);
+RT_HIDDEN uint32_t rt_ustack_slots(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips,
+				   uint64_t *slots, uint32_t max);
+RT_HIDDEN uint64_t rt_ustack_top(struct rt_thread *t, uint64_t sp);
 RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
 			     int standalone);
 RT_HIDDEN void rt_unwind_forget(void);
@@ -501,6 +517,28 @@ static inline int rt_in_sigshim(uint64_t ip)
 	return ip >= (uint64_t)(uintptr_t)__start_rt_sigshim &&
 	       ip < (uint64_t)(uintptr_t)__stop_rt_sigshim;
 }
+
+/*
+ * The user-space latency tracers (doc/latency-user.md), called by hooks.c's
+ * general path only (their tracers close the fast path), with t->busy held.
+ *   stacktracer.c  -p stack: the stack pointer at every entry against the
+ *                  thread's max; a new max's stack, with each frame's depth
+ *   locklat.c      -p lockheld / -p sigsoff: sections between library calls
+ *                  (pthread_mutex_* / sigprocmask, pthread_sigmask), their
+ *                  max or every one over tracing_thresh
+ * rt_ulat_entry returns 1 when f's return must be seen: hooks.c then pushes
+ * a frame flagged FR_ULAT, and its exit calls rt_ulat_exit with the return
+ * registers (rv: rax at 0) -- NULL when the frame died without returning.
+ */
+RT_HIDDEN void rt_stk_entry(struct rt_thread *t, struct rt_func *f, uint64_t *slot, int cyg,
+			    const struct rt_ustate *us);
+RT_HIDDEN void rt_stk_flush(struct rt_thread *t);
+RT_HIDDEN void rt_stk_thread_exit(struct rt_thread *t);
+RT_HIDDEN int rt_ulat_entry(struct rt_thread *t, struct rt_func *f, uint16_t fl, uint64_t *slot,
+			    uint64_t ret, int cyg, const struct rt_ustate *us,
+			    const uint64_t *regs);
+RT_HIDDEN void rt_ulat_exit(struct rt_thread *t, const struct rt_frame *fr, const uint64_t *rv);
+RT_HIDDEN void rt_ll_thread_exit(struct rt_thread *t);
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);

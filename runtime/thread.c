@@ -155,6 +155,12 @@ static void thread_dtor(void *arg)
 	(void)arg;
 	if (t->rb.area)
 		block_signals_for_exit();
+	/* the latency tracers' pending results, while the ring is there */
+	if (rt.thread_exit_more && t->state == RT_THREAD_READY && !t->busy) {
+		rt_guard_recursion(t);
+		rt.thread_exit_more(t);
+		rt_unguard_recursion(t);
+	}
 	/* frames left by pthread_exit/cancel: closed with one UNWIND */
 	if (t->depth && t->state == RT_THREAD_READY && !t->busy) {
 		rt_guard_recursion(t);

@@ -405,18 +405,11 @@ uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot)
 	return ur_shadow_ret(t, slot, &idx);
 }
 
-/**
- * rt_ustack() - unwind the calling thread's user stack
- * @t:     the calling thread
- * @st:    the program's state to start from (a return address, its rsp
- *         after the return, and rbp)
- * @ips:   filled with return addresses, innermost first (st->ip first)
- * @max:   room in @ips
- *
- * Async-signal-safe; never reads outside the stack being walked (see the
- * top of the file).  Return: the number of addresses stored.
- */
-uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips, uint32_t max)
+/* The walk of rt_ustack() and rt_ustack_slots(); slots may be NULL. */
+static inline __attribute__((always_inline)) uint32_t ur_walk(struct rt_thread *t,
+							      const struct rt_ustate *st,
+							      uint64_t *ips, uint64_t *slots,
+							      uint32_t max)
 {
 	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
 	struct ur_regs r = { st->ip, st->sp, st->fp };
@@ -445,6 +438,9 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
 			break;
 		/* signal.c's shim under a program handler: stepped through, not shown */
 		if (!rt_in_sigshim(r.ip)) {
+			/* r.ip was read from r.sp - 8 (the first: st's own slot) */
+			if (slots)
+				slots[n] = r.sp - 8;
 			ips[n++] = r.ip;
 			if (n == max)
 				break;
@@ -470,6 +466,48 @@ uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ip
 		}
 	}
 	return n;
+}
+
+/**
+ * rt_ustack() - unwind the calling thread's user stack
+ * @t:     the calling thread
+ * @st:    the program's state to start from (a return address, its rsp
+ *         after the return, and rbp)
+ * @ips:   filled with return addresses, innermost first (st->ip first)
+ * @max:   room in @ips
+ *
+ * Async-signal-safe; never reads outside the stack being walked (see the
+ * top of the file).  Return: the number of addresses stored.
+ */
+uint32_t rt_ustack(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips, uint32_t max)
+{
+	return ur_walk(t, st, ips, NULL, max);
+}
+
+/**
+ * rt_ustack_slots() - rt_ustack(), with where each address was found
+ * @slots: filled with the stack address each of @ips was read from (the
+ *         return-address slot of the frame below it; st->sp - 8 first)
+ *
+ * For the stack tracer (stacktracer.c): the slots give ftrace's
+ * stack_trace depths.  Same context and return as rt_ustack().
+ */
+uint32_t rt_ustack_slots(struct rt_thread *t, const struct rt_ustate *st, uint64_t *ips,
+			 uint64_t *slots, uint32_t max)
+{
+	return ur_walk(t, st, ips, slots, max);
+}
+
+/*
+ * The top of the stack sp is on (unwind.c's bounds: __libc_stack_end for
+ * the main thread, the thread descriptor for other glibc threads, the
+ * sigaltstack's end), or 0 when sp is on none of them.  Async-signal-safe.
+ */
+uint64_t rt_ustack_top(struct rt_thread *t, uint64_t sp)
+{
+	struct ur_bounds b;
+
+	return ur_bounds_of(t, sp, &b) ? b.hi : 0;
 }
 
 /**

@@ -2,7 +2,7 @@
 # requires:
 . "$TOP/tests/e2e/lib.sh"
 $FTRAIL list -t >t.out || fail "list -t"
-[ "$(tr '\n' ' ' <t.out)" = "nop function function_graph " ] || fail "tracers: $(cat t.out)"
+[ "$(tr '\n' ' ' <t.out)" = "nop function function_graph stack lockheld sigsoff " ] || fail "tracers: $(cat t.out)"
 # every tracer listed is one record accepts
 while read -r tr; do
 	$FTRAIL record -q -p "$tr" -o x.dat -- true 2>err || fail "record -p $tr: $(cat err)"
