@@ -204,8 +204,9 @@ static inline uint16_t func_flags(struct rt_func *f)
  * this thread): count the records it would have written, in the unit every
  * lost count uses -- records, so a function_graph call lost whole counts
  * its entry and its exit (its return is never hijacked, so no exit comes),
- * a function tracer call one record, a function the filters leave out or
- * a tracer that records no calls none.  f NULL (not looked up yet) or not
+ * a function tracer call one record (a call inside a lockheld / sigsoff
+ * section too), a function the filters leave out or a tracer that records
+ * no calls none.  f NULL (not looked up yet) or not
  * evaluated for this epoch: assumed selected (the lock that evaluates it
  * cannot be taken here).  Async-signal-safe; calls no hook.
  */
@@ -225,6 +226,9 @@ static void lost_call(struct rt_thread *t, struct rt_func *f)
 		 (!rt.have_graph_roots || t->roots) &&
 		 (!rt.max_depth || t->rec_depth < (uint32_t)rt.max_depth))
 		n = 2;
+	else if ((rt.tracer == FT_TRACER_LOCKHELD || rt.tracer == FT_TRACER_SIGSOFF) &&
+		 rt_ll_in_section(t))
+		n = 1; /* written as the function tracer writes them (locklat.c) */
 	else
 		return;
 	ft_rb__lost_nolevel(&t->rb, n);

@@ -128,6 +128,20 @@ static struct ll_thread *ll_get(struct rt_thread *t)
 	return l;
 }
 
+/*
+ * Is t inside a section now (its calls are being written)?  For a hook
+ * that must count its call as lost (hooks.c, lost_call): async-signal-safe,
+ * reads only t's own state; a handler that interrupted an update of it may
+ * read the count before or after the update -- one loss more or less
+ * counted, never a crash.
+ */
+int rt_ll_in_section(const struct rt_thread *t)
+{
+	const struct ll_thread *l = ll_self;
+
+	return l && l->tid == t->tid && (l->nheld || l->sigs_open);
+}
+
 static enum ll_op ll_op_of(const struct rt_func *f)
 {
 	const char *n = f->name;

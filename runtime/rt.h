@@ -539,6 +539,7 @@ RT_HIDDEN int rt_ulat_entry(struct rt_thread *t, struct rt_func *f, uint16_t fl,
 			    const uint64_t *regs);
 RT_HIDDEN void rt_ulat_exit(struct rt_thread *t, const struct rt_frame *fr, const uint64_t *rv);
 RT_HIDDEN void rt_ll_thread_exit(struct rt_thread *t);
+RT_HIDDEN int rt_ll_in_section(const struct rt_thread *t);
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);
