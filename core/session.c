@@ -70,6 +70,12 @@ int ft_tracer_from_name(const char *name)
 	return -1;
 }
 
+int ft_tracer_is_kernel(const char *name)
+{
+	return name && (!strcmp(name, "wakeup") || !strcmp(name, "wakeup_rt") ||
+			!strcmp(name, "wakeup_dl"));
+}
+
 const char *ft_tracer_name(int tracer)
 {
 	switch (tracer) {
@@ -134,6 +140,8 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 		return -1;
 	}
 	tracer = o->tracer ? ft_tracer_from_name(o->tracer) : FT_TRACER_FUNCTION_GRAPH;
+	if (ft_tracer_is_kernel(o->tracer))
+		tracer = FT_TRACER_NOP;
 	if (tracer < 0) {
 		snprintf(err, errlen,
 			 "unknown tracer '%s' (available: nop function function_graph stack "
