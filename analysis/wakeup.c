@@ -115,6 +115,16 @@ static void str(const struct ft_kevent *ev, const char *name, char *buf, size_t 
 	buf[n] = 0;
 }
 
+/* The innermost FT_WAKEUP_FRAMES frames of ev's kernel stack into ips. */
+static uint32_t frames(const struct ft_kevent *ev, uint64_t *ips)
+{
+	uint32_t n = ev->kstack_nr < FT_WAKEUP_FRAMES ? ev->kstack_nr : FT_WAKEUP_FRAMES;
+
+	for (uint32_t i = 0; i < n; i++)
+		ips[i] = ev->kstack[i];
+	return n;
+}
+
 static struct task *task_of(struct ft_wakeup *w, int tid, int create)
 {
 	struct task *t = ft_htab_get(&w->tasks, (uint64_t)(uint32_t)tid, create);
@@ -186,7 +196,7 @@ static int on_wake(struct ft_wakeup *w, const struct ft_kevent *ev)
 	str(ev, "comm", t->c.comm, sizeof(t->c.comm));
 	t->c.wake_cpu = ev->cpu;
 	t->c.waker_pid = ev->pid;
-	t->c.wake_ip = ev->kstack_nr ? ev->kstack[0] : 0;
+	t->c.wake_nr = frames(ev, t->c.wake_ips);
 	snprintf(t->c.waker_comm, sizeof(t->c.waker_comm), "%s", ev->comm ? ev->comm : "<...>");
 	return 0;
 }
@@ -216,7 +226,7 @@ static int on_switch(struct ft_wakeup *w, const struct ft_kevent *ev)
 	t->pending = 0;
 	t->c.run_ts = ev->ts;
 	t->c.cpu = ev->cpu;
-	t->c.run_ip = ev->kstack_nr ? ev->kstack[0] : 0;
+	t->c.run_nr = frames(ev, t->c.run_ips);
 	/* the name it runs under now (the kernel's header shows the current one) */
 	str(ev, "next_comm", t->c.comm, sizeof(t->c.comm));
 	t->c.lat = ev->ts >= t->c.wake_ts ? ev->ts - t->c.wake_ts : 0;

@@ -49,6 +49,8 @@ enum ft_wakeup_class {
 	FT_WAKEUP_DL = 2,  /* wakeup_dl */
 };
 
+#define FT_WAKEUP_FRAMES 8
+
 /* One measured latency: the task, where it was woken and where it ran. */
 struct ft_wakeup_case {
 	uint64_t wake_ts; /* ns: the waking event */
@@ -60,7 +62,9 @@ struct ft_wakeup_case {
 	int cpu;      /* CPU that ran the task (the window's CPU) */
 	int waker_pid;
 	char waker_comm[16];
-	uint64_t wake_ip, run_ip; /* innermost kernel frame of each event, 0: no stack */
+	/* the innermost kernel frames of each event's stack (nr 0: no stack) */
+	uint64_t wake_ips[FT_WAKEUP_FRAMES], run_ips[FT_WAKEUP_FRAMES];
+	uint32_t wake_nr, run_nr;
 };
 
 struct ft_wakeup_stats {

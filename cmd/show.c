@@ -189,6 +189,31 @@ static size_t meta_tids(struct ft_trace *t, int **v)
 	return n;
 }
 
+/*
+ * "=> started at" / "ended at": the first frame of an event's stack that
+ * is not the tracepoint's own machinery (trace_event_raw_event_*,
+ * perf_trace_*, __traceiter_*), with its caller, as "func (caller)";
+ * the event's name when it has no stack.
+ */
+static void where(struct ft_kevents *k, const uint64_t *ips, uint32_t nr, const char *event,
+		  char *buf, size_t len)
+{
+	char fn[128], caller[128];
+
+	for (uint32_t i = 0; i < nr; i++) {
+		if (ft_kevents_sym(k, ips[i], 0, fn, sizeof(fn)) ||
+		    !strncmp(fn, "trace_event_raw_event_", 22) || !strncmp(fn, "perf_trace_", 11) ||
+		    !strncmp(fn, "__traceiter_", 12) || !strncmp(fn, "__trace_", 8))
+			continue;
+		if (i + 1 < nr && !ft_kevents_sym(k, ips[i + 1], 0, caller, sizeof(caller)))
+			snprintf(buf, len, "%s (%s)", fn, caller);
+		else
+			snprintf(buf, len, "%s", fn);
+		return;
+	}
+	snprintf(buf, len, "%s", event);
+}
+
 /* The header's task line and start/end, from case c (see doc/latency.md). */
 static void case_header(struct ft_kevents *k, struct ft_trace *t, const struct ft_wakeup_case *c,
 			struct ft_fmt_lat *l, char *started, char *ended, size_t len)
@@ -206,10 +231,8 @@ static void case_header(struct ft_kevents *k, struct ft_trace *t, const struct f
 	l->nice = c->prio >= 100 ? c->prio - 120 : 0;
 	l->policy = c->prio < 0 ? 6 : c->prio < 100 ? 1 : 0;
 	l->rt_prio = c->prio >= 0 && c->prio < 100 ? 99 - c->prio : 0;
-	if (!c->wake_ip || ft_kevents_sym(k, c->wake_ip, 0, started, len))
-		snprintf(started, len, "%s", "sched_waking");
-	if (!c->run_ip || ft_kevents_sym(k, c->run_ip, 0, ended, len))
-		snprintf(ended, len, "%s", "sched_switch");
+	where(k, c->wake_ips, c->wake_nr, "sched_waking", started, len);
+	where(k, c->run_ips, c->run_nr, "sched_switch", ended, len);
 	l->started = started;
 	l->ended = ended;
 }
@@ -229,7 +252,7 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 	struct ft_wakeup_stats st;
 	struct ft_wakeup *w;
 	const struct ft_event *ev;
-	char err[512], started[128], ended[128];
+	char err[512], started[300], ended[300];
 	size_t ncases, ntids;
 	int *tids, ret;
 
