@@ -3,38 +3,10 @@
 # requires: root tracefs cc
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/e2e/t1119-wakeup.inc"
 need_tracefs
 need_cmd cc
 cc -O1 -pthread -o wp "$TOP/tests/progs/wakeup_pipe.c" || fail "cannot build wakeup_pipe"
-
-# The wakeup latencies of the program's threads, recomputed from the raw
-# events (show --full -O raw: "tid cpu ts_ns name: fields") with the
-# tracer's rules: a wakeup (sched_waking, sched_wakeup_new) of a selected
-# thread that is not running starts a latency, a second one before it runs
-# is ignored, a switch-out cancels it, the switch that runs it ends it.
-# Prints one line per latency: "tid ns".
-recompute() { # trace tids-file
-	$FTRAIL show -i "$1" --full -O raw | awk -v tids="$2" '
-	BEGIN { while ((getline l < tids) > 0) { split(l, a, " "); if (a[1] == "tid") sel[a[3]] = 1 } }
-	function f(name,   r) {
-		if (!match($0, " " name "=-?[0-9]+")) return ""
-		r = substr($0, RSTART + length(name) + 2, RLENGTH - length(name) - 2)
-		return r
-	}
-	$4 == "sched_waking:" || $4 == "sched_wakeup_new:" {
-		p = f("pid")
-		if (!(p in sel) || run[p] || (p in pend)) next
-		pend[p] = $3
-		next
-	}
-	$4 == "sched_switch:" {
-		p = f("prev_pid"); n = f("next_pid")
-		run[p] = 0
-		delete pend[p]
-		run[n] = (p != n)
-		if (n in pend) { print n, $3 - pend[n]; delete pend[n] }
-	}'
-}
 
 $FTRAIL record -p wakeup -T -o w.dat -- ./wp --hogs 4 --rounds 150 >truth 2>rec.err ||
 	fail "record -p wakeup: $(cat rec.err)"

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# description: record -p wakeup_rt follows only the SCHED_FIFO thread (its policy and rt_prio in the task line), wakeup_dl says no deadline task was woken, -P PID measures a running process's threads
+# requires: root tracefs cc
+# asan: yes
+. "$TOP/tests/e2e/lib.sh"
+. "$TOP/tests/e2e/t1119-wakeup.inc"
+need_tracefs
+need_cmd cc
+cc -O1 -pthread -o wp "$TOP/tests/progs/wakeup_pipe.c" || fail "cannot build wakeup_pipe"
+
+# wakeup_rt: sleeper 0 is SCHED_FIFO 5, everything else is not real-time
+$FTRAIL record -q -p wakeup_rt -o r.dat -- ./wp --rt --hogs 2 --rounds 60 >truth 2>rec.err ||
+	fail "record -p wakeup_rt: $(cat rec.err)"
+rt=$(awk '$2 == "rt-sleeper" { print $3 }' truth)
+[ -n "$rt" ] || fail "no real-time thread: $(cat truth) $(cat rec.err)"
+$FTRAIL show -i r.dat >rt.txt || fail "show (wakeup_rt)"
+grep -q '^# wakeup_rt latency trace v1.1.5 on ' rt.txt || fail "trace version line: $(head -3 rt.txt)"
+[ "$(grep -c '^# latency: ' rt.txt)" = 1 ] || fail "not one latency block"
+grep -Eq "^#    \| task: sleeper-$rt \(uid:0 nice:0 policy:1 rt_prio:5\)$" rt.txt ||
+	fail "task line: $(grep 'task:' rt.txt)"
+grep "tid rt-sleeper $rt" truth >rt.tids
+recompute r.dat rt.tids rt >lat.txt
+mns=$(sort -k2,2n lat.txt | tail -1 | cut -d' ' -f2)
+us=$(sed -nE 's/^# latency: ([0-9]+) us,.*/\1/p' rt.txt)
+[ -n "$mns" ] && [ "$us" = "$((mns / 1000))" ] || fail "max $us us, recomputed ${mns:-none} ns"
+# the other threads' wakeups were seen and left out
+n=$(sed -nE 's/.* ([0-9]+) out of class$/\1/p' rt.txt)
+[ "${n:-0}" -gt 0 ] || fail "no wakeup left out of class: $(tail -1 rt.txt)"
+grep -Eq "; $(wc -l <lat.txt) latencies " rt.txt || fail "latency count: $(tail -1 rt.txt)"
+
+# wakeup_dl: no deadline task here, and show says so
+$FTRAIL record -q -p wakeup_dl -o d.dat -- ./wp --hogs 1 --rounds 20 >/dev/null 2>rec.err ||
+	fail "record -p wakeup_dl: $(cat rec.err)"
+$FTRAIL show -i d.dat >dl.txt || fail "show (wakeup_dl)"
+grep -q '^# tracer: wakeup_dl$' dl.txt || fail "tracer line"
+grep -q '^# no deadline wakeup latency measured: no SCHED_DEADLINE task was woken' dl.txt ||
+	fail "no note: $(cat dl.txt)"
+grep -q '^# latency: ' dl.txt && fail "a latency block without a deadline task"
+grep -Eq '^# tracing_max_latency: 0 us, .* 0 latencies .* [1-9][0-9]* out of class$' dl.txt ||
+	fail "summary: $(tail -1 dl.txt)"
+
+# -P PID: a process running already, its threads there before the attach
+./wp --hogs 2 --rounds 2500 >truth2 &
+prog=$!
+for _ in $(seq 200); do grep -q '^cpu ' truth2 && break; sleep 0.05; done
+$FTRAIL record -q -p wakeup -P $prog --duration 1 -o p.dat 2>rec2.err || fail "record -P: $(cat rec2.err)"
+kill $prog 2>/dev/null
+wait $prog 2>/dev/null
+$FTRAIL show -i p.dat >p.txt || fail "show (-P)"
+tid=$(sed -nE 's/^#    \| task: .*-([0-9]+) \(.*/\1/p' p.txt)
+[ -n "$tid" ] || fail "no worst case: $(tail -3 p.txt)"
+grep -q "^tid [a-z-]* $tid\$" truth2 || fail "worst case of $tid, not a thread of the process"
+grep "^tid " truth2 >tids2
+recompute p.dat tids2 >lat2.txt
+mns=$(sort -k2,2n lat2.txt | tail -1 | cut -d' ' -f2)
+us=$(sed -nE 's/^# latency: ([0-9]+) us,.*/\1/p' p.txt)
+[ -n "$mns" ] && [ "$us" = "$((mns / 1000))" ] || fail "-P: max $us us, recomputed ${mns:-none} ns"
+exit 0
