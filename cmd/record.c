@@ -17,6 +17,8 @@
 #include <sys/utsname.h>
 
 #include "cmd/builtin.h"
+#include "analysis/kevents.h"
+#include "analysis/wakeup.h"
 #include "core/argspec.h"
 #include "core/filter.h"
 #include "recorder/argdwarf.h"
@@ -388,6 +390,73 @@ static int wakeup_attached(struct ft_writer *w, const char *path, pid_t pid, int
 	return 0;
 }
 
+/*
+ * After a wakeup tracer's recording, what the kernel's tracing_max_latency
+ * would read: the tracer run over the file just written (analysis/wakeup.h),
+ * one line on stderr with the summary.  Best effort: a file that cannot be
+ * read back gets a warning, the recording stands.
+ */
+static void wakeup_summary(const struct ft_record_opts *o)
+{
+	struct ft_reader *r;
+	struct ft_kevents *k = NULL;
+	struct ft_wakeup *w = NULL;
+	struct ft_wakeup_stats st;
+	const struct ft_wakeup_case *c;
+	const char *v;
+	char err[512] = "";
+	int *tids = NULL;
+	size_t ntids = 0, n;
+
+	r = ft_reader_open(o->output, err, sizeof(err));
+	if (r)
+		k = ft_kevents_open(r, err, sizeof(err));
+	for (v = r ? ft_reader_meta(r, "wakeup_tids") : NULL; v && *v;) {
+		char *end;
+		long t = strtol(v, &end, 10);
+
+		if (end == v)
+			break;
+		tids = ft_realloc(tids, (ntids + 1) * sizeof(*tids));
+		tids[ntids++] = (int)t;
+		v = *end == ',' ? end + 1 : end;
+	}
+	if (k)
+		w = ft_wakeup_new((enum ft_wakeup_class)ft_wakeup_class_of(o->tracer),
+				  wakeup_thresh_us * 1000, tids, ntids);
+	if (!k || !w || ft_wakeup_run(w, k, err, sizeof(err))) {
+		ft_warn("%s: cannot work out the wakeup latencies: %s", o->output,
+			err[0] ? err : "out of memory");
+	} else {
+		c = ft_wakeup_cases(w, &n);
+		ft_wakeup_get_stats(w, &st);
+		if (n && !wakeup_thresh_us)
+			fprintf(stderr,
+				"ftrail: %s: tracing_max_latency %llu us (%s-%d on CPU %d), the max "
+				"of %llu latencies; 'ftrail show' prints its trace\n",
+				o->tracer, (unsigned long long)(st.max_latency / 1000),
+				c[n - 1].comm, c[n - 1].tid, c[n - 1].cpu,
+				(unsigned long long)st.latencies);
+		else if (n)
+			fprintf(stderr,
+				"ftrail: %s: %zu of %llu latencies at or above tracing_thresh %llu us, "
+				"the last %llu us (%s-%d on CPU %d); 'ftrail show' prints them\n",
+				o->tracer, n, (unsigned long long)st.latencies,
+				(unsigned long long)wakeup_thresh_us,
+				(unsigned long long)(st.max_latency / 1000), c[n - 1].comm,
+				c[n - 1].tid, c[n - 1].cpu);
+		else
+			fprintf(stderr, "ftrail: %s: no latency %s(%llu wakeups seen)\n", o->tracer,
+				wakeup_thresh_us ? "at or above tracing_thresh " : "",
+				(unsigned long long)st.wakeups);
+	}
+	ft_wakeup_free(w);
+	free(tids);
+	ft_kevents_close(k);
+	if (r)
+		ft_reader_close(r);
+}
+
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
 	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
@@ -574,6 +643,8 @@ int cmd_record(int argc, char **argv)
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	if (status < 0)
 		ft_die("%s", err);
+	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)
+		wakeup_summary(&o);
 	ft_record_opts_free(&o);
 	return status;
 }

@@ -26,6 +26,10 @@ read -r comm tid < <(sed -nE 's/^#    \| task: (.*)-([0-9]+) \(uid:0 nice:-?[0-9
 [ -n "${tid:-}" ] || fail "task line shape: $(grep 'task:' show.txt)"
 grep -q "^tid [a-z-]* $tid\$" truth || fail "the task $comm-$tid is not a thread of the program"
 
+# record's summary names the same worst case
+grep -qF "ftrail: wakeup: tracing_max_latency $us us ($comm-$tid on CPU $cpu), the max of " rec.err ||
+	fail "record's summary: $(grep tracing_max rec.err)"
+
 # the max is the largest recomputed latency, of that thread
 read -r mtid mns < <(sort -k2,2n lat.txt | tail -1)
 [ "$us" = "$((mns / 1000))" ] || fail "max $us us, recomputed $mns ns (tid $mtid)"
