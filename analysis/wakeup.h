@@ -103,9 +103,9 @@ void ft_wakeup_free(struct ft_wakeup *w);
 int ft_wakeup_run(struct ft_wakeup *w, struct ft_kevents *k, char *err, size_t errlen);
 
 /*
- * The reported cases in time order: without a threshold, only the last
- * (the maximum) is the trace ftrace leaves; with one, each is a latency at
- * or above it.  *n gets their number (0: no latency measured).
+ * The reported cases: without a threshold one, the maximum (the trace
+ * ftrace's max buffer ends with); with one, every latency at or above it,
+ * in time order.  *n gets their number (0: none reported).
  */
 const struct ft_wakeup_case *ft_wakeup_cases(const struct ft_wakeup *w, size_t *n);
 
