@@ -70,10 +70,21 @@ int ft_tracer_from_name(const char *name)
 	return -1;
 }
 
+static const char *const kernel_tracers[] = { "wakeup", "wakeup_rt", "wakeup_dl" };
+
 int ft_tracer_is_kernel(const char *name)
 {
-	return name && (!strcmp(name, "wakeup") || !strcmp(name, "wakeup_rt") ||
-			!strcmp(name, "wakeup_dl"));
+	for (size_t i = 0; name && i < sizeof(kernel_tracers) / sizeof(kernel_tracers[0]); i++)
+		if (!strcmp(name, kernel_tracers[i]))
+			return 1;
+	return 0;
+}
+
+const char *ft_kernel_tracer_name(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(kernel_tracers) / sizeof(kernel_tracers[0])
+		       ? kernel_tracers[i]
+		       : NULL;
 }
 
 const char *ft_tracer_name(int tracer)

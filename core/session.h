@@ -254,6 +254,9 @@ int ft_tracer_from_name(const char *name);
  * then runs nop (it is loaded only for what else was asked: user events).
  */
 int ft_tracer_is_kernel(const char *name);
+
+/* The i-th of those tracers' names (from 0), NULL past the last. */
+const char *ft_kernel_tracer_name(int i);
 const char *ft_tracer_name(int tracer);
 
 /**
