@@ -84,6 +84,33 @@ void ft_wakeup_free(struct ft_wakeup *w)
 	free(w);
 }
 
+int ft_wakeup_parse_tids(const char *s, int **tids, size_t *n)
+{
+	*tids = NULL;
+	*n = 0;
+	while (s && *s) {
+		char *end;
+		long x = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (x > 0 && x <= INT32_MAX) {
+			int *v = realloc(*tids, (*n + 1) * sizeof(**tids));
+
+			if (!v) {
+				free(*tids);
+				*tids = NULL;
+				*n = 0;
+				return -1;
+			}
+			*tids = v;
+			v[(*n)++] = (int)x;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+}
+
 /* A numeric field of the event's own format (never a pseudo-field). */
 static int num(const struct ft_kevent *ev, const char *name, long long *v)
 {

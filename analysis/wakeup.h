@@ -96,6 +96,13 @@ struct ft_wakeup *ft_wakeup_new(enum ft_wakeup_class cls, uint64_t thresh_ns, co
 void ft_wakeup_free(struct ft_wakeup *w);
 
 /*
+ * The thread ids of META wakeup_tids ("1,2,3", written by record for a
+ * program or -P) into *tids (malloc'ed, the caller frees it); their
+ * number, 0 for none (meta NULL: -a, every task).  -1 when out of memory.
+ */
+int ft_wakeup_parse_tids(const char *meta, int **tids, size_t *n);
+
+/*
  * Run every event of k through the tracer (from its first event; k is
  * rewound before and after).  Returns 0, or -1 with a reason in err: the
  * trace has no sched_switch format, or a corrupt stream.

@@ -403,7 +403,6 @@ static void wakeup_summary(const struct ft_record_opts *o)
 	struct ft_wakeup *w = NULL;
 	struct ft_wakeup_stats st;
 	const struct ft_wakeup_case *c;
-	const char *v;
 	char err[512] = "";
 	int *tids = NULL;
 	size_t ntids = 0, n;
@@ -411,16 +410,8 @@ static void wakeup_summary(const struct ft_record_opts *o)
 	r = ft_reader_open(o->output, err, sizeof(err));
 	if (r)
 		k = ft_kevents_open(r, err, sizeof(err));
-	for (v = r ? ft_reader_meta(r, "wakeup_tids") : NULL; v && *v;) {
-		char *end;
-		long t = strtol(v, &end, 10);
-
-		if (end == v)
-			break;
-		tids = ft_realloc(tids, (ntids + 1) * sizeof(*tids));
-		tids[ntids++] = (int)t;
-		v = *end == ',' ? end + 1 : end;
-	}
+	if (k && ft_wakeup_parse_tids(ft_reader_meta(r, "wakeup_tids"), &tids, &ntids) < 0)
+		ft_die("out of memory");
 	if (k)
 		w = ft_wakeup_new((enum ft_wakeup_class)ft_wakeup_class_of(o->tracer),
 				  wakeup_thresh_us * 1000, tids, ntids);

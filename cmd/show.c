@@ -167,28 +167,6 @@ static int in_window(const struct ft_wakeup_case *c, const struct ft_event *ev,
 	       ft_wakeup_in_window(c, ks->cur.cpu, ks->cur.ts);
 }
 
-/* META "a,b,c" -> tids (ft_realloc'ed into *v); their number. */
-static size_t meta_tids(struct ft_trace *t, int **v)
-{
-	const char *s = ft_trace_meta(t, "wakeup_tids");
-	size_t n = 0;
-
-	*v = NULL;
-	while (s && *s) {
-		char *end;
-		long x = strtol(s, &end, 10);
-
-		if (end == s)
-			break;
-		if (x > 0) {
-			*v = ft_realloc(*v, (n + 1) * sizeof(**v));
-			(*v)[n++] = (int)x;
-		}
-		s = *end == ',' ? end + 1 : end;
-	}
-	return n;
-}
-
 /*
  * "=> started at" / "ended at": the first frame of an event's stack that
  * is not the tracepoint's own machinery (trace_event_raw_event_*,
@@ -256,7 +234,8 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 	size_t ncases, ntids;
 	int *tids, ret;
 
-	ntids = meta_tids(t, &tids);
+	if (ft_wakeup_parse_tids(ft_trace_meta(t, "wakeup_tids"), &tids, &ntids) < 0)
+		ft_die("out of memory");
 	w = ft_wakeup_new((enum ft_wakeup_class)cls, thresh_ns, tids, ntids);
 	free(tids);
 	if (!w)
@@ -278,6 +257,8 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 		case_header(ks->k, t, c, &lat, started, ended, sizeof(started));
 		ft_fmt_set_latency(f, &lat);
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (ev->ts > c->run_ts)
+				break; /* time order: the window is over */
 			if (!in_window(c, ev, ks))
 				continue;
 			entries += 1 + (ks->cur.kstack_id >= 0 || ks->cur.kstack_nr) +
