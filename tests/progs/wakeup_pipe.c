@@ -3,7 +3,7 @@
  * Sleeper threads woken through pipes while CPU hogs compete, for the
  * wakeup latency tracers:
  *
- *   wakeup_pipe [--hogs N] [--rounds R] [--rt]
+ *   wakeup_pipe [--hogs N] [--rounds R] [--rt] [--idle]
  *
  * N hog threads (named "hog", default 4) spin until the end; 3 sleeper
  * threads (named "sleeper", nice 19 so the hogs keep them waiting) block in
@@ -11,7 +11,9 @@
  * (default 150), 2 ms apart.  Every thread is pinned to one CPU (the
  * last one the process may run on), so that a woken thread waits behind a
  * hog there rather than behind whatever else the machine runs.  With --rt
- * sleeper 0 runs SCHED_FIFO at priority 5 instead (root).  Prints
+ * sleeper 0 runs SCHED_FIFO at priority 5 instead (root); with --idle the
+ * sleepers run SCHED_IDLE, so that their wait behind the hogs (hundreds of
+ * ms) dwarfs any other latency of the program, its start included.  Prints
  * "tid ROLE TID" for main, every hog and every sleeper, then "cpu N",
  * before the first round.
  */
@@ -30,7 +32,7 @@
 
 static int pipes[NR_SLEEPERS][2];
 static volatile int done;
-static int rt;
+static int rt, idle;
 static pthread_barrier_t ready;
 static int pin_cpu = -1;
 
@@ -79,6 +81,14 @@ static void *sleeper(void *a)
 			exit(2);
 		}
 		say("rt-sleeper");
+	} else if (idle) {
+		struct sched_param sp = { .sched_priority = 0 };
+
+		if (pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp)) {
+			fprintf(stderr, "SCHED_IDLE refused\n");
+			exit(2);
+		}
+		say("sleeper");
 	} else {
 		setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
 		say("sleeper");
@@ -101,9 +111,11 @@ int main(int argc, char **argv)
 			rounds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rt"))
 			rt = 1;
+		else if (!strcmp(argv[i], "--idle"))
+			idle = 1;
 		else
 			return fprintf(stderr,
-				       "usage: wakeup_pipe [--hogs N] [--rounds R] [--rt]\n"),
+				       "usage: wakeup_pipe [--hogs N] [--rounds R] [--rt] [--idle]\n"),
 			       2;
 	}
 	if (nhogs < 0 || nhogs > MAX_HOGS)
