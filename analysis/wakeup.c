@@ -26,7 +26,8 @@ struct task {
 struct ft_wakeup {
 	enum ft_wakeup_class cls;
 	uint64_t thresh;
-	int all; /* no tid list: every task */
+	int all;    /* no tid list: every task */
+	int follow; /* the selection takes in what its tasks fork */
 	struct ft_htab tasks;
 	struct ft_wakeup_case *cases;
 	size_t nr_cases, cap_cases;
@@ -49,7 +50,7 @@ int ft_wakeup_class_of(const char *tracer)
 }
 
 struct ft_wakeup *ft_wakeup_new(enum ft_wakeup_class cls, uint64_t thresh_ns, const int *tids,
-				size_t ntids)
+				size_t ntids, int follow)
 {
 	struct ft_wakeup *w = calloc(1, sizeof(*w));
 
@@ -58,6 +59,7 @@ struct ft_wakeup *ft_wakeup_new(enum ft_wakeup_class cls, uint64_t thresh_ns, co
 	w->cls = cls;
 	w->thresh = thresh_ns;
 	w->all = ntids == 0;
+	w->follow = follow;
 	w->st.min = UINT64_MAX;
 	if (ft_htab_init(&w->tasks, sizeof(struct task)) < 0) {
 		free(w);
@@ -273,7 +275,7 @@ static int on_fork(struct ft_wakeup *w, const struct ft_kevent *ev)
 	long long parent, child;
 	struct task *p, *c;
 
-	if (w->all || num(ev, "parent_pid", &parent) || num(ev, "child_pid", &child))
+	if (w->all || !w->follow || num(ev, "parent_pid", &parent) || num(ev, "child_pid", &child))
 		return 0;
 	p = task_of(w, (int)parent, 0);
 	if (!p || !p->selected)

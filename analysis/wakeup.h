@@ -29,7 +29,8 @@
  * preempting tasks when the recording had option stacktrace).
  *
  * Tasks: those of a process (root pid, the threads given, and every
- * child forked in the recording: sched_process_fork) or all of them.
+ * child forked in the recording: sched_process_fork), some threads only,
+ * or all of them.
  * Events lost by the kernel (FT_KEV_MISSED) forget every pending wakeup
  * (their switch may be the lost one); they are counted.
  *
@@ -88,11 +89,11 @@ int ft_wakeup_class_of(const char *tracer);
 /*
  * A new tracer of class cls: thresh_ns > 0 reports every latency at or
  * above it (tracing_thresh), 0 only new maxima.  tids[0..ntids) select the
- * tasks (their children forked later too); ntids 0 selects every task.
- * NULL when out of memory.
+ * tasks, and with follow the threads and processes they fork later too;
+ * ntids 0 selects every task.  NULL when out of memory.
  */
 struct ft_wakeup *ft_wakeup_new(enum ft_wakeup_class cls, uint64_t thresh_ns, const int *tids,
-				size_t ntids);
+				size_t ntids, int follow);
 void ft_wakeup_free(struct ft_wakeup *w);
 
 /*

@@ -414,7 +414,7 @@ static void wakeup_summary(const struct ft_record_opts *o)
 		ft_die("out of memory");
 	if (k)
 		w = ft_wakeup_new((enum ft_wakeup_class)ft_wakeup_class_of(o->tracer),
-				  wakeup_thresh_us * 1000, tids, ntids);
+				  wakeup_thresh_us * 1000, tids, ntids, 1);
 	if (!k || !w || ft_wakeup_run(w, k, err, sizeof(err))) {
 		ft_warn("%s: cannot work out the wakeup latencies: %s", o->output,
 			err[0] ? err : "out of memory");

@@ -67,7 +67,8 @@ const char cmd_show_usage[] =
 			  "                     options (the function_graph layout ignores them)\n"
 			  "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
 			  "  --tid TID,...      only these threads (user records by thread id, kernel\n"
-			  "                     events by pid): a per-thread view\n"
+			  "                     events by pid): a per-thread view; for a wakeup\n"
+			  "                     tracer, the woken threads it follows\n"
 			  "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
 			  "                     on a thread of its own, ahead of the formatter (traces\n"
 			  "                     without kernel events, without latency-format); the\n"
@@ -222,7 +223,7 @@ static void case_header(struct ft_kevents *k, struct ft_trace *t, const struct f
  */
 static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 			const struct ft_trace_source *src, uint64_t options, int cls,
-			const char *input)
+			const struct tids *only, const char *input)
 {
 	const char *th = ft_trace_meta(t, "tracing_thresh_us");
 	uint64_t thresh_ns = th ? strtoull(th, NULL, 10) * 1000 : 0;
@@ -236,7 +237,14 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 
 	if (ft_wakeup_parse_tids(ft_trace_meta(t, "wakeup_tids"), &tids, &ntids) < 0)
 		ft_die("out of memory");
-	w = ft_wakeup_new((enum ft_wakeup_class)cls, thresh_ns, tids, ntids);
+	/* --tid: the tracer follows those threads instead, and only them */
+	if (only->n) {
+		tids = ft_realloc(tids, only->n * sizeof(*tids));
+		for (size_t i = 0; i < only->n; i++)
+			tids[i] = (int)only->v[i];
+		ntids = only->n;
+	}
+	w = ft_wakeup_new((enum ft_wakeup_class)cls, thresh_ns, tids, ntids, !only->n);
 	free(tids);
 	if (!w)
 		ft_die("out of memory");
@@ -494,7 +502,8 @@ int cmd_show(int argc, char **argv)
 		if (!ks.k)
 			ft_die_file(input, "no kernel events in this trace (the wakeup tracers "
 					   "read the scheduler's)");
-		show_wakeup(t, &ks, &src, options, ft_wakeup_class_of(ft_trace_tracer(t)), input);
+		show_wakeup(t, &ks, &src, options, ft_wakeup_class_of(ft_trace_tracer(t)), &tids,
+			    input);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			ft_die("writing the output: write error");
 		ft_kevents_close(ks.k);

@@ -55,6 +55,13 @@ grep -Eq '^#  => started at: [a-z_].*wake' show.txt || fail "started at: $(grep 
 grep -Eq '^#  => ended at:   __schedule' show.txt || fail "ended at: $(grep 'ended at' show.txt)"
 $FTRAIL show -i w.dat --expand-stacks | grep -q '^ => __schedule' || fail "--expand-stacks"
 
+# --tid: the tracer follows only the threads named (main here)
+main=$(awk '$2 == "main" { print $3 }' truth)
+$FTRAIL show -i w.dat --tid "$main" >main.txt || fail "show --tid"
+grep -Eq "^#    \| task: .*-$main \(" main.txt || fail "--tid $main: $(grep 'task:' main.txt)"
+mmax=$(awk -v t="$main" '$1 == t { print $2 }' lat.txt | sort -n | tail -1)
+grep -q "^# latency: $((mmax / 1000)) us," main.txt || fail "--tid $main: $(grep '^# latency' main.txt), recomputed $mmax ns"
+
 # tracing_thresh: every latency at or above it, in time order, instead of the max
 $FTRAIL record -q -p wakeup --tracing-thresh 200 -o t.dat -- ./wp --idle --hogs 4 --rounds 100 >truth2 2>rec2.err ||
 	fail "record --tracing-thresh: $(cat rec2.err)"
