@@ -6,7 +6,7 @@
 need_tracefs
 need_cmd setpriv
 
-expect_fail "ftrail: unknown tracer 'wakeupx' (available: nop function function_graph wakeup wakeup_rt wakeup_dl)" \
+expect_fail "ftrail: unknown tracer 'wakeupx' (available: nop function function_graph * wakeup wakeup_rt wakeup_dl)" \
 	$FTRAIL record -p wakeupx -o x.dat -- true
 expect_fail "ftrail: --tracing-thresh wants microseconds, not 'soon'" \
 	$FTRAIL record -p wakeup --tracing-thresh soon -o x.dat -- true
