@@ -51,6 +51,10 @@ const char cmd_show_usage[] =
 	"stack_trace table of each thread's deepest stack, or the latency-format\n"
 	"trace of the worst section (each one over --tracing-thresh when it was\n"
 	"set) with the stacks where it began and ended (doc/latency-user.md).\n"
+	"A wakeup tracer's (record -p wakeup, wakeup_rt, wakeup_dl) prints the\n"
+	"worst wakeup latency (or each over --tracing-thresh) in the latency\n"
+	"format: the waking event and what its task's CPU ran until the switch\n"
+	"that ran it (doc/latency.md); --full prints every recorded event.\n"
 	"\n"
 	"  -i FILE            trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"      ") "  -O [no]OPTION      display option, on top of those recorded; one of\n"
