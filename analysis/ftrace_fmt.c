@@ -73,6 +73,10 @@ struct ft_fmt {
 	int have_task;
 	char task_comm[32];
 	uint32_t task_pid;
+	/* a latency tracer's header (ft_fmt_set_latency), when have_lat */
+	int have_lat;
+	struct ft_fmt_lat lat;
+	char lat_model[32], lat_comm[32], lat_started[128], lat_ended[128];
 	/* UFORMATS, loaded on the first user event; a malformed one stays empty
 	 * (its events then show as "user_event: id=N len=L").  Per formatter, not
 	 * cached by reader address: a later reader may reuse a freed one's. */
@@ -480,10 +484,49 @@ static int nr_cpus(struct ft_fmt *f)
 	return n > 0 ? n : 1;
 }
 
+void ft_fmt_set_latency(struct ft_fmt *f, const struct ft_fmt_lat *lat)
+{
+	f->have_lat = 1;
+	f->lat = *lat;
+	snprintf(f->lat_model, sizeof(f->lat_model), "%s", lat->model ? lat->model : "unknown");
+	snprintf(f->lat_comm, sizeof(f->lat_comm), "%s", lat->comm ? lat->comm : "");
+	snprintf(f->lat_started, sizeof(f->lat_started), "%s", lat->started ? lat->started : "");
+	snprintf(f->lat_ended, sizeof(f->lat_ended), "%s", lat->ended ? lat->ended : "");
+}
+
+/* print_trace_header() of a latency tracer's case (ft_fmt_set_latency). */
+static void lat_tracer_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
+{
+	const char *kr = ft_trace_meta(f->t, "kernel");
+	const struct ft_fmt_lat *l = &f->lat;
+
+	ob_printf(f, "# %s latency trace v1.1.5 on %s\n", ft_trace_tracer(f->t),
+		  kr ? kr : "unknown");
+	ob_printf(f, "# --------------------------------------------------------------------\n");
+	ob_printf(f,
+		  "# latency: %llu us, #%llu/%llu, CPU#%d | (M:%s VP:0, KP:0, SP:0 HP:0 #P:%d)\n",
+		  (unsigned long long)l->latency_us, (unsigned long long)entries,
+		  (unsigned long long)written, l->cpu, f->lat_model, nr_cpus(f));
+	ob_printf(f, "#    -----------------\n");
+	ob_printf(f, "#    | task: %.16s-%d (uid:%d nice:%d policy:%d rt_prio:%d)\n", f->lat_comm,
+		  l->pid, l->uid, l->nice, l->policy, l->rt_prio);
+	ob_printf(f, "#    -----------------\n");
+	if (f->lat_started[0]) {
+		ob_printf(f, "#  => started at: %s\n", f->lat_started);
+		ob_printf(f, "#  => ended at:   %s\n", f->lat_ended);
+	}
+	ob_printf(f, "#\n");
+}
+
 /* print_trace_header(): the latency-format header block. */
 static void lat_trace_header(struct ft_fmt *f, uint64_t entries, uint64_t written)
 {
 	const char *kr = ft_trace_meta(f->t, "kernel");
+
+	if (f->have_lat) {
+		lat_tracer_header(f, entries, written);
+		return;
+	}
 
 	ob_printf(f, "# %s latency trace v1.1.5 on %s\n", ft_trace_tracer(f->t),
 		  kr ? kr : "unknown");

@@ -100,6 +100,23 @@ void ft_fmt_set_kevents(struct ft_fmt *f, struct ft_kevents *k, const struct ft_
  */
 void ft_fmt_scan(struct ft_fmt *f, const struct ft_event *ev);
 
+/*
+ * What a latency tracer's header tells (print_trace_header()): the
+ * latency, the CPU it happened on, the preemption model, the task it was
+ * measured for and where it started and ended.  Strings are copied.
+ */
+struct ft_fmt_lat {
+	uint64_t latency_us;
+	int cpu;
+	const char *model; /* M: server, desktop, preempt, preempt_rt, unknown */
+	const char *comm;
+	int pid, uid, nice, policy, rt_prio;
+	const char *started, *ended; /* NULL: no "=> started at" lines */
+};
+
+/* Use lat in the latency-format header instead of the user trace's zeros. */
+void ft_fmt_set_latency(struct ft_fmt *f, const struct ft_fmt_lat *lat);
+
 /* The header block: "# tracer: ...", entries line, column headers. */
 void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written);
 

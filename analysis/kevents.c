@@ -1240,7 +1240,7 @@ int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const
 		*val = (unsigned long long)ev->cpu;
 		return 0;
 	}
-	if (!strcmp(name, "pid")) {
+	if (!strcmp(name, "pid") && (!ev->event || !tep_find_any_field(ev->event, "pid"))) {
 		*val = (unsigned long long)(unsigned int)ev->pid;
 		return 0;
 	}

@@ -165,7 +165,9 @@ struct tep_event *ft_kevents_find_event(struct ft_kevents *k, const char *sys_co
 /*
  * A field's value as an unsigned number (common_* fields too, e.g.
  * "common_pid"), and the pseudo-fields "cpu" (the recording CPU) and
- * "pid".  Returns 0, or -1 when the event has no such numeric field.
+ * "pid" (common_pid) for events without a field of that name (an event's
+ * own field wins: sched_waking's pid is the woken task).  Returns 0, or -1
+ * when the event has no such numeric field.
  */
 int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
 			 unsigned long long *val);

@@ -42,6 +42,8 @@ static void list_tracers(void)
 {
 	for (int i = 0; ft_tracer_name(i); i++)
 		puts(ft_tracer_name(i));
+	for (int i = 0; ft_kernel_tracer_name(i); i++)
+		puts(ft_kernel_tracer_name(i));
 }
 
 static void list_options(void)

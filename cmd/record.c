@@ -8,19 +8,24 @@
  * kernel/ for tracefs) so that nothing is missed is recorder/record_session.h,
  * shared with `ftrail offcpu --record`.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 #include "cmd/builtin.h"
+#include "analysis/kevents.h"
+#include "analysis/wakeup.h"
 #include "core/argspec.h"
 #include "core/filter.h"
 #include "recorder/argdwarf.h"
 #include "core/options.h"
 #include "core/session.h"
 #include "core/stackmap.h"
+#include "core/tracefile.h"
 #include "recorder/record_session.h"
 #include "core/util.h"
 
@@ -50,7 +55,14 @@ const char cmd_record_usage[] =
 	"                       with a program, nop without); the user-space latency\n"
 	"                       tracers (doc/latency-user.md): stack (deepest stack of\n"
 	"                       each thread), lockheld (longest pthread mutex holds),\n"
-	"                       sigsoff (longest sections with signals blocked)\n"
+	"                       sigsoff (longest sections with signals blocked); the\n"
+	"                       wakeup latency tracers (doc/latency.md): wakeup,\n"
+	"                       wakeup_rt, wakeup_dl: the latency from a task's wakeup\n"
+	"                       to the switch that runs it, for PROG's threads (-P: the\n"
+	"                       process's, -a or neither: every task; _rt: RT tasks\n"
+	"                       only, _dl: deadline tasks only), from scheduler events\n"
+	"                       recorded system-wide (root); show prints the worst case\n"
+	"                       in the latency format\n"
 	"  -l GLOB              set_ftrace_filter: trace only matching functions; '!GLOB'\n"
 	"                       removes, 'GLOB:mod:MODULE' limits to a module,\n"
 	"                       'FUNC:traceon|traceoff|stacktrace|snapshot[:COUNT]' is a\n"
@@ -61,7 +73,8 @@ const char cmd_record_usage[] =
 	"  --max-graph-depth N  max_graph_depth\n"
 	"  --tracing-thresh US  function_graph: only calls lasting at least US microseconds;\n"
 	"                       lockheld, sigsoff: every section lasting at least US\n"
-	"                       microseconds instead of each new max\n"
+	"                       microseconds instead of each new max; wakeup tracers:\n"
+	"                       every latency of at least US, not only the max\n"
 	"  --pid TID            set_ftrace_pid: trace only this thread (repeatable)\n"
 	"  -e SYS:EVENT|SYS|all enable kernel events (repeatable); u:SYS:EVENT, u:SYS,\n"
 	"                       u:all enable the program's own events (<ftrail/ftrail.h>)\n"
@@ -123,6 +136,9 @@ const char cmd_record_usage[] =
 	"  next traced call or event, stops tracing and restores its patched\n"
 	"  functions: PROG runs on untraced, at full speed, and its buffers stop\n"
 	"  growing.\n";
+
+/* --tracing-thresh of a wakeup tracer (microseconds), for META */
+static uint64_t wakeup_thresh_us;
 
 enum {
 	OPT_MAX_GRAPH_DEPTH = 256,
@@ -270,6 +286,168 @@ static void build_specs(struct ft_record_opts *o, struct ft_strv *a, struct ft_s
 		o->options |= FT_OPT(FUNCGRAPH_RETVAL);
 }
 
+/*
+ * -p wakeup, wakeup_rt, wakeup_dl (doc/latency.md): the scheduler events
+ * the tracer reads, captured system-wide even for a program (what ran on
+ * a CPU between a wakeup and the switch is other tasks' events), with a
+ * generous buffer; the latencies and the worst case's window are worked
+ * out by readers (analysis/wakeup.h), shown in the latency format.
+ * --tracing-thresh goes to META for them, not to the runtime.
+ */
+static void wakeup_setup(struct ft_record_opts *o)
+{
+	static const char *const evs[] = {
+		"sched:sched_waking",	    "sched:sched_wakeup",	"sched:sched_wakeup_new",
+		"sched:sched_switch",	    "sched:sched_migrate_task", "sched:sched_process_fork",
+		"sched:sched_process_exit",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		ft_record_opts_add_event(o, evs[i]);
+	o->all_cpus = 1;
+	if (!o->buffer_kb)
+		o->buffer_kb = 8192;
+	if (!(o->options_set & FT_OPT(LATENCY_FORMAT)))
+		o->options |= FT_OPT(LATENCY_FORMAT);
+	wakeup_thresh_us = o->thresh_us;
+	o->thresh_us = 0;
+}
+
+/*
+ * The kernel's preemption model as print_trace_header() names it (M:):
+ * from the running kernel's version string, and for PREEMPT_DYNAMIC from
+ * debugfs's sched/preempt when it is mounted; "unknown" otherwise, as the
+ * kernel says when no model matches.
+ */
+static const char *preempt_model(void)
+{
+	struct utsname u;
+	char line[128] = "";
+	FILE *f;
+
+	if (uname(&u))
+		return "unknown";
+	if (strstr(u.version, "PREEMPT_RT"))
+		return "preempt_rt";
+	if (!strstr(u.version, "PREEMPT_DYNAMIC"))
+		return strstr(u.version, "PREEMPT") ? "preempt" : "server";
+	f = fopen("/sys/kernel/debug/sched/preempt", "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+	}
+	if (strstr(line, "(none)"))
+		return "server";
+	if (strstr(line, "(voluntary)"))
+		return "desktop";
+	if (strstr(line, "(full)"))
+		return "preempt";
+	if (strstr(line, "(lazy)"))
+		return "lazy";
+	return "unknown";
+}
+
+/*
+ * The session's attached hook for the wakeup tracers: META with the
+ * tracing_thresh, the process and its threads now (-P: they exist
+ * already; a spawned program has one), whose wakeups are measured.
+ */
+static int wakeup_attached(struct ft_writer *w, const char *path, pid_t pid, int spawned, void *arg,
+			   char *err, size_t errlen)
+{
+	char meta[4096], fn[64], line[256];
+	size_t n;
+	FILE *st;
+	DIR *d;
+	struct dirent *de;
+
+	(void)spawned;
+	(void)arg;
+	n = (size_t)snprintf(meta, sizeof(meta), "wakeup_pid=%d\nwakeup_tids=%d", (int)pid,
+			     (int)pid);
+	snprintf(fn, sizeof(fn), "/proc/%d/task", (int)pid);
+	d = opendir(fn);
+	while (d && (de = readdir(d)) && n + 16 < sizeof(meta)) {
+		if (de->d_name[0] >= '0' && de->d_name[0] <= '9' && atoi(de->d_name) != (int)pid)
+			n += (size_t)snprintf(meta + n, sizeof(meta) - n, ",%s", de->d_name);
+	}
+	if (d)
+		closedir(d);
+	n += (size_t)snprintf(meta + n, sizeof(meta) - n, "\n");
+	snprintf(fn, sizeof(fn), "/proc/%d/status", (int)pid);
+	st = fopen(fn, "r");
+	while (st && fgets(line, sizeof(line), st))
+		if (!strncmp(line, "Uid:", 4) && n + 32 < sizeof(meta))
+			n += (size_t)snprintf(meta + n, sizeof(meta) - n, "wakeup_uid=%d\n",
+					      atoi(line + 4));
+	if (st)
+		fclose(st);
+	if (ft_writer_add(w, FT_SEC_META, 0, meta, n, 0)) {
+		ft_seterr(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * After a wakeup tracer's recording, what the kernel's tracing_max_latency
+ * would read: the tracer run over the file just written (analysis/wakeup.h),
+ * one line on stderr with the summary.  Best effort: a file that cannot be
+ * read back gets a warning, the recording stands.
+ */
+static void wakeup_summary(const struct ft_record_opts *o)
+{
+	struct ft_reader *r;
+	struct ft_kevents *k = NULL;
+	struct ft_wakeup *w = NULL;
+	struct ft_wakeup_stats st;
+	const struct ft_wakeup_case *c;
+	char err[512] = "";
+	int *tids = NULL;
+	size_t ntids = 0, n;
+
+	r = ft_reader_open(o->output, err, sizeof(err));
+	if (r)
+		k = ft_kevents_open(r, err, sizeof(err));
+	if (k && ft_wakeup_parse_tids(ft_reader_meta(r, "wakeup_tids"), &tids, &ntids) < 0)
+		ft_die("out of memory");
+	if (k)
+		w = ft_wakeup_new((enum ft_wakeup_class)ft_wakeup_class_of(o->tracer),
+				  wakeup_thresh_us * 1000, tids, ntids, 1);
+	if (!k || !w || ft_wakeup_run(w, k, err, sizeof(err))) {
+		ft_warn("%s: cannot work out the wakeup latencies: %s", o->output,
+			err[0] ? err : "out of memory");
+	} else {
+		c = ft_wakeup_cases(w, &n);
+		ft_wakeup_get_stats(w, &st);
+		if (n && !wakeup_thresh_us)
+			fprintf(stderr,
+				"ftrail: %s: tracing_max_latency %llu us (%s-%d on CPU %d), the max "
+				"of %llu latencies; 'ftrail show' prints its trace\n",
+				o->tracer, (unsigned long long)(st.max_latency / 1000),
+				c[n - 1].comm, c[n - 1].tid, c[n - 1].cpu,
+				(unsigned long long)st.latencies);
+		else if (n)
+			fprintf(stderr,
+				"ftrail: %s: %zu of %llu latencies at or above tracing_thresh %llu us, "
+				"the last %llu us (%s-%d on CPU %d); 'ftrail show' prints them\n",
+				o->tracer, n, (unsigned long long)st.latencies,
+				(unsigned long long)wakeup_thresh_us,
+				(unsigned long long)(st.max_latency / 1000), c[n - 1].comm,
+				c[n - 1].tid, c[n - 1].cpu);
+		else
+			fprintf(stderr, "ftrail: %s: no latency %s(%llu wakeups seen)\n", o->tracer,
+				wakeup_thresh_us ? "at or above tracing_thresh " : "",
+				(unsigned long long)st.wakeups);
+	}
+	ft_wakeup_free(w);
+	free(tids);
+	ft_kevents_close(k);
+	if (r)
+		ft_reader_close(r);
+}
+
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
 	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
@@ -284,9 +462,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (ft_tracer_from_name(optarg) < 0)
+			if (ft_tracer_from_name(optarg) < 0 && !ft_tracer_is_kernel(optarg))
 				ft_die("unknown tracer '%s' (available: nop function function_graph "
-				       "stack lockheld sigsoff)",
+				       "stack lockheld sigsoff wakeup wakeup_rt wakeup_dl)",
 				       optarg);
 			o->tracer = optarg;
 			break;
@@ -416,9 +594,12 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		ft_die("give a program or -P PID, not both");
 	if (!o->tracer)
 		o->tracer = o->argv || o->attach_pid ? "function_graph" : "nop";
-	if (!o->argv && !o->attach_pid && strcmp(o->tracer, "nop"))
+	if (!o->argv && !o->attach_pid && strcmp(o->tracer, "nop") &&
+	    !ft_tracer_is_kernel(o->tracer))
 		ft_die("the %s tracer needs a program: ftrail record -p %s -- ./prog", o->tracer,
 		       o->tracer);
+	if (ft_tracer_is_kernel(o->tracer))
+		wakeup_setup(o);
 	if (!o->argv && !o->attach_pid && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog), a process (-P PID) and/or "
 		       "events (-e)");
@@ -439,11 +620,22 @@ int cmd_record(int argc, char **argv)
 	struct ft_record_opts o;
 	char err[512] = "";
 	int status;
+	struct ft_record_extra x = { 0 };
+	char meta[128];
 
 	parse_args(argc, argv, &o);
-	status = ft_record_session(&o, NULL, argc, argv, err, sizeof(err));
+	if (ft_tracer_is_kernel(o.tracer)) {
+		snprintf(meta, sizeof(meta), "tracing_thresh_us=%llu\npreempt_model=%s\n",
+			 (unsigned long long)wakeup_thresh_us, preempt_model());
+		x.meta = meta;
+		x.attached = wakeup_attached;
+		x.waiting = "scheduler events for the wakeup tracer";
+	}
+	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	if (status < 0)
 		ft_die("%s", err);
+	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)
+		wakeup_summary(&o);
 	ft_record_opts_free(&o);
 	return status;
 }

@@ -16,11 +16,12 @@
 #include "core/options.h"
 #include "analysis/trace.h"
 #include "analysis/ulat.h"
+#include "analysis/wakeup.h"
 #include "core/util.h"
 
 const char cmd_show_usage[] =
 	"usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
-	"                   [--tid TID[,TID...]] [--jobs 1|2]\n"
+	"                   [--tid TID[,TID...]] [--jobs 1|2] [--full]\n"
 	"\n"
 	"Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
 	"'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
@@ -50,6 +51,10 @@ const char cmd_show_usage[] =
 	"stack_trace table of each thread's deepest stack, or the latency-format\n"
 	"trace of the worst section (each one over --tracing-thresh when it was\n"
 	"set) with the stacks where it began and ended (doc/latency-user.md).\n"
+	"A wakeup tracer's (record -p wakeup, wakeup_rt, wakeup_dl) prints the\n"
+	"worst wakeup latency (or each over --tracing-thresh) in the latency\n"
+	"format: the waking event and what its task's CPU ran until the switch\n"
+	"that ran it (doc/latency.md); --full prints every recorded event.\n"
 	"\n"
 	"  -i FILE            trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"      ") "  -O [no]OPTION      display option, on top of those recorded; one of\n"
@@ -66,11 +71,14 @@ const char cmd_show_usage[] =
 			  "                     options (the function_graph layout ignores them)\n"
 			  "  --expand-stacks    print the stack of each <stack_id N> (-O expand-stacks)\n"
 			  "  --tid TID,...      only these threads (user records by thread id, kernel\n"
-			  "                     events by pid): a per-thread view\n"
+			  "                     events by pid): a per-thread view; for a wakeup\n"
+			  "                     tracer, the woken threads it follows\n"
 			  "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
 			  "                     on a thread of its own, ahead of the formatter (traces\n"
 			  "                     without kernel events, without latency-format); the\n"
 			  "                     same output, about 40% more CPU time in all\n"
+			  "  --full             latency tracers (wakeup*): every recorded event, not\n"
+			  "                     only the worst case's window\n"
 			  "  --snapshot[=N]     the last (or N-th, from 1) snapshot instead of the live\n"
 			  "                     trace (ftrace's snapshot file): what the buffers held\n"
 			  "                     when it was taken\n"
@@ -154,6 +162,173 @@ static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct ti
 	return ret;
 }
 
+/* ------------------------------------------------ latency tracers (wakeup) */
+
+/* Is ev a kernel event of case c's window (analysis/wakeup.h)? */
+static int in_window(const struct ft_wakeup_case *c, const struct ft_event *ev,
+		     const struct ft_ksource *ks)
+{
+	return ev->type == FT_EV_SOURCE && ev->priv == &ks->cur && ks->cur.kind == FT_KEV_EVENT &&
+	       ft_wakeup_in_window(c, ks->cur.cpu, ks->cur.ts);
+}
+
+/*
+ * "=> started at" / "ended at": the first frame of an event's stack that
+ * is not the tracepoint's own machinery (trace_event_raw_event_*,
+ * perf_trace_*, __traceiter_*), with its caller, as "func (caller)";
+ * the event's name when it has no stack.
+ */
+static void where(struct ft_kevents *k, const uint64_t *ips, uint32_t nr, const char *event,
+		  char *buf, size_t len)
+{
+	char fn[128], caller[128];
+
+	for (uint32_t i = 0; i < nr; i++) {
+		if (ft_kevents_sym(k, ips[i], 0, fn, sizeof(fn)) ||
+		    !strncmp(fn, "trace_event_raw_event_", 22) || !strncmp(fn, "perf_trace_", 11) ||
+		    !strncmp(fn, "__traceiter_", 12) || !strncmp(fn, "__trace_", 8))
+			continue;
+		if (i + 1 < nr && !ft_kevents_sym(k, ips[i + 1], 0, caller, sizeof(caller)))
+			snprintf(buf, len, "%s (%s)", fn, caller);
+		else
+			snprintf(buf, len, "%s", fn);
+		return;
+	}
+	snprintf(buf, len, "%s", event);
+}
+
+/* The header's task line and start/end, from case c (see doc/latency.md). */
+static void case_header(struct ft_kevents *k, struct ft_trace *t, const struct ft_wakeup_case *c,
+			struct ft_fmt_lat *l, char *started, char *ended, size_t len)
+{
+	const char *uid = ft_trace_meta(t, "wakeup_uid");
+
+	memset(l, 0, sizeof(*l));
+	l->latency_us = c->lat / 1000;
+	l->cpu = c->cpu;
+	l->model = ft_trace_meta(t, "preempt_model");
+	l->comm = c->comm;
+	l->pid = c->tid;
+	l->uid = uid ? atoi(uid) : 0;
+	/* kernel prio: <0 deadline, 0..99 real-time (99 - rt_prio), 100..139 nice + 120 */
+	l->nice = c->prio >= 100 ? c->prio - 120 : 0;
+	l->policy = c->prio < 0 ? 6 : c->prio < 100 ? 1 : 0;
+	l->rt_prio = c->prio >= 0 && c->prio < 100 ? 99 - c->prio : 0;
+	where(k, c->wake_ips, c->wake_nr, "sched_waking", started, len);
+	where(k, c->run_ips, c->run_nr, "sched_switch", ended, len);
+	l->started = started;
+	l->ended = ended;
+}
+
+/*
+ * show for a latency tracer's trace: each reported case (the max, or every
+ * latency at or above tracing_thresh) as the kernel prints its max
+ * buffer, then a '#' line with the tracer's counts.
+ */
+static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
+			const struct ft_trace_source *src, uint64_t options, int cls,
+			const struct tids *only, const char *input)
+{
+	const char *th = ft_trace_meta(t, "tracing_thresh_us");
+	uint64_t thresh_ns = th ? strtoull(th, NULL, 10) * 1000 : 0;
+	const struct ft_wakeup_case *cases;
+	struct ft_wakeup_stats st;
+	struct ft_wakeup *w;
+	const struct ft_event *ev;
+	char err[512], started[300], ended[300];
+	size_t ncases, ntids;
+	int *tids, ret;
+
+	if (ft_wakeup_parse_tids(ft_trace_meta(t, "wakeup_tids"), &tids, &ntids) < 0)
+		ft_die("out of memory");
+	/* --tid: the tracer follows those threads instead, and only them */
+	if (only->n) {
+		tids = ft_realloc(tids, only->n * sizeof(*tids));
+		for (size_t i = 0; i < only->n; i++)
+			tids[i] = (int)only->v[i];
+		ntids = only->n;
+	}
+	w = ft_wakeup_new((enum ft_wakeup_class)cls, thresh_ns, tids, ntids, !only->n);
+	free(tids);
+	if (!w)
+		ft_die("out of memory");
+	if (ft_wakeup_run(w, ks->k, err, sizeof(err)) < 0)
+		ft_die_file(input, err);
+	cases = ft_wakeup_cases(w, &ncases);
+	ft_wakeup_get_stats(w, &st);
+	for (size_t i = 0; i < ncases; i++) {
+		const struct ft_wakeup_case *c = &cases[i];
+		struct ft_fmt *f = ft_fmt_new(t, options, stdout);
+		struct ft_fmt_lat lat;
+		uint64_t entries = 0;
+
+		if (!f)
+			ft_die("out of memory");
+		ft_fmt_set_irq_info(f, 1);
+		ft_fmt_set_kevents(f, ks->k, src, &kops);
+		case_header(ks->k, t, c, &lat, started, ended, sizeof(started));
+		ft_fmt_set_latency(f, &lat);
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (ev->ts > c->run_ts)
+				break; /* time order: the window is over */
+			if (!in_window(c, ev, ks))
+				continue;
+			entries += 1 + (ks->cur.kstack_id >= 0 || ks->cur.kstack_nr) +
+				   (ks->cur.ustack_id >= 0 || ks->cur.ustack_nr);
+			if (options & FT_OPT(LATENCY_FORMAT))
+				ft_fmt_scan(f, ev);
+		}
+		if (ret < 0)
+			ft_die_file(input, err);
+		ft_kevents_rewind(ks->k);
+		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
+			ft_die_file(input, err);
+		if (i)
+			putchar('\n');
+		ft_fmt_header(f, entries, entries);
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (!in_window(c, ev, ks))
+				continue;
+			if (ft_fmt_event(f, ev) < 0)
+				ft_die("writing the output: write error");
+			/* the window ends at the switch that runs the task */
+			if (ks->cur.ts >= c->run_ts && ks->cur.cpu == c->cpu)
+				break;
+		}
+		if (ret < 0)
+			ft_die_file(input, err);
+		if (ft_fmt_flush(f) < 0)
+			ft_die("writing the output: write error");
+		ft_fmt_free(f);
+		ft_kevents_rewind(ks->k);
+		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
+			ft_die_file(input, err);
+	}
+	if (!ncases)
+		printf("# tracer: %s\n#\n# no %swakeup latency measured%s%s\n", ft_trace_tracer(t),
+		       cls == FT_WAKEUP_RT   ? "real-time "
+		       : cls == FT_WAKEUP_DL ? "deadline "
+					     : "",
+		       cls == FT_WAKEUP_DL && !st.wakeups
+			       ? ": no SCHED_DEADLINE task was woken (wakeup_dl follows only those)"
+		       : cls == FT_WAKEUP_RT && !st.wakeups
+			       ? ": no SCHED_FIFO/SCHED_RR task was woken (wakeup_rt follows only "
+				 "those)"
+		       : thresh_ns ? " at or above tracing_thresh"
+				   : "",
+		       "");
+	printf("\n# tracing_max_latency: %llu us, tracing_thresh: %llu us; %llu latencies "
+	       "(min %llu us, avg %llu us) of %llu wakeups; %llu of tasks still running, %llu "
+	       "repeated, %llu forgotten at %llu lost events, %llu out of class\n",
+	       (unsigned long long)(st.max_latency / 1000), (unsigned long long)(thresh_ns / 1000),
+	       (unsigned long long)st.latencies, (unsigned long long)(st.min / 1000),
+	       (unsigned long long)(st.latencies ? st.total / st.latencies / 1000 : 0),
+	       (unsigned long long)st.wakeups, (unsigned long long)st.running,
+	       (unsigned long long)st.again, (unsigned long long)st.forgotten,
+	       (unsigned long long)st.missed, (unsigned long long)st.other_class);
+	ft_wakeup_free(w);
+}
+
 /* The first pass of a trace without kernel events: entries shown. */
 struct count_arg {
 	const struct tids *tids;
@@ -218,13 +393,14 @@ int cmd_show(int argc, char **argv)
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "tid", required_argument, NULL, 'T' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "full", no_argument, NULL, 'F' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
 	struct ft_trace_source src;
 	struct ft_ksource ks = { 0 };
 	char *opts[64];
-	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, c;
+	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, full = 0, c;
 	struct tids tids = { 0 };
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
@@ -247,6 +423,9 @@ int cmd_show(int argc, char **argv)
 			break;
 		case 'E':
 			expand = 1;
+			break;
+		case 'F':
+			full = 1;
 			break;
 		case 'T':
 			parse_tids(&tids, optarg);
@@ -323,6 +502,19 @@ int cmd_show(int argc, char **argv)
 		}
 	}
 
+	if (!snapshot && !full && ft_wakeup_class_of(ft_trace_tracer(t)) >= 0) {
+		if (!ks.k)
+			ft_die_file(input, "no kernel events in this trace (the wakeup tracers "
+					   "read the scheduler's)");
+		show_wakeup(t, &ks, &src, options, ft_wakeup_class_of(ft_trace_tracer(t)), &tids,
+			    input);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			ft_die("writing the output: write error");
+		ft_kevents_close(ks.k);
+		ft_trace_close(t);
+		free(tids.v);
+		return 0;
+	}
 	f = ft_fmt_new(t, options, stdout);
 	if (!f)
 		ft_die("out of memory");

@@ -70,6 +70,23 @@ int ft_tracer_from_name(const char *name)
 	return -1;
 }
 
+static const char *const kernel_tracers[] = { "wakeup", "wakeup_rt", "wakeup_dl" };
+
+int ft_tracer_is_kernel(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(kernel_tracers) / sizeof(kernel_tracers[0]); i++)
+		if (!strcmp(name, kernel_tracers[i]))
+			return 1;
+	return 0;
+}
+
+const char *ft_kernel_tracer_name(int i)
+{
+	return i >= 0 && (size_t)i < sizeof(kernel_tracers) / sizeof(kernel_tracers[0])
+		       ? kernel_tracers[i]
+		       : NULL;
+}
+
 const char *ft_tracer_name(int tracer)
 {
 	switch (tracer) {
@@ -134,6 +151,8 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 		return -1;
 	}
 	tracer = o->tracer ? ft_tracer_from_name(o->tracer) : FT_TRACER_FUNCTION_GRAPH;
+	if (ft_tracer_is_kernel(o->tracer))
+		tracer = FT_TRACER_NOP;
 	if (tracer < 0) {
 		snprintf(err, errlen,
 			 "unknown tracer '%s' (available: nop function function_graph stack "

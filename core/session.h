@@ -247,6 +247,16 @@ void ft_session_set_tracing_on(struct ft_session_hdr *h, int on);
 
 /* Tracer name <-> enum; -1 / NULL when unknown. */
 int ft_tracer_from_name(const char *name);
+
+/*
+ * Is name a tracer that runs on kernel events rather than in the program
+ * (the wakeup latency tracers: wakeup, wakeup_rt, wakeup_dl)?  The runtime
+ * then runs nop (it is loaded only for what else was asked: user events).
+ */
+int ft_tracer_is_kernel(const char *name);
+
+/* The i-th of those tracers' names (from 0), NULL past the last. */
+const char *ft_kernel_tracer_name(int i);
 const char *ft_tracer_name(int tracer);
 
 /**

@@ -18,6 +18,7 @@
 #include "core/options.h"
 #include "recorder/inject.h"
 #include "recorder/record_session.h"
+#include "core/session.h"
 #include "core/tracefile.h"
 #include "recorder/uevent_setup.h"
 #include "recorder/urecord.h"
@@ -294,8 +295,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	 * it hooks nothing, but publishes the program's modules, without which
 	 * those stacks could not be symbolised.
 	 */
-	inject = strcmp(o->tracer, "nop") || want_user_events ||
-		 (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
+	inject = (strcmp(o->tracer, "nop") && !ft_tracer_is_kernel(o->tracer)) ||
+		 want_user_events || (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
 	/* -P: what is known against the process, before anything is created */
 	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
 		return -1;

@@ -106,7 +106,7 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 			  "%s is statically linked: the runtime cannot be preloaded into it, "
 			  "nothing of it will be traced (link it dynamically)",
 			  u->o->argv[0]);
-	} else if (u->inject && strcmp(u->o->tracer, "nop")) {
+	} else if (u->inject && strcmp(u->o->tracer, "nop") && !ft_tracer_is_kernel(u->o->tracer)) {
 		int ins = urec_elf_instrumented(u->prog);
 
 		if (ins == 0) {

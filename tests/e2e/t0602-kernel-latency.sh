@@ -36,6 +36,6 @@ expect_fail "ftrail: latency: --from SYS:EVENT and --to SYS:EVENT are both neede
 	$FTRAIL latency -i k.dat --from raw_syscalls:sys_enter
 expect_fail "ftrail: latency: no 'nosuch:event' event in k.dat" \
 	$FTRAIL latency -i k.dat --from nosuch:event --to raw_syscalls:sys_exit
-expect_fail "ftrail: latency: event raw_syscalls:sys_e* has no field 'nofield' to use as --key" \
+expect_fail "ftrail: latency: event raw_syscalls:sys_e* has no field 'nofield' to use as --key; its fields: *" \
 	$FTRAIL latency -i k.dat --from raw_syscalls:sys_enter --to raw_syscalls:sys_exit --key nofield
 exit 0

@@ -24,7 +24,7 @@ done
 # latency: events and fields are checked before the table header is printed
 only_err "ftrail: latency: no 'sched:nosuch' event in k.dat" \
 	$FTRAIL latency -i k.dat --from sched:sched_switch --to sched:nosuch
-only_err "ftrail: latency: event sched:sched_switch has no field 'nofield' to use as --key" \
+only_err "ftrail: latency: event sched:sched_switch has no field 'nofield' to use as --key; its fields: *" \
 	$FTRAIL latency -i k.dat --from sched:sched_switch --to sched:sched_wakeup --key nofield
 only_err "ftrail: latency: event sched:sched_switch has no field 'nolabel' to use as --label" \
 	$FTRAIL latency -i k.dat --from sched:sched_switch --to sched:sched_wakeup --label nolabel

@@ -3,7 +3,7 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 . "$TOP/tests/progs/rt_e2e.sh"
-expect_fail "ftrail: unknown tracer 'stacks' (available: nop function function_graph stack lockheld sigsoff)" \
+expect_fail "ftrail: unknown tracer 'stacks' (available: nop function function_graph stack lockheld sigsoff*)" \
 	"$FTRAIL" record -q -p stacks -o t.dat -- true
 [ -e t.dat ] && fail "a trace was written"
 for tr in stack lockheld sigsoff; do

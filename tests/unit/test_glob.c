@@ -171,11 +171,26 @@ static void test_session_bad(void **state)
 
 	(void)state;
 	memset(&o, 0, sizeof(o));
-	o.tracer = "wakeup_rt";
+	o.tracer = "irqsoff";
 	len = ft_session_size(&o, 4096);
 	mem = calloc(1, len);
 	assert_int_equal(ft_session_init(mem, len, &o, 4096, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "unknown tracer"));
+	/* the wakeup tracers run on kernel events: the runtime runs nop */
+	o.tracer = "wakeup_rt";
+	assert_int_equal(ft_tracer_is_kernel("wakeup_rt"), 1);
+	assert_int_equal(ft_tracer_is_kernel("function"), 0);
+	{
+		void *m = aligned_alloc(4096, len); /* as a memfd mapping */
+
+		assert_non_null(m);
+		memset(m, 0, len);
+		if (ft_session_init(m, len, &o, 4096, NULL, err, sizeof(err)))
+			fail_msg("init: %s", err);
+		assert_int_equal(ft_session_ctl(ft_session_check(m, len, err, sizeof(err)))->tracer,
+				 FT_TRACER_NOP);
+		free(m);
+	}
 	o.tracer = NULL;
 	ft_strv_push(&o.pids, "12x");
 	assert_int_equal(ft_session_init(mem, len, &o, 4096, NULL, err, sizeof(err)), -1);
