@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The live mount's FUSE side (live/mount.h): libfuse3's high-level API,
+ * one thread serving requests (fuse_loop), the nodes of mount_files.c.
+ *
+ * Files are opened with direct_io: every read goes to the server, so a
+ * size of 0 in getattr is fine and nothing is cached between opens, as
+ * tracefs' files are generated on each open.
+ *
+ * Ending: libfuse's handlers turn SIGINT, SIGTERM and SIGHUP into the
+ * end of the loop (fuse_set_signal_handlers).  A watcher thread waits on
+ * pidfds of the traced process and of its recorder; when one is gone it
+ * sends SIGTERM to the serving thread (again every 100 ms, in case the
+ * signal landed just before the loop's blocking read) until the loop is
+ * over.  Then the tree is unmounted (fuse_unmount) before the server
+ * exits, so nobody is left with a dead mount point.
+ */
+#define FUSE_USE_VERSION 31
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+
+#include "core/session.h"
+#include "core/util.h"
+#include "live/mount.h"
+#include "live/mount_int.h"
+
+static struct mnt *get_mnt(void)
+{
+	return fuse_get_context()->private_data;
+}
+
+static int mnt_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	const struct mnt_node *n = mnt_lookup(path);
+	struct mnt *m = get_mnt();
+
+	if (!n)
+		return -ENOENT;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (n->kind == MK_DIR ? S_IFDIR : S_IFREG) | n->mode;
+	st->st_nlink = n->kind == MK_DIR ? 2 : 1;
+	st->st_uid = m->uid;
+	st->st_gid = m->gid;
+	st->st_atime = st->st_mtime = st->st_ctime = m->t0;
+	return 0;
+}
+
+static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
+		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	const struct mnt_node *d = mnt_lookup(path);
+	size_t dl;
+
+	if (!d || d->kind != MK_DIR)
+		return -ENOTDIR;
+	dl = strcmp(path, "/") ? strlen(path) : 0;
+	fill(buf, ".", NULL, 0, 0);
+	fill(buf, "..", NULL, 0, 0);
+	for (size_t i = 0; i < mnt_nr_nodes; i++) {
+		const char *p = mnt_nodes[i].path;
+
+		/* children: "<dir>/<name>" with no further '/' */
+		if (p[1] == 0 || strncmp(p, path, dl) || p[dl] != '/' || strchr(p + dl + 1, '/'))
+			continue;
+		fill(buf, p + dl + 1, NULL, 0, 0);
+	}
+	return 0;
+}
+
+static int mnt_open(const char *path, struct fuse_file_info *fi)
+{
+	const struct mnt_node *n = mnt_lookup(path);
+	struct mnt *m = get_mnt();
+	int acc = fi->flags & O_ACCMODE, r;
+	struct mnt_fh *fh;
+
+	if (!n)
+		return -ENOENT;
+	if (n->kind == MK_DIR)
+		return -EISDIR;
+	/* read-only files refuse writing even to root, as tracefs' do */
+	if (acc != O_RDONLY && !(n->mode & 0200))
+		return -EACCES;
+	if (acc != O_WRONLY && !(n->mode & 0400))
+		return -EACCES;
+	fh = ft_calloc(1, sizeof(*fh));
+	fh->node = n;
+	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY))
+		mnt_open_trunc(m, fh);
+	m->pending_trunc = NULL;
+	if (acc != O_WRONLY) {
+		r = mnt_fill(m, fh);
+		if (r < 0) {
+			free(fh->rbuf);
+			free(fh);
+			return r;
+		}
+	}
+	fi->fh = (uintptr_t)fh;
+	fi->direct_io = 1;
+	return 0;
+}
+
+static int mnt_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
+
+	if (off < 0 || (size_t)off >= fh->rlen)
+		return 0;
+	if (size > fh->rlen - (size_t)off)
+		size = fh->rlen - (size_t)off;
+	memcpy(buf, fh->rbuf + off, size);
+	return (int)size;
+}
+
+static int mnt_write_op(const char *path, const char *buf, size_t size, off_t off,
+			struct fuse_file_info *fi)
+{
+	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
+
+	if (size > 1 << 20)
+		return -EINVAL;
+	return mnt_write(get_mnt(), fh, buf, size);
+}
+
+static int mnt_release_op(const char *path, struct fuse_file_info *fi)
+{
+	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
+
+	mnt_release(get_mnt(), fh);
+	free(fh->rbuf);
+	free(fh->wbuf);
+	free(fh);
+	return 0;
+}
+
+/*
+ * truncate(2) and, without atomic O_TRUNC, the kernel's way to say "> file"
+ * before the open: remembered for the next open of the node.
+ */
+static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	const struct mnt_node *n = mnt_lookup(path);
+	struct mnt *m = get_mnt();
+
+	if (!n)
+		return -ENOENT;
+	if (!(n->mode & 0200))
+		return -EACCES;
+	if (fi) {
+		mnt_open_trunc(m, (struct mnt_fh *)(uintptr_t)fi->fh);
+		return 0;
+	}
+	m->pending_trunc = n;
+	if (n->kind == MK_ERROR_LOG) {
+		struct mnt_fh tmp = { .node = n };
+
+		mnt_open_trunc(m, &tmp);
+	}
+	return 0;
+}
+
+static void *mnt_init_op(struct fuse_conn_info *conn, struct fuse_config *cfg)
+{
+	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
+		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	cfg->direct_io = 1;
+	cfg->attr_timeout = 0;
+	cfg->entry_timeout = 0;
+	cfg->negative_timeout = 0;
+	return fuse_get_context()->private_data;
+}
+
+static const struct fuse_operations mnt_ops = {
+	.getattr = mnt_getattr,
+	.readdir = mnt_readdir,
+	.open = mnt_open,
+	.read = mnt_read,
+	.write = mnt_write_op,
+	.release = mnt_release_op,
+	.truncate = mnt_truncate,
+	.init = mnt_init_op,
+};
+
+/* ---- checks, watcher, lifecycle ---- */
+
+int ft_mount_check(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+	struct dirent *de;
+	DIR *d;
+	int fd;
+
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		ft_seterr(err, errlen, "mount point %s is not an empty directory (%s)", dir,
+			  errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		ft_seterr(err, errlen, "mount point %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			closedir(d);
+			ft_seterr(err, errlen, "mount point %s is not an empty directory", dir);
+			return -1;
+		}
+	closedir(d);
+	fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ft_seterr(err, errlen, "no /dev/fuse (%s): the mount needs FUSE", strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+struct watcher {
+	pthread_t main;
+	int fds[2];  /* pidfds of the program and of its recorder (-1: none) */
+	int stop[2]; /* a pipe: the main thread's "the loop is over" */
+	struct mnt *m;
+};
+
+static int pidfd_of(pid_t pid)
+{
+	if (pid <= 0)
+		return -1;
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static void *watch(void *arg)
+{
+	struct watcher *w = arg;
+	struct pollfd p[3] = {
+		{ w->stop[0], POLLIN, 0 },
+		{ w->fds[0], POLLIN, 0 },
+		{ w->fds[1], POLLIN, 0 },
+	};
+
+	for (;;) {
+		if (poll(p, 3, -1) < 0 && errno != EINTR)
+			break;
+		if (p[0].revents)
+			return NULL;
+		if (p[1].revents || p[2].revents)
+			break;
+	}
+	__atomic_store_n(&w->m->ended, 1, __ATOMIC_RELAXED);
+	/* ask the loop to end until it says it has (the stop pipe) */
+	for (;;) {
+		pthread_kill(w->main, SIGTERM);
+		if (poll(p, 1, 100) > 0)
+			return NULL;
+	}
+}
+
+static int attach_retry(const struct ft_mount_params *p, struct mnt *m, char *err, size_t errlen)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int waited = 0;
+
+	for (;;) {
+		if (!ft_live_session_attach(p->pid, &m->s, err, errlen))
+			return 0;
+		if (waited >= p->wait_ms || (p->pid && kill(p->pid, 0) && errno == ESRCH))
+			return -1;
+		nanosleep(&ts, NULL);
+		waited += 10;
+	}
+}
+
+int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
+{
+	char *argv[] = { "ftrail", "-o", "default_permissions,fsname=ftrail,subtype=ftrail", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct watcher w = { .fds = { -1, -1 }, .stop = { -1, -1 } };
+	sigset_t block, old;
+	pthread_t th;
+	struct fuse *f;
+	struct mnt m;
+	int r = -1;
+
+	memset(&m, 0, sizeof(m));
+	if (ft_mount_check(p->dir, err, errlen))
+		return -1;
+	if (attach_retry(p, &m, err, errlen))
+		return -1;
+	prctl(PR_SET_NAME, "ftrail"); /* run as /proc/self/exe by record --mount: "exe" otherwise */
+	m.pid = p->pid;
+	m.uid = getuid();
+	m.gid = getgid();
+	m.t0 = (long)time(NULL);
+	mnt_init_state(&m);
+
+	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
+	if (!f) {
+		ft_seterr(err, errlen, "cannot set up FUSE");
+		goto out_state;
+	}
+	if (fuse_mount(f, p->dir)) {
+		ft_seterr(err, errlen, "cannot mount on %s (FUSE)", p->dir);
+		goto out_new;
+	}
+	if (fuse_set_signal_handlers(fuse_get_session(f))) {
+		ft_seterr(err, errlen, "cannot set the signal handlers");
+		goto out_mount;
+	}
+	w.m = &m;
+	w.main = pthread_self();
+	w.fds[0] = pidfd_of(p->pid);
+	w.fds[1] = pidfd_of(p->also_watch ? p->also_watch : (pid_t)m.s.hdr->recorder_pid);
+	if (pipe2(w.stop, O_CLOEXEC)) {
+		ft_seterr(err, errlen, "pipe: %s", strerror(errno));
+		goto out_sig;
+	}
+	/* the stop signals are for the serving thread: the watcher blocks them */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	r = pthread_create(&th, NULL, watch, &w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (r) {
+		ft_seterr(err, errlen, "cannot start the watcher thread");
+		r = -1;
+		goto out_pipe;
+	}
+	if (p->ready_fd >= 0) {
+		if (write(p->ready_fd, "1", 1) < 0) {
+			/* nobody waits for it any more: serve anyway */
+		}
+		close(p->ready_fd);
+	}
+	fuse_loop(f);
+	r = 0;
+	if (write(w.stop[1], "x", 1) < 0) {
+		/* cannot happen with the pipe empty; the join would wait forever */
+		pthread_cancel(th);
+	}
+	pthread_join(th, NULL);
+out_pipe:
+	close(w.stop[0]);
+	close(w.stop[1]);
+out_sig:
+	for (int i = 0; i < 2; i++)
+		if (w.fds[i] >= 0)
+			close(w.fds[i]);
+	fuse_remove_signal_handlers(fuse_get_session(f));
+out_mount:
+	fuse_unmount(f);
+out_new:
+	fuse_destroy(f);
+out_state:
+	fuse_opt_free_args(&args);
+	mnt_free_state(&m);
+	ft_live_session_detach(&m.s);
+	return r;
+}

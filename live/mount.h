@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The live tracefs-like tree: a FUSE file system (libfuse3) over the
+ * session of a program that `ftrail record` traces now.  Every file reads
+ * and writes the session's control plane (core/session.h), its stack map
+ * (core/stackmap.h) and its ring area (core/ringbuf.h: markers, snapshot),
+ * the same shared memory `ftrail marker` and `ftrail snapshot` reach through
+ * recorder/attach.h.  doc/mount.md lists the files and how they differ from
+ * tracefs.
+ *
+ * One server process per mount, one thread serving requests (so the
+ * files' state needs no lock), and a watcher thread that ends the loop when
+ * the traced program or its recorder is gone.  Reads copy what they show
+ * at open; nothing the server does ever waits for the traced program, and
+ * the traced program never waits for the server (it sees control changes
+ * through the seqlock at its next hook).
+ */
+#ifndef FTRAIL_LIVE_MOUNT_H
+#define FTRAIL_LIVE_MOUNT_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/*
+ * Check that dir can be a mount point: an existing, empty directory, and
+ * /dev/fuse can be opened.  Returns 0, or -1 with one line in err ("DIR is
+ * not an empty directory", "no /dev/fuse: ...").
+ */
+int ft_mount_check(const char *dir, char *err, size_t errlen);
+
+struct ft_mount_params {
+	pid_t pid;	  /* the traced process (its session is mounted) */
+	const char *dir;  /* mount point (ft_mount_check() is run again) */
+	int wait_ms;	  /* > 0: retry reaching the session for this long (a
+			    * program being spawned maps it at exec) */
+	int ready_fd;	  /* >= 0: one byte is written to it once mounted, then closed */
+	pid_t also_watch; /* != 0: end when this process is gone too (the recorder) */
+};
+
+/*
+ * Mount the session of p->pid on p->dir and serve it until the traced
+ * process or its recorder (the session's recorder_pid, and p->also_watch)
+ * is gone, or SIGINT, SIGTERM or SIGHUP arrives; then unmount.  Blocking
+ * readers get end-of-file before the tree goes.  Returns 0 after a clean
+ * unmount, or -1 with one line in err (session not reachable, mount point
+ * refused, FUSE mount failed).
+ */
+int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen);
+
+/*
+ * For `ftrail record --mount DIR`: start a server process (this binary's
+ * `mount` command) for the session of pid, the program record just
+ * spawned or attached to; it waits for the program to map its session,
+ * mounts DIR, and ends with the program or with us (the parent-death
+ * signal covers a recorder killed outright).  It inherits no descriptor
+ * but stdin, stdout and stderr.  Returns its pid, or -1 with one line in
+ * err (fork failed).
+ */
+pid_t ft_mount_spawn(pid_t pid, const char *dir, char *err, size_t errlen);
+
+/*
+ * End the server started by ft_mount_spawn() (SIGTERM) and wait until it
+ * has unmounted and exited.  Returns its exit status, or -1 when it was
+ * killed by a signal.
+ */
+int ft_mount_reap(pid_t server);
+
+#endif
