@@ -82,6 +82,8 @@ void mnt_funcs_refresh(struct mnt *m)
 		st = ft_symtab_from_elf(path, NULL, 0, NULL, 0);
 		mod_name(mn, sizeof(mn), path, strlen(path));
 		f->modname[i] = ft_strdup(mn);
+		if (md->flags & FT_SMOD_MAIN)
+			f->main_mod = f->modname[i];
 		for (size_t k = 0; st && k < st->nr; k++) {
 			const char *name = st->syms[k].name;
 
@@ -177,6 +179,15 @@ static void parse(int list, const char *line, struct rule *r)
 	r->bad_pos = (int)(c1 + 1 - line);
 }
 
+/* One function as the kernel lists it: "name", or "name [module]" outside the program. */
+static void put_func(FILE *out, const struct mnt_funcs *f, uint32_t i, const char *suffix)
+{
+	if (f->mod[i] == f->main_mod)
+		fprintf(out, "%s%s\n", f->name[i], suffix);
+	else
+		fprintf(out, "%s [%s]%s\n", f->name[i], f->mod[i], suffix);
+}
+
 static int rule_match(const struct mnt_funcs *f, const struct rule *r, uint32_t i)
 {
 	if (r->mod[0] && !ft_glob_match(r->mod, f->mod[i]))
@@ -209,19 +220,27 @@ int mnt_list_check(struct mnt *m, int list, const char *line, const char **msg, 
 }
 
 /*
- * The selection of a list (sel: one byte per fid), and whether it has any
- * plain line (an empty FILTER list selects every function).  Commands go
- * to out_cmds as the kernel lists function probes.
+ * The selection of a list (sel: one byte per function), and whether it
+ * has any plain line (an empty FILTER list selects every function).  With
+ * cmds, the function commands in force go there as the kernel lists its
+ * function probes ("func:traceoff:count=3"), a "!FUNC:CMD" line removing
+ * what the lines before it set.
  */
 static int select_list(struct mnt *m, int list, unsigned char *sel, FILE *cmds)
 {
 	struct ft_session_ctl *c = ft_session_ctl(m->s.hdr);
-	char text[FT_SESSION_LIST_MAX], *p, *save = NULL;
+	char *text = ft_malloc(FT_SESSION_LIST_MAX), *p, *save = NULL;
 	struct mnt_funcs *f = &m->funcs;
+	long *cmd = NULL; /* per function and command: -2 none, -1 unlimited, else count */
 	int any = 0;
 
-	memcpy(text, c->lists[list], sizeof(text));
-	text[sizeof(text) - 1] = 0;
+	if (cmds) {
+		cmd = ft_malloc((f->nr ? f->nr : 1) * 4 * sizeof(*cmd));
+		for (uint32_t i = 0; i < f->nr * 4; i++)
+			cmd[i] = -2;
+	}
+	memcpy(text, c->lists[list], FT_SESSION_LIST_MAX);
+	text[FT_SESSION_LIST_MAX - 1] = 0;
 	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
 		struct rule r;
 
@@ -229,20 +248,9 @@ static int select_list(struct mnt *m, int list, unsigned char *sel, FILE *cmds)
 		if (r.bad)
 			continue;
 		if (r.cmd >= 0) {
-			if (!cmds)
-				continue;
-			for (uint32_t i = 0; i < f->nr; i++) {
-				if (!rule_match(f, &r, i))
-					continue;
-				if (r.neg)
-					continue; /* shown lines are the commands in force */
-				if (r.count < 0)
-					fprintf(cmds, "%s:%s:unlimited\n", f->name[i],
-						cmd_names[r.cmd]);
-				else
-					fprintf(cmds, "%s:%s:count=%ld\n", f->name[i],
-						cmd_names[r.cmd], r.count);
-			}
+			for (uint32_t i = 0; cmd && i < f->nr; i++)
+				if (rule_match(f, &r, i))
+					cmd[i * 4 + (uint32_t)r.cmd] = r.neg ? -2 : r.count;
 			continue;
 		}
 		any = 1;
@@ -250,6 +258,14 @@ static int select_list(struct mnt *m, int list, unsigned char *sel, FILE *cmds)
 			if (rule_match(f, &r, i))
 				sel[i] = !r.neg;
 	}
+	for (uint32_t i = 0; cmd && i < f->nr * 4; i++) {
+		if (cmd[i] == -1)
+			fprintf(cmds, "%s:%s:unlimited\n", f->name[i / 4], cmd_names[i % 4]);
+		else if (cmd[i] >= 0)
+			fprintf(cmds, "%s:%s:count=%ld\n", f->name[i / 4], cmd_names[i % 4], cmd[i]);
+	}
+	free(cmd);
+	free(text);
 	return any;
 }
 
@@ -272,7 +288,7 @@ char *mnt_list_show(struct mnt *m, int list, size_t *len)
 	any = select_list(m, list, sel, NULL);
 	for (uint32_t i = 0; i < m->funcs.nr; i++)
 		if (sel[i]) {
-			fprintf(out, "%s\n", m->funcs.name[i]);
+			put_func(out, &m->funcs, i, "");
 			shown = 1;
 		}
 	if (!shown && (list == FT_SL_FILTER || list == FT_SL_GRAPH))
@@ -297,7 +313,7 @@ char *mnt_funcs_show(struct mnt *m, size_t *len)
 	if (!out)
 		return NULL;
 	for (uint32_t i = 0; i < m->funcs.nr; i++)
-		fprintf(out, "%s\n", m->funcs.name[i]);
+		put_func(out, &m->funcs, i, "");
 	fclose(out);
 	*len = n;
 	return buf;
@@ -327,7 +343,7 @@ char *mnt_enabled_show(struct mnt *m, size_t *len)
 		select_list(m, FT_SL_NOTRACE, no, NULL);
 		for (uint32_t i = 0; i < m->funcs.nr; i++)
 			if (sel[i] && !no[i])
-				fprintf(out, "%s (1)\n", m->funcs.name[i]);
+				put_func(out, &m->funcs, i, " (1)");
 	}
 	fclose(out);
 	free(sel);

@@ -78,6 +78,7 @@ struct mnt_funcs {
 	const char **name;	 /* per function: its name */
 	const char **mod;	 /* per function: its object's :mod: name */
 	char **modname;		 /* the :mod: names (owned), per module */
+	const char *main_mod;	 /* the main program's (listed without "[mod]") */
 };
 
 struct mnt {
