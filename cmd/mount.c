@@ -4,6 +4,7 @@
  * traces now, through FUSE (live/mount.h; the files: doc/mount.md).
  */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -73,6 +74,15 @@ int cmd_mount(int argc, char **argv)
 	if (argc - optind != 1)
 		ft_die("mount: one mount point (usage: ftrail mount [-P PID] DIR)");
 	p.dir = argv[optind];
+	/*
+	 * SIGINT and SIGTERM end the mount cleanly even when the shell started
+	 * us in the background with them ignored; record --mount's server
+	 * (--watch) keeps SIGINT ignored: the terminal's Ctrl-C is for the
+	 * program, and the server ends when it does.
+	 */
+	if (!p.also_watch)
+		signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	if (ft_mount_serve(&p, err, sizeof(err)))
 		ft_die("mount: %s", err);
 	return 0;
