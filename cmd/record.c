@@ -628,17 +628,16 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 }
 
 /*
- * --mount: the server starts once the program's pid is known (it then
- * waits for the program to map its session); it ends with the program, and
- * is waited for here so the tree is gone when record returns.
+ * --mount: the server is started before the recording and told the
+ * program's pid once known (it then waits for the program to map its
+ * session); it is waited for here so the tree is gone when record returns.
  */
-static pid_t mount_server;
+static struct ft_mount_server mount_server = { -1, -1, -1 };
 
 static int start_mount(struct ft_writer *w, const char *path, pid_t pid, int spawned, void *arg,
 		       char *err, size_t errlen)
 {
-	mount_server = ft_mount_spawn(pid, mount_dir, err, errlen);
-	return mount_server < 0 ? -1 : 0;
+	return ft_mount_start(&mount_server, pid, err, errlen);
 }
 
 int cmd_record(int argc, char **argv)
@@ -663,12 +662,13 @@ int cmd_record(int argc, char **argv)
 		if (ft_tracer_is_kernel(o.tracer))
 			ft_die("--mount serves a program's own tracing, not the %s tracer's",
 			       o.tracer);
-		if (ft_mount_check(mount_dir, err, sizeof(err)))
+		if (ft_mount_check(mount_dir, err, sizeof(err)) ||
+		    ft_mount_spawn(mount_dir, &mount_server, err, sizeof(err)))
 			ft_die("%s", err);
 		x.attached = start_mount;
 	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
-	ft_mount_reap(mount_server);
+	ft_mount_reap(&mount_server);
 	if (status < 0)
 		ft_die("%s", err);
 	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)

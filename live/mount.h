@@ -48,21 +48,31 @@ struct ft_mount_params {
 int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen);
 
 /*
- * For `ftrail record --mount DIR`: start a server process (this binary's
- * `mount` command) for the session of pid, the program record just
- * spawned or attached to; it waits for the program to map its session,
- * mounts DIR, and ends with the program or with us (the parent-death
- * signal covers a recorder killed outright).  It inherits no descriptor
- * but stdin, stdout and stderr.  Returns its pid, or -1 with one line in
- * err (fork failed).
+ * For `ftrail record --mount DIR` (live/mount_spawn.c): a server process
+ * (this binary's `mount` command) started before the recording and not as
+ * our child; it waits for the program's pid, mounts DIR and ends with the
+ * recorder or when reaped.
  */
-pid_t ft_mount_spawn(pid_t pid, const char *dir, char *err, size_t errlen);
+struct ft_mount_server {
+	pid_t pid; /* the server, or -1 */
+	int pidfd; /* its pidfd, or -1 */
+	int pid_w; /* the pipe the program's pid goes to, or -1 once written */
+};
+
+/* Start the server for dir.  0, or -1 with one line in err. */
+int ft_mount_spawn(const char *dir, struct ft_mount_server *s, char *err, size_t errlen);
 
 /*
- * End the server started by ft_mount_spawn() (SIGTERM) and wait until it
- * has unmounted and exited.  Returns its exit status, or -1 when it was
- * killed by a signal.
+ * Give the server the traced program's pid (record's attached hook): it
+ * then waits for the program to map its session and mounts.  0, or -1
+ * with one line in err when the server is gone.
  */
-int ft_mount_reap(pid_t server);
+int ft_mount_start(struct ft_mount_server *s, pid_t pid, char *err, size_t errlen);
+
+/*
+ * End the server (SIGTERM; never started: it just exits) and wait, up to
+ * 30 s, until it has unmounted and exited.  Cannot fail.
+ */
+void ft_mount_reap(struct ft_mount_server *s);
 
 #endif

@@ -57,7 +57,7 @@ wait "$srv" || fail "ftrail mount exited $? when the program ended: $(cat mnt.er
 # 4. the recorder is killed outright: the server started by record --mount goes too
 rm -f stop
 start_rec r -p function -l alpha
-srv=$(pgrep -P "$REC" -x ftrail) || fail "no mount server under record"
+srv=$(pgrep -f -- "mount -P [0-9]* --wait 10000 --watch $REC -- r\$") || fail "no mount server for record"
 kill -KILL "$REC"
 wait "$REC" 2>/dev/null
 REC=
