@@ -1,25 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The live mount's FUSE side (live/mount.h): libfuse3's high-level API,
- * one thread serving requests (fuse_loop), the nodes of mount_files.c.
+ * worker threads serving requests (fuse_loop_mt: a trace_pipe reader
+ * waiting for events must not hold up the others) under one lock, the
+ * nodes of mount_files.c.
  *
  * Files are opened with direct_io: every read goes to the server, so a
  * size of 0 in getattr is fine and nothing is cached between opens, as
  * tracefs' files are generated on each open.
  *
- * Ending: libfuse's handlers turn SIGINT, SIGTERM and SIGHUP into the
- * end of the loop (fuse_set_signal_handlers).  A watcher thread waits on
- * pidfds of the traced process and of its recorder; when one is gone it
- * sends SIGTERM to the serving thread (again every 100 ms, in case the
- * signal landed just before the loop's blocking read) until the loop is
- * over.  Then the tree is unmounted (fuse_unmount) before the server
- * exits, so nobody is left with a dead mount point.
+ * Ending: a watcher thread waits for SIGINT, SIGTERM or SIGHUP (their
+ * handlers write to a pipe), for the recorder to end (pidfd), or for the
+ * traced process to end and then its recorder (which finishes the trace
+ * file after it; 10 s at most).  It then sets m->ended, gives blocked
+ * trace_pipe readers time to take the last events and return end of file,
+ * ends the loop (fuse_session_exit, and SIGUSR2 to the main thread, again
+ * every 100 ms, to get it out of its wait) and the tree is unmounted
+ * (fuse_unmount) before the server exits, so nobody is left with a dead
+ * mount point.
  */
 #define FUSE_USE_VERSION 31
 
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -81,7 +86,7 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 	return 0;
 }
 
-static int mnt_open(const char *path, struct fuse_file_info *fi)
+static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 {
 	const struct mnt_node *n = mnt_lookup(path);
 	struct mnt *m = get_mnt();
@@ -99,10 +104,21 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 		return -EACCES;
 	fh = ft_calloc(1, sizeof(*fh));
 	fh->node = n;
-	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY))
-		mnt_open_trunc(m, fh);
+	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY)) {
+		r = mnt_open_trunc(m, fh);
+		if (r < 0) {
+			free(fh);
+			return r;
+		}
+	}
 	m->pending_trunc = NULL;
-	if (acc != O_WRONLY) {
+	if (n->kind == MK_TRACE_PIPE) {
+		if (m->trace_fd < 0) {
+			free(fh);
+			return -ENODEV; /* the recorder writes no trace file */
+		}
+		fi->nonseekable = 1;
+	} else if (acc != O_WRONLY) {
 		r = mnt_fill(m, fh);
 		if (r < 0) {
 			free(fh->rbuf);
@@ -115,9 +131,24 @@ static int mnt_open(const char *path, struct fuse_file_info *fi)
 	return 0;
 }
 
+static int mnt_open(const char *path, struct fuse_file_info *fi)
+{
+	struct mnt *m = get_mnt();
+	int r;
+
+	pthread_mutex_lock(&m->lock);
+	r = mnt_open_locked(path, fi);
+	pthread_mutex_unlock(&m->lock);
+	return r;
+}
+
+/* Reads of what open made need no lock: the handle is the reader's own. */
 static int mnt_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
 {
 	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
+
+	if (fh->node->kind == MK_TRACE_PIPE)
+		return mnt_trace_pipe_read(get_mnt(), fh, buf, size);
 
 	if (off < 0 || (size_t)off >= fh->rlen)
 		return 0;
@@ -132,16 +163,25 @@ static int mnt_write_op(const char *path, const char *buf, size_t size, off_t of
 {
 	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
 
+	struct mnt *m = get_mnt();
+	int r;
+
 	if (size > 1 << 20)
 		return -EINVAL;
-	return mnt_write(get_mnt(), fh, buf, size);
+	pthread_mutex_lock(&m->lock);
+	r = mnt_write(m, fh, buf, size);
+	pthread_mutex_unlock(&m->lock);
+	return r;
 }
 
 static int mnt_release_op(const char *path, struct fuse_file_info *fi)
 {
 	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
+	struct mnt *m = get_mnt();
 
-	mnt_release(get_mnt(), fh);
+	pthread_mutex_lock(&m->lock);
+	mnt_release(m, fh);
+	pthread_mutex_unlock(&m->lock);
 	free(fh->rbuf);
 	free(fh->wbuf);
 	free(fh);
@@ -156,22 +196,24 @@ static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
 	const struct mnt_node *n = mnt_lookup(path);
 	struct mnt *m = get_mnt();
+	int r = 0;
 
 	if (!n)
 		return -ENOENT;
 	if (!(n->mode & 0200))
 		return -EACCES;
+	pthread_mutex_lock(&m->lock);
 	if (fi) {
-		mnt_open_trunc(m, (struct mnt_fh *)(uintptr_t)fi->fh);
-		return 0;
-	}
-	m->pending_trunc = n;
-	if (n->kind == MK_ERROR_LOG) {
+		r = mnt_open_trunc(m, (struct mnt_fh *)(uintptr_t)fi->fh);
+	} else {
 		struct mnt_fh tmp = { .node = n };
 
-		mnt_open_trunc(m, &tmp);
+		m->pending_trunc = n;
+		if (n->kind == MK_ERROR_LOG || n->kind == MK_TRACE)
+			r = mnt_open_trunc(m, &tmp);
 	}
-	return 0;
+	pthread_mutex_unlock(&m->lock);
+	return r;
 }
 
 static void *mnt_init_op(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -233,10 +275,42 @@ int ft_mount_check(const char *dir, char *err, size_t errlen)
 
 struct watcher {
 	pthread_t main;
+	struct fuse_session *se;
 	int fds[2];  /* pidfds of the program and of its recorder (-1: none) */
 	int stop[2]; /* a pipe: the main thread's "the loop is over" */
 	struct mnt *m;
 };
+
+/* The stop signals' pipe to the watcher (write end), for the handler. */
+static int sig_pipe = -1;
+
+static void on_stop_signal(int sig)
+{
+	int e = errno;
+
+	if (write(sig_pipe, "s", 1) < 0) {
+		/* full: the watcher has been told already */
+	}
+	errno = e;
+}
+
+/* SIGUSR2: only interrupts the main thread's wait in fuse_loop_mt */
+static void on_wake(int sig)
+{
+}
+
+/* Handle sig unless it is ignored (record --mount's server ignores SIGINT). */
+static void catch_signal(int sig, void (*fn)(int))
+{
+	struct sigaction sa, old;
+
+	if (sigaction(sig, NULL, &old) || old.sa_handler == SIG_IGN)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = fn; /* no SA_RESTART: the main thread's wait must end */
+	sigemptyset(&sa.sa_mask);
+	sigaction(sig, &sa, NULL);
+}
 
 static int pidfd_of(pid_t pid)
 {
@@ -248,24 +322,38 @@ static int pidfd_of(pid_t pid)
 static void *watch(void *arg)
 {
 	struct watcher *w = arg;
-	struct pollfd p[3] = {
+	struct timespec grace = { 0, 300 * 1000 * 1000 };
+	struct pollfd p[4] = {
 		{ w->stop[0], POLLIN, 0 },
-		{ w->fds[0], POLLIN, 0 },
+		{ w->m->sig_r, POLLIN, 0 },
 		{ w->fds[1], POLLIN, 0 },
+		{ w->fds[0], POLLIN, 0 },
 	};
+	int nfds = 4, timeout = -1;
 
 	for (;;) {
-		if (poll(p, 3, -1) < 0 && errno != EINTR)
+		int n = poll(p, (nfds_t)nfds, timeout);
+
+		if (n < 0 && errno != EINTR)
 			break;
 		if (p[0].revents)
 			return NULL;
 		if (p[1].revents || p[2].revents)
 			break;
+		if (!n && timeout >= 0)
+			break; /* the recorder did not finish within 10 s */
+		if (nfds == 4 && p[3].revents) {
+			/* the program is gone: the recorder finishes the file, then goes */
+			nfds = 3;
+			timeout = 10000;
+		}
 	}
 	__atomic_store_n(&w->m->ended, 1, __ATOMIC_RELAXED);
-	/* ask the loop to end until it says it has (the stop pipe) */
+	/* trace_pipe readers look every 100 ms: their last pass, then end of file */
+	nanosleep(&grace, NULL);
+	fuse_session_exit(w->se);
 	for (;;) {
-		pthread_kill(w->main, SIGTERM);
+		pthread_kill(w->main, SIGUSR2);
 		if (poll(p, 1, 100) > 0)
 			return NULL;
 	}
@@ -291,6 +379,7 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	char *argv[] = { "ftrail", "-o", "default_permissions,fsname=ftrail,subtype=ftrail", NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct watcher w = { .fds = { -1, -1 }, .stop = { -1, -1 } };
+	int sigp[2] = { -1, -1 };
 	sigset_t block, old;
 	pthread_t th;
 	struct fuse *f;
@@ -307,7 +396,9 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	m.uid = getuid();
 	m.gid = getgid();
 	m.t0 = (long)time(NULL);
+	pthread_mutex_init(&m.lock, NULL);
 	mnt_init_state(&m);
+	mnt_trace_find(&m);
 
 	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
 	if (!f) {
@@ -318,23 +409,27 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 		ft_seterr(err, errlen, "cannot mount on %s (FUSE)", p->dir);
 		goto out_new;
 	}
-	if (fuse_set_signal_handlers(fuse_get_session(f))) {
-		ft_seterr(err, errlen, "cannot set the signal handlers");
-		goto out_mount;
-	}
 	w.m = &m;
+	w.se = fuse_get_session(f);
 	w.main = pthread_self();
 	w.fds[0] = pidfd_of(p->pid);
 	w.fds[1] = pidfd_of(p->also_watch ? p->also_watch : (pid_t)m.s.hdr->recorder_pid);
-	if (pipe2(w.stop, O_CLOEXEC)) {
+	if (pipe2(w.stop, O_CLOEXEC) || pipe2(sigp, O_CLOEXEC | O_NONBLOCK)) {
 		ft_seterr(err, errlen, "pipe: %s", strerror(errno));
 		goto out_sig;
 	}
-	/* the stop signals are for the serving thread: the watcher blocks them */
+	m.sig_r = sigp[0];
+	sig_pipe = sigp[1];
+	catch_signal(SIGINT, on_stop_signal);
+	catch_signal(SIGTERM, on_stop_signal);
+	catch_signal(SIGHUP, on_stop_signal);
+	catch_signal(SIGUSR2, on_wake);
+	/* the watcher takes no signal: they are for the handlers' pipe and the main thread */
 	sigemptyset(&block);
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR2);
 	pthread_sigmask(SIG_BLOCK, &block, &old);
 	r = pthread_create(&th, NULL, watch, &w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -349,7 +444,7 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 		}
 		close(p->ready_fd);
 	}
-	fuse_loop(f);
+	fuse_loop_mt(f, 0);
 	r = 0;
 	if (write(w.stop[1], "x", 1) < 0) {
 		/* cannot happen with the pipe empty; the join would wait forever */
@@ -357,20 +452,30 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	}
 	pthread_join(th, NULL);
 out_pipe:
-	close(w.stop[0]);
-	close(w.stop[1]);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	if (signal(SIGINT, SIG_DFL) == SIG_IGN)
+		signal(SIGINT, SIG_IGN);
 out_sig:
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		if (w.fds[i] >= 0)
 			close(w.fds[i]);
-	fuse_remove_signal_handlers(fuse_get_session(f));
-out_mount:
+		if (w.stop[i] >= 0)
+			close(w.stop[i]);
+		if (sigp[i] >= 0)
+			close(sigp[i]);
+	}
+	sig_pipe = -1;
 	fuse_unmount(f);
 out_new:
 	fuse_destroy(f);
 out_state:
 	fuse_opt_free_args(&args);
 	mnt_free_state(&m);
+	if (m.trace_fd >= 0)
+		close(m.trace_fd);
+	free(m.pos);
+	pthread_mutex_destroy(&m.lock);
 	ft_live_session_detach(&m.s);
 	return r;
 }

@@ -62,6 +62,8 @@ const struct mnt_node mnt_nodes[] = {
 	N("/stack_map_stat", MK_STACK_MAP_STAT, 0, 0440),
 	N("/stack_map_bin", MK_STACK_MAP_BIN, 0, 0440),
 	N("/snapshot", MK_SNAPSHOT, 0, 0644),
+	N("/trace", MK_TRACE, 0, 0644),
+	N("/trace_pipe", MK_TRACE_PIPE, 0, 0444),
 	FT_OPTIONS(X)
 };
 #undef X
@@ -402,6 +404,14 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 				  (unsigned long long)__atomic_load_n(&a->snap_swaps,
 								      __ATOMIC_RELAXED));
 		break;
+	case MK_TRACE: {
+		int r = mnt_trace_text(m, 1, 0, 1, &buf, &len);
+
+		if (r < 0)
+			return r;
+		fh_set(fh, buf, len);
+		break;
+	}
 	default:
 		break;
 	}
@@ -419,6 +429,15 @@ int mnt_open_trunc(struct mnt *m, struct mnt_fh *fh)
 	case MK_ERROR_LOG:
 		elog_clear(m);
 		break;
+	case MK_TRACE: {
+		/* everything so far counts as consumed: trace and trace_pipe start empty */
+		char *text;
+		size_t len;
+		int r = mnt_trace_text(m, 0, 1, 0, &text, &len);
+
+		free(text);
+		return r == -EAGAIN ? 0 : r;
+	}
 	default:
 		break;
 	}
@@ -613,6 +632,7 @@ int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 		}
 		break;
 	case MK_ERROR_LOG:
+	case MK_TRACE:
 		break; /* the kernel takes any write (O_TRUNC clears) */
 	case MK_STACK_MAP:
 		if (strcmp(s, "0") && strcmp(s, "reset")) {

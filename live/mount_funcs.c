@@ -262,7 +262,8 @@ static int select_list(struct mnt *m, int list, unsigned char *sel, FILE *cmds)
 		if (cmd[i] == -1)
 			fprintf(cmds, "%s:%s:unlimited\n", f->name[i / 4], cmd_names[i % 4]);
 		else if (cmd[i] >= 0)
-			fprintf(cmds, "%s:%s:count=%ld\n", f->name[i / 4], cmd_names[i % 4], cmd[i]);
+			fprintf(cmds, "%s:%s:count=%ld\n", f->name[i / 4], cmd_names[i % 4],
+				cmd[i]);
 	}
 	free(cmd);
 	free(text);

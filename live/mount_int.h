@@ -3,13 +3,16 @@
  * Inside the live mount (live/mount.h): the server's state, shared by the
  * FUSE glue (mount.c) and the files (mount_files.c, mount_funcs.c).
  *
- * Everything here is touched by the one thread that serves FUSE requests,
- * except `ended`, which the watcher thread sets (relaxed atomics: it only
- * asks the serving thread to stop, nothing is published through it).
+ * Requests are served by libfuse's worker threads (fuse_loop_mt); each
+ * takes m->lock for its whole work, except getattr (constant data) and
+ * trace_pipe's wait.  `ended` is set by the watcher thread and read by
+ * trace_pipe readers (relaxed atomics: it only says "stop waiting";
+ * nothing is published through it).
  */
 #ifndef FTRAIL_LIVE_MOUNT_INT_H
 #define FTRAIL_LIVE_MOUNT_INT_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -43,6 +46,8 @@ enum mnt_kind {
 	MK_STACK_MAP_STAT,
 	MK_STACK_MAP_BIN,
 	MK_SNAPSHOT,
+	MK_TRACE,
+	MK_TRACE_PIPE,
 	MK_NR
 };
 
@@ -56,9 +61,10 @@ struct mnt_node {
 /* One open file. */
 struct mnt_fh {
 	const struct mnt_node *node;
-	char *rbuf; /* what a read shows, made at open */
+	char *rbuf; /* what a read shows, made at open (trace_pipe: as it comes) */
 	size_t rlen;
-	char *wbuf; /* list files: accepted lines, committed at release */
+	size_t rpos; /* trace_pipe: bytes of rbuf already read */
+	char *wbuf;  /* list files: accepted lines, committed at release */
 	size_t wlen, wcap;
 	int trunc;  /* list files: opened with O_TRUNC (">") */
 	int failed; /* a write was refused: nothing is committed */
@@ -81,6 +87,12 @@ struct mnt_funcs {
 	const char *main_mod;	 /* the main program's (listed without "[mod]") */
 };
 
+/* A user buffer's count of events (mount_trace.c). */
+struct mnt_bufpos {
+	uint64_t id; /* UDATA buffer id */
+	uint64_t n;
+};
+
 struct mnt {
 	struct ft_live_session s;
 	pid_t pid;
@@ -97,6 +109,18 @@ struct mnt {
 	/* a truncate() without O_TRUNC at open (no atomic_o_trunc): per node */
 	const struct mnt_node *pending_trunc;
 	int ended; /* atomic: the program or its recorder is gone */
+	int sig_r; /* read end of the stop signals' pipe (the watcher's) */
+	/*
+	 * Serialises every request but getattr (fuse_loop_mt): the state above
+	 * and below.  trace_pipe's blocking read does not hold it while it waits.
+	 */
+	pthread_mutex_t lock;
+	/* trace, trace_pipe (mount_trace.c) */
+	int trace_fd;		/* the recorder's FILE.partial, or -1 */
+	char trace_path[32];	/* "/proc/self/fd/N" */
+	struct mnt_bufpos *pos; /* consumed events per buffer */
+	size_t nr_pos;
+	long long pipe_size; /* file size at the last trace_pipe pass */
 };
 
 /* mount_files.c */
@@ -110,6 +134,11 @@ int mnt_open_trunc(struct mnt *m, struct mnt_fh *fh);
 void mnt_init_state(struct mnt *m);
 void mnt_free_state(struct mnt *m);
 void mnt_elog(struct mnt *m, const char *loc, const char *msg, const char *cmd, int pos);
+
+/* mount_trace.c */
+void mnt_trace_find(struct mnt *m);
+int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out, size_t *len);
+int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size);
 
 /* mount_funcs.c */
 void mnt_funcs_refresh(struct mnt *m);

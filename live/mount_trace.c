@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `trace` and `trace_pipe` of the live mount, in ftrace's text format
+ * (analysis/ftrace_fmt.h), read from the trace file the recorder is
+ * writing.
+ *
+ * Why the file and not the rings: the recorder is the rings' one
+ * consuming reader (core/ringbuf.h), and it must stay so -- a second
+ * consumer would take records away from the trace file.  What the
+ * recorder has drained goes into FILE.partial as complete sections
+ * (recorder/urecord.c: at least once a second), which the trace reader
+ * reads up to its last complete section while it grows
+ * (analysis/trace.h).  So the mount shows what is on its way to disk:
+ * complete ring pages, up to about a second after they filled.  Reading
+ * never touches the rings, so the traced program never waits for it.
+ * The descriptor we keep on the file (found among the recorder's open
+ * files) follows it when it is renamed to FILE at the end.
+ *
+ * Consuming reads, as the kernel's: each user buffer (a thread at one
+ * nesting level, the UDATA id) has a count of events consumed; a buffer's
+ * events come in the same order at every reading of the growing file, so
+ * "the first N events of buffer B" stays the same set.  trace_pipe shows
+ * and consumes what is past the counts; trace shows what is past them
+ * without consuming; opening trace with O_TRUNC consumes everything so
+ * far (the kernel's "echo > trace" clears the buffer trace_pipe reads
+ * too).  The counts are under m->lock.
+ */
+#define FUSE_USE_VERSION 31
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/ftrace_fmt.h"
+#include "analysis/trace.h"
+#include "core/session.h"
+#include "core/util.h"
+#include "live/mount_int.h"
+
+/* The recorder's FILE.partial, opened; -1 when it writes none (-o -). */
+void mnt_trace_find(struct mnt *m)
+{
+	char dir[64], link[PATH_MAX], path[PATH_MAX + 80];
+	pid_t rec = (pid_t)m->s.hdr->recorder_pid;
+	struct dirent *de;
+	DIR *d;
+
+	m->trace_fd = -1;
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)rec);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		ssize_t n;
+		size_t k;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		n = readlink(path, link, sizeof(link) - 1);
+		if (n <= 0)
+			continue;
+		link[n] = 0;
+		k = strlen(link);
+		if (k < 9 || strcmp(link + k - 8, ".partial") || link[0] != '/')
+			continue;
+		m->trace_fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (m->trace_fd >= 0)
+			break;
+	}
+	closedir(d);
+	snprintf(m->trace_path, sizeof(m->trace_path), "/proc/self/fd/%d", m->trace_fd);
+}
+
+/* The consumed count of buffer id (added at 0 when new). */
+static uint64_t *pos_of(struct mnt_bufpos **v, size_t *nr, uint64_t id)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if ((*v)[i].id == id)
+			return &(*v)[i].n;
+	*v = ft_realloc(*v, (*nr + 1) * sizeof(**v));
+	(*v)[*nr].id = id;
+	(*v)[*nr].n = 0;
+	return &(*v)[(*nr)++].n;
+}
+
+/*
+ * The events past the consumed counts, formatted; consume: count them as
+ * consumed; header: the kernel's header block first (trace), none
+ * (trace_pipe); show: 0 to consume without formatting (trace's O_TRUNC).
+ * Caller holds m->lock.  Returns 0 with a malloc'ed text (maybe empty),
+ * or -errno.
+ */
+int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out, size_t *len)
+{
+	uint64_t options = __atomic_load_n(&ft_session_ctl(m->s.hdr)->options, __ATOMIC_RELAXED);
+	struct mnt_bufpos *seen = NULL;
+	size_t nr_seen = 0, blen = 0, hlen = 0;
+	char err[256], *body = NULL, *head = NULL;
+	const struct ft_event *ev;
+	uint64_t entries = 0;
+	struct ft_fmt *f = NULL;
+	struct ft_trace *t;
+	FILE *bf, *hf;
+	int ret;
+
+	*out = NULL;
+	*len = 0;
+	if (m->trace_fd < 0)
+		return -ENODEV;
+	t = ft_trace_open(m->trace_path, err, sizeof(err));
+	if (!t)
+		return -EAGAIN; /* no complete section yet */
+	bf = open_memstream(&body, &blen);
+	if (!bf) {
+		ft_trace_close(t);
+		return -ENOMEM;
+	}
+	if (show)
+		f = ft_fmt_new(t, options, bf);
+	while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+		uint64_t idx = (*pos_of(&seen, &nr_seen, ev->buffer))++;
+		uint64_t *cons = pos_of(&m->pos, &m->nr_pos, ev->buffer);
+
+		if (idx < *cons)
+			continue;
+		if (consume)
+			*cons = idx + 1;
+		if (ev->type != FT_EV_LOST)
+			entries++;
+		if (f && ft_fmt_event(f, ev) < 0)
+			break;
+	}
+	/* a cut at the end of a growing file is not an error: what is complete is shown */
+	if (f) {
+		ft_fmt_flush(f);
+		ft_fmt_free(f);
+	}
+	fclose(bf);
+	free(seen);
+	if (header) {
+		hf = open_memstream(&head, &hlen);
+		f = hf ? ft_fmt_new(t, options, hf) : NULL;
+		if (f) {
+			ft_fmt_header(f, entries, entries + ft_trace_nr_lost(t));
+			ft_fmt_flush(f);
+			ft_fmt_free(f);
+		}
+		if (hf)
+			fclose(hf);
+		if (head) {
+			head = ft_realloc(head, hlen + blen + 1);
+			memcpy(head + hlen, body, blen + 1);
+			free(body);
+			body = head;
+			blen += hlen;
+		}
+	}
+	ft_trace_close(t);
+	*out = body;
+	*len = blen;
+	return 0;
+}
+
+/* Blocking, consuming read of trace_pipe into fh's buffer.  Lock not held. */
+int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+	for (;;) {
+		int ended = __atomic_load_n(&m->ended, __ATOMIC_RELAXED);
+		struct stat st;
+
+		if (fh->rpos < fh->rlen) {
+			if (size > fh->rlen - fh->rpos)
+				size = fh->rlen - fh->rpos;
+			memcpy(buf, fh->rbuf + fh->rpos, size);
+			fh->rpos += size;
+			return (int)size;
+		}
+		if (m->trace_fd < 0)
+			return -ENODEV;
+		pthread_mutex_lock(&m->lock);
+		if (!fstat(m->trace_fd, &st) && (st.st_size != m->pipe_size || ended)) {
+			char *text;
+			size_t len;
+
+			if (!mnt_trace_text(m, 0, 1, 1, &text, &len)) {
+				m->pipe_size = st.st_size;
+				free(fh->rbuf);
+				fh->rbuf = text;
+				fh->rlen = len;
+				fh->rpos = 0;
+			}
+		}
+		pthread_mutex_unlock(&m->lock);
+		if (fh->rpos < fh->rlen)
+			continue;
+		if (ended)
+			return 0; /* the recording is over: end of file */
+		if (fuse_interrupted())
+			return -EINTR;
+		nanosleep(&ts, NULL);
+	}
+}
