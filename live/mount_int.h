@@ -121,6 +121,7 @@ struct mnt {
 	struct mnt_bufpos *pos; /* consumed events per buffer */
 	size_t nr_pos;
 	long long pipe_size; /* file size at the last trace_pipe pass */
+	uint64_t clear_ns;   /* the last "> trace": older events are gone */
 };
 
 /* mount_files.c */

@@ -23,7 +23,8 @@
  * and consumes what is past the counts; trace shows what is past them
  * without consuming; opening trace with O_TRUNC consumes everything so
  * far (the kernel's "echo > trace" clears the buffer trace_pipe reads
- * too).  The counts are under m->lock.
+ * too), and everything older, still on its way from the rings: events
+ * before that moment are not shown any more.  The counts are under m->lock.
  */
 #define FUSE_USE_VERSION 31
 
@@ -40,6 +41,7 @@
 
 #include "analysis/ftrace_fmt.h"
 #include "analysis/trace.h"
+#include "core/clock.h"
 #include "core/session.h"
 #include "core/util.h"
 #include "live/mount_int.h"
@@ -123,6 +125,8 @@ int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out,
 	}
 	if (show)
 		f = ft_fmt_new(t, options, bf);
+	else /* "> trace": also what is still on its way from the rings */
+		m->clear_ns = ft_trace_tsc_to_ns(t, ft_rdtsc());
 	while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
 		uint64_t idx = (*pos_of(&seen, &nr_seen, ev->buffer))++;
 		uint64_t *cons = pos_of(&m->pos, &m->nr_pos, ev->buffer);
@@ -131,6 +135,8 @@ int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out,
 			continue;
 		if (consume)
 			*cons = idx + 1;
+		if (ev->ts < m->clear_ns)
+			continue;
 		if (ev->type != FT_EV_LOST)
 			entries++;
 		if (f && ft_fmt_event(f, ev) < 0)
