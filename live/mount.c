@@ -48,16 +48,47 @@ static struct mnt *get_mnt(void)
 	return fuse_get_context()->private_data;
 }
 
+#define MAX_THREADS 4096 /* per_thread/ entries listed */
+
+/* Is tid a thread with a ring now (per_thread/<tid> exists)? */
+static int thread_exists(struct mnt *m, uint32_t tid)
+{
+	uint32_t *tids = ft_malloc(MAX_THREADS * sizeof(*tids));
+	size_t n = mnt_threads(m, tids, MAX_THREADS);
+	int found = 0;
+
+	for (size_t i = 0; i < n && !found; i++)
+		found = tids[i] == tid;
+	free(tids);
+	return found;
+}
+
+/* The node of path, per_thread/<tid>/ ones only while tid has a ring. */
+static const struct mnt_node *lookup(struct mnt *m, const char *path, uint32_t *tid)
+{
+	const struct mnt_node *n = mnt_lookup(path, tid);
+
+	if (n && *tid && !thread_exists(m, *tid))
+		return NULL;
+	return n;
+}
+
+static int is_dir(const struct mnt_node *n)
+{
+	return n->kind == MK_DIR || n->kind == MK_PT_DIR;
+}
+
 static int mnt_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
-	const struct mnt_node *n = mnt_lookup(path);
 	struct mnt *m = get_mnt();
+	uint32_t tid;
+	const struct mnt_node *n = lookup(m, path, &tid);
 
 	if (!n)
 		return -ENOENT;
 	memset(st, 0, sizeof(*st));
-	st->st_mode = (n->kind == MK_DIR ? S_IFDIR : S_IFREG) | n->mode;
-	st->st_nlink = n->kind == MK_DIR ? 2 : 1;
+	st->st_mode = (is_dir(n) ? S_IFDIR : S_IFREG) | n->mode;
+	st->st_nlink = is_dir(n) ? 2 : 1;
 	st->st_uid = m->uid;
 	st->st_gid = m->gid;
 	st->st_atime = st->st_mtime = st->st_ctime = m->t0;
@@ -67,14 +98,36 @@ static int mnt_getattr(const char *path, struct stat *st, struct fuse_file_info 
 static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t off,
 		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
-	const struct mnt_node *d = mnt_lookup(path);
+	struct mnt *m = get_mnt();
+	uint32_t tid;
+	const struct mnt_node *d = lookup(m, path, &tid);
 	size_t dl;
 
-	if (!d || d->kind != MK_DIR)
+	if (!d)
+		return -ENOENT;
+	if (!is_dir(d))
 		return -ENOTDIR;
-	dl = strcmp(path, "/") ? strlen(path) : 0;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
+	if (d->kind == MK_PT_DIR) {
+		fill(buf, "trace", NULL, 0, 0);
+		fill(buf, "trace_pipe", NULL, 0, 0);
+		fill(buf, "stats", NULL, 0, 0);
+		return 0;
+	}
+	if (!strcmp(path, "/per_thread")) {
+		uint32_t *tids = ft_malloc(MAX_THREADS * sizeof(*tids));
+		size_t n = mnt_threads(m, tids, MAX_THREADS);
+		char name[16];
+
+		for (size_t i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "%u", tids[i]);
+			fill(buf, name, NULL, 0, 0);
+		}
+		free(tids);
+		return 0;
+	}
+	dl = strcmp(path, "/") ? strlen(path) : 0;
 	for (size_t i = 0; i < mnt_nr_nodes; i++) {
 		const char *p = mnt_nodes[i].path;
 
@@ -88,14 +141,15 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 
 static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 {
-	const struct mnt_node *n = mnt_lookup(path);
 	struct mnt *m = get_mnt();
 	int acc = fi->flags & O_ACCMODE, r;
+	uint32_t tid;
+	const struct mnt_node *n = lookup(m, path, &tid);
 	struct mnt_fh *fh;
 
 	if (!n)
 		return -ENOENT;
-	if (n->kind == MK_DIR)
+	if (is_dir(n))
 		return -EISDIR;
 	/* read-only files refuse writing even to root, as tracefs' do */
 	if (acc != O_RDONLY && !(n->mode & 0200))
@@ -104,6 +158,8 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 		return -EACCES;
 	fh = ft_calloc(1, sizeof(*fh));
 	fh->node = n;
+	fh->tid = tid;
+	fh->pipe_size = -1;
 	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY)) {
 		r = mnt_open_trunc(m, fh);
 		if (r < 0) {
@@ -194,8 +250,9 @@ static int mnt_release_op(const char *path, struct fuse_file_info *fi)
  */
 static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
-	const struct mnt_node *n = mnt_lookup(path);
 	struct mnt *m = get_mnt();
+	uint32_t tid;
+	const struct mnt_node *n = lookup(m, path, &tid);
 	int r = 0;
 
 	if (!n)
@@ -206,7 +263,7 @@ static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	if (fi) {
 		r = mnt_open_trunc(m, (struct mnt_fh *)(uintptr_t)fi->fh);
 	} else {
-		struct mnt_fh tmp = { .node = n };
+		struct mnt_fh tmp = { .node = n, .tid = tid };
 
 		m->pending_trunc = n;
 		if (n->kind == MK_ERROR_LOG || n->kind == MK_TRACE)

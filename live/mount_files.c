@@ -64,18 +64,63 @@ const struct mnt_node mnt_nodes[] = {
 	N("/snapshot", MK_SNAPSHOT, 0, 0644),
 	N("/trace", MK_TRACE, 0, 0644),
 	N("/trace_pipe", MK_TRACE_PIPE, 0, 0444),
+	N("/per_thread", MK_DIR, 0, 0750),
 	FT_OPTIONS(X)
 };
 #undef X
 /* clang-format on */
 const size_t mnt_nr_nodes = sizeof(mnt_nodes) / sizeof(mnt_nodes[0]);
 
-const struct mnt_node *mnt_lookup(const char *path)
+/* per_thread/<tid>/: the nodes a thread's directory holds */
+static const struct mnt_node pt_nodes[] = {
+	N("", MK_PT_DIR, 0, 0750),
+	N("/trace", MK_TRACE, 0, 0644),
+	N("/trace_pipe", MK_TRACE_PIPE, 0, 0444),
+	N("/stats", MK_PT_STATS, 0, 0444),
+};
+
+const struct mnt_node *mnt_lookup(const char *path, uint32_t *tid)
 {
+	static const char pt[] = "/per_thread/";
+	char *end;
+	unsigned long v;
+
+	*tid = 0;
 	for (size_t i = 0; i < mnt_nr_nodes; i++)
 		if (!strcmp(mnt_nodes[i].path, path))
 			return &mnt_nodes[i];
+	if (strncmp(path, pt, sizeof(pt) - 1) || path[sizeof(pt) - 1] < '1' ||
+	    path[sizeof(pt) - 1] > '9')
+		return NULL;
+	v = strtoul(path + sizeof(pt) - 1, &end, 10);
+	if (v > INT32_MAX)
+		return NULL;
+	for (size_t i = 0; i < sizeof(pt_nodes) / sizeof(pt_nodes[0]); i++)
+		if (!strcmp(end, pt_nodes[i].path)) {
+			*tid = (uint32_t)v;
+			return &pt_nodes[i];
+		}
 	return NULL;
+}
+
+size_t mnt_threads(struct mnt *m, uint32_t *tids, size_t max)
+{
+	struct ft_rb_area *a = m->s.area;
+	size_t n = 0;
+
+	for (uint32_t s = 0; s < a->nr_slots && n < max; s++) {
+		struct ft_rb_slotinfo si;
+		size_t k;
+
+		ft_rb_slot_info(a, s, &si);
+		if (si.state != FT_RB_ACTIVE || !si.tid || si.pid == (uint32_t)getpid())
+			continue;
+		for (k = 0; k < n && tids[k] != si.tid; k++)
+			;
+		if (k == n)
+			tids[n++] = si.tid;
+	}
+	return n;
 }
 
 static const char *node_name(const struct mnt_node *n)
@@ -404,8 +449,14 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 				  (unsigned long long)__atomic_load_n(&a->snap_swaps,
 								      __ATOMIC_RELAXED));
 		break;
+	case MK_PT_STATS:
+		buf = mnt_thread_stats(m, fh->tid, &len);
+		if (!buf)
+			return -ENOMEM;
+		fh_set(fh, buf, len);
+		break;
 	case MK_TRACE: {
-		int r = mnt_trace_text(m, 1, 0, 1, &buf, &len);
+		int r = mnt_trace_text(m, fh->tid, 1, 0, 1, 0, &buf, &len);
 
 		if (r < 0)
 			return r;
@@ -433,7 +484,7 @@ int mnt_open_trunc(struct mnt *m, struct mnt_fh *fh)
 		/* everything so far counts as consumed: trace and trace_pipe start empty */
 		char *text;
 		size_t len;
-		int r = mnt_trace_text(m, 0, 1, 0, &text, &len);
+		int r = mnt_trace_text(m, fh->tid, 0, 1, 0, 0, &text, &len);
 
 		free(text);
 		return r == -EAGAIN ? 0 : r;

@@ -46,8 +46,10 @@ enum mnt_kind {
 	MK_STACK_MAP_STAT,
 	MK_STACK_MAP_BIN,
 	MK_SNAPSHOT,
-	MK_TRACE,
-	MK_TRACE_PIPE,
+	MK_TRACE,      /* arg 0; per_thread/<tid>/trace: the handle's tid */
+	MK_TRACE_PIPE, /* the same */
+	MK_PT_DIR,     /* per_thread/<tid> */
+	MK_PT_STATS,   /* per_thread/<tid>/stats */
 	MK_NR
 };
 
@@ -66,8 +68,10 @@ struct mnt_fh {
 	size_t rpos; /* trace_pipe: bytes of rbuf already read */
 	char *wbuf;  /* list files: accepted lines, committed at release */
 	size_t wlen, wcap;
-	int trunc;  /* list files: opened with O_TRUNC (">") */
-	int failed; /* a write was refused: nothing is committed */
+	int trunc;	     /* list files: opened with O_TRUNC (">") */
+	int failed;	     /* a write was refused: nothing is committed */
+	uint32_t tid;	     /* per_thread/<tid>/...: that thread only; 0: every thread */
+	long long pipe_size; /* trace_pipe: file size at this reader's last pass (-1: none) */
 	int wrote;
 };
 
@@ -91,6 +95,7 @@ struct mnt_funcs {
 struct mnt_bufpos {
 	uint64_t id; /* UDATA buffer id */
 	uint64_t n;
+	uint32_t tid; /* its thread */
 };
 
 struct mnt {
@@ -120,14 +125,16 @@ struct mnt {
 	char trace_path[32];	/* "/proc/self/fd/N" */
 	struct mnt_bufpos *pos; /* consumed events per buffer */
 	size_t nr_pos;
-	long long pipe_size; /* file size at the last trace_pipe pass */
-	uint64_t clear_ns;   /* the last "> trace": older events are gone */
+	uint64_t clear_ns; /* the last "> trace": older events are gone */
 };
 
 /* mount_files.c */
 extern const struct mnt_node mnt_nodes[];
 extern const size_t mnt_nr_nodes;
-const struct mnt_node *mnt_lookup(const char *path);
+/* The node of path; per_thread nodes give their thread in *tid (else 0). */
+const struct mnt_node *mnt_lookup(const char *path, uint32_t *tid);
+/* Threads with a ring now (per_thread/), up to max; returns how many. */
+size_t mnt_threads(struct mnt *m, uint32_t *tids, size_t max);
 int mnt_fill(struct mnt *m, struct mnt_fh *fh);
 int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len);
 int mnt_release(struct mnt *m, struct mnt_fh *fh);
@@ -138,8 +145,15 @@ void mnt_elog(struct mnt *m, const char *loc, const char *msg, const char *cmd, 
 
 /* mount_trace.c */
 void mnt_trace_find(struct mnt *m);
-int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out, size_t *len);
+/*
+ * The events not consumed yet (of thread tid, or all with 0) as ftrace's
+ * text; see mount_trace.c.  Caller holds m->lock.
+ */
+int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int show, size_t limit,
+		   char **out, size_t *len);
 int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size);
+/* per_thread/<tid>/stats. */
+char *mnt_thread_stats(struct mnt *m, uint32_t tid, size_t *len);
 
 /* mount_funcs.c */
 void mnt_funcs_refresh(struct mnt *m);

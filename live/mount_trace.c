@@ -42,6 +42,7 @@
 #include "analysis/ftrace_fmt.h"
 #include "analysis/trace.h"
 #include "core/clock.h"
+#include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/util.h"
 #include "live/mount_int.h"
@@ -80,7 +81,7 @@ void mnt_trace_find(struct mnt *m)
 }
 
 /* The consumed count of buffer id (added at 0 when new). */
-static uint64_t *pos_of(struct mnt_bufpos **v, size_t *nr, uint64_t id)
+static uint64_t *pos_of(struct mnt_bufpos **v, size_t *nr, uint64_t id, uint32_t tid)
 {
 	for (size_t i = 0; i < *nr; i++)
 		if ((*v)[i].id == id)
@@ -88,17 +89,20 @@ static uint64_t *pos_of(struct mnt_bufpos **v, size_t *nr, uint64_t id)
 	*v = ft_realloc(*v, (*nr + 1) * sizeof(**v));
 	(*v)[*nr].id = id;
 	(*v)[*nr].n = 0;
+	(*v)[*nr].tid = tid;
 	return &(*v)[(*nr)++].n;
 }
 
 /*
  * The events past the consumed counts, formatted; consume: count them as
  * consumed; header: the kernel's header block first (trace), none
- * (trace_pipe); show: 0 to consume without formatting (trace's O_TRUNC).
+ * (trace_pipe); show: 0 to consume without formatting (trace's O_TRUNC);
+ * limit: stop once the text is that long (0: no limit).
  * Caller holds m->lock.  Returns 0 with a malloc'ed text (maybe empty),
  * or -errno.
  */
-int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out, size_t *len)
+int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int show, size_t limit,
+		   char **out, size_t *len)
 {
 	uint64_t options = __atomic_load_n(&ft_session_ctl(m->s.hdr)->options, __ATOMIC_RELAXED);
 	struct mnt_bufpos *seen = NULL;
@@ -125,13 +129,13 @@ int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out,
 	}
 	if (show)
 		f = ft_fmt_new(t, options, bf);
-	else /* "> trace": also what is still on its way from the rings */
+	else if (!tid) /* "> trace": also what is still on its way from the rings */
 		m->clear_ns = ft_trace_tsc_to_ns(t, ft_rdtsc());
 	while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-		uint64_t idx = (*pos_of(&seen, &nr_seen, ev->buffer))++;
-		uint64_t *cons = pos_of(&m->pos, &m->nr_pos, ev->buffer);
+		uint64_t idx = (*pos_of(&seen, &nr_seen, ev->buffer, ev->tid))++;
+		uint64_t *cons = pos_of(&m->pos, &m->nr_pos, ev->buffer, ev->tid);
 
-		if (idx < *cons)
+		if (idx < *cons || (tid && ev->tid != tid))
 			continue;
 		if (consume)
 			*cons = idx + 1;
@@ -141,6 +145,17 @@ int mnt_trace_text(struct mnt *m, int header, int consume, int show, char **out,
 			entries++;
 		if (f && ft_fmt_event(f, ev) < 0)
 			break;
+		/*
+		 * Enough for the read that asked (trace_pipe): the rest stays
+		 * unconsumed, so a reader that goes away loses little.  Not
+		 * after an entry: its exit may have been printed with it (leaf).
+		 */
+		if (f && limit && ev->type != FT_EV_ENTRY) {
+			ft_fmt_flush(f);
+			fflush(bf);
+			if (blen >= limit)
+				break;
+		}
 	}
 	/* a cut at the end of a growing file is not an error: what is complete is shown */
 	if (f) {
@@ -192,12 +207,13 @@ int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size
 		if (m->trace_fd < 0)
 			return -ENODEV;
 		pthread_mutex_lock(&m->lock);
-		if (!fstat(m->trace_fd, &st) && (st.st_size != m->pipe_size || ended)) {
+		if (!fstat(m->trace_fd, &st) && (st.st_size != fh->pipe_size || ended)) {
 			char *text;
 			size_t len;
 
-			if (!mnt_trace_text(m, 0, 1, 1, &text, &len)) {
-				m->pipe_size = st.st_size;
+			if (!mnt_trace_text(m, fh->tid, 0, 1, 1, size, &text, &len)) {
+				/* a pass cut at size: look again at once, unchanged file or not */
+				fh->pipe_size = len >= size ? -1 : st.st_size;
 				free(fh->rbuf);
 				fh->rbuf = text;
 				fh->rlen = len;
@@ -213,4 +229,50 @@ int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size
 			return -EINTR;
 		nanosleep(&ts, NULL);
 	}
+}
+
+/*
+ * The kernel's per_cpu/cpuN/stats, for one thread's rings (every nesting
+ * level, live and snapshot sets): entries committed to complete pages,
+ * overrun (lost to overwrite), dropped events (no room, newest lost), and
+ * read events (consumed through trace_pipe).
+ */
+char *mnt_thread_stats(struct mnt *m, uint32_t tid, size_t *len)
+{
+	struct ft_rb_area *a = m->s.area;
+	uint64_t written = 0, lost_new = 0, lost_old = 0, read = 0;
+	char *buf = NULL;
+	FILE *f;
+
+	for (uint32_t s = 0; s < a->nr_slots; s++) {
+		struct ft_rb_slotinfo si;
+		struct ft_rb_slot *sl;
+
+		ft_rb_slot_info(a, s, &si);
+		if (si.state != FT_RB_ACTIVE || si.tid != tid)
+			continue;
+		sl = ft_rb_slot_at(a, s);
+		for (uint32_t set = 0; set < FT_RB_SETS; set++)
+			for (uint32_t l = 0; l < FT_RB_LEVELS; l++) {
+				struct ft_rb_ring *r = ft_rb_slot_ring(sl, set, l);
+
+				written += __atomic_load_n(&r->written, __ATOMIC_RELAXED);
+				lost_new += __atomic_load_n(&r->lost_new, __ATOMIC_RELAXED);
+				lost_old += __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED);
+			}
+	}
+	for (size_t i = 0; i < m->nr_pos; i++)
+		if (m->pos[i].tid == tid)
+			read += m->pos[i].n;
+	f = open_memstream(&buf, len);
+	if (!f)
+		return NULL;
+	fprintf(f,
+		"entries: %llu\noverrun: %llu\ncommit overrun: 0\nbytes: %llu\n"
+		"dropped events: %llu\nread events: %llu\n",
+		(unsigned long long)written, (unsigned long long)lost_old,
+		(unsigned long long)a->page_size * a->npages[0], (unsigned long long)lost_new,
+		(unsigned long long)read);
+	fclose(f);
+	return buf;
 }

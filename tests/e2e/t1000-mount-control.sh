@@ -15,7 +15,7 @@ expect_eq current_tracer "$(cat m/current_tracer)" function
 expect_eq tracing_on "$(cat m/tracing_on)" 1
 expect_eq available_tracers "$(cat m/available_tracers)" "function_graph function nop"
 expect_eq set_ftrace_filter "$(cat m/set_ftrace_filter)" alpha
-for fn in alpha beta gamma_ main; do
+for fn in alpha beta gamma_ run main; do
 	grep -qx "$fn" m/available_filter_functions || fail "$fn not in available_filter_functions"
 done
 expect_eq enabled_functions "$(cat m/enabled_functions)" "alpha (1)"
@@ -84,7 +84,7 @@ section C1 C2 <show.txt >c.txt
 section C2 D <show.txt >d.txt
 [ "$(grep -c 'alpha <-' a.txt)" -ge 10 ] || fail "phase A: too few alpha calls: $(head a.txt)"
 grep -E ': (beta|gamma_) <-' a.txt && fail "phase A traced more than alpha"
-[ "$(grep -c 'beta <-main' b.txt)" -ge 10 ] || fail "phase B: too few beta calls: $(head b.txt)"
+[ "$(grep -c 'beta <-run' b.txt)" -ge 10 ] || fail "phase B: too few beta calls: $(head b.txt)"
 grep -E ': (alpha|gamma_) <-' b.txt && fail "phase B traced more than beta"
 [ "$(grep -c 'gamma_' c.txt)" -ge 10 ] || fail "phase C: too few gamma_ calls: $(head c.txt)"
 grep -E 'alpha|beta' c.txt && fail "phase C traced more than gamma_"

@@ -9,7 +9,7 @@ expect_eq "stack_map_stat mode" "$(stat -c %a m/stack_map_stat)" 440
 expect_eq "stack_map_bin mode" "$(stat -c %a m/stack_map_bin)" 440
 stat_of() { sed -n "s/^$1: *\([0-9]*\).*/\1/p" m/stack_map_stat; }
 expect_eq "entries before stacktrace" "$(stat_of entries)" 0
-# stacks from now on: alpha is called from main and from gamma_
+# stacks from now on: alpha is called from run and from gamma_
 echo 1 >m/options/stacktrace
 expect_eq options/stacktrace "$(cat m/options/stacktrace)" 1
 grep -qx stacktrace m/trace_options || fail "stacktrace not in trace_options"

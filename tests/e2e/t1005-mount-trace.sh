@@ -14,17 +14,17 @@ wait_grep() {
 	done
 	fail "$2 never showed '$1': $(tail -n 5 "$2")"
 }
-wait_grep 'alpha <-main$' m/trace
+wait_grep 'alpha <-run$' m/trace
 cat m/trace >t1
 expect_eq "first line" "$(head -n 1 t1)" "# tracer: function"
 grep -qE '^# entries-in-buffer/entries-written: [0-9]+/[0-9]+ ' t1 || fail "no entries line: $(head t1)"
-grep -qE '^ +[^ ]+-[0-9]+ +\[000\] +[0-9]+\.[0-9]{6}: alpha <-(main|gamma_)$' t1 ||
+grep -qE '^ +[^ ]+-[0-9]+ +\[000\] +[0-9]+\.[0-9]{6}: alpha <-(run|gamma_)$' t1 ||
 	fail "no function line: $(head -n 12 t1)"
 grep -E ': (beta|gamma_) <-' t1 && fail "trace shows functions not selected"
 echo beta >m/set_ftrace_filter
-wait_grep 'beta <-main$' m/trace
+wait_grep 'beta <-run$' m/trace
 # reading trace does not consume: twice the same lines (the older ones)
-[ "$(grep -c 'alpha <-main' m/trace)" -ge "$(grep -c 'alpha <-main' t1)" ] || fail "reading trace consumed it"
+[ "$(grep -c 'alpha <-run' m/trace)" -ge "$(grep -c 'alpha <-run' t1)" ] || fail "reading trace consumed it"
 echo before-clear >m/trace_marker
 wait_grep 'before-clear' m/trace
 # "> trace" clears it, for trace_pipe too
@@ -66,5 +66,5 @@ $FTRAIL show -i t.dat | grep -v '^#' | norm | grep -v '^ *=>' >all
 n=$(grep -c . got)
 tail -n "$n" all | sort >want
 cmp -s got want || fail "trace_pipe's lines are not the trace's last $n: $(diff got want | head -n 8)"
-grep -q 'gamma_ <-main' got || fail "trace_pipe missed the filter change"
+grep -q 'gamma_ <-run' got || fail "trace_pipe missed the filter change"
 exit 0
