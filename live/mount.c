@@ -184,6 +184,10 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 	}
 	fi->fh = (uintptr_t)fh;
 	fi->direct_io = 1;
+	fh->next = m->open;
+	if (m->open)
+		m->open->prev = fh;
+	m->open = fh;
 	return 0;
 }
 
@@ -230,6 +234,13 @@ static int mnt_write_op(const char *path, const char *buf, size_t size, off_t of
 	return r;
 }
 
+static void fh_free(struct mnt_fh *fh)
+{
+	free(fh->rbuf);
+	free(fh->wbuf);
+	free(fh);
+}
+
 static int mnt_release_op(const char *path, struct fuse_file_info *fi)
 {
 	struct mnt_fh *fh = (struct mnt_fh *)(uintptr_t)fi->fh;
@@ -237,10 +248,14 @@ static int mnt_release_op(const char *path, struct fuse_file_info *fi)
 
 	pthread_mutex_lock(&m->lock);
 	mnt_release(m, fh);
+	if (fh->prev)
+		fh->prev->next = fh->next;
+	else
+		m->open = fh->next;
+	if (fh->next)
+		fh->next->prev = fh->prev;
 	pthread_mutex_unlock(&m->lock);
-	free(fh->rbuf);
-	free(fh->wbuf);
-	free(fh);
+	fh_free(fh);
 	return 0;
 }
 
@@ -527,6 +542,13 @@ out_sig:
 out_new:
 	fuse_destroy(f);
 out_state:
+	/* handles whose release never came (readers still open at the end) */
+	while (m.open) {
+		struct mnt_fh *fh = m.open;
+
+		m.open = fh->next;
+		fh_free(fh);
+	}
 	fuse_opt_free_args(&args);
 	mnt_free_state(&m);
 	if (m.trace_fd >= 0)

@@ -72,6 +72,7 @@ struct mnt_fh {
 	int failed;	     /* a write was refused: nothing is committed */
 	uint32_t tid;	     /* per_thread/<tid>/...: that thread only; 0: every thread */
 	long long pipe_size; /* trace_pipe: file size at this reader's last pass (-1: none) */
+	struct mnt_fh *prev, *next; /* m->open: freed at the end if never released */
 	int wrote;
 };
 
@@ -113,8 +114,9 @@ struct mnt {
 	unsigned int elog_next;
 	/* a truncate() without O_TRUNC at open (no atomic_o_trunc): per node */
 	const struct mnt_node *pending_trunc;
-	int ended; /* atomic: the program or its recorder is gone */
-	int sig_r; /* read end of the stop signals' pipe (the watcher's) */
+	int ended;	     /* atomic: the program or its recorder is gone */
+	struct mnt_fh *open; /* handles not released yet (under lock) */
+	int sig_r;	     /* read end of the stop signals' pipe (the watcher's) */
 	/*
 	 * Serialises every request but getattr (fuse_loop_mt): the state above
 	 * and below.  trace_pipe's blocking read does not hold it while it waits.
