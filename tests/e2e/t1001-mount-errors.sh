@@ -1,6 +1,6 @@
 # description: mount: garbage written to the files fails with the kernel's errno, changes nothing and leaves a line in error_log; bad mount points and pids get one line
 # requires: root fuse gcc
-# asan: no
+# asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
 build_loop
 

@@ -1,6 +1,6 @@
 # description: mount: stack_map, stack_map_stat and stack_map_bin of a running program, with the stack map selftest's checks (entries, no drops, reset refused while tracing, reset clears when stopped) and modes 0640/0440
 # requires: root fuse gcc
-# asan: no
+# asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
 build_loop
 start_rec m -p function -l alpha

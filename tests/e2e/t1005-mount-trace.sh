@@ -1,6 +1,6 @@
 # description: mount: trace shows the running program's trace in ftrace's format and O_TRUNC clears it; trace_pipe blocks, consumes (two readers share the events, none twice) and ends when the recording does
 # requires: root fuse gcc
-# asan: no
+# asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
 build_loop
 # small buffers: 1 KiB pages reach the trace file sooner

@@ -1,6 +1,6 @@
 # description: mount: per_thread/<tid>/{trace,trace_pipe,stats} in place of per_cpu: one thread's events only, its ring's counts, consuming reads
 # requires: root fuse gcc
-# asan: no
+# asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
 build_loop
 LOOP_ARGS=2
