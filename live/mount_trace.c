@@ -80,6 +80,42 @@ void mnt_trace_find(struct mnt *m)
 	snprintf(m->trace_path, sizeof(m->trace_path), "/proc/self/fd/%d", m->trace_fd);
 }
 
+/* Thread names the trace file does not have yet (its TASKS come at the end). */
+struct comm_cache {
+	uint32_t tid[64];
+	char name[64][17];
+	unsigned int nr;
+};
+
+/*
+ * The name of thread tid of process pid, from /proc while it runs, as the
+ * kernel's comm cache gives it; NULL when unknown (then "<...>", as the
+ * kernel prints a name it lost).
+ */
+static const char *live_comm(struct comm_cache *c, uint32_t pid, uint32_t tid)
+{
+	char path[64], *nl;
+	unsigned int i;
+	FILE *f;
+
+	for (i = 0; i < c->nr; i++)
+		if (c->tid[i] == tid)
+			return c->name[i][0] ? c->name[i] : NULL;
+	if (c->nr == 64)
+		return NULL;
+	i = c->nr++;
+	c->tid[i] = tid;
+	c->name[i][0] = 0;
+	snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (fgets(c->name[i], sizeof(c->name[i]), f) && (nl = strchr(c->name[i], '\n')))
+			*nl = 0;
+		fclose(f);
+	}
+	return c->name[i][0] ? c->name[i] : NULL;
+}
+
 /* The consumed count of buffer id (added at 0 when new). */
 static uint64_t *pos_of(struct mnt_bufpos **v, size_t *nr, uint64_t id, uint32_t tid)
 {
@@ -111,6 +147,7 @@ int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int sho
 	const struct ft_event *ev;
 	uint64_t entries = 0;
 	struct ft_fmt *f = NULL;
+	struct comm_cache comms = { .nr = 0 };
 	struct ft_trace *t;
 	FILE *bf, *hf;
 	int ret;
@@ -143,8 +180,15 @@ int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int sho
 			continue;
 		if (ev->type != FT_EV_LOST)
 			entries++;
-		if (f && ft_fmt_event(f, ev) < 0)
+		if (f && !strcmp(ft_trace_comm(t, ev->tid), "<...>")) {
+			struct ft_event named = *ev;
+
+			named.comm = live_comm(&comms, ev->pid, ev->tid);
+			if (ft_fmt_event(f, &named) < 0)
+				break;
+		} else if (f && ft_fmt_event(f, ev) < 0) {
 			break;
+		}
 		/*
 		 * Enough for the read that asked (trace_pipe): the rest stays
 		 * unconsumed, so a reader that goes away loses little.  Not

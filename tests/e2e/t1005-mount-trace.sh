@@ -18,7 +18,7 @@ wait_grep 'alpha <-run$' m/trace
 cat m/trace >t1
 expect_eq "first line" "$(head -n 1 t1)" "# tracer: function"
 grep -qE '^# entries-in-buffer/entries-written: [0-9]+/[0-9]+ ' t1 || fail "no entries line: $(head t1)"
-grep -qE '^ +[^ ]+-[0-9]+ +\[000\] +[0-9]+\.[0-9]{6}: alpha <-(run|gamma_)$' t1 ||
+grep -qE '^ +loop-[0-9]+ +\[000\] +[0-9]+\.[0-9]{6}: alpha <-(run|gamma_)$' t1 ||
 	fail "no function line: $(head -n 12 t1)"
 grep -E ': (beta|gamma_) <-' t1 && fail "trace shows functions not selected"
 echo beta >m/set_ftrace_filter
