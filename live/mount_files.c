@@ -227,6 +227,7 @@ void mnt_init_state(struct mnt *m)
 	if (ft_stackmap_attach(&m->smap, mem, len))
 		m->smap.shm = NULL;
 	m->smap.tracing_is_on = smap_tracing_on;
+	m->start_tracer = (int)__atomic_load_n(&ft_session_ctl(m->s.hdr)->tracer, __ATOMIC_RELAXED);
 	m->smap.arg = m;
 	ft_snapshot_init(&m->snap, &snap_ops, m->s.area);
 }
@@ -345,7 +346,11 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 		break;
 	}
 	case MK_AVAILABLE_TRACERS:
-		fh_printf(fh, "function_graph function nop\n");
+		if (FT_TRACER_IS_ULAT(m->start_tracer))
+			fh_printf(fh, "%s function_graph function nop\n",
+				  ft_tracer_name(m->start_tracer));
+		else
+			fh_printf(fh, "function_graph function nop\n");
 		break;
 	case MK_LIST:
 		buf = mnt_list_show(m, n->arg, &len);
@@ -621,7 +626,15 @@ int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 	case MK_CURRENT_TRACER:
 		t = ft_tracer_from_name(s);
 		if (t < 0) {
-			mnt_elog(m, name, "no such tracer (function_graph function nop)", s, 0);
+			mnt_elog(m, name, "no such tracer (see available_tracers)", s, 0);
+			r = -EINVAL;
+			break;
+		}
+		if (FT_TRACER_IS_ULAT(t) && t != m->start_tracer) {
+			/* they report through the recorder, set up when recording starts */
+			mnt_elog(m, name,
+				 "latency tracers are chosen when recording starts (record -p)", s,
+				 0);
 			r = -EINVAL;
 			break;
 		}

@@ -104,7 +104,8 @@ struct mnt {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	long t0; /* mount time (s) for the nodes' times */
+	long t0;	  /* mount time (s) for the nodes' times */
+	int start_tracer; /* the tracer when mounted: a latency tracer may come back */
 	struct ft_stackmap smap;
 	struct ft_snapshot snap;
 	struct mnt_funcs funcs;

@@ -37,6 +37,7 @@ check() { # FILE TEXT ERRNO-TEXT MESSAGE
 }
 check tracing_on abc "Invalid argument" "not a number"
 check current_tracer wakeup "Invalid argument" "no such tracer.*"
+check current_tracer lockheld "Invalid argument" "latency tracers are chosen when recording starts.*"
 check set_ftrace_filter nosuch_function "Invalid argument" "no function matches"
 check set_ftrace_filter "beta nosuch_function" "Invalid argument" "no function matches"
 check set_ftrace_filter "alpha:frobnicate" "Invalid argument" "unknown command.*"
