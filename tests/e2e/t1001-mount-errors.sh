@@ -15,6 +15,13 @@ mkdir empty
 expect_fail "ftrail: mount: process 999999999 is not traced*" $FTRAIL mount -P 999999999 empty
 expect_fail "ftrail: mount: process $$ is not traced*" $FTRAIL mount -P $$ empty
 expect_fail "ftrail: mount: one mount point*" $FTRAIL mount -P $$
+# no /dev/fuse (a private /dev without it): one line, nothing recorded
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+	expect_fail "ftrail: no /dev/fuse (No such file or directory): the mount needs FUSE" \
+		unshare -m sh -c "mount -t tmpfs none /dev && exec $FTRAIL record -q -o x.dat --mount empty -- ./loop"
+	expect_fail "ftrail: mount: no /dev/fuse*" \
+		unshare -m sh -c "mount -t tmpfs none /dev && exec $FTRAIL mount -P $$ empty"
+fi
 [ ! -e x.dat ] || fail "a refused record left x.dat"
 
 start_rec m -p function -l alpha
