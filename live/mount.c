@@ -63,26 +63,46 @@ static int thread_exists(struct mnt *m, uint32_t tid)
 	return found;
 }
 
-/* The node of path, per_thread/<tid>/ ones only while tid has a ring. */
-static const struct mnt_node *lookup(struct mnt *m, const char *path, uint32_t *tid)
+/*
+ * The node of path, per_thread/<tid>/ ones only while tid has a ring,
+ * events/u/ ones only for events the program has (names in sys, name).
+ */
+static const struct mnt_node *lookup(struct mnt *m, const char *path, uint32_t *tid, char *sys,
+				     char *name)
 {
 	const struct mnt_node *n = mnt_lookup(path, tid);
 
+	sys[0] = name[0] = 0;
 	if (n && *tid && !thread_exists(m, *tid))
 		return NULL;
+	if (!n)
+		n = mnt_events_lookup(m, path, sys, name);
 	return n;
 }
 
 static int is_dir(const struct mnt_node *n)
 {
-	return n->kind == MK_DIR || n->kind == MK_PT_DIR;
+	return n->kind == MK_DIR || n->kind == MK_PT_DIR || n->kind == MK_EV_DIR;
+}
+
+struct fill_ctx {
+	fuse_fill_dir_t fill;
+	void *buf;
+};
+
+static int fill_one(void *arg, const char *name)
+{
+	struct fill_ctx *c = arg;
+
+	return c->fill(c->buf, name, NULL, 0, 0);
 }
 
 static int mnt_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 {
 	struct mnt *m = get_mnt();
+	char sys[64], name[64];
 	uint32_t tid;
-	const struct mnt_node *n = lookup(m, path, &tid);
+	const struct mnt_node *n = lookup(m, path, &tid, sys, name);
 
 	if (!n)
 		return -ENOENT;
@@ -99,8 +119,10 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		       struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
 	struct mnt *m = get_mnt();
+	struct fill_ctx fc = { fill, buf };
+	char sys[64], name[64];
 	uint32_t tid;
-	const struct mnt_node *d = lookup(m, path, &tid);
+	const struct mnt_node *d = lookup(m, path, &tid, sys, name);
 	size_t dl;
 
 	if (!d)
@@ -109,6 +131,18 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		return -ENOTDIR;
 	fill(buf, ".", NULL, 0, 0);
 	fill(buf, "..", NULL, 0, 0);
+	if (d->kind == MK_EV_DIR && name[0]) {
+		fill(buf, "enable", NULL, 0, 0);
+		fill(buf, "filter", NULL, 0, 0);
+		fill(buf, "trigger", NULL, 0, 0);
+		fill(buf, "format", NULL, 0, 0);
+		fill(buf, "id", NULL, 0, 0);
+		return 0;
+	}
+	if (d->kind == MK_EV_DIR || !strcmp(path, "/events/u")) {
+		mnt_events_readdir(m, d->kind == MK_EV_DIR ? sys : NULL, &fc, fill_one);
+		return 0;
+	}
 	if (d->kind == MK_PT_DIR) {
 		fill(buf, "trace", NULL, 0, 0);
 		fill(buf, "trace_pipe", NULL, 0, 0);
@@ -118,11 +152,11 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 	if (!strcmp(path, "/per_thread")) {
 		uint32_t *tids = ft_malloc(MAX_THREADS * sizeof(*tids));
 		size_t n = mnt_threads(m, tids, MAX_THREADS);
-		char name[16];
+		char num[16];
 
 		for (size_t i = 0; i < n; i++) {
-			snprintf(name, sizeof(name), "%u", tids[i]);
-			fill(buf, name, NULL, 0, 0);
+			snprintf(num, sizeof(num), "%u", tids[i]);
+			fill(buf, num, NULL, 0, 0);
 		}
 		free(tids);
 		return 0;
@@ -143,8 +177,9 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 {
 	struct mnt *m = get_mnt();
 	int acc = fi->flags & O_ACCMODE, r;
+	char sys[64], name[64];
 	uint32_t tid;
-	const struct mnt_node *n = lookup(m, path, &tid);
+	const struct mnt_node *n = lookup(m, path, &tid, sys, name);
 	struct mnt_fh *fh;
 
 	if (!n)
@@ -160,6 +195,8 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 	fh->node = n;
 	fh->tid = tid;
 	fh->pipe_size = -1;
+	memcpy(fh->ev_sys, sys, sizeof(fh->ev_sys));
+	memcpy(fh->ev_name, name, sizeof(fh->ev_name));
 	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY)) {
 		r = mnt_open_trunc(m, fh);
 		if (r < 0) {
@@ -266,8 +303,9 @@ static int mnt_release_op(const char *path, struct fuse_file_info *fi)
 static int mnt_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 {
 	struct mnt *m = get_mnt();
+	char sys[64], name[64];
 	uint32_t tid;
-	const struct mnt_node *n = lookup(m, path, &tid);
+	const struct mnt_node *n = lookup(m, path, &tid, sys, name);
 	int r = 0;
 
 	if (!n)
@@ -471,6 +509,7 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	pthread_mutex_init(&m.lock, NULL);
 	mnt_init_state(&m);
 	mnt_trace_find(&m);
+	mnt_events_attach(&m);
 
 	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
 	if (!f) {
@@ -551,6 +590,7 @@ out_state:
 	}
 	fuse_opt_free_args(&args);
 	mnt_free_state(&m);
+	mnt_events_detach(&m);
 	if (m.trace_fd >= 0)
 		close(m.trace_fd);
 	free(m.pos);

@@ -28,6 +28,7 @@
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/symbols.h"
+#include "core/uevent.h"
 #include "core/util.h"
 #include "live/mount_int.h"
 
@@ -65,6 +66,9 @@ const struct mnt_node mnt_nodes[] = {
 	N("/trace", MK_TRACE, 0, 0644),
 	N("/trace_pipe", MK_TRACE_PIPE, 0, 0444),
 	N("/per_thread", MK_DIR, 0, 0750),
+	N("/events", MK_DIR, 0, 0750),
+	N("/events/u", MK_DIR, 0, 0750),
+	N("/set_event", MK_SET_EVENT, 0, 0644),
 	FT_OPTIONS(X)
 };
 #undef X
@@ -324,6 +328,76 @@ static char *stackmap_text(struct mnt *m, int stat, size_t *len)
 	return buf;
 }
 
+/* ---- events/u (mount_events.c) ---- */
+
+struct ev_out {
+	const char *sys, *name; /* NULL: every event (set_event) */
+	int kind;
+	FILE *out;
+};
+
+static int ev_show(const char *sys, const char *name, const char *text, size_t len, void *arg)
+{
+	struct ev_out *o = arg;
+
+	if (!o->sys) {
+		fprintf(o->out, "u:%s:%s\n", sys, name);
+		return 0;
+	}
+	if (strcmp(sys, o->sys) || strcmp(name, o->name))
+		return 0;
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) + 1 : len;
+
+		if (o->kind == MK_EV_ID && !strncmp(text + i, "ID: ", 4))
+			fprintf(o->out, "%.*s", (int)(e - i - 4), text + i + 4);
+		/* the format file as the kernel's: without ftrail's "system:" line */
+		else if (o->kind == MK_EV_FORMAT && strncmp(text + i, "system: ", 8))
+			fprintf(o->out, "%.*s", (int)(e - i), text + i);
+		i = e;
+	}
+	return 1;
+}
+
+static char *events_text(struct mnt *m, struct mnt_fh *fh, size_t *len)
+{
+	struct ev_out o = { NULL, NULL, fh->node->kind, NULL };
+	char *buf = NULL, sel[FT_UEV_SEL_MAX];
+
+	o.out = open_memstream(&buf, len);
+	if (!o.out)
+		return NULL;
+	switch (fh->node->kind) {
+	case MK_EV_ENABLE:
+		/* an event has a format once the runtime enabled it: chosen at start */
+		fputs("1\n", o.out);
+		break;
+	case MK_EV_FILTER:
+		mnt_events_sel(m, fh->ev_sys, fh->ev_name, 1, sel, sizeof(sel));
+		fprintf(o.out, "%s\n", sel[0] ? sel : "none");
+		break;
+	case MK_EV_TRIGGER:
+		mnt_events_sel(m, fh->ev_sys, fh->ev_name, 2, sel, sizeof(sel));
+		if (sel[0])
+			fprintf(o.out, "%s\n", sel);
+		else
+			fputs("# Available triggers:\n# traceon traceoff snapshot stacktrace "
+			      "enable_event disable_event\n",
+			      o.out);
+		break;
+	default:
+		if (fh->node->kind != MK_SET_EVENT) {
+			o.sys = fh->ev_sys;
+			o.name = fh->ev_name;
+		}
+		mnt_events_each(m, ev_show, &o);
+		break;
+	}
+	fclose(o.out);
+	return buf;
+}
+
 /* ---- open: what a read shows ---- */
 
 int mnt_fill(struct mnt *m, struct mnt_fh *fh)
@@ -453,6 +527,17 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 				  "# echo 2 > snapshot : clears the snapshot buffer\n",
 				  (unsigned long long)__atomic_load_n(&a->snap_swaps,
 								      __ATOMIC_RELAXED));
+		break;
+	case MK_EV_ENABLE:
+	case MK_EV_FILTER:
+	case MK_EV_TRIGGER:
+	case MK_EV_FORMAT:
+	case MK_EV_ID:
+	case MK_SET_EVENT:
+		buf = events_text(m, fh, &len);
+		if (!buf)
+			return -ENOMEM;
+		fh_set(fh, buf, len);
 		break;
 	case MK_PT_STATS:
 		buf = mnt_thread_stats(m, fh->tid, &len);
@@ -698,6 +783,15 @@ int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 	case MK_ERROR_LOG:
 	case MK_TRACE:
 		break; /* the kernel takes any write (O_TRUNC clears) */
+	case MK_EV_ENABLE:
+	case MK_EV_FILTER:
+	case MK_EV_TRIGGER:
+	case MK_SET_EVENT:
+		mnt_elog(m, name,
+			 "user events are chosen when recording starts (record -e u:SYS:EVENT)", s,
+			 0);
+		r = -EBUSY;
+		break;
 	case MK_STACK_MAP:
 		if (strcmp(s, "0") && strcmp(s, "reset")) {
 			mnt_elog(m, name, "write 0 or reset to clear the stack map", s, 0);

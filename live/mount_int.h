@@ -50,6 +50,13 @@ enum mnt_kind {
 	MK_TRACE_PIPE, /* the same */
 	MK_PT_DIR,     /* per_thread/<tid> */
 	MK_PT_STATS,   /* per_thread/<tid>/stats */
+	MK_EV_DIR,     /* events/u/<sys>, events/u/<sys>/<event> (the handle's names) */
+	MK_EV_ENABLE,  /* events/u/<sys>/<event>/enable ... */
+	MK_EV_FILTER,
+	MK_EV_TRIGGER,
+	MK_EV_FORMAT,
+	MK_EV_ID,
+	MK_SET_EVENT,
 	MK_NR
 };
 
@@ -68,9 +75,10 @@ struct mnt_fh {
 	size_t rpos; /* trace_pipe: bytes of rbuf already read */
 	char *wbuf;  /* list files: accepted lines, committed at release */
 	size_t wlen, wcap;
-	int trunc;	     /* list files: opened with O_TRUNC (">") */
-	int failed;	     /* a write was refused: nothing is committed */
-	uint32_t tid;	     /* per_thread/<tid>/...: that thread only; 0: every thread */
+	int trunc;		      /* list files: opened with O_TRUNC (">") */
+	int failed;		      /* a write was refused: nothing is committed */
+	uint32_t tid;		      /* per_thread/<tid>/...: that thread only; 0: every thread */
+	char ev_sys[64], ev_name[64]; /* events/u/<sys>/<event>/... */
 	long long pipe_size; /* trace_pipe: file size at this reader's last pass (-1: none) */
 	struct mnt_fh *prev, *next; /* m->open: freed at the end if never released */
 	int wrote;
@@ -104,8 +112,9 @@ struct mnt {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	long t0;	  /* mount time (s) for the nodes' times */
-	int start_tracer; /* the tracer when mounted: a latency tracer may come back */
+	long t0;		       /* mount time (s) for the nodes' times */
+	int start_tracer;	       /* the tracer when mounted: a latency tracer may come back */
+	const struct ft_uev_area *uev; /* the program's user-event area (read-only), or NULL */
 	struct ft_stackmap smap;
 	struct ft_snapshot snap;
 	struct mnt_funcs funcs;
@@ -157,6 +166,25 @@ int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int sho
 int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size);
 /* per_thread/<tid>/stats. */
 char *mnt_thread_stats(struct mnt *m, uint32_t tid, size_t *len);
+
+/* mount_events.c */
+struct ft_uev_area;
+void mnt_events_attach(struct mnt *m);
+void mnt_events_detach(struct mnt *m);
+int mnt_events_each(struct mnt *m,
+		    int (*fn)(const char *sys, const char *name, const char *text, size_t len,
+			      void *arg),
+		    void *arg);
+void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which, char *out,
+		    size_t len);
+/*
+ * The node of an events/u/... path (names in sys and name), or NULL when
+ * the program has no such event.
+ */
+const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *sys, char *name);
+/* Fill a directory of events/u (path "/events/u" or "/events/u/SYS"). */
+void mnt_events_readdir(struct mnt *m, const char *sys, void *buf,
+			int (*fill)(void *buf, const char *name));
 
 /* mount_funcs.c */
 void mnt_funcs_refresh(struct mnt *m);
