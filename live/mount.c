@@ -477,6 +477,9 @@ static int attach_retry(const struct ft_mount_params *p, struct mnt *m, char *er
 	for (;;) {
 		if (!ft_live_session_attach(p->pid, &m->s, err, errlen))
 			return 0;
+		/* record -P: the program was attached to; its recorder holds the session */
+		if (p->also_watch && !ft_live_session_attach(p->also_watch, &m->s, err, errlen))
+			return 0;
 		if (waited >= p->wait_ms || (p->pid && kill(p->pid, 0) && errno == ESRCH))
 			return -1;
 		nanosleep(&ts, NULL);
