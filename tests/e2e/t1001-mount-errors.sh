@@ -12,6 +12,8 @@ expect_fail "ftrail: mount point nosuch is not an empty directory*" \
 	$FTRAIL record -q -o x.dat --mount nosuch -- ./loop
 expect_fail "ftrail: --mount needs a program*" $FTRAIL record -q -o x.dat --mount full -e sched:sched_switch
 mkdir empty
+expect_fail "ftrail: --mount serves a program's own tracing, not the wakeup tracer's" \
+	$FTRAIL record -q -o x.dat -p wakeup --mount empty -- ./loop
 expect_fail "ftrail: mount: process 999999999 is not traced*" $FTRAIL mount -P 999999999 empty
 expect_fail "ftrail: mount: process $$ is not traced*" $FTRAIL mount -P $$ empty
 expect_fail "ftrail: mount: one mount point*" $FTRAIL mount -P $$
