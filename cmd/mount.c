@@ -42,7 +42,7 @@ static const struct option long_options[] = {
 
 int cmd_mount(int argc, char **argv)
 {
-	struct ft_mount_params p = { .ready_fd = -1 };
+	struct ft_mount_params p = { 0 };
 	char err[512];
 	uint64_t v;
 	int c;

@@ -519,6 +519,16 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 		ft_seterr(err, errlen, "cannot set up FUSE");
 		goto out_state;
 	}
+	/*
+	 * The stop signals wait until their handlers are in place: one that
+	 * came right after the mount would otherwise leave it behind, dead.
+	 */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGUSR2);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
 	if (fuse_mount(f, p->dir)) {
 		ft_seterr(err, errlen, "cannot mount on %s (FUSE)", p->dir);
 		goto out_new;
@@ -538,26 +548,14 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	catch_signal(SIGTERM, on_stop_signal);
 	catch_signal(SIGHUP, on_stop_signal);
 	catch_signal(SIGUSR2, on_wake);
-	/* the watcher takes no signal: they are for the handlers' pipe and the main thread */
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGUSR2);
-	pthread_sigmask(SIG_BLOCK, &block, &old);
+	/* the watcher is created with them blocked: they are for the handlers' pipe */
 	r = pthread_create(&th, NULL, watch, &w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (r) {
 		ft_seterr(err, errlen, "cannot start the watcher thread");
 		r = -1;
 		goto out_pipe;
 	}
-	if (p->ready_fd >= 0) {
-		if (write(p->ready_fd, "1", 1) < 0) {
-			/* nobody waits for it any more: serve anyway */
-		}
-		close(p->ready_fd);
-	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	fuse_loop_mt(f, 0);
 	r = 0;
 	if (write(w.stop[1], "x", 1) < 0) {
@@ -566,11 +564,13 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	}
 	pthread_join(th, NULL);
 out_pipe:
-	signal(SIGTERM, SIG_DFL);
-	signal(SIGHUP, SIG_DFL);
-	if (signal(SIGINT, SIG_DFL) == SIG_IGN)
-		signal(SIGINT, SIG_IGN);
+	/*
+	 * The handlers stay: a stop signal during the teardown finds no pipe
+	 * (sig_pipe -1, the write fails) instead of killing us before the
+	 * unmount.
+	 */
 out_sig:
+	sig_pipe = -1; /* before its descriptor goes */
 	for (int i = 0; i < 2; i++) {
 		if (w.fds[i] >= 0)
 			close(w.fds[i]);
@@ -579,10 +579,10 @@ out_sig:
 		if (sigp[i] >= 0)
 			close(sigp[i]);
 	}
-	sig_pipe = -1;
 	fuse_unmount(f);
 out_new:
 	fuse_destroy(f);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 out_state:
 	/* handles whose release never came (readers still open at the end) */
 	while (m.open) {

@@ -33,7 +33,6 @@ struct ft_mount_params {
 	const char *dir;  /* mount point (ft_mount_check() is run again) */
 	int wait_ms;	  /* > 0: retry reaching the session for this long (a
 			    * program being spawned maps it at exec) */
-	int ready_fd;	  /* >= 0: one byte is written to it once mounted, then closed */
 	pid_t also_watch; /* != 0: end when this process is gone too (the recorder) */
 };
 
