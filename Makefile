@@ -28,7 +28,7 @@ else
 BUILD   ?= build-$(SAN)
 endif
 
-PKGS     := libtracefs libtraceevent libzstd libelf libdw zlib libprotobuf-c
+PKGS     := libtracefs libtraceevent libzstd libelf libdw zlib libprotobuf-c fuse3
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

@@ -31,4 +31,5 @@ FTRAIL_CMD(export,   "export to Chrome/Perfetto trace-event JSON or speedscope")
 FTRAIL_CMD(marker,   "write trace_marker text into a running trace from a shell")
 FTRAIL_CMD(list,     "tracers, trace options and events that record accepts")
 FTRAIL_CMD(snapshot, "take, clear or free the snapshot of a running trace (ftrace's snapshot file)")
+FTRAIL_CMD(mount,    "a tracefs-like tree (FUSE) of a running trace: echo and cat control it")
 /* clang-format on */

@@ -27,6 +27,7 @@
 #include "core/stackmap.h"
 #include "core/tracefile.h"
 #include "recorder/record_session.h"
+#include "live/mount.h"
 #include "core/util.h"
 
 const char cmd_record_usage[] =
@@ -118,6 +119,9 @@ const char cmd_record_usage[] =
 	"                       recording leaves FILE as it was (killed: FILE.partial\n"
 	"                       holds what was recorded); a symbolic link is refused\n"
 	"  -q                   no summary on stderr\n"
+	"  --mount DIR          while recording, serve a tracefs-like tree of the\n"
+	"                       program on DIR, an empty directory (FUSE, owner only;\n"
+	"                       see ftrail mount, doc/mount.md); unmounted at the end\n"
 	"\n"
 	"Exit status:\n"
 	"  PROG's own, or 128+N when signal N killed it (as time and strace report\n"
@@ -151,7 +155,11 @@ enum {
 	OPT_RETVAL,
 	OPT_FILTER,
 	OPT_DURATION,
+	OPT_MOUNT,
 };
+
+/* --mount DIR (live/mount.h), or NULL */
+static const char *mount_dir;
 
 static const struct option long_options[] = {
 	{ "max-graph-depth", required_argument, NULL, OPT_MAX_GRAPH_DEPTH },
@@ -164,6 +172,7 @@ static const struct option long_options[] = {
 	{ "retval", required_argument, NULL, OPT_RETVAL },
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "mount", required_argument, NULL, OPT_MOUNT },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -581,6 +590,9 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case 'q':
 			o->quiet = 1;
 			break;
+		case OPT_MOUNT:
+			mount_dir = optarg;
+			break;
 		case 'h':
 			fputs(cmd_record_usage, stdout);
 			exit(0);
@@ -615,6 +627,19 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	free(user_flt.v);
 }
 
+/*
+ * --mount: the server is started before the recording and told the
+ * program's pid once known (it then waits for the program to map its
+ * session); it is waited for here so the tree is gone when record returns.
+ */
+static struct ft_mount_server mount_server = { -1, -1, -1 };
+
+static int start_mount(struct ft_writer *w, const char *path, pid_t pid, int spawned, void *arg,
+		       char *err, size_t errlen)
+{
+	return ft_mount_start(&mount_server, pid, err, errlen);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct ft_record_opts o;
@@ -631,7 +656,19 @@ int cmd_record(int argc, char **argv)
 		x.attached = wakeup_attached;
 		x.waiting = "scheduler events for the wakeup tracer";
 	}
+	if (mount_dir) {
+		if (!o.argv && !o.attach_pid)
+			ft_die("--mount needs a program (-- ./prog) or a process (-P PID)");
+		if (ft_tracer_is_kernel(o.tracer))
+			ft_die("--mount serves a program's own tracing, not the %s tracer's",
+			       o.tracer);
+		if (ft_mount_check(mount_dir, err, sizeof(err)) ||
+		    ft_mount_spawn(mount_dir, &mount_server, err, sizeof(err)))
+			ft_die("%s", err);
+		x.attached = start_mount;
+	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
+	ft_mount_reap(&mount_server);
 	if (status < 0)
 		ft_die("%s", err);
 	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)

@@ -176,6 +176,7 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 	h->ring_off = l.ring_off;
 	h->ring_size = ring_size;
 	h->stackmap_bits = l.bits;
+	h->recorder_pid = (uint32_t)getpid(); /* the tool formats the session */
 	if (clk)
 		h->clock_mult_shift = ((uint64_t)clk->mult << 32) | clk->shift;
 

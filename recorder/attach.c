@@ -37,12 +37,51 @@ static int session_fd_of(pid_t pid)
 	return -1;
 }
 
-/* PID's session memfd, opened read-write, and its stat; -1 when it has none we can open. */
-static int open_session(pid_t pid, struct stat *st)
+/*
+ * The session memfd among PID's open files, by its name ("ftrail-session",
+ * recorder/urecord.c): the recorder's own (record -P attaches to a program
+ * whose environment never names it); the fd number, or -1.
+ */
+static int session_fd_listed(pid_t pid)
+{
+	static const char name[] = "/memfd:ftrail-session";
+	char dir[64], path[64 + 256 + 2], link[128];
+	struct dirent *de;
+	int n = -1;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while (n < 0 && (de = readdir(d))) {
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		k = readlink(path, link, sizeof(link) - 1);
+		if (k < (ssize_t)sizeof(name) - 1)
+			continue;
+		link[k] = 0;
+		if (!strncmp(link, name, sizeof(name) - 1) &&
+		    (!link[sizeof(name) - 1] || link[sizeof(name) - 1] == ' '))
+			n = atoi(de->d_name);
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * PID's session memfd, opened read-write, and its stat; -1 when it has
+ * none we can open.  listed: also look for it among PID's open files
+ * (asked for one pid: the recorder of an attached program).
+ */
+static int open_session(pid_t pid, struct stat *st, int listed)
 {
 	char path[64];
 	int fd, n = session_fd_of(pid);
 
+	if (n < 0 && listed)
+		n = session_fd_listed(pid);
 	if (n < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
@@ -76,7 +115,7 @@ static int find_session(struct stat *out, char *err, size_t errlen)
 
 		if (pid <= 0 || pid == self)
 			continue;
-		f = open_session(pid, &st);
+		f = open_session(pid, &st, 0);
 		if (f < 0)
 			continue;
 		if (fd >= 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
@@ -117,7 +156,7 @@ int ft_live_session_attach(pid_t pid, struct ft_live_session *s, char *err, size
 
 	memset(s, 0, sizeof(*s));
 	if (pid) {
-		fd = open_session(pid, &st);
+		fd = open_session(pid, &st, 1);
 		if (fd < 0) {
 			ft_seterr(err, errlen,
 				  "process %d is not traced by ftrail record (or not ours)",

@@ -1148,7 +1148,9 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		if (u->h) {
 			struct ft_session_ctl *c = ft_session_ctl(u->h);
 
-			if (u->o->filter.n && __atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) &&
+			/* after -P's detach nothing is selected (and there is no argv) */
+			if (u->o->filter.n && !u->attached &&
+			    __atomic_load_n(&c->rt_attached, __ATOMIC_RELAXED) &&
 			    !__atomic_load_n(&c->rt_selected, __ATOMIC_RELAXED))
 				urec_warn(u, "the function filter (-l) matches no function of %s",
 					  u->o->argv[0]);

@@ -8,6 +8,8 @@ need_tracefs() {
 	[ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
 	[ -e /sys/kernel/tracing/trace ] || skip "needs tracefs"
 }
+# FUSE (the live mount, ftrail mount): skips only when the kernel has no /dev/fuse
+need_fuse() { [ -c /dev/fuse ] || skip "needs /dev/fuse"; }
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 # expect_status RC cmd... 2>err: fail unless cmd exits RC (record exits with
 # its program's status: 128+N for signal N); the message quotes ./err

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event
+ * of the live mount: the traced program's own trace events
+ * (<ftrail/ftrail.h>), read from its user-event area (core/uevent.h), a
+ * memfd of its own named by the program's FTRAIL_UEV_FD variable and
+ * mapped read-only here.
+ *
+ * The area holds the selection record made (-e u:..., -f, -R: one line
+ * per -e) and, for each event the runtime gave an id to, its format text
+ * ("name:", "ID:", "system:", fields, "print fmt:").  The runtime reads
+ * the selection once, at start: events are chosen when recording starts,
+ * so these files are read-only in effect -- a write is refused with
+ * EBUSY and a line in error_log rather than accepted and ignored.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "core/uevent.h"
+#include "core/util.h"
+#include "live/mount_int.h"
+
+/* The program's FTRAIL_UEV_FD, or -1. */
+static int uev_fd_of(pid_t pid)
+{
+	static const char key[] = FT_UEV_ENV_FD "=";
+	char path[64], *buf = ft_malloc(65536);
+	int fd = -1;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	f = fopen(path, "re");
+	if (f) {
+		n = fread(buf, 1, 65535, f);
+		fclose(f);
+		buf[n] = 0;
+		for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+			if (!strncmp(buf + i, key, sizeof(key) - 1))
+				fd = atoi(buf + i + sizeof(key) - 1);
+	}
+	free(buf);
+	return fd;
+}
+
+void mnt_events_attach(struct mnt *m)
+{
+	char path[64];
+	int n = uev_fd_of(m->pid), fd;
+	void *p;
+
+	m->uev = NULL;
+	if (n < 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)m->pid, n);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	p = mmap(NULL, sizeof(struct ft_uev_area), PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return;
+	m->uev = p;
+	if (m->uev->magic != FT_UEV_MAGIC || m->uev->version != FT_UEV_VERSION) {
+		munmap(p, sizeof(struct ft_uev_area));
+		m->uev = NULL;
+	}
+}
+
+void mnt_events_detach(struct mnt *m)
+{
+	if (m->uev)
+		munmap((void *)m->uev, sizeof(struct ft_uev_area));
+	m->uev = NULL;
+}
+
+/* A "key: value" line of a format block, into out; 0 or -1. */
+static int fmt_key(const char *text, size_t len, const char *key, char *out, size_t outlen)
+{
+	size_t k = strlen(key);
+
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(text + i, '\n', len - i);
+		size_t e = nl ? (size_t)(nl - text) : len;
+
+		if (e - i > k && !strncmp(text + i, key, k)) {
+			size_t n = e - i - k;
+
+			if (n >= outlen)
+				n = outlen - 1;
+			memcpy(out, text + i + k, n);
+			out[n] = 0;
+			return 0;
+		}
+		i = e + 1;
+	}
+	return -1;
+}
+
+/*
+ * Walk the formats published so far: fn(sys, name, text, len) for each;
+ * stops when fn returns non-zero (returned).  Entries are { u32 len; u32
+ * ready; text }, 4-byte aligned; ready is stored last with release by the
+ * runtime, acquired here before the text is read.
+ */
+int mnt_events_each(struct mnt *m,
+		    int (*fn)(const char *sys, const char *name, const char *text, size_t len,
+			      void *arg),
+		    void *arg)
+{
+	const struct ft_uev_area *a = m->uev;
+	uint32_t used, off = 0;
+
+	if (!a)
+		return 0;
+	used = __atomic_load_n(&a->fmt_used, __ATOMIC_ACQUIRE);
+	if (used > sizeof(a->fmt))
+		used = sizeof(a->fmt);
+	while (off + 8 <= used) {
+		char sys[64], name[64];
+		uint32_t len, ready;
+		int r;
+
+		memcpy(&len, a->fmt + off, 4);
+		ready = __atomic_load_n((const uint32_t *)(const void *)(a->fmt + off + 4),
+					__ATOMIC_ACQUIRE);
+		if (!ready || len > used - off - 8)
+			break;
+		if (!fmt_key(a->fmt + off + 8, len, "system: ", sys, sizeof(sys)) &&
+		    !fmt_key(a->fmt + off + 8, len, "name: ", name, sizeof(name))) {
+			r = fn(sys, name, a->fmt + off + 8, len, arg);
+			if (r)
+				return r;
+		}
+		off += 8 + ((len + 3) & ~3u);
+	}
+	return 0;
+}
+
+/*
+ * The filter (which 1) or trigger (2) the selection gives sys:name: the
+ * last -e line naming it that has one ("" for none).
+ */
+void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which, char *out,
+		    size_t len)
+{
+	char *text, *p, *save = NULL;
+
+	out[0] = 0;
+	if (!m->uev)
+		return;
+	text = ft_malloc(FT_UEV_SEL_MAX + 1);
+	memcpy(text, m->uev->sel, FT_UEV_SEL_MAX);
+	text[FT_UEV_SEL_MAX] = 0;
+	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		char *f[3] = { p, NULL, NULL };
+
+		for (int i = 1; i < 3 && f[i - 1]; i++) {
+			f[i] = strchr(f[i - 1], FT_UEV_SEP);
+			if (f[i])
+				*f[i]++ = 0;
+		}
+		if (!ft_uev_name_match(f[0], sys, name) || !f[which] || !*f[which])
+			continue;
+		snprintf(out, len, "%s", f[which]);
+	}
+	free(text);
+}
+
+/* ---- the tree under events/u ---- */
+
+static const struct mnt_node ev_nodes[] = {
+	{ "", MK_EV_DIR, 0, 0750 },	      { "/enable", MK_EV_ENABLE, 0, 0644 },
+	{ "/filter", MK_EV_FILTER, 0, 0644 }, { "/trigger", MK_EV_TRIGGER, 0, 0644 },
+	{ "/format", MK_EV_FORMAT, 0, 0444 }, { "/id", MK_EV_ID, 0, 0444 },
+};
+
+struct find {
+	const char *sys, *name; /* name NULL: any event of sys */
+	int found;
+};
+
+static int find_cb(const char *sys, const char *name, const char *text, size_t len, void *arg)
+{
+	struct find *f = arg;
+
+	if (strcmp(sys, f->sys) || (f->name && strcmp(name, f->name)))
+		return 0;
+	f->found = 1;
+	return 1;
+}
+
+const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *sys, char *name)
+{
+	static const char pre[] = "/events/u/";
+	const char *p = path + sizeof(pre) - 1, *s2, *s3;
+	struct find f = { sys, NULL, 0 };
+	size_t n;
+
+	if (strncmp(path, pre, sizeof(pre) - 1))
+		return NULL;
+	s2 = strchr(p, '/');
+	n = s2 ? (size_t)(s2 - p) : strlen(p);
+	if (!n || n >= 64)
+		return NULL;
+	memcpy(sys, p, n);
+	sys[n] = 0;
+	name[0] = 0;
+	if (!s2) {
+		mnt_events_each(m, find_cb, &f);
+		return f.found ? &ev_nodes[0] : NULL;
+	}
+	p = s2 + 1;
+	s3 = strchr(p, '/');
+	n = s3 ? (size_t)(s3 - p) : strlen(p);
+	if (!n || n >= 64)
+		return NULL;
+	memcpy(name, p, n);
+	name[n] = 0;
+	f.name = name;
+	mnt_events_each(m, find_cb, &f);
+	if (!f.found)
+		return NULL;
+	for (size_t i = 0; i < sizeof(ev_nodes) / sizeof(ev_nodes[0]); i++)
+		if (!strcmp(s3 ? s3 : "", ev_nodes[i].path))
+			return &ev_nodes[i];
+	return NULL;
+}
+
+struct dir {
+	const char *sys; /* NULL: list the systems */
+	void *buf;
+	int (*fill)(void *buf, const char *name);
+	char seen[64][64];
+	int nr;
+};
+
+static int dir_cb(const char *sys, const char *name, const char *text, size_t len, void *arg)
+{
+	struct dir *d = arg;
+
+	if (d->sys) {
+		if (!strcmp(sys, d->sys))
+			d->fill(d->buf, name);
+		return 0;
+	}
+	for (int i = 0; i < d->nr; i++)
+		if (!strcmp(d->seen[i], sys))
+			return 0;
+	if (d->nr < 64)
+		snprintf(d->seen[d->nr++], sizeof(d->seen[0]), "%s", sys);
+	d->fill(d->buf, sys);
+	return 0;
+}
+
+void mnt_events_readdir(struct mnt *m, const char *sys, void *buf,
+			int (*fill)(void *buf, const char *name))
+{
+	struct dir *d = ft_calloc(1, sizeof(*d));
+
+	d->sys = sys;
+	d->buf = buf;
+	d->fill = fill;
+	mnt_events_each(m, dir_cb, d);
+	free(d);
+}

@@ -1,0 +1,43 @@
+# description: mount: events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event show the program's own events as chosen at record time; writes are refused with EBUSY and a line in error_log
+# requires: root fuse gcc
+# asan: yes
+. "$TOP/tests/e2e/t1019-mount.inc"
+gcc -O1 -I"$TOP/include" -o evs "$TOP/tests/progs/ev_sleep.c" || fail "build ev_sleep"
+mkdir m
+MNT=m
+$FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -f 'n > 3' -R 'traceoff:5' \
+	-- ./evs 400 >rec.out 2>rec.err &
+REC=$!
+wait_mounted m "$REC"
+for i in $(seq 300); do
+	[ -d m/events/u/sleepy/tick ] && break
+	sleep 0.1
+done
+expect_eq "events/u" "$(ls m/events/u)" sleepy
+expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy)" tick
+expect_eq "event files" "$(ls m/events/u/sleepy/tick | tr '\n' ' ')" "enable filter format id trigger "
+expect_eq set_event "$(cat m/set_event)" "u:sleepy:tick"
+expect_eq enable "$(cat m/events/u/sleepy/tick/enable)" 1
+expect_eq filter "$(cat m/events/u/sleepy/tick/filter)" "n > 3"
+expect_eq trigger "$(cat m/events/u/sleepy/tick/trigger)" "traceoff:5"
+id=$(cat m/events/u/sleepy/tick/id)
+[ "$id" -ge 1 ] || fail "id '$id'"
+f=m/events/u/sleepy/tick/format
+expect_eq "format name" "$(sed -n 1p $f)" "name: tick"
+expect_eq "format ID" "$(sed -n 2p $f)" "ID: $id"
+grep -qx '	field:u32 n;	offset:4;	size:4;	signed:0;' $f || fail "format fields: $(cat $f)"
+grep -q '^print fmt: "n=%u", REC->n$' $f || fail "print fmt: $(cat $f)"
+grep -q '^system:' $f && fail "format shows ftrail's system line"
+ls m/events/u/nosys >/dev/null 2>&1 && fail "events/u/nosys exists"
+ls m/events/u/sleepy/nosuch >/dev/null 2>&1 && fail "events/u/sleepy/nosuch exists"
+: >m/error_log
+write_fails "Device or resource busy" m/events/u/sleepy/tick/enable 0
+write_fails "Device or resource busy" m/set_event "u:sleepy:other"
+grep -q '^\[.*\] enable: error: user events are chosen when recording starts' m/error_log ||
+	fail "error_log: $(cat m/error_log)"
+expect_eq "enable after refusal" "$(cat m/events/u/sleepy/tick/enable)" 1
+kill -TERM $REC
+wait $REC
+REC=
+! mounted m || fail "m still mounted after record ended"
+exit 0
