@@ -666,6 +666,7 @@ int cmd_record(int argc, char **argv)
 		    ft_mount_spawn(mount_dir, &mount_server, err, sizeof(err)))
 			ft_die("%s", err);
 		x.attached = start_mount;
+		o.live = 1; /* a write to the tree must reach the program at once */
 	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	ft_mount_reap(&mount_server);

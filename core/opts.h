@@ -50,6 +50,7 @@ struct ft_record_opts {
 	int all_cpus;		    /* -a: system-wide kernel capture */
 	int quiet;		    /* -q */
 	int snapshot_alloc;	    /* --snapshot-alloc: allocate the spare buffer at start */
+	int live;		    /* --mount: control changes apply at once (session.h) */
 
 	char **argv;	      /* the program after --, NULL-terminated, or NULL */
 	pid_t attach_pid;     /* -P: a running process to attach to (no argv), 0: none */

@@ -188,6 +188,7 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 	c->options = o->options;
 	c->thresh_ticks = ns_to_ticks(clk, o->thresh_us * 1000ull);
 	c->stack_depth = FT_STACKMAP_MAX_DEPTH;
+	c->live = o->live != 0;
 	for (size_t i = 0; i < o->pids.n; i++) {
 		char *end;
 		unsigned long v = strtoul(o->pids.v[i], &end, 10);

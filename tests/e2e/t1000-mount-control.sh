@@ -75,6 +75,17 @@ sleep 1
 echo 1 >m/tracing_on
 sleep 0.3
 echo D >m/trace_marker
+# a selection whose only function never runs again (main is entered once):
+# the next change must still reach the program (the session is live, a
+# runtime thread applies it; here the library-call hooks would too --
+# t0417 has the case where nothing else would)
+echo main >m/set_ftrace_filter
+sleep 0.3
+echo alpha >m/set_ftrace_filter
+sleep 0.3
+echo E1 >m/trace_marker
+sleep 0.3
+echo E2 >m/trace_marker
 stop_rec
 
 $FTRAIL show -i t.dat >show.txt || fail "show"
@@ -96,4 +107,6 @@ gap=$(awk '/tracing_mark_write: C2$/ {p = 1} p { t = $3; sub(":", "", t)
 	END { printf "%d", g * 1000 }' show.txt)
 [ "$gap" -ge 800 ] || fail "tracing_on 0 left no gap ($gap ms): $(head d.txt)"
 [ "$(grep -c 'gamma_' d.txt)" -ge 10 ] || fail "tracing_on 1: the program is not traced again"
+section E1 E2 <show.txt >e.txt
+[ "$(grep -c 'alpha' e.txt)" -ge 10 ] || fail "phase E: a change after a selection nothing runs did not apply: $(head e.txt)"
 exit 0
