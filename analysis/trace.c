@@ -94,20 +94,33 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 
 /* ---- decoding ---- */
 
-static int push_frame(struct cursor *c, uint32_t fid, int known, uint64_t ts)
+/* push_frame()'s slow path: room for one more frame.  0, or -1. */
+static __attribute__((noinline)) int grow_frames(struct cursor *c)
 {
-	if (c->nr_frames == c->cap_frames) {
-		size_t ncap = c->cap_frames ? c->cap_frames * 2 : 64;
-		struct frame *n;
+	size_t ncap = c->cap_frames ? c->cap_frames * 2 : 64;
+	struct frame *n;
 
-		if (ncap > MAX_FRAMES)
-			return -1;
-		n = realloc(c->frames, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		c->frames = n;
-		c->cap_frames = ncap;
-	}
+	if (ncap > MAX_FRAMES)
+		return -1;
+	n = realloc(c->frames, ncap * sizeof(*n));
+	if (!n)
+		return -1;
+	c->frames = n;
+	c->cap_frames = ncap;
+	return 0;
+}
+
+/*
+ * The helpers of decode_next() that every call record goes through are
+ * inlined into it: as calls, their prologues and argument moves cost
+ * about as much as their bodies.
+ */
+#define DECODE_INLINE static inline __attribute__((always_inline))
+
+DECODE_INLINE int push_frame(struct cursor *c, uint32_t fid, int known, uint64_t ts)
+{
+	if (c->nr_frames == c->cap_frames && grow_frames(c) < 0)
+		return -1;
 	c->frames[c->nr_frames].fid = fid;
 	c->frames[c->nr_frames].known = known;
 	c->frames[c->nr_frames].ts = ts;
@@ -167,8 +180,8 @@ static void base_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
  * held an ENTRY or EXIT of the same page, only the fields those two set
  * differ: 9 stores instead of 24 on the path most records take.
  */
-static void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
-		       enum ft_ev_type type)
+DECODE_INLINE void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+			      enum ft_ev_type type)
 {
 	if (ev != c->lean[0] && ev != c->lean[1]) {
 		fill_event(t, c, ev, type);
@@ -186,7 +199,7 @@ static void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 	ev->len = 0;
 }
 
-static void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
+DECODE_INLINE void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
 {
 	call_event(t, c, ev, FT_EV_EXIT);
 	if (c->nr_frames) {
@@ -202,7 +215,8 @@ static void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
 	ev->depth = (int)c->nr_frames;
 }
 
-static void make_entry(struct ft_trace *t, struct cursor *c, struct ft_event *ev, uint32_t fid)
+DECODE_INLINE void make_entry(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+			      uint32_t fid)
 {
 	call_event(t, c, ev, FT_EV_ENTRY);
 	ev->fid = fid;
@@ -287,7 +301,7 @@ static uint64_t *scratch_ips(struct cursor *c, uint32_t nr)
  * FT_EXT_RETVAL after an exit), which the writer puts in the same page:
  * its payload becomes ev->data / ev->len and the cursor moves past it.
  */
-static void attachment(struct cursor *c, struct ft_event *ev, uint32_t type)
+DECODE_INLINE void attachment(struct cursor *c, struct ft_event *ev, uint32_t type)
 {
 	size_t left = (c->page_end - c->rec) / 4;
 	uint32_t x, nw, pad;
@@ -578,7 +592,7 @@ static int stream_less(const struct ft_trace *t, size_t a, size_t b)
 	return a < b;
 }
 
-static void sift_down(struct ft_trace *t, size_t i)
+static void sift_down_slow(struct ft_trace *t, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i, tmp;
@@ -596,8 +610,16 @@ static void sift_down(struct ft_trace *t, size_t i)
 	}
 }
 
+/* Restore the heap below i; one stream (most user traces): nothing to do. */
+static inline void sift_down(struct ft_trace *t, size_t i)
+{
+	if (t->heap_n > 1)
+		sift_down_slow(t, i);
+}
+
 /* Refill stream s's head (into the slot not handed out).  1, 0 (ended) or -1. */
-static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen)
+static inline __attribute__((always_inline)) int refill(struct ft_trace *t, struct stream *s,
+							char *err, size_t errlen)
 {
 	struct ft_event *head;
 	int ret;
@@ -818,6 +840,8 @@ int ft_trace_peek_buffer_ref(struct ft_trace *t, const struct ft_event *ev,
 
 	if (ev->buffer == UINT64_MAX || !t->started)
 		return 0;
+	if (hi == 1) /* one user buffer: no search */
+		hi = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
