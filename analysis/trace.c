@@ -48,14 +48,34 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 	}
 	if (c->next_sec >= c->nr_secs)
 		return 0;
-	nb = malloc(have ? have : 1);
+	if (!have) {
+		/*
+		 * The window ended on a page's end (the recorder writes whole
+		 * pages per chunk): the next chunk becomes the window as it is,
+		 * without a copy, when it starts with a whole page; else it is
+		 * the start of the joined window below.
+		 */
+		const struct ft_section *s = ft_reader_section(t->r, c->secs[c->next_sec]);
+
+		nb = ft_reader_load(t->r, s, &nlen, err, errlen);
+		if (!nb)
+			return -1;
+		c->next_sec++;
+		if (nlen >= sizeof(struct ft_page)) {
+			memcpy(&size, nb + offsetof(struct ft_page, size), 4);
+			if (size <= nlen - sizeof(struct ft_page))
+				goto swap;
+		}
+		goto join;
+	}
+	nb = malloc(have);
 	if (!nb) {
 		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	if (have)
-		memcpy(nb, c->data + c->pos, have);
+	memcpy(nb, c->data + c->pos, have);
 	nlen = have;
+join:
 	while (c->next_sec < c->nr_secs) {
 		const struct ft_section *s = ft_reader_section(t->r, c->secs[c->next_sec]);
 		unsigned char *chunk, *n;
@@ -84,6 +104,7 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 		nlen += l;
 		free(chunk);
 	}
+swap:
 	free(c->prev);
 	c->prev = c->data;
 	c->data = nb;
