@@ -303,7 +303,7 @@ char ft_fmt_mark(uint64_t d)
 static size_t graph_duration_cell_long(char *buf, uint64_t ns);
 
 /* The duration cell into buf (at least 24 bytes); returns its length. */
-static size_t graph_duration_cell(char *buf, uint64_t ns)
+HOT_INLINE size_t graph_duration_cell(char *buf, uint64_t ns)
 {
 	/*
 	 * Below 10 ms (nearly every call) the cell is "U.NNN us " and spaces
