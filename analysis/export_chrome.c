@@ -35,7 +35,12 @@ struct cthread {
 struct ft_chrome {
 	FILE *out;
 	struct ft_chrome_opts o;
-	struct ft_htab threads; /* struct cthread */
+	struct ft_htab threads;	     /* struct cthread */
+	struct cthread *last_thread; /* the latest lookup (a create may move the others) */
+	/* ",\"pid\":P,\"tid\":T" of the last event's pid and tid (ids_len 0: none yet) */
+	uint32_t ids_pid, ids_tid;
+	char ids[48];
+	size_t ids_len;
 	int have_base;
 	uint64_t base, last;
 	struct ft_chrome_stats st;
@@ -62,17 +67,33 @@ struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 
 static struct cthread *get_thread(struct ft_chrome *c, uint32_t tid, uint32_t pid)
 {
-	return ft_htab_get_aux(&c->threads, tid, pid);
+	/* events come in runs of one thread */
+	if (c->last_thread && c->last_thread->h.key == tid)
+		return c->last_thread;
+	c->last_thread = ft_htab_get_aux(&c->threads, tid, pid);
+	return c->last_thread;
 }
 
 /*
  * Separator, then the fields every event has: by hand, into one buffer
  * and one fwrite (printf was the largest cost of a large export).
  */
+static size_t event_head(struct ft_chrome *c, char *buf, const char *ph, uint64_t ts, uint32_t pid,
+			 uint32_t tid);
+
 static void begin_event(struct ft_chrome *c, const char *ph, uint64_t ts, uint32_t pid,
 			uint32_t tid)
 {
-	char buf[160], *p = buf;
+	char buf[160];
+
+	fwrite_unlocked(buf, 1, event_head(c, buf, ph, ts, pid, tid), c->out);
+}
+
+/* begin_event()'s text into buf (160 bytes); returns its length. */
+static size_t event_head(struct ft_chrome *c, char *buf, const char *ph, uint64_t ts, uint32_t pid,
+			 uint32_t tid)
+{
+	char *p = buf;
 	uint64_t t = ts;
 	size_t l = strlen(ph);
 
@@ -91,14 +112,35 @@ static void begin_event(struct ft_chrome *c, const char *ph, uint64_t ts, uint32
 	memcpy(p, "\",\"ts\":", 7);
 	p += 7;
 	p += ft_ns_as_us(p, t);
-	memcpy(p, ",\"pid\":", 7);
-	p += 7;
-	p += ft_u64_dec(p, pid);
-	memcpy(p, ",\"tid\":", 7);
-	p += 7;
-	p += ft_u64_dec(p, tid);
-	fwrite_unlocked(buf, 1, (size_t)(p - buf), c->out);
+	if (!c->ids_len || c->ids_pid != pid || c->ids_tid != tid) {
+		char *q = c->ids;
+
+		memcpy(q, ",\"pid\":", 7);
+		q += 7;
+		q += ft_u64_dec(q, pid);
+		memcpy(q, ",\"tid\":", 7);
+		q += 7;
+		q += ft_u64_dec(q, tid);
+		c->ids_len = (size_t)(q - c->ids);
+		c->ids_pid = pid;
+		c->ids_tid = tid;
+	}
+	memcpy(p, c->ids, sizeof(c->ids)); /* fixed size: buf has room */
+	p += c->ids_len;
 	c->st.events++;
+	return (size_t)(p - buf);
+}
+
+/* Whether s (n bytes) goes into a JSON string as it is: printable ASCII, no '"' or '\\'. */
+static int json_plain(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char u = (unsigned char)s[i];
+
+		if (u < 0x20 || u >= 0x7f || u == '"' || u == '\\')
+			return 0;
+	}
+	return 1;
 }
 
 static void put_name_cat(struct ft_chrome *c, const char *name, const char *cat)
@@ -180,12 +222,27 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const 
 		struct open_call *oc = &t->calls[t->depth - 1];
 		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
 		const char *p = t->names + oc->name_off;
+		size_t nl = strlen(p);
+		char buf[512];
+		size_t n = event_head(c, buf, "X", oc->start, t->h.aux, (uint32_t)t->h.key);
 
-		begin_event(c, "X", oc->start, t->h.aux, (uint32_t)t->h.key);
-		char buf[40];
+		memcpy(buf + n, ",\"dur\":", 7);
+		n += 7 + ft_ns_as_us(buf + n + 7, dur);
+		/* a call without arguments: the whole event in one write */
+		if (!oc->nargs && !nrv && nl < 256 && json_plain(p, nl)) {
+			static const char tail[] = "\",\"cat\":\"function\"}";
 
-		memcpy(buf, ",\"dur\":", 7);
-		fwrite_unlocked(buf, 1, 7 + ft_ns_as_us(buf + 7, dur), c->out);
+			memcpy(buf + n, ",\"name\":\"", 9);
+			memcpy(buf + n + 9, p, nl);
+			n += 9 + nl;
+			memcpy(buf + n, tail, sizeof(tail) - 1);
+			fwrite_unlocked(buf, 1, n + sizeof(tail) - 1, c->out);
+			t->nlen = oc->name_off;
+			t->depth--;
+			c->st.calls++;
+			return;
+		}
+		fwrite_unlocked(buf, 1, n, c->out);
 		put_name_cat(c, p, "function");
 		if (oc->nargs || nrv) {
 			fputs(",\"args\":{", c->out);
@@ -201,6 +258,12 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const 
 		}
 		fputc('}', c->out);
 		t->nlen = oc->name_off;
+	} else if (!nrv) {
+		char buf[160];
+		size_t n = event_head(c, buf, "E", ts, t->h.aux, (uint32_t)t->h.key);
+
+		buf[n] = '}';
+		fwrite_unlocked(buf, 1, n + 1, c->out);
 	} else {
 		begin_event(c, "E", ts, t->h.aux, (uint32_t)t->h.key);
 		if (nrv) {
@@ -250,6 +313,20 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		if (c->o.complete) {
 			if (push_call(t, ev->name ? ev->name : "?", ev->ts, ev->args, ev->nargs))
 				goto nomem;
+		} else if (!ev->nargs && ev->name && strlen(ev->name) < 256 &&
+			   json_plain(ev->name, strlen(ev->name)) &&
+			   (!ev->cat || !strcmp(ev->cat, "function"))) {
+			/* a call without arguments: the whole event in one write */
+			static const char tail[] = "\",\"cat\":\"function\"}";
+			char buf[512];
+			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid),
+			       nl = strlen(ev->name);
+
+			memcpy(buf + n, ",\"name\":\"", 9);
+			memcpy(buf + n + 9, ev->name, nl);
+			n += 9 + nl;
+			memcpy(buf + n, tail, sizeof(tail) - 1);
+			fwrite_unlocked(buf, 1, n + sizeof(tail) - 1, c->out);
 		} else {
 			begin_event(c, "B", ev->ts, ev->pid, ev->tid);
 			put_name_cat(c, ev->name, ev->cat ? ev->cat : "function");

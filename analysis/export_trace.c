@@ -53,6 +53,8 @@ struct ft_xtrace {
 	void *arg;
 	int failed;
 	char name[1024];
+	char **names; /* per fid: its name, resolved on first use (func_name()) */
+	uint32_t nr_names;
 	char args_val[MAX_ARGS][ARG_LEN];
 	struct ft_xarg args[MAX_ARGS + 2];
 	char kstack[KSTACK_LEN];
@@ -116,6 +118,9 @@ void ft_xtrace_close(struct ft_xtrace *x)
 	ft_htab_free(&x->bd);
 	ft_htab_free(&x->ti);
 	ft_argfmt_free(x->af);
+	for (uint32_t i = 0; i < x->nr_names; i++)
+		free(x->names[i]);
+	free(x->names);
 	free(x);
 }
 
@@ -203,11 +208,25 @@ static int see_thread(struct ft_xtrace *x, uint32_t tid, uint32_t pid, const cha
 	return emit(x, &ev);
 }
 
+/*
+ * fid's name, resolved once and kept (a trace names few functions, each
+ * many times); valid until the xtrace is closed.
+ */
 static const char *func_name(struct ft_xtrace *x, uint32_t fid)
 {
 	if (fid == FT_FID_UNKNOWN)
 		return "[unknown]";
-	return ft_trace_func_name(x->t, fid, 0, x->name, sizeof(x->name));
+	if (fid < x->nr_names && x->names[fid])
+		return x->names[fid];
+	if (!x->names && ft_trace_nr_funcs(x->t)) {
+		x->names = calloc(ft_trace_nr_funcs(x->t), sizeof(*x->names));
+		if (x->names)
+			x->nr_names = ft_trace_nr_funcs(x->t);
+	}
+	ft_trace_func_name(x->t, fid, 0, x->name, sizeof(x->name));
+	if (fid < x->nr_names)
+		x->names[fid] = strdup(x->name); /* NULL: asked again next time */
+	return fid < x->nr_names && x->names[fid] ? x->names[fid] : x->name;
 }
 
 /* Text payload (not NUL-terminated) into a value slot. */

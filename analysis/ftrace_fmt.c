@@ -28,6 +28,8 @@ struct buf_state {
 	int skip_exit;	    /* the next EXIT of this buffer was printed as a leaf */
 };
 
+#define NR_CPU_COLS 8
+
 /* A function's name as printed, cached per fid (see fid_name()). */
 struct name {
 	char *s;
@@ -52,6 +54,9 @@ struct ft_fmt {
 	int graph;
 	int irq_info;
 	int cpu_width;
+	/* " %*d) ", the funcgraph-cpu cell, for CPU (level) numbers below NR_CPU_COLS */
+	char cpu_col[NR_CPU_COLS][16];
+	uint8_t cpu_col_len[NR_CPU_COLS];
 	uint64_t first_ts;
 	int have_first;
 	struct ft_htab bufs; /* struct buf_state, per user buffer */
@@ -99,6 +104,9 @@ struct ctx {
 };
 
 #define OPT(f, name) (((f)->opt & FT_OPT(name)) != 0)
+
+/* The small pieces of every function_graph line, inlined into graph_event(). */
+#define HOT_INLINE static inline __attribute__((always_inline))
 
 /* ---------------------------------------------------------- output buffer */
 
@@ -154,7 +162,8 @@ static inline void copy_short(char *d, const char *p, size_t n)
 	}
 }
 
-static inline void ob_write(struct ft_fmt *f, const void *p, size_t n)
+static inline __attribute__((always_inline)) void ob_write(struct ft_fmt *f, const void *p,
+							   size_t n)
 {
 	char *d = ob_room(f, n);
 
@@ -169,6 +178,9 @@ static inline void ob_puts(struct ft_fmt *f, const char *s)
 	ob_write(f, s, strlen(s));
 }
 
+/* A string literal: its length known at compile time, no strlen(). */
+#define ob_lit(f, lit) ob_write(f, "" lit, sizeof(lit) - 1)
+
 static inline void ob_putc(struct ft_fmt *f, char c)
 {
 	char *d = ob_room(f, 1);
@@ -181,10 +193,14 @@ static inline void ob_putc(struct ft_fmt *f, char c)
 
 static inline void ob_spaces(struct ft_fmt *f, size_t n)
 {
-	char *d = ob_room(f, n);
+	static const char sp[16] = "                ";
+	char *d = ob_room(f, n + sizeof(sp));
 
+	/* whole 16-byte stores, past n into room the next piece overwrites:
+	 * indentation is short and a call to memset() cost more than it */
 	if (d) {
-		memset(d, ' ', n);
+		for (size_t i = 0; i < n; i += sizeof(sp))
+			memcpy(d + i, sp, sizeof(sp));
 		f->ob_len += n;
 	}
 }
@@ -276,14 +292,58 @@ char ft_fmt_mark(uint64_t d)
 		{ 1000000ull, '#' },	{ 100000ull, '!' },    { 10000ull, '+' },
 	};
 
+	if (d <= 10000ull) /* most calls */
+		return ' ';
 	for (size_t i = 0; i < sizeof(mark) / sizeof(mark[0]); i++)
 		if (d > mark[i].val)
 			return mark[i].sym;
 	return ' ';
 }
 
+static size_t graph_duration_cell_long(char *buf, uint64_t ns);
+
 /* The duration cell into buf (at least 24 bytes); returns its length. */
-static size_t graph_duration_cell(char *buf, uint64_t ns)
+HOT_INLINE size_t graph_duration_cell(char *buf, uint64_t ns)
+{
+	/*
+	 * Below 10 ms (nearly every call) the cell is "U.NNN us " and spaces
+	 * to 12 bytes, U being 1 to 4 digits: written with fixed-size stores
+	 * (up to 16 bytes, buf has room) instead of the general path's copies.
+	 */
+	if (ns < 10000000ull) {
+		static const char digits2[200] =
+			"00010203040506070809101112131415161718192021222324"
+			"25262728293031323334353637383940414243444546474849"
+			"50515253545556575859606162636465666768697071727374"
+			"75767778798081828384858687888990919293949596979899";
+		unsigned int us = (unsigned int)(ns / 1000), r = (unsigned int)(ns % 1000);
+		char *p = buf;
+
+		if (us >= 1000) {
+			memcpy(p, digits2 + 2 * (us / 100), 2);
+			memcpy(p + 2, digits2 + 2 * (us % 100), 2);
+			p += 4;
+		} else if (us >= 100) {
+			*p++ = (char)('0' + us / 100);
+			memcpy(p, digits2 + 2 * (us % 100), 2);
+			p += 2;
+		} else if (us >= 10) {
+			memcpy(p, digits2 + 2 * us, 2);
+			p += 2;
+		} else {
+			*p++ = (char)('0' + us);
+		}
+		p[0] = '.';
+		p[1] = (char)('0' + r / 100);
+		memcpy(p + 2, digits2 + 2 * (r % 100), 2);
+		memcpy(p + 4, " us     ", 8);
+		return 12;
+	}
+	return graph_duration_cell_long(buf, ns);
+}
+
+/* graph_duration_cell() from 10 ms up: any number of microsecond digits. */
+static __attribute__((noinline)) size_t graph_duration_cell_long(char *buf, uint64_t ns)
 {
 	char tmp[24], *us = ft_u64_digits(tmp + sizeof(tmp), ns / 1000);
 	size_t l = (size_t)(tmp + sizeof(tmp) - us), n = l;
@@ -321,12 +381,20 @@ void ft_fmt_graph_duration(char *buf, size_t len, uint64_t ns)
 	buf[n] = 0;
 }
 
+static struct buf_state *buf_get_slow(struct ft_fmt *f, uint64_t id);
+
 /* The state of user buffer id (created on first use); NULL when out of memory. */
-static struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
+static inline struct buf_state *buf_get(struct ft_fmt *f, uint64_t id)
 {
 	/* consecutive events nearly always come from one buffer */
 	if (f->last_buf && f->last_buf->h.key == id)
 		return f->last_buf;
+	return buf_get_slow(f, id);
+}
+
+/* buf_get() of another buffer than the last one. */
+static __attribute__((noinline)) struct buf_state *buf_get_slow(struct ft_fmt *f, uint64_t id)
+{
 	if (!f->bufs.tab && ft_htab_init(&f->bufs, sizeof(struct buf_state)) < 0)
 		return NULL;
 	/* a create may move every entry: last_buf is always the latest lookup */
@@ -352,6 +420,11 @@ struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out)
 	f->cpu_width = 1;
 	for (n = n > 1 ? n - 1 : 0; n >= 10; n /= 10)
 		f->cpu_width++;
+	for (int i = 0; i < NR_CPU_COLS; i++) {
+		int l = snprintf(f->cpu_col[i], sizeof(f->cpu_col[i]), " %*d) ", f->cpu_width, i);
+
+		f->cpu_col_len[i] = l > 0 && (size_t)l < sizeof(f->cpu_col[i]) ? (uint8_t)l : 0;
+	}
 	return f;
 }
 
@@ -701,16 +774,25 @@ static struct ctx user_ctx(struct ft_fmt *f, const struct ft_event *ev, char mar
  * fid's name as ft_trace_func_name() gives it (with sym-offset: k = 1),
  * resolved once per fid and kept: a trace names few functions, often.
  */
-static void print_fid_name(struct ft_fmt *f, uint32_t fid, int k)
+static void print_fid_name_slow(struct ft_fmt *f, uint32_t fid, int k);
+
+static inline void print_fid_name(struct ft_fmt *f, uint32_t fid, int k)
+{
+	if (fid < f->nr_names && f->names[k][fid].s) {
+		struct name *n = &f->names[k][fid];
+
+		ob_write(f, n->s, n->len);
+		return;
+	}
+	print_fid_name_slow(f, fid, k);
+}
+
+/* print_fid_name() the first time fid is named, or when names cannot be kept. */
+static __attribute__((noinline)) void print_fid_name_slow(struct ft_fmt *f, uint32_t fid, int k)
 {
 	char buf[512];
 	struct name *n;
 
-	if (fid < f->nr_names && f->names[k][fid].s) {
-		n = &f->names[k][fid];
-		ob_write(f, n->s, n->len);
-		return;
-	}
 	if (fid < ft_trace_nr_funcs(f->t) && fid >= f->nr_names) {
 		uint32_t nr = ft_trace_nr_funcs(f->t);
 
@@ -972,9 +1054,13 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
 		ob_write(f, " |  ", 4);
 	}
 	if (OPT(f, FUNCGRAPH_CPU)) {
-		ob_putc(f, ' ');
-		ob_int(f, c->cpu, f->cpu_width);
-		ob_write(f, ") ", 2);
+		if (c->cpu >= 0 && c->cpu < NR_CPU_COLS && f->cpu_col_len[c->cpu]) {
+			ob_write(f, f->cpu_col[c->cpu], f->cpu_col_len[c->cpu]);
+		} else {
+			ob_putc(f, ' ');
+			ob_int(f, c->cpu, f->cpu_width);
+			ob_write(f, ") ", 2);
+		}
 	}
 	if (OPT(f, FUNCGRAPH_PROC)) {
 		graph_proc(f, c->comm, c->pid);
@@ -992,7 +1078,28 @@ static void graph_columns(struct ft_fmt *f, const struct ctx *c)
  * column (funcgraph-proc, on by default in show when the trace has several
  * threads) names the thread on every line instead, as uftrace's TID column.
  */
-static void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
+static void graph_prologue_full(struct ft_fmt *f, const struct ft_event *ev);
+
+static inline void graph_prologue(struct ft_fmt *f, const struct ft_event *ev)
+{
+	/* the default columns (at most the CPU's): no ctx to build, no call */
+	if (f->have_first && !(f->opt & (FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_PROC) |
+					 FT_OPT(LATENCY_FORMAT)))) {
+		int cpu = ev->level;
+
+		if (!OPT(f, FUNCGRAPH_CPU))
+			return;
+		if (cpu < NR_CPU_COLS && f->cpu_col_len[cpu]) {
+			ob_write(f, f->cpu_col[cpu], f->cpu_col_len[cpu]);
+			return;
+		}
+	}
+	graph_prologue_full(f, ev);
+}
+
+/* graph_prologue() with any columns. */
+static __attribute__((noinline)) void graph_prologue_full(struct ft_fmt *f,
+							  const struct ft_event *ev)
 {
 	struct ctx c = {
 		/* the thread's name only where a column shows it (a lookup per line) */
@@ -1012,7 +1119,7 @@ enum {
 	FILL_FULL
 };
 
-static void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
+HOT_INLINE void graph_duration(struct ft_fmt *f, uint64_t ns, int fill)
 {
 	char *d;
 	size_t n;
@@ -1064,13 +1171,17 @@ static struct ft_argfmt *argfmt(struct ft_fmt *f)
 }
 
 /* "(args)" of an entry: its captured arguments with funcgraph-args, else "()" */
-static void graph_args(struct ft_fmt *f, const struct ft_event *ev)
+HOT_INLINE void graph_args(struct ft_fmt *f, const struct ft_event *ev)
 {
 	struct ft_argfmt *a;
 	int n;
 
+	if (!ev->data) {
+		ob_lit(f, "()");
+		return;
+	}
 	ob_putc(f, '(');
-	if (ev->data && OPT(f, FUNCGRAPH_ARGS) && (a = argfmt(f))) {
+	if (OPT(f, FUNCGRAPH_ARGS) && (a = argfmt(f))) {
 		n = ft_argfmt_args(a, ev->fid, ev->data, ev->len, f->argbuf, sizeof(f->argbuf));
 		ob_write(f, f->argbuf, n >= 0 ? (size_t)n : strlen(f->argbuf));
 	}
@@ -1078,7 +1189,7 @@ static void graph_args(struct ft_fmt *f, const struct ft_event *ev)
 }
 
 /* The return value of exit ev as text in f->argbuf, or NULL (none, or not shown). */
-static const char *graph_retval(struct ft_fmt *f, const struct ft_event *ev)
+HOT_INLINE const char *graph_retval(struct ft_fmt *f, const struct ft_event *ev)
 {
 	struct ft_argfmt *a;
 
@@ -1115,7 +1226,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 				ob_puts(f, rv);
 				ob_puts(f, " */\n");
 			} else {
-				ob_puts(f, ";\n");
+				ob_lit(f, ";\n");
 			}
 			if (b)
 				b->skip_exit = 1;
@@ -1125,7 +1236,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 		indent(f, ev->depth);
 		print_graph_fid(f, ev->fid);
 		graph_args(f, ev);
-		ob_puts(f, " {\n");
+		ob_lit(f, " {\n");
 		return;
 	case FT_EV_EXIT:
 		b = buf_get(f, ev->buffer);
@@ -1152,7 +1263,7 @@ static void graph_event(struct ft_fmt *f, const struct ft_event *ev, char mark)
 			print_graph_fid(f, ev->fid);
 			ob_puts(f, " */\n");
 		} else {
-			ob_puts(f, "}\n");
+			ob_lit(f, "}\n");
 		}
 		return;
 	case FT_EV_FUNC:

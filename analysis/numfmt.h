@@ -14,23 +14,43 @@
 /* The room ft_u64_digits() needs. */
 #define FT_U64_DIGITS 20
 
+/* "00" to "99": two digits per division in ft_u64_digits(). */
+static const char ft_digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+					"25262728293031323334353637383940414243444546474849"
+					"50515253545556575859606162636465666768697071727374"
+					"75767778798081828384858687888990919293949596979899";
+
 /* Decimal digits of v written backwards, ending just before end; returns where they start. */
 static inline char *ft_u64_digits(char *end, uint64_t v)
 {
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
+	while (v >= 100) {
+		unsigned int r = (unsigned int)(v % 100);
+
+		v /= 100;
+		end -= 2;
+		memcpy(end, ft_digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, ft_digit_pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
 /* v in decimal at dst (no NUL); returns the length. */
 static inline size_t ft_u64_dec(char *dst, uint64_t v)
 {
-	char buf[FT_U64_DIGITS], *p = ft_u64_digits(buf + sizeof(buf), v);
-	size_t n = (size_t)(buf + sizeof(buf) - p);
+	/* count the digits, then write them in place: no copy of a variable length */
+	uint64_t x = v;
+	size_t n = 1;
 
-	memcpy(dst, p, n);
+	for (; x >= 100; x /= 100)
+		n += 2;
+	if (x >= 10)
+		n++;
+	ft_u64_digits(dst + n, v);
 	return n;
 }
 

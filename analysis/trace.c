@@ -48,14 +48,34 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 	}
 	if (c->next_sec >= c->nr_secs)
 		return 0;
-	nb = malloc(have ? have : 1);
+	if (!have) {
+		/*
+		 * The window ended on a page's end (the recorder writes whole
+		 * pages per chunk): the next chunk becomes the window as it is,
+		 * without a copy, when it starts with a whole page; else it is
+		 * the start of the joined window below.
+		 */
+		const struct ft_section *s = ft_reader_section(t->r, c->secs[c->next_sec]);
+
+		nb = ft_reader_load(t->r, s, &nlen, err, errlen);
+		if (!nb)
+			return -1;
+		c->next_sec++;
+		if (nlen >= sizeof(struct ft_page)) {
+			memcpy(&size, nb + offsetof(struct ft_page, size), 4);
+			if (size <= nlen - sizeof(struct ft_page))
+				goto swap;
+		}
+		goto join;
+	}
+	nb = malloc(have);
 	if (!nb) {
 		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
-	if (have)
-		memcpy(nb, c->data + c->pos, have);
+	memcpy(nb, c->data + c->pos, have);
 	nlen = have;
+join:
 	while (c->next_sec < c->nr_secs) {
 		const struct ft_section *s = ft_reader_section(t->r, c->secs[c->next_sec]);
 		unsigned char *chunk, *n;
@@ -84,6 +104,7 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 		nlen += l;
 		free(chunk);
 	}
+swap:
 	free(c->prev);
 	c->prev = c->data;
 	c->data = nb;
@@ -94,20 +115,33 @@ int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errl
 
 /* ---- decoding ---- */
 
-static int push_frame(struct cursor *c, uint32_t fid, int known, uint64_t ts)
+/* push_frame()'s slow path: room for one more frame.  0, or -1. */
+static __attribute__((noinline)) int grow_frames(struct cursor *c)
 {
-	if (c->nr_frames == c->cap_frames) {
-		size_t ncap = c->cap_frames ? c->cap_frames * 2 : 64;
-		struct frame *n;
+	size_t ncap = c->cap_frames ? c->cap_frames * 2 : 64;
+	struct frame *n;
 
-		if (ncap > MAX_FRAMES)
-			return -1;
-		n = realloc(c->frames, ncap * sizeof(*n));
-		if (!n)
-			return -1;
-		c->frames = n;
-		c->cap_frames = ncap;
-	}
+	if (ncap > MAX_FRAMES)
+		return -1;
+	n = realloc(c->frames, ncap * sizeof(*n));
+	if (!n)
+		return -1;
+	c->frames = n;
+	c->cap_frames = ncap;
+	return 0;
+}
+
+/*
+ * The helpers of decode_next() that every call record goes through are
+ * inlined into it: as calls, their prologues and argument moves cost
+ * about as much as their bodies.
+ */
+#define DECODE_INLINE static inline __attribute__((always_inline))
+
+DECODE_INLINE int push_frame(struct cursor *c, uint32_t fid, int known, uint64_t ts)
+{
+	if (c->nr_frames == c->cap_frames && grow_frames(c) < 0)
+		return -1;
 	c->frames[c->nr_frames].fid = fid;
 	c->frames[c->nr_frames].known = known;
 	c->frames[c->nr_frames].ts = ts;
@@ -167,8 +201,8 @@ static void base_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
  * held an ENTRY or EXIT of the same page, only the fields those two set
  * differ: 9 stores instead of 24 on the path most records take.
  */
-static void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
-		       enum ft_ev_type type)
+DECODE_INLINE void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+			      enum ft_ev_type type)
 {
 	if (ev != c->lean[0] && ev != c->lean[1]) {
 		fill_event(t, c, ev, type);
@@ -186,7 +220,7 @@ static void call_event(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 	ev->len = 0;
 }
 
-static void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
+DECODE_INLINE void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
 {
 	call_event(t, c, ev, FT_EV_EXIT);
 	if (c->nr_frames) {
@@ -202,7 +236,8 @@ static void make_exit(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
 	ev->depth = (int)c->nr_frames;
 }
 
-static void make_entry(struct ft_trace *t, struct cursor *c, struct ft_event *ev, uint32_t fid)
+DECODE_INLINE void make_entry(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+			      uint32_t fid)
 {
 	call_event(t, c, ev, FT_EV_ENTRY);
 	ev->fid = fid;
@@ -287,7 +322,7 @@ static uint64_t *scratch_ips(struct cursor *c, uint32_t nr)
  * FT_EXT_RETVAL after an exit), which the writer puts in the same page:
  * its payload becomes ev->data / ev->len and the cursor moves past it.
  */
-static void attachment(struct cursor *c, struct ft_event *ev, uint32_t type)
+DECODE_INLINE void attachment(struct cursor *c, struct ft_event *ev, uint32_t type)
 {
 	size_t left = (c->page_end - c->rec) / 4;
 	uint32_t x, nw, pad;
@@ -567,6 +602,46 @@ parent_addr:
 	}
 }
 
+/*
+ * decode_next()'s path for the records most traces are made of, inlined
+ * into the readers' loops: an ENTRY or EXIT inside the current page with
+ * no attachment after it and nothing else pending.  Decodes it exactly as
+ * decode_next() would and returns 1, or returns 0 having consumed and
+ * changed nothing: decode_next() then takes the record.
+ */
+DECODE_INLINE int decode_call(struct ft_trace *t, struct cursor *c, struct ft_event *ev)
+{
+	size_t rec = c->rec;
+	uint32_t w, x;
+
+	if (!c->in_page || c->unwind_pending || rec >= c->page_end)
+		return 0;
+	w = rd32(c->data + rec);
+	if (ft_rec_kind(w) > FT_REC_EXIT)
+		return 0;
+	if (rec + 4 < c->page_end) {
+		x = rd32(c->data + rec + 4);
+		if (ft_rec_kind(x) == FT_REC_EXT &&
+		    (ft_ext_type(x) == FT_EXT_ARGS || ft_ext_type(x) == FT_EXT_RETVAL))
+			return 0;
+	}
+	if (ft_rec_kind(w) == FT_REC_ENTRY) {
+		if (c->nr_frames == c->cap_frames)
+			return 0; /* push_frame() would grow: decode_next()'s business */
+		t->decoded++;
+		c->t += ft_rec_edelta(w);
+		c->rec = rec + 4;
+		make_entry(t, c, ev, ft_rec_fid(w));
+		push_frame(c, ev->fid, 1, ev->ts); /* cannot fail: there is room */
+		return 1;
+	}
+	t->decoded++;
+	c->t += ft_rec_xdelta(w);
+	c->rec = rec + 4;
+	make_exit(t, c, ev);
+	return 1;
+}
+
 /* ---- merging ---- */
 
 static int stream_less(const struct ft_trace *t, size_t a, size_t b)
@@ -578,7 +653,7 @@ static int stream_less(const struct ft_trace *t, size_t a, size_t b)
 	return a < b;
 }
 
-static void sift_down(struct ft_trace *t, size_t i)
+static void sift_down_slow(struct ft_trace *t, size_t i)
 {
 	for (;;) {
 		size_t l = 2 * i + 1, r = l + 1, m = i, tmp;
@@ -596,8 +671,16 @@ static void sift_down(struct ft_trace *t, size_t i)
 	}
 }
 
+/* Restore the heap below i; one stream (most user traces): nothing to do. */
+static inline void sift_down(struct ft_trace *t, size_t i)
+{
+	if (t->heap_n > 1)
+		sift_down_slow(t, i);
+}
+
 /* Refill stream s's head (into the slot not handed out).  1, 0 (ended) or -1. */
-static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen)
+static inline __attribute__((always_inline)) int refill(struct ft_trace *t, struct stream *s,
+							char *err, size_t errlen)
 {
 	struct ft_event *head;
 	int ret;
@@ -611,7 +694,9 @@ static int refill(struct ft_trace *t, struct stream *s, char *err, size_t errlen
 	s->hi ^= 1;
 	head = &s->ev[s->hi];
 	if (s->c) {
-		ret = decode_next(t, s->c, head, err, errlen);
+		ret = decode_call(t, s->c, head);
+		if (!ret)
+			ret = decode_next(t, s->c, head, err, errlen);
 	} else {
 		memset(head, 0, sizeof(*head));
 		ret = s->src->next(s->src->arg, head, err, errlen);
@@ -781,7 +866,8 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 
 		reset_cursor(c);
 		c->lean[0] = c->lean[1] = NULL;
-		while ((ret = decode_next(t, c, &ev, err, errlen)) == 1) {
+		while ((ret = decode_call(t, c, &ev)) == 1 ||
+		       (ret = decode_next(t, c, &ev, err, errlen)) == 1) {
 			if (ev.type == FT_EV_COMM)
 				trace_task_set(t, ev.tid, ev.data, strnlen(ev.data, ev.len));
 			ret = fn(&ev, arg);
@@ -818,6 +904,8 @@ int ft_trace_peek_buffer_ref(struct ft_trace *t, const struct ft_event *ev,
 
 	if (ev->buffer == UINT64_MAX || !t->started)
 		return 0;
+	if (hi == 1) /* one user buffer: no search */
+		hi = 0;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 

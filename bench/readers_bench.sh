@@ -7,7 +7,7 @@
 #
 #     show   ftrail show | cat >/dev/null     vs  uftrace replay | cat >/dev/null
 #     report ftrail report >/dev/null         vs  uftrace report >/dev/null
-#     flame  ftrail flame --stacks --folded   vs  ftrail stacks (on a -T trace)
+#     flame  ftrail flame --stacks --format folded   vs  ftrail stacks (on a -T trace)
 #     export ftrail export --format chrome    vs  ftrail show
 #
 # Each reader runs RUNS times; the best wall time and the best CPU time
@@ -72,7 +72,7 @@ row replay "uftrace replay | cat" "uftrace replay -d uft.data | cat"
 row report "ftrail report" "'$FTRAIL' report -i ft.dat"
 row ureport "uftrace report" "uftrace report -d uft.data"
 row stacks "ftrail stacks (-T trace)" "'$FTRAIL' stacks -i ftT.dat"
-row flame "ftrail flame --stacks --folded" "'$FTRAIL' flame --stacks --folded -i ftT.dat -o fl.txt"
+row flame "ftrail flame --stacks --format folded" "'$FTRAIL' flame --stacks --format folded -i ftT.dat -o fl.txt"
 row export "ftrail export --format chrome" "'$FTRAIL' export --format chrome -i ft.dat -o x.json"
 col() { cut -d' ' -f"$2" "$W/$1.res"; }
 echo "# ratios (wall, cpu)"

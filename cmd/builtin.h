@@ -20,6 +20,21 @@
 void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn));
 
 /*
+ * --format NAME (-F NAME), the one way every command chooses its output.
+ * names: the command's formats, NULL-terminated; cur: the format chosen so
+ * far, or -1.  Returns name's index.  An unknown name, or a second format
+ * other than cur, is one line on stderr and exit(1).
+ */
+int ft_format_choose(const char *cmd, const char *name, const char *const *names, int cur);
+
+/*
+ * An old spelling of --format (--folded, --html, --json, ...): warns once
+ * on stderr that it is deprecated, then chooses as ft_format_choose().
+ */
+int ft_format_deprecated(const char *cmd, const char *old, const char *name,
+			 const char *const *names, int cur);
+
+/*
  * --no-demangle, for every command that prints user symbols: its getopt
  * entry, its case value (calls ft_symbols_set_demangle(0)) and help line.
  */

@@ -64,7 +64,8 @@ const char cmd_export_usage[] =
 	"Output streams: memory stays bounded (per thread only its open calls), so\n"
 	"traces of any length export.  Progress is shown when stderr is a terminal.\n"
 	"\n"
-	"  -f, --format F      chrome, speedscope, perfetto, pprof or ctf (required)\n"
+	"  -F, --format F      chrome, speedscope, perfetto, pprof or ctf (required; -f,\n"
+	"                      the old short spelling, still works with a warning)\n"
 	"  -i FILE             trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"       ") "  -o FILE             output file ('-' for standard output; required)\n"
 			   "  --from-folded FILE  lay out folded stacks ('a;b;c COUNT') as one thread's\n"
@@ -90,7 +91,7 @@ enum {
 
 static const struct option long_opts[] = {
 	FT_NO_DEMANGLE_LONGOPT,
-	{ "format", required_argument, NULL, 'f' },
+	{ "format", required_argument, NULL, 'F' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "from-folded", required_argument, NULL, OPT_FROM_FOLDED },
@@ -358,9 +359,13 @@ int cmd_export(int argc, char **argv)
 	char err[1024];
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":f:i:o:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":f:F:i:o:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'f':
+			/* -f is a filter in trace-cmd's letters: the format is -F everywhere */
+			ft_warn("export: -f is deprecated, use -F or --format");
+			/* fall through */
+		case 'F':
 			format = optarg;
 			break;
 		case 'i':

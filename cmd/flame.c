@@ -24,8 +24,8 @@
 #include "core/util.h"
 
 const char cmd_flame_usage[] =
-	"usage: ftrail flame [-i FILE] [--graph | --stacks | --offcpu] [-o OUT.svg|OUT.html] [--folded]\n"
-	"       ftrail flame --from-folded FILE [-o OUT.svg|OUT.html] [--folded]\n"
+	"usage: ftrail flame [-i FILE] [--graph | --stacks | --offcpu] [-o OUT] [--format svg|html|folded]\n"
+	"       ftrail flame --from-folded FILE [-o OUT] [--format svg|html|folded]\n"
 	"\n"
 	"Draw a self-contained interactive flame graph (no network access needed):\n"
 	"click a frame to zoom, Reset Zoom or Escape to zoom out, Search or Ctrl-F\n"
@@ -40,12 +40,13 @@ const char cmd_flame_usage[] =
 			  "  --from-folded FILE read folded stacks ('a;b;c COUNT' lines, '-' = stdin)\n"
 			  "                     instead of a trace file\n"
 			  "  -o FILE            output ('-' or none: standard output), written to FILE.partial\n"
-			  "                     and renamed over FILE when complete; .html gives an HTML\n"
-			  "                     page, anything else an SVG\n"
-			  "                     (default: SVG on standard output)\n"
-			  "  --html             write HTML whatever the output's name\n"
-			  "  --folded           write folded stacks (FlameGraph, inferno, speedscope\n"
-			  "                     read them) instead of a picture; streams in bounded memory\n"
+			  "                     and renamed over FILE when complete\n"
+			  "  -F, --format FMT   svg (an SVG picture), html (an HTML page holding it) or\n"
+			  "                     folded (folded stacks, which FlameGraph, inferno and\n"
+			  "                     speedscope read; streams in bounded memory); default:\n"
+			  "                     html when OUT ends in .html, svg otherwise\n"
+			  "                     (--html and --folded, the old spellings, still work\n"
+			  "                     with a warning)\n"
 			  "  --title TEXT       title of the picture\n"
 			  "  --width PX         width in pixels (default 1200)\n"
 			  "  --minwidth PX      frames narrower than this are merged or left out (0.1)\n"
@@ -79,6 +80,7 @@ static const struct option long_opts[] = {
 	{ "from-folded", required_argument, NULL, OPT_FROM_FOLDED },
 	{ "html", no_argument, NULL, OPT_HTML },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "format", required_argument, NULL, 'F' },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "width", required_argument, NULL, OPT_WIDTH },
 	{ "minwidth", required_argument, NULL, OPT_MINWIDTH },
@@ -87,6 +89,14 @@ static const struct option long_opts[] = {
 	{ "max-memory", required_argument, NULL, OPT_MAXMEM },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --format: what flame writes (the order of formats[]) */
+enum flame_format {
+	FMT_SVG,
+	FMT_HTML,
+	FMT_FOLDED
+};
+static const char *const formats[] = { "svg", "html", "folded", NULL };
 
 enum flame_mode {
 	MODE_GRAPH,
@@ -316,20 +326,23 @@ int cmd_flame(int argc, char **argv)
 	const char *input = "ftrail.dat", *output = NULL, *from_folded = NULL;
 	struct ft_flame_opts o = { 0 };
 	enum flame_mode mode = MODE_GRAPH;
-	int folded = 0, nmodes = 0, c;
+	int fmt = -1, nmodes = 0, c;
 	uint64_t maxmem = 256, width = 0;
 	struct ft_folded *f;
 	FILE *out;
 	char err[512];
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:o:", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:F:", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
 			break;
 		case 'o':
 			output = optarg;
+			break;
+		case 'F':
+			fmt = ft_format_choose("flame", optarg, formats, fmt);
 			break;
 		case OPT_GRAPH:
 			mode = MODE_GRAPH;
@@ -347,10 +360,10 @@ int cmd_flame(int argc, char **argv)
 			from_folded = optarg;
 			break;
 		case OPT_HTML:
-			o.html = 1;
+			fmt = ft_format_deprecated("flame", "--html", "html", formats, fmt);
 			break;
 		case OPT_FOLDED:
-			folded = 1;
+			fmt = ft_format_deprecated("flame", "--folded", "folded", formats, fmt);
 			break;
 		case OPT_TITLE:
 			o.title = optarg;
@@ -399,10 +412,9 @@ int cmd_flame(int argc, char **argv)
 		       mode == MODE_STACKS   ? "stacks"
 		       : mode == MODE_OFFCPU ? "offcpu"
 					     : "graph");
-	if (output && ends_with(output, ".html"))
-		o.html = 1;
-	if (folded && o.html)
-		ft_die("flame: --folded writes text, not HTML");
+	if (fmt < 0)
+		fmt = output && ends_with(output, ".html") ? FMT_HTML : FMT_SVG;
+	o.html = fmt == FMT_HTML;
 
 	f = ft_folded_new((size_t)maxmem << 20);
 	if (!f)
@@ -413,7 +425,7 @@ int cmd_flame(int argc, char **argv)
 		ft_die("%s", err);
 	/* folded output streams: when memory runs out, what was gathered so far
 	 * is written out and aggregation starts again */
-	if (folded)
+	if (fmt == FMT_FOLDED)
 		ft_folded_set_sink(f, out);
 
 	if (from_folded) {
@@ -439,7 +451,7 @@ int cmd_flame(int argc, char **argv)
 			(unsigned long long)ft_folded_dropped_weight(f),
 			(unsigned long long)maxmem);
 
-	if (folded) {
+	if (fmt == FMT_FOLDED) {
 		if (ft_folded_write(f, out))
 			ft_die("write error on %s: %s", output ? output : "stdout",
 			       strerror(errno));

@@ -30,13 +30,42 @@ void ft_bad_option(const char *cmd, int c, char **argv)
 	const char *arg = argv[optind - 1];
 
 	if (c == ':') {
-		if (optopt > ' ' && optopt < 127)
+		/* a long option whose value is its short letter: name it as given */
+		if (optopt > ' ' && optopt < 127 && strncmp(arg, "--", 2))
 			ft_die("%s: option '-%c' needs an argument", cmd, optopt);
 		ft_die("%s: option '%s' needs an argument", cmd, arg);
 	}
 	if (optopt > ' ' && optopt < 127)
 		ft_die("%s: unknown option '-%c' (see 'ftrail help %s')", cmd, optopt, cmd);
 	ft_die("%s: unknown option '%s' (see 'ftrail help %s')", cmd, arg, cmd);
+}
+
+int ft_format_choose(const char *cmd, const char *name, const char *const *names, int cur)
+{
+	char list[256] = "";
+	size_t len = 0;
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(names[i], name))
+			break;
+	if (!names[i]) {
+		for (int j = 0; names[j]; j++)
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						j ? (names[j + 1] ? ", " : " or ") : "", names[j]);
+		ft_die("%s: unknown format '%s' (%s)", cmd, name, list);
+	}
+	if (cur >= 0 && cur != i)
+		ft_die("%s: two output formats, %s and %s: give one --format", cmd, names[cur],
+		       names[i]);
+	return i;
+}
+
+int ft_format_deprecated(const char *cmd, const char *old, const char *name,
+			 const char *const *names, int cur)
+{
+	ft_warn("%s: %s is deprecated, use --format %s", cmd, old, name);
+	return ft_format_choose(cmd, name, names, cur);
 }
 
 static const struct ftrail_cmd *find_cmd(const char *name)

@@ -35,7 +35,8 @@
 
 const char cmd_offcpu_usage[] =
 	"usage: ftrail offcpu --record [--threshold MS] [-o FILE] [-b KB] [-- PROG ARGS... | -P PID]\n"
-	"       ftrail offcpu [-i FILE] [--threshold MS] [-P PID] [--folded] [--samples] [--top N]\n"
+	"       ftrail offcpu [-i FILE] [--threshold MS] [-P PID] [--top N]\n"
+	"                     [--format text|folded|samples]\n"
 	"\n"
 	"Off-CPU analysis (perf's --off-cpu with --off-cpu-thresh): for every thread,\n"
 	"the intervals from being switched out to being switched back in, with the\n"
@@ -55,9 +56,11 @@ const char cmd_offcpu_usage[] =
 	"  -i FILE           input trace file (default ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"     ") "  --threshold MS    direct-sample threshold in milliseconds (default 500)\n"
 			 "  --top N           report the N heaviest stacks (default 20, 0 = all)\n"
-			 "  --folded          print folded stacks for an off-CPU flame graph (BCC\n"
-			 "                    offcputime's convention: comm;user;-;kernel, microseconds)\n"
-			 "  --samples         print the direct samples (perf script's shape)\n"
+			 "  -F, --format FMT  text (default: the report), folded (folded stacks for an\n"
+			 "                    off-CPU flame graph, BCC offcputime's convention:\n"
+			 "                    comm;user;-;kernel, microseconds) or samples (the direct\n"
+			 "                    samples, perf script's shape); --folded and --samples,\n"
+			 "                    the old spellings, still work with a warning\n"
 			 "  -q                --record: no recording summary\n"
 			 "\n"
 			 "With --record, the exit status and the handling of signals are record's\n"
@@ -78,18 +81,27 @@ static const struct option long_options[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
 	{ "samples", no_argument, NULL, OPT_SAMPLES },
+	{ "format", required_argument, NULL, 'F' },
 	{ "input", required_argument, NULL, 'i' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --format: what the analysis prints (the order of formats[]) */
+enum offcpu_format {
+	FMT_TEXT,
+	FMT_FOLDED,
+	FMT_SAMPLES
+};
+static const char *const formats[] = { "text", "folded", "samples", NULL };
+
 struct offcpu_args {
 	int record;
 	const char *input, *output;
 	uint64_t thresh_ns;
 	uint64_t top;
-	int folded, samples, quiet;
+	int format, quiet;
 	uint32_t pid;
 	unsigned int buffer_kb;
 	char **argv;
@@ -105,7 +117,8 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 	a->output = "ftrail.dat";
 	a->thresh_ns = FT_OFFCPU_DEFAULT_THRESH_MS * 1000000ull;
 	a->top = 20;
-	while ((c = getopt_long(argc, argv, "+:i:o:p:P:b:qh", long_options, NULL)) != -1) {
+	a->format = -1;
+	while ((c = getopt_long(argc, argv, "+:i:o:p:P:b:F:qh", long_options, NULL)) != -1) {
 		switch (c) {
 		case OPT_RECORD:
 			a->record = 1;
@@ -120,11 +133,16 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 				ft_die("--top wants a number, not '%s'", optarg);
 			a->top = v;
 			break;
+		case 'F':
+			a->format = ft_format_choose("offcpu", optarg, formats, a->format);
+			break;
 		case OPT_FOLDED:
-			a->folded = 1;
+			a->format = ft_format_deprecated("offcpu", "--folded", "folded", formats,
+							 a->format);
 			break;
 		case OPT_SAMPLES:
-			a->samples = 1;
+			a->format = ft_format_deprecated("offcpu", "--samples", "samples", formats,
+							 a->format);
 			break;
 		case 'i':
 			a->input = optarg;
@@ -167,8 +185,8 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 		       a->argv[0]);
 	if (a->argv && a->pid)
 		ft_die("offcpu: give a program or -P PID, not both");
-	if (a->folded && a->samples)
-		ft_die("offcpu: --folded and --samples are separate outputs; give one");
+	if (a->format < 0)
+		a->format = FMT_TEXT;
 }
 
 /*
@@ -352,7 +370,7 @@ int cmd_offcpu(int argc, char **argv)
 	if (!f)
 		ft_die_file(a.input, err);
 	oc = ft_offcpu_file_engine(f);
-	if (a.folded) {
+	if (a.format == FMT_FOLDED) {
 		struct ft_folded *fo = ft_folded_new(0);
 
 		if (!fo)
@@ -362,7 +380,7 @@ int cmd_offcpu(int argc, char **argv)
 		    ft_folded_write(fo, stdout))
 			rc = -1;
 		ft_folded_free(fo);
-	} else if (a.samples) {
+	} else if (a.format == FMT_SAMPLES) {
 		rc = ft_offcpu_write_samples(oc, stdout, ft_offcpu_file_sym, f);
 	} else {
 		write_source_line(f, stdout);

@@ -108,13 +108,21 @@ static inline struct fstat *stat_of(struct report *r, uint32_t fid)
 	return fid < r->nr_fs ? &r->fs[fid] : stat_grow(r, fid);
 }
 
+static struct bufstack *stack_of_slow(struct report *r, uint64_t id);
+
 /* The frame stack of user buffer id (created on first use). */
-static struct bufstack *stack_of(struct report *r, uint64_t id)
+static inline struct bufstack *stack_of(struct report *r, uint64_t id)
+{
+	if (r->last && r->last->h.key == id)
+		return r->last;
+	return stack_of_slow(r, id);
+}
+
+/* stack_of() of another buffer than the last one. */
+static __attribute__((noinline)) struct bufstack *stack_of_slow(struct report *r, uint64_t id)
 {
 	struct bufstack *b;
 
-	if (r->last && r->last->h.key == id)
-		return r->last;
 	if (!r->bs.tab && ft_htab_init(&r->bs, sizeof(struct bufstack)) < 0)
 		ft_die("out of memory");
 	b = ft_htab_get(&r->bs, id, 1);
@@ -193,15 +201,24 @@ static int vrow_eq(const void *entry, const void *key)
  * function's own (fid), unless --by-arg picks one of its captured values:
  * then XROW | the index of that (function, value) row.
  */
-static uint32_t row_of(struct report *r, const struct ft_event *ev, int retval)
+static uint32_t row_of_value(struct report *r, const struct ft_event *ev, int retval);
+
+static inline uint32_t row_of(struct report *r, const struct ft_event *ev, int retval)
+{
+	if (!r->by || !ev->data || ev->fid == FT_FID_UNKNOWN)
+		return ev->fid;
+	return row_of_value(r, ev, retval);
+}
+
+/* row_of() when --by-arg may pick one of ev's captured values. */
+static __attribute__((noinline)) uint32_t row_of_value(struct report *r, const struct ft_event *ev,
+						       int retval)
 {
 	struct pick p = { r->by, "", 0 };
 	struct vrow *v;
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 	int created;
 
-	if (!r->by || !ev->data || ev->fid == FT_FID_UNKNOWN)
-		return ev->fid;
 	if (!r->af) {
 		r->af = ft_argfmt_new(r->t);
 		if (!r->af)
@@ -279,8 +296,11 @@ static void account(struct report *r, const struct ft_event *ev)
 		s = row_stat(r, row);
 		s->timed = 1;
 		s->self += ev->duration > fr->child ? ev->duration - fr->child : 0;
-		for (size_t i = 0; i < d && !recursive; i++)
-			recursive = b->f[i].fid == ev->fid;
+		for (size_t i = 0; i < d; i++)
+			if (b->f[i].fid == ev->fid) {
+				recursive = 1;
+				break;
+			}
 		if (!recursive)
 			s->total += ev->duration;
 		if (d > 0)

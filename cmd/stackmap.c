@@ -34,9 +34,10 @@
 #include "core/util.h"
 
 const char cmd_stackmap_usage[] =
-	"usage: ftrail stackmap dump FILE [--json] [--top N] [--kallsyms FILE] [--elf FILE]...\n"
-	"       ftrail stackmap show   [-i TRACE] [--kernel] [--json] [--top N] [--kallsyms FILE]\n"
+	"usage: ftrail stackmap dump FILE [--format text|json] [--top N] [--kallsyms FILE]\n"
 	"                              [--elf FILE]...\n"
+	"       ftrail stackmap show   [-i TRACE] [--kernel] [--format text|json] [--top N]\n"
+	"                              [--kallsyms FILE] [--elf FILE]...\n"
 	"       ftrail stackmap stat   [-i TRACE] [--kernel]\n"
 	"       ftrail stackmap export -o FILE [-i TRACE] [--kernel]\n"
 	"\n"
@@ -56,7 +57,9 @@ const char cmd_stackmap_usage[] =
 	"\n"
 	"  -i TRACE         trace file to read (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"    ") "  --kernel         the kernel stacks' map (default: the traced program's)\n"
-			"  --json           JSON: [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
+			"  -F, --format FMT text (default: stack_map's shape) or json:\n"
+			"                   [{\"stack_id\", \"ref_count\", \"depth\", \"ips\", \"symbols\"}]\n"
+			"                   (--json, the old spelling, still works with a warning)\n"
 			"  --top N          only the N stacks with the most references\n"
 			"  --kallsyms FILE  symbolise with a kallsyms-format file (\"addr type name [mod]\")\n"
 			"  --elf FILE       symbolise with an ELF file's symbols at its link addresses\n"
@@ -91,8 +94,16 @@ enum {
 	OPT_KERNEL
 };
 
+/* --format: how show and dump print (the order of formats[]) */
+enum stackmap_format {
+	FMT_TEXT,
+	FMT_JSON
+};
+static const char *const formats[] = { "text", "json", NULL };
+
 struct opts {
 	const char *input, *output;
+	int format; /* enum stackmap_format, or -1: none given */
 	int json, kernel;
 	uint64_t top;
 	const char **kallsyms, **elf;
@@ -533,6 +544,7 @@ int cmd_stackmap(int argc, char **argv)
 	static const struct option longopts[] = {
 		FT_NO_DEMANGLE_LONGOPT,
 		{ "json", no_argument, NULL, OPT_JSON },
+		{ "format", required_argument, NULL, 'F' },
 		{ "top", required_argument, NULL, OPT_TOP },
 		{ "kallsyms", required_argument, NULL, OPT_KALLSYMS },
 		{ "elf", required_argument, NULL, OPT_ELF },
@@ -541,7 +553,7 @@ int cmd_stackmap(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct opts o = { .input = "ftrail.dat" };
+	struct opts o = { .input = "ftrail.dat", .format = -1 };
 	const char *sub;
 	int c, ret;
 
@@ -555,7 +567,7 @@ int cmd_stackmap(int argc, char **argv)
 	argc--;
 	argv++;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":i:o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:o:F:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			o.input = optarg;
@@ -563,8 +575,12 @@ int cmd_stackmap(int argc, char **argv)
 		case 'o':
 			o.output = optarg;
 			break;
+		case 'F':
+			o.format = ft_format_choose("stackmap", optarg, formats, o.format);
+			break;
 		case OPT_JSON:
-			o.json = 1;
+			o.format = ft_format_deprecated("stackmap", "--json", "json", formats,
+							o.format);
 			break;
 		case OPT_KERNEL:
 			o.kernel = 1;
@@ -588,6 +604,7 @@ int cmd_stackmap(int argc, char **argv)
 			ft_bad_option("stackmap", c, argv);
 		}
 	}
+	o.json = o.format == FMT_JSON;
 	if (!strcmp(sub, "dump")) {
 		if (optind != argc - 1)
 			ft_die("stackmap dump: needs exactly one FILE (see 'ftrail help stackmap')");
@@ -598,13 +615,16 @@ int cmd_stackmap(int argc, char **argv)
 		if (!strcmp(sub, "show")) {
 			ret = do_show(&o);
 		} else if (!strcmp(sub, "stat")) {
-			if (o.json || o.top || o.nr_kallsyms || o.nr_elf)
-				ft_die("stackmap stat: --json, --top, --kallsyms and --elf do not "
+			if (o.format >= 0 || o.top || o.nr_kallsyms || o.nr_elf)
+				ft_die("stackmap stat: --format, --top, --kallsyms and --elf do not "
 				       "apply");
 			ret = do_stat(&o);
 		} else {
 			if (!o.output)
 				ft_die("stackmap export: needs -o FILE");
+			if (o.format >= 0)
+				ft_die("stackmap export: --format does not apply (it writes the "
+				       "FSMB binary)");
 			ret = do_export(&o);
 		}
 	}

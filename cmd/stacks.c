@@ -26,7 +26,8 @@
 #include "core/util.h"
 
 const char cmd_stacks_usage[] =
-	"usage: ftrail stacks [-i FILE] [-e EVENT]... [--top N] [--folded] [--user|--kernel]\n"
+	"usage: ftrail stacks [-i FILE] [-e EVENT]... [--top N] [--format text|folded]\n"
+	"                     [--user|--kernel]\n"
 	"\n"
 	"Unique stacks with the number of events that had them, most frequent first,\n"
 	"as bpftrace prints @[kstack()] = count():\n"
@@ -44,7 +45,9 @@ const char cmd_stacks_usage[] =
 		"  ") "  -e EVENT       only stacks of these kernel events: SYS:EVENT, SYS or a glob\n"
 		      "                 like 'sched:sched_*' (repeatable)\n"
 		      "  --top N        only the N most frequent stacks\n"
-		      "  --folded       'root;caller;leaf count' lines (flame graph input)\n"
+		      "  -F, --format FMT  text (default) or folded: 'root;caller;leaf count' lines\n"
+		      "                 (flame graph input; --folded, the old spelling, still works\n"
+		      "                 with a warning)\n"
 		      "  --kernel       only kernel stacks\n"
 		      "  --user         only user stacks\n";
 
@@ -59,11 +62,19 @@ static const struct option long_options[] = {
 	FT_NO_DEMANGLE_LONGOPT,
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "folded", no_argument, NULL, OPT_FOLDED },
+	{ "format", required_argument, NULL, 'F' },
 	{ "user", no_argument, NULL, OPT_USER },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* --format: what stacks prints (the order of formats[]) */
+enum stacks_format {
+	FMT_TEXT,
+	FMT_FOLDED
+};
+static const char *const formats[] = { "text", "folded", NULL };
 
 /* Does kernel event "sys:name" match the -e pattern p? */
 static int event_matches(const struct tep_event *e, const char *p)
@@ -146,11 +157,11 @@ int cmd_stacks(int argc, char **argv)
 	char **pats = NULL, err[512] = "", buf[512];
 	size_t npats = 0;
 	uint64_t top = 0;
-	int folded = 0, want_user = 1, want_kernel = 1, c, ret;
+	int fmt = -1, folded, want_user = 1, want_kernel = 1, c, ret;
 	struct ft_kevent kev;
 	struct ft_event ev;
 
-	while ((c = getopt_long(argc, argv, ":i:e:h", long_options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:e:F:h", long_options, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -163,8 +174,11 @@ int cmd_stacks(int argc, char **argv)
 			if (ft_parse_u64(optarg, 1, UINT32_MAX, &top))
 				ft_die("stacks: --top wants a positive number, not '%s'", optarg);
 			break;
+		case 'F':
+			fmt = ft_format_choose("stacks", optarg, formats, fmt);
+			break;
 		case OPT_FOLDED:
-			folded = 1;
+			fmt = ft_format_deprecated("stacks", "--folded", "folded", formats, fmt);
 			break;
 		case OPT_USER:
 			want_kernel = 0;
@@ -182,6 +196,7 @@ int cmd_stacks(int argc, char **argv)
 			ft_bad_option("stacks", c, argv);
 		}
 	}
+	folded = fmt == FMT_FOLDED;
 	if (optind < argc)
 		ft_die("stacks: unexpected argument '%s' (the trace file is given with -i)",
 		       argv[optind]);

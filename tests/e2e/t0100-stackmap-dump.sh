@@ -1,4 +1,4 @@
-# description: stackmap dump: FSMB v2 files of a kernel in both byte orders, symbolised with kallsyms, --top, --json
+# description: stackmap dump: FSMB v2 files of a kernel in both byte orders, symbolised with kallsyms, --top, --format json
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -12,8 +12,8 @@ for f in kernel-le.bin kernel-be.bin; do
 	diff -u "$D/kernel-top2.expected" out || fail "dump $f --top 2: wrong text"
 done
 # JSON: same stacks, both byte orders give the same document
-$FTRAIL stackmap dump "$D/kernel-le.bin" --json --kallsyms "$D/kallsyms.txt" >le.json || fail "json le"
-$FTRAIL stackmap dump "$D/kernel-be.bin" --json --kallsyms "$D/kallsyms.txt" >be.json || fail "json be"
+$FTRAIL stackmap dump "$D/kernel-le.bin" --format json --kallsyms "$D/kallsyms.txt" >le.json || fail "json le"
+$FTRAIL stackmap dump "$D/kernel-be.bin" --format json --kallsyms "$D/kallsyms.txt" >be.json || fail "json be"
 cmp -s le.json be.json || fail "LE and BE JSON differ"
 grep -q '"stack_id": 42, "ref_count": 1337, "depth": 7' le.json || fail "json: stack 42 missing"
 grep -q '"schedule+0x48/0xc0"' le.json || fail "json: symbols missing"
@@ -23,5 +23,5 @@ if command -v python3 >/dev/null; then
 fi
 $FTRAIL stackmap dump "$D/empty.bin" >out || fail "empty map"
 [ ! -s out ] || fail "empty map printed something"
-$FTRAIL stackmap dump "$D/empty.bin" --json | grep -qx '\[\]' || fail "empty map json"
+$FTRAIL stackmap dump "$D/empty.bin" --format json | grep -qx '\[\]' || fail "empty map json"
 exit 0

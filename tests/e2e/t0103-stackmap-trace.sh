@@ -34,8 +34,8 @@ grep -Eqx 'table_size: (2048|unknown)' stat10.out || fail "stat bits 10: $(cat s
 $FTRAIL stackmap export -i t.dat -o m.bin || fail "export"
 [ "$(stat -c %a m.bin)" = 600 ] || fail "export mode $(stat -c %a m.bin)"
 [ "$(head -c 4 m.bin | od -An -tx1 | tr -d ' ')" = 42534d46 ] || fail "not FSMB (little endian)"
-$FTRAIL stackmap dump m.bin --json >m.json || fail "dump of export"
-$FTRAIL stackmap show -i t.dat --json >s.json || fail "show --json"
+$FTRAIL stackmap dump m.bin --format json >m.json || fail "dump of export"
+$FTRAIL stackmap show -i t.dat --format json >s.json || fail "show --format json"
 # same ids, refs and addresses (show adds symbols)
 sed 's/, "symbols".*}/}/' s.json | diff -u - <(sed 's/}$/}/' m.json) || fail "export/dump differ from show"
 $FTRAIL stackmap show -i t.dat --top 1 | grep -c '^stack_id' | grep -qx 1 || fail "--top 1"
@@ -44,7 +44,7 @@ expect_fail "ftrail: t.dat: no kernel stack map in this trace*" $FTRAIL stackmap
 expect_fail "ftrail: *nosuch.dat*" $FTRAIL stackmap show -i nosuch.dat
 expect_fail "ftrail: stackmap export: needs -o FILE" $FTRAIL stackmap export -i t.dat
 expect_fail "ftrail: stackmap show: unexpected argument 'x'" $FTRAIL stackmap show -i t.dat x
-expect_fail "ftrail: stackmap stat: --json*" $FTRAIL stackmap stat -i t.dat --json
+expect_fail "ftrail: stackmap stat: --format*" $FTRAIL stackmap stat -i t.dat --format json
 $FTRAIL record -q -p function -O nostackmap -o plain.dat -- ./p || fail "record without stack map"
 if $FTRAIL stackmap stat -i plain.dat >plain.out 2>plain.err; then
 	grep -q '^entries: 0 / ' plain.out || fail "no stacks recorded, yet: $(cat plain.out)"

@@ -62,11 +62,11 @@ for s in $seeds; do
 		same "report $m" base-report
 		check "stacks $m" $FTRAIL stacks -i $m
 		same "stacks $m" base-stacks
-		check "stacks folded $m" $FTRAIL stacks --folded -i $m
+		check "stacks folded $m" $FTRAIL stacks --format folded -i $m
 		check "latency $m" $FTRAIL latency -i $m --from 'sched:*' --to sched:sched_switch --key cpu --label prev_comm
-		check "offcpu $m" $FTRAIL offcpu -i $m --samples --threshold 0
+		check "offcpu $m" $FTRAIL offcpu -i $m --format samples --threshold 0
 		check "flame $m" $FTRAIL flame -i $m -o f.svg
-		check "flame stacks $m" $FTRAIL flame --stacks -i $m --folded
+		check "flame stacks $m" $FTRAIL flame --stacks -i $m --format folded
 		check "export chrome $m" $FTRAIL export --format chrome -i $m -o c.json
 		check "export speedscope $m" $FTRAIL export --format speedscope -i $m -o s.json
 		check "export perfetto $m" $FTRAIL export --format perfetto -i $m -o p.pftrace

@@ -21,7 +21,7 @@ for cc in gcc clang; do
 			fail "$cc $flags: thread's after() not under self-named: $(cat show.out)"
 		[ "$(grep -c 'task_rename' show.out)" = 2 ] || fail "$cc $flags: renames: $(cat show.out)"
 		# the Chrome export names the thread too
-		"$FTRAIL" export -f chrome -i t.dat -o t.json 2>err || fail "export: $(cat err)"
+		"$FTRAIL" export --format chrome -i t.dat -o t.json 2>err || fail "export: $(cat err)"
 		tr '{' '\n' <t.json | grep -A1 '"name":"thread_name"' | grep -q '"name":"self-named"' ||
 			fail "$cc $flags: export has no thread_name self-named"
 		n=$((n + 1))

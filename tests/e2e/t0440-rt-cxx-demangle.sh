@@ -14,7 +14,7 @@ outputs() {
 	"$FTRAIL" show -i t.dat "$@" -O expand-stacks >"$n.show" 2>>err &&
 		"$FTRAIL" report -i t.dat "$@" >"$n.report" 2>>err &&
 		"$FTRAIL" stacks -i t.dat "$@" >"$n.stacks" 2>>err &&
-		"$FTRAIL" flame -i t.dat "$@" --folded >"$n.flame" 2>>err &&
+		"$FTRAIL" flame -i t.dat "$@" --format folded >"$n.flame" 2>>err &&
 		"$FTRAIL" export --format chrome -i t.dat "$@" -o "$n.chrome" 2>>err &&
 		"$FTRAIL" export --format speedscope -i t.dat "$@" -o "$n.speedscope" 2>>err &&
 		"$FTRAIL" stackmap show -i t.dat "$@" >"$n.stackmap" 2>>err ||

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# description: ftrail stacks: unique kernel stacks with counts, most frequent first, --top, --folded, -e
+# description: ftrail stacks: unique kernel stacks with counts, most frequent first, --top, --format folded, -e
 # requires: root tracefs
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -35,7 +35,7 @@ ws=$(sed -n 's/.*, \([0-9]*\) stacks in all/\1/p' w.txt)
 ss=$(sed -n 's/.*, \([0-9]*\) stacks in all/\1/p' s.txt)
 [ $((ws + ss)) = "$total" ] || fail "-e split $ws + $ss != $total"
 
-$FTRAIL stacks -i k.dat --folded >fold.txt || fail "--folded"
+$FTRAIL stacks -i k.dat --format folded >fold.txt || fail "--folded"
 grep -Eq '^[^ ;]+(;[^ ;]+)+ [0-9]+$' fold.txt || fail "bad folded line: $(head -n 2 fold.txt)"
 head -n 1 fold.txt | grep -q 'trace_event_raw_event_sched_[a-z_]* [0-9]*$' || fail "folded leaf is not last: $(head -n1 fold.txt)"
 [ "$(awk '{ s += $NF } END { print s }' fold.txt)" = "$total" ] || fail "folded counts differ"

@@ -22,7 +22,7 @@ for tr in function_graph function nop; do
 		{ s = s " " $1 }' st.out)
 	[ -n "$s" ] || fail "$tr: no 'clock_nanosleep b main' stack: $(head -40 st.out)"
 	case "$s" in *" 0x"*) fail "$tr: raw addresses: $s" ;; esac
-	"$FTRAIL" flame -i k.dat --stacks --folded >fl.out 2>fl.err || fail "$tr: flame: $(cat fl.err)"
+	"$FTRAIL" flame -i k.dat --stacks --format folded >fl.out 2>fl.err || fail "$tr: flame: $(cat fl.err)"
 	! grep -q ft_rt_return fl.out || fail "$tr: flame has the trampoline"
 	grep -q "main;b;clock_nanosleep" fl.out || fail "$tr: flame lacks the sleep stack: $(head -5 fl.out)"
 done

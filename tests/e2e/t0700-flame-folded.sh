@@ -1,4 +1,4 @@
-# description: flame --from-folded: SVG and HTML pictures (valid XML, frames and totals right, names escaped), --folded aggregation, bad input
+# description: flame --from-folded: SVG and HTML pictures (valid XML, frames and totals right, names escaped), --format folded aggregation, bad input
 # requires: python3
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -14,7 +14,7 @@ main;cleanup 3
 main;run;compute;fib 30
 main;run;a<b>&"c' 7
 TXT
-$FTRAIL flame --from-folded in.folded --folded >folded 2>err || fail "--folded: $(cat err)"
+$FTRAIL flame --from-folded in.folded --format folded >folded 2>err || fail "--folded: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 cat >want <<'TXT'
 main;cleanup 3
@@ -73,7 +73,7 @@ n0=$(grep -c '<g class="f' all.svg)
 [ "$n0" -eq $((1 + 1 + 1 + 50000 + 120000 + 1)) ] || fail "--minwidth 0 drew $n0 frames"
 
 # bounded aggregation: a tiny budget streams folded lines, same totals
-$FTRAIL flame --from-folded many.folded --folded --max-memory 1 >small.folded || fail "--max-memory 1"
+$FTRAIL flame --from-folded many.folded --format folded --max-memory 1 >small.folded || fail "--max-memory 1"
 awk '{ s += $NF } END { print s }' small.folded >sum
 [ "$(cat sum)" = 220000 ] || fail "streamed folded total $(cat sum), want 220000"
 
@@ -102,5 +102,6 @@ expect_fail "ftrail: cannot open missing.folded: No such file or directory" $FTR
 expect_fail "ftrail: flame: choose one of --graph, --stacks, --offcpu" $FTRAIL flame --graph --stacks
 expect_fail "ftrail: --width wants*" $FTRAIL flame --from-folded in.folded --width 5
 expect_fail "ftrail: flame: unknown option*" $FTRAIL flame --frobnicate
-expect_fail "ftrail: flame: --folded writes text, not HTML" $FTRAIL flame --from-folded in.folded --folded -o x.html
+expect_fail "ftrail: flame: two output formats, folded and html: give one --format" $FTRAIL flame --from-folded in.folded --format folded --format html
+expect_fail "ftrail: flame: unknown format 'png' (svg, html or folded)" $FTRAIL flame --from-folded in.folded --format png
 exit 0

@@ -12,8 +12,8 @@ python3 - <<'PY' >in.folded
 for i in range(2000):
     print("main;loop;step_%d;leaf %d" % (i % 37, 1 + i % 5))
 PY
-$FTRAIL flame --from-folded in.folded --folded >stacks.folded || fail "--folded"
-$FTRAIL flame -i threads.dat --folded >graph.folded || fail "flame -i --folded"
+$FTRAIL flame --from-folded in.folded --format folded >stacks.folded || fail "--folded"
+$FTRAIL flame -i threads.dat --format folded >graph.folded || fail "flame -i --format folded"
 $FTRAIL export --format speedscope -i threads.dat -o threads.speedscope.json || fail "export speedscope"
 $FTRAIL export --format speedscope --from-folded in.folded -o folded.speedscope.json || fail "export speedscope from folded"
 $FTRAIL export --format chrome -i threads.dat -o threads.trace.json || fail "export chrome"

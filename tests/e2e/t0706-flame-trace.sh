@@ -8,7 +8,7 @@ MK=$BUILD/tests/tools/mktrace
 for s in graph threads lost func badmagic; do "$MK" $s $s.dat || fail "mktrace $s"; done
 
 # self times: main 200us holds foo 14us (bar 1.382us) and baz 0.5us
-$FTRAIL flame -i graph.dat --folded >graph.folded 2>err || fail "flame --folded: $(cat err)"
+$FTRAIL flame -i graph.dat --format folded >graph.folded 2>err || fail "flame --format folded: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 cat >want <<'TXT'
 main 185500
@@ -18,7 +18,7 @@ main;foo;bar 1382
 TXT
 diff -u want graph.folded || fail "graph folded differs"
 cp graph.dat ftrail.dat
-$FTRAIL flame --graph --folded | cmp -s - want || fail "flame without -i does not read ./ftrail.dat"
+$FTRAIL flame --graph --format folded | cmp -s - want || fail "flame without -i does not read ./ftrail.dat"
 
 # the picture: weights shown as times
 $FTRAIL flame -i graph.dat -o graph.svg || fail "flame svg"
@@ -35,25 +35,25 @@ for want in ["all\n(200.000 us, 100.00%)", "foo\n(14.000 us, 7.00%)", "bar\n(1.3
 PY
 
 # threads (and a signal handler nested in foo) fold per stack
-$FTRAIL flame -i threads.dat --folded >threads.folded || fail "threads"
+$FTRAIL flame -i threads.dat --format folded >threads.folded || fail "threads"
 printf 'main 4000\nmain;foo 900\nmain;foo;handler 100\nworker 3000\n' | diff -u - threads.folded ||
 	fail "threads folded differs"
 
 # lost events: calls cut by the loss end where the reader resynchronised
-$FTRAIL flame -i lost.dat --folded >lost.folded 2>err || fail "lost"
+$FTRAIL flame -i lost.dat --format folded >lost.folded 2>err || fail "lost"
 grep -q "warning: 9 events were lost while recording" err || fail "no lost warning: $(cat err)"
 awk '{ s += $NF } END { exit !(s == 20000) }' lost.folded || fail "lost total: $(cat lost.folded)"
 
 # recorded stacks, counted
-$FTRAIL flame -i func.dat --stacks --folded >stacks.folded || fail "--stacks"
+$FTRAIL flame -i func.dat --stacks --format folded >stacks.folded || fail "--stacks"
 [ "$(awk '{ s += $NF } END { print s }' stacks.folded)" -ge 1 ] || fail "no stacks counted"
 # the same stacks and counts as `ftrail stacks` (folded per unique stack there too)
 $FTRAIL stacks -i func.dat >stacks.txt || fail "stacks"
 all=$(sed -n 's/^[0-9]* unique stacks, \([0-9]*\) stacks in all$/\1/p' stacks.txt)
 [ "$all" = "$(awk '{ s += $NF } END { print s }' stacks.folded)" ] ||
 	fail "flame --stacks counted $(awk '{ s += $NF } END { print s }' stacks.folded), stacks $all"
-$FTRAIL stacks -i func.dat --folded | sort >stacks.sf || fail "stacks --folded"
-sort stacks.folded | cmp -s - stacks.sf || fail "flame --stacks --folded differs from stacks --folded"
+$FTRAIL stacks -i func.dat --format folded | sort >stacks.sf || fail "stacks --format folded"
+sort stacks.folded | cmp -s - stacks.sf || fail "flame --stacks --format folded differs from stacks --format folded"
 $FTRAIL flame -i func.dat --stacks -o stacks.html || fail "--stacks html"
 grep -q '<!DOCTYPE html>' stacks.html || fail "no html"
 

@@ -45,7 +45,7 @@ python3 -c '
 import json
 assert not [e for e in json.load(open("nok.json"))["traceEvents"] if e["ph"] == "i"]' || fail "--no-kernel kept kernel events"
 
-$FTRAIL flame -i k.dat --stacks --folded >k.folded || fail "flame --stacks"
+$FTRAIL flame -i k.dat --stacks --format folded >k.folded || fail "flame --stacks"
 awk -v n="$n" '{ s += $NF } END { exit !(s == n) }' k.folded ||
 	fail "stack counts $(awk '{ s += $NF } END { print s }' k.folded), want $n"
 grep -q '__schedule_\[k\]' k.folded || fail "no kernel frame names: $(head -n 2 k.folded)"

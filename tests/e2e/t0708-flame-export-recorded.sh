@@ -41,7 +41,7 @@ grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
 # pthread_join, printf
 want=$((1 + 1 + 50 + 350 + 7))
 
-$FTRAIL flame -i p.dat --folded >p.folded 2>err || fail "flame --folded: $(cat err)"
+$FTRAIL flame -i p.dat --format folded >p.folded 2>err || fail "flame --format folded: $(cat err)"
 grep -q '^main;mid;leaf [0-9]*$' p.folded || fail "no main;mid;leaf stack: $(cat p.folded)"
 grep -q '^worker;mid;leaf [0-9]*$' p.folded || fail "no worker;mid;leaf stack: $(cat p.folded)"
 $FTRAIL export --format chrome --complete -i p.dat -o p.json || fail "export chrome"

@@ -108,12 +108,12 @@ PY
 # stacks: user stacks of -O stacktrace records, as ftrail stacks counts them
 $FTRAIL record -O stacktrace -o s.dat -- ./prog >out 2>rec.err || fail "record -O stacktrace: $(cat rec.err)"
 $FTRAIL export --format pprof --profile stacks -i s.dat -o s.pb.gz || fail "export stacks"
-$FTRAIL stacks -i s.dat --folded >s.folded || fail "stacks --folded"
+$FTRAIL stacks -i s.dat --format folded >s.folded || fail "stacks --format folded"
 $PP -traces s.pb.gz >s.traces 2>/dev/null || fail "pprof -traces stacks"
 $PP -top s.pb.gz >s.top 2>/dev/null || fail "pprof -top stacks"
 total=$(awk '{ s += $NF } END { print s }' s.folded)
 grep -q "of $total total\$" s.top || fail "pprof total is not stacks' $total: $(grep total s.top)"
-python3 - <<'PY' || fail "pprof -traces stacks differ from ftrail stacks --folded"
+python3 - <<'PY' || fail "pprof -traces stacks differ from ftrail stacks --format folded"
 import collections, re
 want = collections.Counter()
 for l in open("s.folded"):

@@ -17,7 +17,7 @@ KREC=$!
 for _ in $(seq 200); do grep -q 'recording kernel events' rec.err && break; sleep 0.05; done
 for i in $(seq 20); do sleep 0.01; done
 kill -INT $KREC; wait $KREC || fail "record failed: $(cat rec.err)"
-$FTRAIL stacks -i k.dat --kernel --folded >k.folded || fail "stacks --folded"
+$FTRAIL stacks -i k.dat --kernel --format folded >k.folded || fail "stacks --format folded"
 $FTRAIL export --format pprof --profile stacks -i k.dat -o k.pb.gz 2>err || fail "export: $(cat err)"
 $PP -traces k.pb.gz >k.traces 2>/dev/null || fail "pprof -traces"
 total=$(awk '{ s += $NF } END { print s }' k.folded)

@@ -26,8 +26,15 @@ head -n 5 report
 grep -q '^# ftrail offcpu: threshold 50.000 ms' report || fail "report header"
 grep -q ' 0 unpaired switches' report || fail "switches lost: $(grep unpaired report)"
 
-$FTRAIL offcpu -i off.dat --threshold 50 --folded >folded || fail "--folded"
-$FTRAIL offcpu -i off.dat --threshold 50 --samples >samples || fail "--samples"
+$FTRAIL offcpu -i off.dat --threshold 50 --format folded >folded || fail "--format folded"
+$FTRAIL offcpu -i off.dat --threshold 50 --format samples >samples || fail "--samples"
+# the old spellings print the same, with one deprecation line each
+$FTRAIL offcpu -i off.dat --threshold 50 --folded >folded.old 2>old.err || fail "--folded"
+cmp -s folded folded.old || fail "--folded differs from --format folded"
+grep -qx 'ftrail: warning: offcpu: --folded is deprecated, use --format folded' old.err || fail "--folded: $(cat old.err)"
+$FTRAIL offcpu -i off.dat --threshold 50 --samples >samples.old 2>old.err || fail "--samples"
+cmp -s samples samples.old || fail "--samples differs from --format samples"
+grep -qx 'ftrail: warning: offcpu: --samples is deprecated, use --format samples' old.err || fail "--samples: $(cat old.err)"
 # BCC offcputime's folded convention: comm;user frames;-;kernel frames value
 grep -q '^blocks;.*;offcpu_sleep_long;.*;-;.*schedule.* [0-9]*$' folded || fail "folded shape"
 # The frame-pointer walk of the kernel's userstacktrace cannot cross glibc's

@@ -33,8 +33,8 @@ unpaired=$(sed -n 's/^# not counted:.* \([0-9]*\) unpaired switches.*/\1/p' out)
 [ -n "$lostin" ] && [ -n "$unpaired" ] || fail "no switch accounting lines: $(grep '^#' out)"
 [ "$unpaired" -le "$lostin" ] || fail "switches lost beyond the kernel's dropped switch-ins: $(grep -E 'unpaired|switch-ins lost' out)"
 
-$FTRAIL offcpu -i off.dat --threshold 50 --folded >folded || fail "--folded"
-$FTRAIL offcpu -i off.dat --threshold 50 --samples >samples || fail "--samples"
+$FTRAIL offcpu -i off.dat --threshold 50 --format folded >folded || fail "--folded"
+$FTRAIL offcpu -i off.dat --threshold 50 --format samples >samples || fail "--samples"
 # exact stacks: thread function, offcpu_*, our wrapper, in that order
 grep -q ';sleep_thread;offcpu_sleep_long;block_nanosleep;' folded || fail "sleep stack: $(grep sleep_long folded)"
 grep -q ';cond_thread;offcpu_cond_long;block_cond;' folded || fail "cond stack: $(grep cond_long folded)"

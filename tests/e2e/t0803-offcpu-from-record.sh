@@ -20,8 +20,8 @@ $FTRAIL offcpu -i r.dat --threshold 50 >report || fail "offcpu report"
 head -n 6 report
 # no sched_wakeup_new here: a new thread's first wait is "cut at start", never silently added
 grep -q '^# cut by the recording' report || fail "no cut line"
-$FTRAIL offcpu -i r.dat --threshold 50 --folded >folded || fail "--folded"
-$FTRAIL offcpu -i r.dat --threshold 50 --samples >samples || fail "--samples"
+$FTRAIL offcpu -i r.dat --threshold 50 --format folded >folded || fail "--folded"
+$FTRAIL offcpu -i r.dat --threshold 50 --format samples >samples || fail "--samples"
 offcpu_check truth folded samples 50 "sleep mutex pipe cond"
 # only the program's threads (TASKS): every folded line starts with its comm
 ! grep -v '^blocks;' folded | grep -q . || fail "threads of other processes: $(grep -v '^blocks;' folded | head -n 3)"

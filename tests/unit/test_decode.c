@@ -769,18 +769,47 @@ static void test_fmt_durations(void **state)
 		const char *cell;
 		char mark;
 	} c[] = {
-		{ 0, "0.000 us    ", ' ' },	     { 999, "0.999 us    ", ' ' },
-		{ 10000, "10.000 us   ", ' ' },	     { 10001, "10.001 us   ", '+' },
-		{ 100001, "100.001 us  ", '!' },     { 1000001, "1000.001 us ", '#' },
-		{ 10000001, "10000.00 us ", '*' },   { 100000001, "100000.0 us ", '@' },
+		{ 0, "0.000 us    ", ' ' },
+		{ 999, "0.999 us    ", ' ' },
+		{ 10000, "10.000 us   ", ' ' },
+		{ 10001, "10.001 us   ", '+' },
+		{ 100001, "100.001 us  ", '!' },
+		{ 1000001, "1000.001 us ", '#' },
+		{ 10000001, "10000.00 us ", '*' },
+		{ 100000001, "100000.0 us ", '@' },
 		{ 1000000001, "1000000 us  ", '$' },
+		{ 1000, "1.000 us    ", ' ' },
+		{ 99999, "99.999 us   ", '+' },
+		{ 123456, "123.456 us  ", '!' },
+		{ 9999999, "9999.999 us ", '#' },
+		{ 10000000, "10000.00 us ", '#' },
+		{ 12345678901ull, "12345678 us ", '$' },
 	};
-	char buf[64];
+	char buf[64], want[64], us[32], frac[8];
 
 	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		ft_fmt_graph_duration(buf, sizeof(buf), c[i].ns);
 		assert_string_equal(buf, c[i].cell);
 		assert_int_equal(ft_fmt_mark(c[i].ns), c[i].mark);
+	}
+	/*
+	 * Every width the cell takes, across the fast path's end (10 ms),
+	 * against the rule written with printf: microseconds, then as many of
+	 * the three nanosecond digits as fit in 7 digits, " us ", spaces to 8.
+	 */
+	for (uint64_t ns = 0; ns < 40000000; ns += ns < 20000 ? 1 : 7919) {
+		size_t l, keep;
+		int n;
+
+		snprintf(us, sizeof(us), "%llu", (unsigned long long)(ns / 1000));
+		snprintf(frac, sizeof(frac), "%03u", (unsigned int)(ns % 1000));
+		l = strlen(us);
+		keep = l < 7 ? (7 - l < 3 ? 7 - l : 3) : 0;
+		n = snprintf(want, sizeof(want), "%s%s%.*s", us, keep ? "." : "", (int)keep, frac);
+		snprintf(want + n, sizeof(want) - (size_t)n, " us %*s", n < 8 ? 8 - n : 0, "");
+		ft_fmt_graph_duration(buf, sizeof(buf), ns);
+		if (strcmp(buf, want))
+			fail_msg("%llu ns: '%s', want '%s'", (unsigned long long)ns, buf, want);
 	}
 }
 
