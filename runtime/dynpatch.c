@@ -35,8 +35,9 @@
  *
  * Relocation (relocate()): a rip-relative memory operand gets its disp32
  * moved by the distance the instruction moved; call rel32 / jmp rel8|32 /
- * jcc rel8|32 become their rel32 forms towards the same target (a call
- * then returns into the slot, which goes on).  Refused, with a reason:
+ * jcc rel8|32 become their rel32 forms towards the same target; a call
+ * (always the last instruction moved) pushes the original return address
+ * by hand, so its callee returns into the function itself.  Refused, with a reason:
  * functions shorter than 5 bytes, entries whose first instructions run
  * past the function's end, jrcxz / loop / xbegin (no rel32 form), an
  * operand out of rel32 reach from the slot, bytes capstone cannot decode
@@ -257,6 +258,39 @@ static const char *relocate(const struct rt_func *f, uint64_t slot, uint8_t *cod
 				    : "its first instructions run past its end";
 		switch (branch_of(in, &target, &cc)) {
 		case BR_CALL:
+			/*
+			 * A call rel32 is 5 bytes, so it is always the last
+			 * instruction moved: its return address, pushed by
+			 * hand, is the original one (func + moved), so the
+			 * callee returns straight into the function -- its
+			 * caller is the function for the tracers and the
+			 * unwinders, not the slot.  lea and mov leave the
+			 * flags alone: "lea -8(%rsp),%rsp; movl $lo,(%rsp);
+			 * movl $hi,4(%rsp); jmp target".
+			 */
+			if (pc - f->addr >= 5) {
+				uint64_t back = pc;
+				int64_t rel = (int64_t)(target - (at + n + 25));
+				static const uint8_t lea[5] = { 0x48, 0x8d, 0x64, 0x24, 0xf8 };
+
+				if (n + 25 > DP_CODE_MAX || !fits32(rel))
+					return "a call in its first bytes is out of reach";
+				memcpy(code + n, lea, 5);
+				code[n + 5] = 0xc7; /* movl $imm32, (%rsp) */
+				code[n + 6] = 0x04;
+				code[n + 7] = 0x24;
+				put32(code + n + 8, (int32_t)(uint32_t)back);
+				code[n + 12] = 0xc7; /* movl $imm32, 4(%rsp) */
+				code[n + 13] = 0x44;
+				code[n + 14] = 0x24;
+				code[n + 15] = 0x04;
+				put32(code + n + 16, (int32_t)(uint32_t)(back >> 32));
+				code[n + 20] = 0xe9;
+				put32(code + n + 21, (int32_t)rel);
+				n += 25;
+				continue;
+			}
+			/* fallthrough */
 		case BR_JMP: {
 			int64_t rel = (int64_t)(target - (at + n + 5));
 
