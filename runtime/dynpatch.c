@@ -41,9 +41,10 @@
  * functions shorter than 5 bytes, entries whose first instructions run
  * past the function's end, jrcxz / loop / xbegin (no rel32 form), an
  * operand out of rel32 reach from the slot, bytes capstone cannot decode
- * anywhere in the function, and any relative jump or call of the function
+ * anywhere in the function, any relative jump or call of the function
  * whose target lies inside the overwritten bytes (scan_targets(): a jump
- * there would land in the middle of the new jmp).
+ * there would land in the middle of the new jmp), and a tail call into a
+ * function with a compiled-in hook or through hooked imports (tail_call()).
  *
  * When the text is written, and why that is safe: the 5 bytes replace
  * several instructions, so no protocol of single atomic stores (patch.c's
@@ -356,19 +357,49 @@ static const char *relocate(const struct rt_func *f, uint64_t slot, uint8_t *cod
 }
 
 /*
- * Decode the whole function: NULL when no relative jump or call of it
- * lands strictly inside [addr, addr + moved), else the reason.  Jump
- * tables (indirect jumps) cannot be followed; a compiler never points one
- * into a function's first instructions, which set up its frame.
+ * A tail call (a jump out of f) that would break the return hijack: the
+ * callee's hook must not find ft_rt_dyn_return in the slot, which only
+ * patch_tramp.S knows (see there).  Calls into functions of f's object
+ * without a compiled-in hook are fine (patched or not, they have no other
+ * hook); a function with one is not, nor a jump through the PLT or the
+ * GOT when the object's imports are hooked (plt.c).  NULL, or the reason.
  */
-static const char *scan_targets(const struct rt_func *f, uint32_t moved, char *why, size_t wl)
+static const char *tail_call(struct rt_module *m, const struct rt_func *f, uint64_t target,
+			     char *why, size_t wl)
+{
+	const struct rt_func *g = rt_func_in(m, target);
+
+	if (g && g->addr == target && g->site_kind == RT_SITE_NONE)
+		return NULL;
+	if (g && g->addr == target) {
+		snprintf(why, wl, "it tail-calls %s, which has a compiled-in hook", g->name);
+		return why;
+	}
+	if (m->plt_state == RT_PLT_HOOKED)
+		return "it tail-calls through the PLT, whose calls are hooked (libcall)";
+	return NULL;
+}
+
+/*
+ * Decode the whole function: NULL when no relative jump or call of it
+ * lands strictly inside [addr, addr + moved) and no tail call would break
+ * the return hijack (tail_call()), else the reason.  Jump tables
+ * (indirect jumps through a register) cannot be followed; a compiler
+ * never points one into a function's first instructions, which set up its
+ * frame.
+ */
+static const char *scan_targets(struct rt_module *m, const struct rt_func *f, uint32_t moved,
+				char *why, size_t wl)
 {
 	const uint8_t *p = (const uint8_t *)f->addr;
 	uint64_t pc = f->addr;
 	size_t left = f->size;
 
 	while (left) {
+		const cs_x86 *x;
 		uint64_t target = 0;
+		enum br_kind k;
+		const char *r;
 		int cc = 0;
 
 		if (!cs.disasm_iter(cs.h, &p, &left, &pc, cs.insn)) {
@@ -376,8 +407,8 @@ static const char *scan_targets(const struct rt_func *f, uint32_t moved, char *w
 				 (unsigned long long)(pc - f->addr));
 			return why;
 		}
-		if (branch_of(cs.insn, &target, &cc) != BR_NONE && target > f->addr &&
-		    target < f->addr + moved) {
+		k = branch_of(cs.insn, &target, &cc);
+		if (k != BR_NONE && target > f->addr && target < f->addr + moved) {
 			snprintf(why, wl,
 				 "the jump at +%llu lands at +%llu, inside the %u bytes a patch "
 				 "overwrites",
@@ -385,6 +416,16 @@ static const char *scan_targets(const struct rt_func *f, uint32_t moved, char *w
 				 (unsigned long long)(target - f->addr), moved);
 			return why;
 		}
+		if ((k == BR_JMP || k == BR_JCC) &&
+		    (target < f->addr || target >= f->addr + f->size) &&
+		    (r = tail_call(m, f, target, why, wl)))
+			return r;
+		/* jmp *disp(%rip): a tail call through the GOT (-fno-plt) */
+		x = &cs.insn->detail->x86;
+		if (cs.insn->id == X86_INS_JMP && x->op_count == 1 &&
+		    x->operands[0].type == X86_OP_MEM && x->operands[0].mem.base == X86_REG_RIP &&
+		    m->plt_state == RT_PLT_HOOKED)
+			return "it tail-calls through the GOT, whose calls are hooked (libcall)";
 	}
 	return NULL;
 }
@@ -583,7 +624,7 @@ static const char *patch_func(struct rt_module *m, struct rt_func *f, const uint
 		return "no memory for a trampoline within reach";
 	r = relocate(f, slot, code, &code_len, &moved);
 	if (!r)
-		r = scan_targets(f, moved, why, wl);
+		r = scan_targets(m, f, moved, why, wl);
 	for (int i = 0; i < npcs && !r; i++)
 		if (pcs[i] > f->addr && pcs[i] < f->addr + moved)
 			r = "a thread is stopped inside its first bytes";

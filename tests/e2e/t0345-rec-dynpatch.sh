@@ -5,8 +5,9 @@
 . "$TOP/tests/progs/rt_e2e.sh"
 need_runtime
 # the functions a patch must move (rip-relative load and lea, call, tail
-# call, conditional jump, a 5-byte function ending in ret, a library's)
-MOVED="dp_leaf dp_global dp_tail dp_switch dp_riprel dp_callfirst dp_work dp_libfn"
+# calls from C and assembly, conditional jump, a 5-byte function ending in
+# ret, a library's)
+MOVED="dp_leaf dp_global dp_tail dp_tailasm dp_switch dp_riprel dp_callfirst dp_work dp_libfn"
 for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
 	set -- $variant
 	cc=$1
@@ -23,7 +24,7 @@ for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
 		-- ./dp 3000 3 >prog.out 2>rec.err || fail "$variant: record: $(cat rec.err)"
 	grep -q '^errors=0 text_changed=0$' prog.out || fail "$variant: the program went wrong: $(cat prog.out)"
 	grep -q 'no instrumentation' rec.err && fail "$variant: warned about no instrumentation: $(cat rec.err)"
-	grep -q '^ftrail: warning: --patch: 8 function(s) patched, 3 refused$' rec.err ||
+	grep -q '^ftrail: warning: --patch: 9 function(s) patched, 3 refused$' rec.err ||
 		fail "$variant: summary: $(cat rec.err)"
 	grep -q '^ftrail: warning: --patch: dp_short not patched: shorter than the 5 bytes of a jump$' rec.err ||
 		fail "$variant: dp_short not refused: $(cat rec.err)"
@@ -44,14 +45,14 @@ for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
 	# i = 1: dp_switch(1) calls dp_leaf)
 	"$FTRAIL" record -q --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' -o t1.dat \
 		-- ./dp 2 1 >prog.out 2>rec.err || fail "$variant: record: $(cat rec.err)"
-	one="dp_work() { dp_leaf(); dp_global(); dp_tail() { dp_global(); } SW dp_riprel(); dp_callfirst() { dp_riprel(); } dp_libfn(); }"
+	one="dp_work() { dp_leaf(); dp_global(); dp_tail() { dp_global(); } SW dp_riprel(); dp_callfirst() { dp_riprel(); } dp_libfn(); dp_tailasm() { dp_leaf(); } }"
 	want="${one/SW/dp_switch();} ${one/SW/dp_switch() \{ dp_leaf(); \}}"
 	expect_shape "$variant" "$(shape t1.dat)" "$want"
 
 	# the same functions under the function tracer, each with its caller
 	"$FTRAIL" record -q -p function --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' \
 		-o t2.dat -- ./dp 1 1 >prog.out 2>rec.err || fail "$variant: record -p function: $(cat rec.err)"
-	[ "$(funcs t2.dat)" = "dp_work <-worker;dp_leaf <-dp_work;dp_global <-dp_work;dp_tail <-dp_work;dp_global <-dp_work;dp_switch <-dp_work;dp_riprel <-dp_work;dp_callfirst <-dp_work;dp_riprel <-dp_callfirst;dp_libfn <-dp_work;" ] ||
+	[ "$(funcs t2.dat)" = "dp_work <-worker;dp_leaf <-dp_work;dp_global <-dp_work;dp_tail <-dp_work;dp_global <-dp_work;dp_switch <-dp_work;dp_riprel <-dp_work;dp_callfirst <-dp_work;dp_riprel <-dp_callfirst;dp_libfn <-dp_work;dp_tailasm <-dp_work;dp_leaf <-dp_work;" ] ||
 		fail "$variant: function tracer: $(funcs t2.dat)"
 done
 expect_built 6

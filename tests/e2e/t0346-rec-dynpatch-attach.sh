@@ -2,7 +2,7 @@
 # requires: cc
 # asan: yes
 . "$TOP/tests/e2e/t0349-attach.inc"
-MOVED="dp_leaf dp_global dp_tail dp_switch dp_riprel dp_callfirst dp_work"
+MOVED="dp_leaf dp_global dp_tail dp_tailasm dp_switch dp_riprel dp_callfirst dp_work"
 REFUSED="dp_short dp_backjump dp_jrcxz"
 # text PID BINARY FUNCS...: the first bytes of each function (16 at most), as the process has them
 text() {
@@ -66,7 +66,7 @@ for cc in gcc clang; do
 		[ "$(text "$SRV_PID" ./libdynpatch_lib.so dp_libfn)" = "$l0" ] ||
 			fail "$cc: attach $k: library text not restored"
 		stopped "$SRV_PID" && fail "$cc: attach $k left a thread stopped"
-		grep -q '^ftrail: warning: --patch: 8 function(s) patched, 3 refused$' rec.err ||
+		grep -q '^ftrail: warning: --patch: 9 function(s) patched, 3 refused$' rec.err ||
 			fail "$cc: attach $k: summary: $(cat rec.err)"
 		grep -q "^ftrail: detached from process $SRV_PID (dp), which runs on untraced" rec.err ||
 			fail "$cc: attach $k: no detach line: $(cat rec.err)"
@@ -74,7 +74,7 @@ for cc in gcc clang; do
 		# most) aside, every round makes the same calls
 		w=$(calls a$k.dat dp_work)
 		[ "$w" -gt 100 ] || fail "$cc: attach $k: $w calls of dp_work"
-		for f in dp_tail dp_switch dp_callfirst dp_libfn; do
+		for f in dp_tail dp_tailasm dp_switch dp_callfirst dp_libfn; do
 			n=$(calls a$k.dat $f)
 			[ $((n - w)) -le 8 ] && [ $((w - n)) -le 8 ] || fail "$cc: attach $k: $w dp_work, $n $f"
 		done

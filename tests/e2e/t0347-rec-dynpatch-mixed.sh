@@ -1,4 +1,4 @@
-# description: record --patch: bad uses refused with one line; a glob matching nothing says so; in a program built with patchable entries, compiled-in sites stay patch.c's and only the functions without one are moved, every count right
+# description: record --patch: bad uses refused with one line; a glob matching nothing says so; in a program built with patchable entries, compiled-in sites stay patch.c's, only the functions without one are moved (not one tail-calling a hooked function), every count right
 # requires: cc
 # asan: yes
 . "$TOP/tests/e2e/t0399-rec.inc"
@@ -34,8 +34,13 @@ build dpe gcc -O2 -fpatchable-function-entry=5 "$P/dynpatch.c" -L. -ldynpatch_li
 "$FTRAIL" record --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' -o m.dat \
 	-- ./dpe 2000 2 >prog.out 2>rec.err || fail "record: $(cat rec.err)"
 grep -q '^errors=0 text_changed=0$' prog.out || fail "program: $(cat prog.out)"
-grep -q '^ftrail: warning: --patch: 3 function(s) patched, 2 refused$' rec.err ||
+grep -q '^ftrail: warning: --patch: 3 function(s) patched, 3 refused$' rec.err ||
 	fail "summary: $(cat rec.err)"
+# a tail call from a moved function into one with a compiled-in hook would
+# break the return hijack: refused
+grep -q '^ftrail: warning: --patch: dp_tailasm not patched: it tail-calls dp_leaf, which has a compiled-in hook$' rec.err ||
+	fail "dp_tailasm not refused: $(cat rec.err)"
+[ "$(calls m.dat dp_tailasm)" = 0 ] || fail "dp_tailasm traced"
 grep -q 'dp_short not patched' rec.err && fail "dp_short has a site, yet refused: $(cat rec.err)"
 for f in dp_leaf dp_global dp_tail dp_switch dp_short dp_riprel dp_callfirst dp_work dp_libfn; do
 	want=$(awk -v f="$f" '$1 == "calls" && $2 == f { print $3 }' prog.out)

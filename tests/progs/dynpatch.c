@@ -2,7 +2,7 @@
  * A program built without any instrumentation flag, for `ftrail record
  * --patch` (t0345-t0348): functions whose first instructions a patch must
  * move -- a rip-relative load (C and assembly), a rip-relative lea, a
- * call, a tail call, a conditional jump before a jump table, a 5-byte
+ * call, tail calls (C and assembly), a conditional jump before a jump table, a 5-byte
  * function ending in its ret, a function in a shared library -- and
  * functions that must be refused: too short, a loop jumping back into its
  * first bytes, a jrcxz.  Each call's result is checked against its closed
@@ -86,6 +86,7 @@ long dp_riprel(long x);	   /* lea rax,[rip+dp_table] first */
 long dp_callfirst(long x); /* call dp_riprel first (returns into the trampoline) */
 long dp_backjump(long n);  /* a loop jumping back to +2: refused */
 long dp_jrcxz(long x);	   /* jrcxz in the first bytes: refused */
+long dp_tailasm(long x);   /* add; jmp dp_leaf: refused when dp_leaf has a compiled-in hook */
 __asm__(".text\n"
 	".globl dp_riprel\n.type dp_riprel,@function\n"
 	"dp_riprel:\n"
@@ -116,7 +117,12 @@ __asm__(".text\n"
 	"	ret\n"
 	"1:	xor %eax, %eax\n"
 	"	ret\n"
-	".size dp_jrcxz, .-dp_jrcxz\n");
+	".size dp_jrcxz, .-dp_jrcxz\n"
+	".globl dp_tailasm\n.type dp_tailasm,@function\n"
+	"dp_tailasm:\n"
+	"	add $2, %rdi\n"
+	"	jmp dp_leaf\n"
+	".size dp_tailasm, .-dp_tailasm\n");
 
 long dp_libfn(long x); /* dynpatch_lib.c */
 
@@ -131,12 +137,13 @@ enum {
 	C_BACKJUMP,
 	C_JRCXZ,
 	C_LIB,
+	C_TAILASM,
 	C_WORK,
 	C_NR
 };
 static const char *const names[C_NR] = { "dp_leaf",  "dp_global", "dp_tail",	  "dp_switch",
 					 "dp_short", "dp_riprel", "dp_callfirst", "dp_backjump",
-					 "dp_jrcxz", "dp_libfn",  "dp_work" };
+					 "dp_jrcxz", "dp_libfn",  "dp_tailasm",	  "dp_work" };
 static long counts[64][C_NR], errors[64];
 static const char *stopfile;
 static volatile int done;
@@ -156,7 +163,9 @@ __attribute__((noinline)) long dp_work(long i, long *c)
 	bad += dp_backjump(k + 1) != k + 1;
 	bad += dp_jrcxz(k) != (k ? k + 1 : 0);
 	bad += dp_libfn(i) != 2 * i + 7;
-	c[C_LEAF] += 1 + (k == 1);
+	bad += dp_tailasm(k) != (k + 2) * 3 + 1;
+	c[C_LEAF] += 2 + (k == 1);
+	c[C_TAILASM]++;
 	c[C_GLOBAL] += 2;
 	c[C_TAIL]++;
 	c[C_SWITCH]++;
@@ -192,7 +201,7 @@ int main(int argc, char **argv)
 	static void *const fns[] = { (void *)dp_leaf,	   (void *)dp_global,	(void *)dp_tail,
 				     (void *)dp_switch,	   (void *)dp_short,	(void *)dp_riprel,
 				     (void *)dp_callfirst, (void *)dp_backjump, (void *)dp_jrcxz,
-				     (void *)dp_libfn,	   (void *)dp_work };
+				     (void *)dp_libfn,	   (void *)dp_tailasm,	(void *)dp_work };
 	unsigned char text[C_NR][16];
 	pthread_t th[64];
 	long nth, err = 0, changed = 0;
