@@ -13,7 +13,9 @@
  * touches.  Behind a dynamic patch, the hook's C code runs inside that
  * call; so here every general register but rsp/rbp (which the C code keeps
  * itself), the flags and xmm0-15 are saved and put back, on entry and on
- * return.  The upper halves of ymm/zmm registers are not: C code built
+ * return -- xmm0-15 only before the general C hooks, as tramp.S does, when
+ * hooks.c's fast paths are built to use no vector register (gcc, no
+ * sanitizer).  The upper halves of ymm/zmm registers are not: C code built
  * for SSE (the runtime) leaves them alone, but glibc's AVX string
  * functions it may call end with vzeroupper.
  *
@@ -37,7 +39,13 @@
  * pushes (r11, rflags), 200 scratch, 208 r11, 224-351 xmm8-15, 352-383
  * the return values for ft_rt_exit (rax at 0, rdx at 8, xmm0 at 16).
  */
+#include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
+
+/* as tramp.S: hooks.c's fast paths use no vector register only under gcc */
+#if !defined(__GNUC__) || defined(__clang__) || FT_ASAN || FT_TSAN
+#define FT_SAVE_ALL 1
+#endif
 
 #define DYN_FRAME 384
 
@@ -49,7 +57,7 @@
 	.hidden	ft_rt_return
 
 /* In: r11 = the rsp after the pushes of r11 and rflags.  Clobbers nothing else. */
-.macro DYN_SAVE
+.macro DYN_SAVE_GPR
 	and	$-16, %rsp
 	sub	$DYN_FRAME, %rsp
 	mov	%r11, 192(%rsp)
@@ -61,6 +69,9 @@
 	mov	%r9, 40(%rsp)
 	mov	%rax, 48(%rsp)
 	mov	%r10, 56(%rsp)
+.endm
+
+.macro DYN_SAVE_XMM
 	movaps	%xmm0, 64(%rsp)
 	movaps	%xmm1, 80(%rsp)
 	movaps	%xmm2, 96(%rsp)
@@ -79,16 +90,7 @@
 	movaps	%xmm15, 336(%rsp)
 .endm
 
-/* Everything DYN_SAVE saved but r11; then rsp = 192(%rsp) (no register needed). */
-.macro DYN_RESTORE
-	mov	0(%rsp), %rdi
-	mov	8(%rsp), %rsi
-	mov	16(%rsp), %rdx
-	mov	24(%rsp), %rcx
-	mov	32(%rsp), %r8
-	mov	40(%rsp), %r9
-	mov	48(%rsp), %rax
-	mov	56(%rsp), %r10
+.macro DYN_RESTORE_XMM
 	movaps	64(%rsp), %xmm0
 	movaps	80(%rsp), %xmm1
 	movaps	96(%rsp), %xmm2
@@ -105,6 +107,18 @@
 	movaps	304(%rsp), %xmm13
 	movaps	320(%rsp), %xmm14
 	movaps	336(%rsp), %xmm15
+.endm
+
+/* Every general register DYN_SAVE_GPR saved but r11; then rsp = 192(%rsp) (no register needed). */
+.macro DYN_RESTORE_GPR
+	mov	0(%rsp), %rdi
+	mov	8(%rsp), %rsi
+	mov	16(%rsp), %rdx
+	mov	24(%rsp), %rcx
+	mov	32(%rsp), %r8
+	mov	40(%rsp), %r9
+	mov	48(%rsp), %rax
+	mov	56(%rsp), %r10
 	mov	192(%rsp), %rsp
 .endm
 
@@ -121,7 +135,10 @@ ft_rt_dyn_entry:
 	push	%r11
 	pushfq
 	mov	%rsp, %r11
-	DYN_SAVE
+	DYN_SAVE_GPR
+#ifdef FT_SAVE_ALL
+	DYN_SAVE_XMM
+#endif
 	/*
 	 * A tail call from a patched function: its slot holds our return
 	 * trampoline, shown to hooks.c as the ft_rt_return it knows (a tail
@@ -137,20 +154,30 @@ ft_rt_dyn_entry:
 	call	ft_rt_entry_fast
 	test	%eax, %eax
 	jnz	1f
+#ifndef FT_SAVE_ALL
+	DYN_SAVE_XMM
+#endif
 	mov	192(%rsp), %r11
 	mov	16(%r11), %rdi
 	lea	24(%r11), %rsi
 	mov	$FT_C_HOOK_PATCHED, %edx
 	mov	%rsp, %rcx			/* the saved argument registers (args.c) */
 	call	ft_rt_entry
-1:	/* a hijacked return comes to us, which keeps every register */
+#ifndef FT_SAVE_ALL
+	DYN_RESTORE_XMM
+#endif
+1:
+#ifdef FT_SAVE_ALL
+	DYN_RESTORE_XMM
+#endif
+	/* a hijacked return comes to us, which keeps every register */
 	mov	192(%rsp), %r11
 	lea	ft_rt_return(%rip), %rax
 	cmp	%rax, 24(%r11)
 	jne	2f
 	lea	ft_rt_dyn_return(%rip), %rax
 	mov	%rax, 24(%r11)
-2:	DYN_RESTORE
+2:	DYN_RESTORE_GPR
 	popfq
 	pop	%r11
 	ret
@@ -168,20 +195,29 @@ ft_rt_dyn_return:
 	push	%r11
 	pushfq
 	mov	%rsp, %r11
-	DYN_SAVE
+	DYN_SAVE_GPR
+#ifdef FT_SAVE_ALL
+	DYN_SAVE_XMM
+#endif
 	mov	48(%rsp), %rax
 	mov	%rax, 352(%rsp)
 	mov	16(%rsp), %rax
 	mov	%rax, 360(%rsp)
-	movaps	%xmm0, 368(%rsp)
 4:	lea	16(%r11), %rdi
 	call	ft_rt_exit_fast
 	test	%rax, %rax
 	jnz	1f
+#ifndef FT_SAVE_ALL
+	DYN_SAVE_XMM
+#endif
+	movaps	%xmm0, 368(%rsp)
 	mov	192(%rsp), %r11
 	lea	16(%r11), %rdi
 	lea	352(%rsp), %rsi			/* rax, rdx, xmm0 (args.c) */
 	call	ft_rt_exit
+#ifndef FT_SAVE_ALL
+	DYN_RESTORE_XMM
+#endif
 1:	/*
 	 * A tail callee's frame returned the trampoline its caller's
 	 * hijack left in the slot: pop that frame too, here, every register
@@ -194,13 +230,15 @@ ft_rt_dyn_return:
 	lea	ft_rt_dyn_return(%rip), %rcx
 	cmp	%rcx, %rax
 	je	4b
+#ifdef FT_SAVE_ALL
+	DYN_RESTORE_XMM
+#endif
 	/* the real return address where r11 was kept, r11 into the frame */
-	mov	192(%rsp), %r11
 	mov	8(%r11), %rcx
 	mov	%rcx, 208(%rsp)
 	mov	%rax, 8(%r11)
 	mov	208(%rsp), %r11
-	DYN_RESTORE
+	DYN_RESTORE_GPR
 	popfq
 	ret
 	.size	ft_rt_dyn_return, .-ft_rt_dyn_return
