@@ -15,13 +15,16 @@
  *                               exists, keeping the first 16 bytes of
  *                               every function; prints "ready" once
  *                               running and at the end "errors=E
- *                               text_changed=C"
+ *                               text_changed=C"; one more thread
+ *                               sits in pause(2) inside the first
+ *                               bytes of hold_syscall, for ever
  */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 volatile long dp_bias = 5;
@@ -122,7 +125,25 @@ __asm__(".text\n"
 	"dp_tailasm:\n"
 	"	add $2, %rdi\n"
 	"	jmp dp_leaf\n"
-	".size dp_tailasm, .-dp_tailasm\n");
+	".size dp_tailasm, .-dp_tailasm\n"
+	/* hold_syscall(NR): system call NR without arguments, its pc at +4 */
+	".globl hold_syscall\n.type hold_syscall,@function\n"
+	"hold_syscall:\n"
+	"	mov %edi, %eax\n"
+	"	syscall\n"
+	"	mov %rax, %rdx\n"
+	"	mov %rdx, %rax\n"
+	"	ret\n"
+	".size hold_syscall, .-hold_syscall\n");
+long hold_syscall(long nr);
+
+/* -s: a thread blocked inside hold_syscall's first bytes (pause(2)) */
+static void *holder(void *arg)
+{
+	(void)arg;
+	hold_syscall(SYS_pause);
+	return NULL;
+}
 
 long dp_libfn(long x); /* dynpatch_lib.c */
 
@@ -223,6 +244,10 @@ int main(int argc, char **argv)
 	for (long t = 0; t < nth; t++)
 		pthread_create(&th[t], NULL, worker, (void *)t);
 	if (stopfile) {
+		pthread_t h;
+
+		pthread_create(&h, NULL, holder, NULL);
+		pthread_detach(h);
 		printf("ready\n");
 		fflush(stdout);
 		while (access(stopfile, F_OK)) {
