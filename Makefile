@@ -114,7 +114,10 @@ $(BUILD)/ftrail: $(TOOL_OBJ) $(BUILD)/libftrail-core.a
 
 # The runtime: hidden visibility everywhere but the hooks the compiler emits
 # calls to (mcount, __fentry__, __cyg_profile_func_*) and the public API.
-RT_CFLAGS := -fvisibility=hidden -DFTRAIL_RUNTIME -fno-stack-protector
+# capstone (runtime/dynpatch.c): its headers only; the runtime dlopen()s
+# libcapstone.so.4 when --patch asks for it, so nothing else links it.
+CAPSTONE_CFLAGS := $(shell pkg-config --cflags capstone 2>/dev/null)
+RT_CFLAGS := -fvisibility=hidden -DFTRAIL_RUNTIME -fno-stack-protector $(CAPSTONE_CFLAGS)
 $(BUILD)/rt/%.o: %.c
 	@mkdir -p $(@D)
 	$(quiet) CC $@

@@ -71,6 +71,13 @@ const char cmd_record_usage[] =
 	"  -n GLOB              set_ftrace_notrace: never trace matching functions\n"
 	"  -g FUNC              set_graph_function: graph only below FUNC\n"
 	"  --graph-notrace FUNC set_graph_notrace: hide FUNC and below\n"
+	"  --patch GLOB         patch the entry of matching functions that were built\n"
+	"                       without instrumentation (x86-64: the first instructions\n"
+	"                       are decoded with capstone and moved to a trampoline),\n"
+	"                       at start or at the attach; GLOB alone names functions\n"
+	"                       of the program, GLOB:mod:MODULE those of a library\n"
+	"                       loaded with it; functions that cannot be moved safely\n"
+	"                       are refused and listed (repeatable)\n"
 	"  --max-graph-depth N  max_graph_depth\n"
 	"  --tracing-thresh US  function_graph: only calls lasting at least US microseconds;\n"
 	"                       lockheld, sigsoff: every section lasting at least US\n"
@@ -156,6 +163,7 @@ enum {
 	OPT_FILTER,
 	OPT_DURATION,
 	OPT_MOUNT,
+	OPT_PATCH,
 };
 
 /* --mount DIR (live/mount.h), or NULL */
@@ -173,6 +181,7 @@ static const struct option long_options[] = {
 	{ "filter", required_argument, NULL, OPT_FILTER },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "mount", required_argument, NULL, OPT_MOUNT },
+	{ "patch", required_argument, NULL, OPT_PATCH },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -495,6 +504,13 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 				o->duration_ms = 1;
 			break;
 		}
+		case OPT_PATCH:
+			if (!*optarg || strchr(optarg, '\n'))
+				ft_die("--patch wants a function glob (GLOB or GLOB:mod:MODULE), not "
+				       "'%s'",
+				       optarg);
+			ft_strv_push(&o->patch, optarg);
+			break;
 		case 'l':
 			ft_strv_push(&o->filter, optarg);
 			break;
@@ -612,6 +628,10 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		       o->tracer);
 	if (ft_tracer_is_kernel(o->tracer))
 		wakeup_setup(o);
+	if (o->patch.n && !o->argv && !o->attach_pid)
+		ft_die("--patch needs a program (-- ./prog) or a process (-P PID)");
+	if (o->patch.n && !strcmp(o->tracer, "nop"))
+		ft_die("--patch needs a function tracer (-p function or function_graph), not nop");
 	if (!o->argv && !o->attach_pid && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog), a process (-P PID) and/or "
 		       "events (-e)");

@@ -45,6 +45,7 @@ void ft_record_opts_free(struct ft_record_opts *o)
 	free_strv(&o->graph_notrace);
 	free_strv(&o->pids);
 	free_strv(&o->argspec);
+	free_strv(&o->patch);
 	for (size_t i = 0; i < o->nr_events; i++) {
 		free(o->events[i].name);
 		free(o->events[i].filter);

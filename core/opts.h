@@ -36,7 +36,8 @@ struct ft_record_opts {
 	int max_graph_depth;	      /* --max-graph-depth, 0 = unlimited */
 	uint64_t thresh_us;	      /* --tracing-thresh: function_graph only, in microseconds */
 	struct ft_strv pids;	      /* --pid: set_ftrace_pid (thread ids of the traced program) */
-	struct ft_strv argspec;	      /* capture specs (core/argspec.h), in order: generated
+	struct ft_strv patch;	/* --patch: GLOB[:mod:MODULE] to patch without instrumentation */
+	struct ft_strv argspec; /* capture specs (core/argspec.h), in order: generated
 				    * ones (-O funcgraph-args/-retval), then -A, --retval;
 				    * lines starting with '#' are for readers only */
 

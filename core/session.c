@@ -212,6 +212,10 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 		snprintf(err, errlen, "argument specs longer than %d bytes", FT_SESSION_ARGS_MAX);
 		return -1;
 	}
+	if (join_list(c->patch, FT_SESSION_PATCH_MAX, &o->patch)) {
+		snprintf(err, errlen, "--patch lines longer than %d bytes", FT_SESSION_PATCH_MAX);
+		return -1;
+	}
 	if (ft_stackmap_init(&sm, (char *)mem + l.stackmap_off, l.stackmap_size, l.bits)) {
 		snprintf(err, errlen, "cannot format the stack map (%u bits)", l.bits);
 		return -1;

@@ -66,7 +66,7 @@
 #include <stdint.h>
 
 #define FT_SESSION_MAGIC 0x53525446u /* "FTRS" little endian */
-#define FT_SESSION_VERSION 3
+#define FT_SESSION_VERSION 4
 #define FT_SESSION_ENV_FD "FTRAIL_SHM_FD"
 
 #define FT_SESSION_LIST_MAX 16384 /* bytes of text per filter list, NUL included */
@@ -77,6 +77,7 @@
 #define FT_SESSION_MSG_MAX 1024
 #define FT_SESSION_MSG_LINE_MAX 255 /* bytes of one runtime warning */
 #define FT_SESSION_ARGS_MAX 65536   /* bytes of capture specs, NUL included */
+#define FT_SESSION_PATCH_MAX 4096   /* bytes of --patch lines, NUL included */
 
 enum ft_tracer {
 	FT_TRACER_NOP = 0,
@@ -118,6 +119,7 @@ enum ft_session_list {
 #define FT_HOOK_NOP_SITES 0x04 /* __mcount_loc nops (-mnop-mcount -mrecord-mcount) */
 #define FT_HOOK_PATCHABLE 0x08 /* __patchable_function_entries sites */
 #define FT_HOOK_CYG 0x10       /* -finstrument-functions calls seen */
+#define FT_HOOK_DYNPATCH 0x20  /* --patch: functions patched by decoding their entry */
 
 struct ft_session_ctl {
 	/* ---- written by the tool (see the ordering contract above) ---- */
@@ -135,6 +137,12 @@ struct ft_session_ctl {
 	/* argument / return-value capture specs: core/argspec.h lines, '\n'
 	 * separated, NUL-terminated; '#' lines are not specs */
 	char args[FT_SESSION_ARGS_MAX];
+	/*
+	 * --patch: functions without instrumentation to patch at their entry
+	 * (runtime/dynpatch.c), one GLOB or GLOB:mod:MODULE per line ('\n'
+	 * separated, NUL-terminated).  Read once when the runtime starts.
+	 */
+	char patch[FT_SESSION_PATCH_MAX];
 
 	/* ---- written by the runtime ---- */
 	uint32_t next_fid;	   /* atomic: fids handed out (may exceed MAX_FUNCS) */

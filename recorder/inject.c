@@ -570,6 +570,16 @@ static struct thr *caller(struct ft_inject *in)
 	return NULL;
 }
 
+uint64_t ft_inject_caller_pc(struct ft_inject *in)
+{
+	struct user_regs_struct r;
+	struct thr *t = caller(in);
+
+	if (!t || !stop_thread(t) || ptrace(PTRACE_GETREGS, t->tid, 0, &r))
+		return 0;
+	return r.rip;
+}
+
 int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int nargs,
 		   const char *str, uint64_t *ret, int timeout_ms, char *err, size_t errlen)
 {

@@ -74,6 +74,12 @@ int ft_inject_read(struct ft_inject *in, uint64_t addr, void *buf, size_t len);
 int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int nargs,
 		   const char *str, uint64_t *ret, int timeout_ms, char *err, size_t errlen);
 
+/*
+ * Where the thread ft_inject_call runs calls in was stopped (its user pc,
+ * as it will resume there), or 0 when it cannot be read.
+ */
+uint64_t ft_inject_caller_pc(struct ft_inject *in);
+
 /* Threads stopped (for the summary), the process id. */
 unsigned int ft_inject_nr_threads(const struct ft_inject *in);
 

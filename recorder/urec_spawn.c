@@ -109,7 +109,7 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 	} else if (u->inject && strcmp(u->o->tracer, "nop") && !ft_tracer_is_kernel(u->o->tracer)) {
 		int ins = urec_elf_instrumented(u->prog);
 
-		if (ins == 0) {
+		if (ins == 0 && !u->o->patch.n) { /* --patch: the runtime says what it patched */
 			u->said_noinstr = 1;
 			urec_warn(
 				u,

@@ -927,8 +927,8 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 {
 	pid_t pid = u->o->attach_pid;
 	uint64_t fn, rc = 0, t0 = mono_ns();
-	uint64_t args[3] = { (uint64_t)getpid(), (uint64_t)u->memfd,
-			     (uint64_t)(int64_t)u->life.fd };
+	uint64_t args[4] = { (uint64_t)getpid(), (uint64_t)u->memfd, (uint64_t)(int64_t)u->life.fd,
+			     0 };
 	char other[PATH_MAX];
 	struct ft_inject *in;
 
@@ -956,7 +956,9 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 		ft_seterr(err, errlen, "%s has no ftrail_attach: an older runtime?", u->lib);
 		goto fail;
 	}
-	if (call_in(in, fn, args, 3, NULL, &rc, err, errlen))
+	/* its thread's pc: --patch never overwrites the bytes it resumes in */
+	args[3] = ft_inject_caller_pc(in);
+	if (call_in(in, fn, args, 4, NULL, &rc, err, errlen))
 		goto fail;
 	if ((int)rc) {
 		int e = -(int)rc;

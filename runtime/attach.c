@@ -177,7 +177,8 @@ static void restore_locked(void)
 static void stop_locked(void)
 {
 	__atomic_store_n(&rt.detached, 1, __ATOMIC_RELAXED);
-	rt_sync_locked(); /* nop: every site unpatched */
+	rt_sync_locked();   /* nop: every site unpatched */
+	rt_dynpatch_undo(); /* threads stopped: whole instructions back */
 	restore_locked();
 	rt_patch_fini();
 	__atomic_store_n(&rt.life, NULL, __ATOMIC_RELAXED);
@@ -213,6 +214,8 @@ static int open_peer_fd(int pid, int n)
  * @rec_pid: the recorder's process id
  * @sess_fd: its session memfd's number (opened through /proc/REC_PID/fd)
  * @life_fd: its lifeline's number, or -1
+ * @caller_pc: where the thread running this call was stopped (dynpatch.c
+ *	never overwrites the bytes holding it), 0 when unknown
  *
  * Called once per attach by recorder/inject.c, in one thread of the
  * program, the others stopped.  Maps the session (the fds are closed once
@@ -225,8 +228,9 @@ static int open_peer_fd(int pid, int n)
  * -- PROG` or another attach), or -errno when the session cannot be
  * opened or mapped (-EPROTO: not a session of this ftrail's version).
  */
-__attribute__((visibility("default"))) int ftrail_attach(int rec_pid, int sess_fd, int life_fd);
-int ftrail_attach(int rec_pid, int sess_fd, int life_fd)
+__attribute__((visibility("default"))) int ftrail_attach(int rec_pid, int sess_fd, int life_fd,
+							 uint64_t caller_pc);
+int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc)
 {
 	const uint32_t *life = NULL;
 	struct ft_session_hdr *h;
@@ -263,6 +267,9 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd)
 		}
 	}
 	find_hooks();
+	pthread_mutex_lock(&rt.lock);
+	rt_dynpatch_hold_pc(caller_pc);
+	pthread_mutex_unlock(&rt.lock);
 	if (rt_start(h, (size_t)st.st_size, life, 1))
 		return -EBUSY;
 	pthread_mutex_lock(&rt.lock);

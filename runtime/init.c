@@ -467,6 +467,8 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 		__atomic_store_n(&rt.detached, 0, __ATOMIC_RELAXED);
 		rt_modules_republish();
 		rt_modules_load_new();
+		rt_dynpatch_load();
+		rt_dynpatch_apply(); /* threads stopped: we are attaching again */
 		/* gcc's 1-byte nop runs, put back by the detach: one 5-byte nop again */
 		mm = rt_modmem_enter();
 		for (int i = 0; i < rt.nr_mods; i++)
@@ -485,10 +487,13 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 	rt.gen = RT_GEN_NONE;
 	rt_modules_scan(0);
 	rt_modules_load_new();
+	rt_dynpatch_load(); /* --patch: symbols read before the hash is sized */
 	for (int i = 0; i < rt.nr_mods; i++)
 		nfuncs += rt.mods[i].nr_funcs + rt.mods[i].nr_plt;
 	rt_hash_init(nfuncs);
 	rt_plt_hash_all(); /* hooked before the hash existed */
+	/* before main(), or with every other thread stopped (attach) */
+	rt_dynpatch_apply();
 	/* the nop tracer (user events only) needs no function hooks */
 	if (rt.space == 1 && rt.ctl->tracer != FT_TRACER_NOP &&
 	    !__atomic_load_n(&rt.ctl->rt_hooks, __ATOMIC_RELAXED)) {

@@ -22,6 +22,9 @@
  *   signal.c   sigaction / signal: the program's handlers entered through
  *              a shim that records FT_EXT_SIGNAL / FT_EXT_SIGRET
  *   patch.c    run-time patching of nop sites (dynamic ftrace)
+ *   dynpatch.c --patch: functions without instrumentation patched at their
+ *              entry, their first instructions moved (capstone) into a
+ *              trampoline slot that calls ft_rt_patched
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
  *   plt.c      library calls: the GOT slots of an instrumented object's
@@ -38,6 +41,7 @@
  * recorder must see lives in the session block (session.h).
  *
  * Layers (doc/architecture.md): a file calls only files below it --
+ *   attach > init > dynpatch > module;
  *   attach > init, dl > hooks > events > control > filter > module >
  *   plt > unwind > lookup > thread;  signal > patch;  patch, context,
  *   proc > thread only;  hooks, init > stacktracer, locklat > unwind,
@@ -485,6 +489,12 @@ RT_HIDDEN void rt_patch_normalize(struct rt_module *m);
 RT_HIDDEN void rt_patch_denormalize(struct rt_func *f);
 RT_HIDDEN void rt_patch_fini(void);
 
+/* dynpatch.c: rt.lock held; see the top of dynpatch.c for when they may run */
+RT_HIDDEN void rt_dynpatch_hold_pc(uint64_t pc);
+RT_HIDDEN void rt_dynpatch_load(void);
+RT_HIDDEN void rt_dynpatch_apply(void);
+RT_HIDDEN void rt_dynpatch_undo(void);
+
 /*
  * unwind.c: where the program was when a hook or event fired -- a return
  * address into it, its rsp after that return, and its rbp.
@@ -557,6 +567,16 @@ enum rt_hook_kind {
 void ft_rt_return(void);  /* the return trampoline */
 void ft_rt_patched(void); /* what a patched site calls */
 void ft_rt_fentry(void);  /* == __fentry__ */
+
+/* arch: a function patched without instrumentation (patch_tramp.S, dynpatch.c) */
+void ft_rt_dyn_entry(void);  /* what its trampoline slot calls */
+void ft_rt_dyn_return(void); /* its hijacked return: ft_rt_return keeping every register */
+
+/* Is a return address one of the hijack's trampolines (ft_rt_return, ft_rt_dyn_return)? */
+static inline int rt_is_ret_tramp(uint64_t a)
+{
+	return a == (uint64_t)(uintptr_t)ft_rt_return || a == (uint64_t)(uintptr_t)ft_rt_dyn_return;
+}
 
 /* hooks.c: the C side of the trampolines, called by tramp.S only */
 int ft_rt_entry_fast(uint64_t key, uint64_t *slot);

@@ -199,7 +199,7 @@ void rt_restore_frames(struct rt_thread *t)
 
 		if (fr->flags & (FR_CYG | FR_RESTORED))
 			continue;
-		if (*slot == (uint64_t)ft_rt_return) {
+		if (rt_is_ret_tramp(*slot)) {
 			*slot = fr->ret;
 			fr->flags |= FR_RESTORED;
 		}

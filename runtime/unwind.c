@@ -351,7 +351,6 @@ static int ur_rule_step(const struct ur_ent *e, struct ur_regs *r, const struct 
  */
 static uint64_t ur_shadow_ret(struct rt_thread *t, uint64_t slot, int *idx)
 {
-	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
 	int i;
 
 	if (!t->frames)
@@ -361,10 +360,10 @@ static uint64_t ur_shadow_ret(struct rt_thread *t, uint64_t slot, int *idx)
 	if (i < 0 || t->frames[i].slot != slot)
 		for (i = (int)t->depth - 1; i >= 0 && t->frames[i].slot != slot; i--)
 			;
-	while (i > 0 && t->frames[i].slot == slot && t->frames[i].ret == tramp &&
+	while (i > 0 && t->frames[i].slot == slot && rt_is_ret_tramp(t->frames[i].ret) &&
 	       t->frames[i - 1].slot == slot)
 		i--;
-	if (i < 0 || t->frames[i].slot != slot || t->frames[i].ret == tramp)
+	if (i < 0 || t->frames[i].slot != slot || rt_is_ret_tramp(t->frames[i].ret))
 		return 0;
 	*idx = i - 1;
 	return t->frames[i].ret;
@@ -411,7 +410,6 @@ static inline __attribute__((always_inline)) uint32_t ur_walk(struct rt_thread *
 							      uint64_t *ips, uint64_t *slots,
 							      uint32_t max)
 {
-	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
 	struct ur_regs r = { st->ip, st->sp, st->fp };
 	struct ur_bounds b;
 	uint32_t n = 0, g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
@@ -427,7 +425,7 @@ static inline __attribute__((always_inline)) uint32_t ur_walk(struct rt_thread *
 		struct ur_ent e;
 		int ret;
 
-		if (r.ip == tramp && !(r.ip = ur_shadow_ret(t, r.sp - 8, &idx)))
+		if (rt_is_ret_tramp(r.ip) && !(r.ip = ur_shadow_ret(t, r.sp - 8, &idx)))
 			break;
 		/*
 		 * Inside the runtime: a signal handler's stack, through its

@@ -18,8 +18,10 @@
  * depend on it, and so bench/ can count bytes per call exactly.
  *
  * usage: rtrun [-p TRACER] [-l GLOB]... [-n GLOB]... [-g FUNC]... [-G FUNC]...
- *              [-D DEPTH] [-t THRESH_US] [-T] [-b KB] [-q] [-C MS:TEXT]... -- PROG ARGS
+ *              [-D DEPTH] [-t THRESH_US] [-T] [-b KB] [-q] [-C MS:TEXT]... [-X GLOB]...
+ *              -- PROG ARGS
  *   -q  print only the #stat line (benchmarks)
+ *   -X  record --patch GLOB: patch functions without instrumentation
  *   -C  MS milliseconds after the start, replace set_ftrace_filter with TEXT
  *       ('|' separates lines) through the live control block (session.h's
  *       seqlock): the runtime re-patches while the program's threads run;
@@ -295,7 +297,7 @@ int main(int argc, char **argv)
 
 	memset(&o, 0, sizeof(o));
 	o.options = ft_options_default();
-	while ((c = getopt(argc, argv, "+p:l:n:g:G:D:t:Tb:qP:O:C:R:")) != -1) {
+	while ((c = getopt(argc, argv, "+p:l:n:g:G:D:t:Tb:qP:O:C:R:X:")) != -1) {
 		switch (c) {
 		case 'p':
 			o.tracer = optarg;
@@ -332,6 +334,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			ft_strv_push(&o.pids, optarg);
+			break;
+		case 'X':
+			ft_strv_push(&o.patch, optarg);
 			break;
 		case 'R':
 			cycle_ms = atol(optarg) > 0 ? atol(optarg) : 1;

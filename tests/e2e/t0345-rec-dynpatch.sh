@@ -1,0 +1,59 @@
+# description: record --patch on an -O2 program and library built without instrumentation (gcc, clang, PIE or not): call counts equal the program's own, the exact call tree, refused functions listed with their reason
+# requires: cc
+# asan: yes
+. "$TOP/tests/e2e/t0399-rec.inc"
+. "$TOP/tests/progs/rt_e2e.sh"
+need_runtime
+# the functions a patch must move (rip-relative load and lea, call, tail
+# calls from C and assembly, conditional jump, a 5-byte function ending in
+# ret, a library's)
+MOVED="dp_leaf dp_global dp_tail dp_tailasm dp_switch dp_riprel dp_callfirst dp_work dp_libfn"
+for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
+	set -- $variant
+	cc=$1
+	shift
+	build libdynpatch_lib.so "$cc" "$@" -shared -fPIC "$P/dynpatch_lib.c" || continue
+	build dp "$cc" "$@" "$P/dynpatch.c" -L. -ldynpatch_lib -Wl,-rpath,"$PWD" -lpthread ||
+		continue
+	# the elf carries no hook of any kind
+	nm dp | grep -qE ' (mcount|__fentry__|__cyg_profile_func_enter)$' && fail "$variant: dp has hooks"
+	readelf -SW dp | grep -qE '__mcount_loc|__patchable_function_entries' &&
+		fail "$variant: dp has patch sites"
+
+	"$FTRAIL" record --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' -o t.dat \
+		-- ./dp 3000 3 >prog.out 2>rec.err || fail "$variant: record: $(cat rec.err)"
+	grep -q '^errors=0 text_changed=0$' prog.out || fail "$variant: the program went wrong: $(cat prog.out)"
+	grep -q 'no instrumentation' rec.err && fail "$variant: warned about no instrumentation: $(cat rec.err)"
+	grep -q '^ftrail: warning: --patch: 9 function(s) patched, 3 refused$' rec.err ||
+		fail "$variant: summary: $(cat rec.err)"
+	grep -q '^ftrail: warning: --patch: dp_short not patched: shorter than the 5 bytes of a jump$' rec.err ||
+		fail "$variant: dp_short not refused: $(cat rec.err)"
+	grep -q '^ftrail: warning: --patch: dp_backjump not patched: the jump at +9 lands at +2, inside the 6 bytes a patch overwrites$' rec.err ||
+		fail "$variant: dp_backjump not refused: $(cat rec.err)"
+	grep -q '^ftrail: warning: --patch: dp_jrcxz not patched: a jrcxz, loop or xbegin in its first bytes' rec.err ||
+		fail "$variant: dp_jrcxz not refused: $(cat rec.err)"
+	for f in $MOVED; do
+		want=$(awk -v f="$f" '$1 == "calls" && $2 == f { print $3 }' prog.out)
+		got=$(calls t.dat "$f")
+		[ -n "$want" ] && [ "$got" = "$want" ] || fail "$variant: $f: $got calls traced, the program made $want"
+	done
+	for f in dp_short dp_backjump dp_jrcxz main; do
+		[ "$(calls t.dat "$f")" = 0 ] || fail "$variant: $f traced"
+	done
+
+	# one round, one thread: the exact tree (i = 0: dp_switch(0) calls nothing;
+	# i = 1: dp_switch(1) calls dp_leaf)
+	"$FTRAIL" record -q --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' -o t1.dat \
+		-- ./dp 2 1 >prog.out 2>rec.err || fail "$variant: record: $(cat rec.err)"
+	one="dp_work() { dp_leaf(); dp_global(); dp_tail() { dp_global(); } SW dp_riprel(); dp_callfirst() { dp_riprel(); } dp_libfn(); dp_tailasm() { dp_leaf(); } }"
+	want="${one/SW/dp_switch();} ${one/SW/dp_switch() \{ dp_leaf(); \}}"
+	expect_shape "$variant" "$(shape t1.dat)" "$want"
+
+	# the same functions under the function tracer, each with its caller
+	"$FTRAIL" record -q -p function --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' \
+		-o t2.dat -- ./dp 1 1 >prog.out 2>rec.err || fail "$variant: record -p function: $(cat rec.err)"
+	[ "$(funcs t2.dat)" = "dp_work <-worker;dp_leaf <-dp_work;dp_global <-dp_work;dp_tail <-dp_work;dp_global <-dp_work;dp_switch <-dp_work;dp_riprel <-dp_work;dp_callfirst <-dp_work;dp_riprel <-dp_callfirst;dp_libfn <-dp_work;dp_tailasm <-dp_work;dp_leaf <-dp_work;" ] ||
+		fail "$variant: function tracer: $(funcs t2.dat)"
+done
+expect_built 6
+exit 0
