@@ -26,7 +26,8 @@ for v in "gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
 	# The filter starts out matching no function of the program, so no
 	# hook ever runs in it: without the runtime's live-control thread
 	# (session.h, "Live control") the later changes would never be seen.
-	FTRAIL_LIB=$FTRAIL_LIB ./rtrun -q -b 64 -l nosuch -C '100:f_a' -C '250:nosuch' -C '400:f_b' \
+	# Buffers big enough that a starved drain loses none of f_a's calls.
+	FTRAIL_LIB=$FTRAIL_LIB ./rtrun -q -b 4096 -l nosuch -C '100:f_a' -C '250:nosuch' -C '400:f_b' \
 		-- ./ps 600 >out 2>err || fail "$v: rtrun: $(cat err)"
 	grep -q '^#exit 0$' out || fail "$v: deaf: program died: $(cat out err)"
 	for f in f_a f_b; do
