@@ -1,4 +1,4 @@
-# description: record -P: a multi-threaded server attached twice for a second under every instrumentation flag, detached, runs on with right checksums, its text and signals as before
+# description: record -P: a multi-threaded server attached twice for two seconds under every instrumentation flag, detached, runs on with right checksums, its text and signals as before
 # requires: cc
 . "$TOP/tests/e2e/t0349-attach.inc"
 for flags in "-O2 -fpatchable-function-entry=5" "-O0 -pg -mfentry" "-O2 -pg" \
@@ -8,10 +8,17 @@ for flags in "-O2 -fpatchable-function-entry=5" "-O0 -pg -mfentry" "-O2 -pg" \
 	start_srv ./srv 4 0
 	got0=$(got_hooks "$SRV_PID" ./srv)
 	for k in 1 2; do
-		"$FTRAIL" record -P "$SRV_PID" --duration 1 -o a$k.dat >rec.out 2>rec.err &
+		"$FTRAIL" record -P "$SRV_PID" --duration 2 -o a$k.dat >rec.out 2>rec.err &
 		rec=$!
-		sleep 0.6
-		got1=$(got_hooks "$SRV_PID" ./srv)
+		# sampled while the recording runs, not at a fixed time: on a
+		# loaded machine the attach itself may take most of a second
+		got1=$got0
+		for i in $(seq 80); do
+			got1=$(got_hooks "$SRV_PID" ./srv)
+			[ "$got1" != "$got0" ] && break
+			kill -0 $rec 2>/dev/null || break
+			sleep 0.05
+		done
 		wait $rec || fail "$flags: attach $k: $(cat rec.err)"
 		# -pg, -mfentry, -finstrument-functions: their hooks' GOT slots point
 		# to the runtime while attached, and back to libc's after
