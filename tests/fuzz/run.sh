@@ -67,7 +67,7 @@ for f in $SRC; do
 	core/tracefile.c | core/stackmap.c) cov="-fsanitize=fuzzer-no-link" ;;
 	*) cov="-fsanitize=fuzzer-no-link -fno-sanitize-coverage=trace-cmp" ;;
 	esac
-	# shellcheck disable=SC2086
+	# shellcheck disable=SC2086,SC2046
 	if ! $CC -c -g -O1 -std=gnu11 -D_GNU_SOURCE -fno-omit-frame-pointer $cov \
 		-fsanitize=address,undefined -fno-sanitize-recover=undefined \
 		-I. -I"$OUT/gen" -Iinclude $(pkg-config --cflags $PKGS) -o "$o" "$f" \
@@ -78,7 +78,7 @@ for f in $SRC; do
 	fi
 	OBJS="$OBJS $o"
 done
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 if ! $CC $FLAGS -o "$OUT/fuzz_reader" $OBJS $(pkg-config --libs $PKGS) -liberty -lpthread -lm -ldl \
 	2>"$OUT/build.log"; then
 	cat "$OUT/build.log"
