@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for every reader of trace files: the input is a trace
  * file (or, for the stack map reader, a raw FSMB blob).  One input goes, in
- * process, through everything the readers and analyses do with a file:
+ * process, through everything the readers and analyses do with a file, or
+ * through one group of them (FTRAIL_FUZZ_FOCUS: trace, kernel, export; see
+ * LLVMFuzzerInitialize below):
  *
  *   core/tracefile.c   the index (ft_reader_open), loading and inflating
  *                      every section, META lookups
