@@ -208,8 +208,9 @@ static int load_funcs(struct ft_trace *t, char *err, size_t errlen)
 
 		if (s->type != FT_SEC_FUNCS)
 			continue;
+		/* id and count apart: a huge id must not wrap the sum below MAX_FIDS */
 		if (s->raw_size < 4 || (s->raw_size - 4) % 16 || s->id < total ||
-		    s->id + (s->raw_size - 4) / 16 > MAX_FIDS) {
+		    s->id > MAX_FIDS || (s->raw_size - 4) / 16 > MAX_FIDS - s->id) {
 			ft_seterr(err, errlen, "corrupt FUNCS section (fid %llu, %llu bytes)",
 				  (unsigned long long)s->id, (unsigned long long)s->raw_size);
 			return -1;

@@ -2,7 +2,9 @@
 /*
  * libFuzzer target for every reader of trace files: the input is a trace
  * file (or, for the stack map reader, a raw FSMB blob).  One input goes, in
- * process, through everything the readers and analyses do with a file:
+ * process, through everything the readers and analyses do with a file, or
+ * through one group of them (FTRAIL_FUZZ_FOCUS: trace, kernel, export; see
+ * LLVMFuzzerInitialize below):
  *
  *   core/tracefile.c   the index (ft_reader_open), loading and inflating
  *                      every section, META lookups
@@ -63,8 +65,16 @@
 #include "core/tracefile.h"
 #include "analysis/uevent_table.h"
 
-/* Enough events per pass to reach every decoder, few enough to stay fast. */
+/*
+ * Enough events per pass to reach every decoder, few enough to stay fast.
+ * The first pass of each reader decodes up to MAX_EVENTS; what only looks
+ * at events one by one (the other display options, the export writers,
+ * name lookups, every field of a kernel event) sees the first
+ * MAX_OPT_EVENTS: its paths depend on the event, not on where it is in the
+ * stream, and running it on every event was most of an execution.
+ */
 #define MAX_EVENTS 20000
+#define MAX_OPT_EVENTS 256
 
 static FILE *sink;
 
@@ -185,7 +195,7 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 	struct ft_uev_table ut = { 0 };
 	struct ft_event ev, next;
 	struct ft_fmt *f;
-	int n, ret;
+	int n, ret = 0;
 
 	if (!t)
 		return;
@@ -207,6 +217,8 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 		}
 	}
 	for (size_t o = 0; o < nr_optsets; o++) {
+		int max = o ? MAX_OPT_EVENTS : MAX_EVENTS;
+
 		ks.options = optsets[o];
 		if (o) {
 			if (ks.k)
@@ -220,10 +232,9 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 		ft_fmt_set_irq_info(f, ks.k != NULL);
 		if (ks.k)
 			ft_fmt_set_kevents(f, ks.k, &src, &kops);
-		for (n = 0; (ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1 && n < MAX_EVENTS;
-		     n++) {
+		for (n = 0; n < max && (ret = ft_trace_next(t, &ev, err, sizeof(err))) == 1; n++) {
 			ft_fmt_scan(f, &ev);
-			if (o == 0 && n < 2000) {
+			if (o == 0 && n < MAX_OPT_EVENTS) {
 				resolve_event(t, &ut, &ev);
 				if (ev.buffer != UINT64_MAX)
 					(void)ft_trace_peek_buffer(t, &ev, &next);
@@ -235,8 +246,7 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 			ft_kevents_rewind(ks.k);
 		if (ret >= 0 && !ft_trace_rewind(t, err, sizeof(err))) {
 			ft_fmt_header(f, 1, 2);
-			for (n = 0; ft_trace_next(t, &ev, err, sizeof(err)) == 1 && n < MAX_EVENTS;
-			     n++)
+			for (n = 0; n < max && ft_trace_next(t, &ev, err, sizeof(err)) == 1; n++)
 				ft_fmt_event(f, &ev);
 		}
 		ft_fmt_free(f);
@@ -312,11 +322,13 @@ static void walk_kevents(const char *path)
 	(void)ft_kevents_for_each_stack(k, stack_cb, k);
 	for (size_t pass = 0; pass < sizeof(optsets) / sizeof(optsets[0]); pass++) {
 		ft_kevents_rewind(k);
-		for (n = 0; n < MAX_EVENTS && ft_kevents_peek_ts(k, &ts) == 1; n++) {
+		int max = pass ? MAX_OPT_EVENTS : MAX_EVENTS;
+
+		for (n = 0; n < max && ft_kevents_peek_ts(k, &ts) == 1; n++) {
 			if (ft_kevents_next(k, &ev) != 1)
 				break;
 			ft_kevents_print(k, &ev, optsets[pass], sink);
-			if (pass || ev.kind != FT_KEV_EVENT || n > 2000)
+			if (pass || ev.kind != FT_KEV_EVENT || n >= MAX_OPT_EVENTS)
 				continue;
 			kevent_fields(k, &ev);
 			for (uint32_t i = 0; i < ev.kstack_nr; i++)
@@ -347,10 +359,11 @@ static int xevent(const struct ft_xevent *ev, void *arg)
 
 	if (++x->n > MAX_EVENTS)
 		return 1;
-	for (int i = 0; i < 2; i++)
+	/* the writers format what the reader gives them: the first events do */
+	for (int i = 0; i < 2 && x->n <= MAX_OPT_EVENTS; i++)
 		if (x->c[i] && ft_chrome_event(x->c[i], ev))
 			return 1;
-	if (x->s && ft_speedscope_event(x->s, ev))
+	if (x->s && x->n <= MAX_OPT_EVENTS && ft_speedscope_event(x->s, ev))
 		return 1;
 	x->last = ev->ts;
 	if (x->g && ev->type == FT_XEV_ENTRY)
@@ -438,6 +451,53 @@ static void walk_offcpu(const char *path)
 	}
 }
 
+/*
+ * What one execution runs (FTRAIL_FUZZ_FOCUS, read once at start): every
+ * reader by default, or one group of them.  A focused execution opens the
+ * input two or three times instead of eight and its coverage is that of
+ * one reader, so libFuzzer runs several times more inputs a second and
+ * its feedback (features, rare-feature scheduling) is about that reader
+ * alone.  tests/fuzz/run.sh shares its time between the groups, on one
+ * corpus: every group's findings seed the others.
+ */
+enum {
+	FOCUS_TRACE = 1,  /* the index, the tables, `show` with kernel events merged */
+	FOCUS_KERNEL = 2, /* the kernel sections alone: `show`, `latency`, `stacks`, `offcpu` */
+	FOCUS_EXPORT = 4, /* `export` and `flame` (the writers see the first events) */
+	FOCUS_ALL = 7,
+};
+
+static const struct {
+	const char *name;
+	int bits;
+} focuses[] = {
+	{ "all", FOCUS_ALL },
+	{ "trace", FOCUS_TRACE },
+	{ "kernel", FOCUS_KERNEL },
+	{ "export", FOCUS_EXPORT },
+};
+
+static int focus = FOCUS_ALL;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	const char *f = getenv("FTRAIL_FUZZ_FOCUS");
+
+	(void)argc;
+	(void)argv;
+	if (!f || !*f)
+		return 0;
+	for (size_t i = 0; i < sizeof(focuses) / sizeof(focuses[0]); i++) {
+		if (!strcmp(f, focuses[i].name)) {
+			focus = focuses[i].bits;
+			return 0;
+		}
+	}
+	fprintf(stderr, "fuzz_reader: FTRAIL_FUZZ_FOCUS=%s: not all, trace, kernel or export\n", f);
+	exit(2);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -471,15 +531,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) < 0 || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	/* `ftrail stackmap dump FILE`: the input as a bare FSMB blob */
-	(void)ft_fsmb_parse(data, size, count_stack, &sum, err, sizeof(err));
+	if (focus & FOCUS_TRACE) {
+		/* `ftrail stackmap dump FILE`: the input as a bare FSMB blob */
+		(void)ft_fsmb_parse(data, size, count_stack, &sum, err, sizeof(err));
+	}
 	if (size < 8 || memcmp(data, FT_FILE_MAGIC, 8))
 		return 0;
-	walk_sections(path);
-	walk_events(path, optsets, sizeof(optsets) / sizeof(optsets[0]), 0);
-	walk_events(path, optsets, 1, 1);
-	walk_kevents(path);
-	walk_export(path);
-	walk_offcpu(path);
+	if (focus & FOCUS_TRACE) {
+		walk_sections(path);
+		walk_events(path, optsets, sizeof(optsets) / sizeof(optsets[0]), 0);
+		walk_events(path, optsets, 1, 1);
+	}
+	if (focus & FOCUS_KERNEL) {
+		walk_kevents(path);
+		walk_offcpu(path);
+	}
+	if (focus & FOCUS_EXPORT)
+		walk_export(path);
 	return 0;
 }
