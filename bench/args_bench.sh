@@ -19,14 +19,9 @@
 #   bench/args_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-N=${1:-1000000}
-RUNS=${RUNS:-5}
-CC=${CC:-gcc}
+. "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
+bench_setup args-bench "$@"
 FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/args-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
 [ -x "$FTRAIL" ] || { echo "args_bench: build first ($FTRAIL missing)"; exit 1; }
 P=$TOP/bench/args_prog.c
@@ -35,16 +30,6 @@ $CC -O2 -pg -o "$W/pg" "$P" || exit 1
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
-best() { # best loop time (ns) of RUNS runs of: "$@"
-	local b= out ns
-	for ((r = 0; r < RUNS; r++)); do
-		out=$(cd "$W" && "$@" 2>/dev/null | grep -o 'ns=[0-9]*' | head -1)
-		ns=${out#ns=}
-		[ -n "$ns" ] || { echo "-"; return; }
-		if [ -z "$b" ] || [ "$ns" -lt "$b" ]; then b=$ns; fi
-	done
-	echo "$b"
-}
 ft() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
 uft() { uftrace record -d "$W/uft.data" "$@"; }
 

@@ -1,5 +1,5 @@
 # Helpers shared by the call-cost benchmark scripts (fgraph_bench.sh,
-# libcall_bench.sh, stacktrace_bench.sh):
+# libcall_bench.sh, stacktrace_bench.sh, args_bench.sh):
 #
 #   TOP=$(cd "$(dirname "$0")/.." && pwd)
 #   . "$TOP/bench/lib.sh"
