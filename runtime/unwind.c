@@ -78,7 +78,9 @@ static int unw_ok; /* every member found: released after them, acquired before a
 
 __attribute__((constructor)) static void ur_load(void)
 {
-	void *h = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
+	/* the real dlopen, not the runtime's wrapper (dl.c): a tool library of
+	 * our own is no module of the program's to register */
+	void *h = RT_REAL(dlopen)("libunwind.so.8", RTLD_NOW | RTLD_LOCAL);
 
 	if (!h)
 		return;
