@@ -3,10 +3,16 @@ set -u
 fail() { echo "FAIL: $*"; exit 1; }
 skip() { echo "$*"; exit 77; }
 need_root() { [ "$(id -u)" = 0 ] || skip "needs root"; }
+# have_tracefs: true when root and tracefs is mounted (it mounts it): for a
+# case's optional kernel part
+have_tracefs() {
+	[ "$(id -u)" = 0 ] || return 1
+	[ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
+	[ -e /sys/kernel/tracing/trace ]
+}
 need_tracefs() {
 	need_root
-	[ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null
-	[ -e /sys/kernel/tracing/trace ] || skip "needs tracefs"
+	have_tracefs || skip "needs tracefs"
 }
 # FUSE (the live mount, ftrail mount): skips only when the kernel has no /dev/fuse
 need_fuse() { [ -c /dev/fuse ] || skip "needs /dev/fuse"; }

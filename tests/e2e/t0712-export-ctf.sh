@@ -115,7 +115,7 @@ babeltrace2 lost.ctf >lost.txt 2>lost.err || fail "babeltrace2 lost.ctf"
 [ "$(grep -c 'func_entry' lost.txt)" = 4 ] || fail "lost.ctf entries: $(grep -c func_entry lost.txt)"
 
 # kernel events with their fields and stack ids, when this machine can record them
-if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+if have_tracefs; then
 	$FTRAIL record -e sched:sched_switch -e sched:sched_wakeup -T -o k.dat -- ./prog >/dev/null 2>k.err ||
 		fail "kernel record: $(cat k.err)"
 	$FTRAIL export --format ctf -i k.dat -o k.ctf 2>err || fail "export k.dat: $(cat err)"

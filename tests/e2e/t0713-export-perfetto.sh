@@ -125,7 +125,7 @@ decode graph.pftrace graph.txt
 python3 check.py graph.txt graph.json "inst=[('trace_marker', {'text': 'hello'})]" || fail "graph.pftrace"
 
 # kernel events: instants with their fields, integers typed
-if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+if have_tracefs; then
 	$FTRAIL record -e sched:sched_switch -T -o k.dat -- ./prog >/dev/null 2>k.err || fail "kernel record: $(cat k.err)"
 	$FTRAIL export --format perfetto -i k.dat -o k.pftrace || fail "export k.dat"
 	$FTRAIL export --format chrome -i k.dat -o k.json || fail "chrome k.dat"
