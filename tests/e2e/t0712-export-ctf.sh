@@ -5,38 +5,9 @@
 need_cmd cc
 need_cmd babeltrace2
 need_cmd python3
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	sink += fib(8);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
-grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+. "$TOP/tests/e2e/lib_twothreads.sh"
+need_runtime
+record_twothreads -DFIB=8
 
 $FTRAIL export --format ctf -i p.dat -o p.ctf 2>err || fail "export: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"

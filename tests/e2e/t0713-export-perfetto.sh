@@ -5,40 +5,13 @@
 need_cmd cc
 need_cmd protoc
 need_cmd python3
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
+. "$TOP/tests/e2e/lib_twothreads.sh"
+need_runtime
 PROTO=third_party/perfetto/perfetto_trace.proto
 [ -r "$TOP/$PROTO" ] || fail "no $PROTO"
 decode() { protoc --proto_path="$TOP" --decode perfetto.protos.Trace "$PROTO" <"$1" >"$2" 2>dec.err ||
 	fail "protoc --decode $1: $(head -n 3 dec.err)"; }
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	pthread_setname_np(pthread_self(), "pf-worker");
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
+record_twothreads -DWORKER_NAME='"pf-worker"'
 "$BUILD/tests/tools/mktrace" lost lost.dat || fail "mktrace lost"
 cat >check.py <<'PY'
 import collections, json, re, sys
