@@ -9,6 +9,13 @@
 #                             (tests/progs/rtrun.c), linked against core
 # expect_built N              fail unless at least N builds succeeded, so a
 #                             loop that skips builds cannot pass vacuously
+# GRAPH_FLAGS                 every instrumentation the runtime hooks, one
+#                             set of compiler flags per element
+# graph_matrix MIN FN         FN CC OPT FLAGS for gcc and clang (those
+#                             installed), -O0 and -O2 and each GRAPH_FLAGS;
+#                             FN returns non-zero when CC rejects FLAGS
+#                             (build's 1).  Fails unless at least MIN
+#                             combinations ran
 # PATCH_VARIANTS              the live-patching cases' instrumentations, one
 #                             "CC FLAGS..." per element
 # patch_flags FLAGS           sets libflags and mainflags: what a shared
@@ -45,6 +52,23 @@ build_rtrun() {
 
 expect_built() {
 	[ "$BUILT" -ge "$1" ] || fail "only $BUILT builds succeeded, expected at least $1"
+}
+
+GRAPH_FLAGS=("-pg" "-pg -mfentry" "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"
+	"-fpatchable-function-entry=5" "-fpatchable-function-entry=7,2" "-finstrument-functions")
+
+graph_matrix() {
+	local min=$1 fn=$2 cc opt flags n=0
+	for cc in gcc clang; do
+		command -v $cc >/dev/null 2>&1 || continue
+		for opt in -O0 -O2; do
+			for flags in "${GRAPH_FLAGS[@]}"; do
+				"$fn" $cc $opt "$flags" && n=$((n + 1))
+			done
+		done
+	done
+	[ $n -ge "$min" ] || fail "only $n compiler/flag combinations built"
+	echo "$n combinations"
 }
 
 PATCH_VARIANTS=("gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
