@@ -26,6 +26,12 @@
 #                             dropped, joined by spaces: "main() { a(); }"
 # main_shape FILE [show opts]  shape from main() on: without what the startup
 #                             code calls before main (-pg's __monstartup...)
+# task_shape FILE 1|0         shape of the task (thread or process) that
+#                             wrote first, or of all the others: tasks
+#                             interleave in time, each one's graph is exact
+# LIBCALL_FLAGS               the instrumentations of the library-call cases
+# link_flags lazy|now         the linker flags of lazy binding, or of
+#                             -z now (full RELRO, no PLT resolution at run time)
 # funcs FILE                  the function tracer's "callee <-caller" pairs
 # calls FILE NAME             the Calls column of `ftrail report` for NAME
 P="$TOP/tests/progs"
@@ -105,6 +111,23 @@ main_shape() {
 	local s
 	s=$(shape "$@")
 	echo "main() {${s#*main() \{}"
+}
+
+task_shape() {
+	"$FTRAIL" show -i "$1" -O funcgraph-proc -O nofuncgraph-duration >show.out 2>show.err ||
+		fail "show $1: $(cat show.err)"
+	awk -F'|' -v want="$2" '/^ *[0-9]+\) / && NF > 1 {
+		split($1, a, " "); if (m == "") m = a[2]
+		if ((a[2] == m) != want) next
+		f = $2; sub(/^ +/, "", f); sub(/ *\/\*.*\*\/ *$/, "", f)
+		if (f != "") printf "%s ", f }' show.out | sed 's/ $//'
+}
+
+LIBCALL_FLAGS=("-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions")
+
+link_flags() {
+	[ "$1" = now ] && echo "-Wl,-z,relro,-z,now"
+	return 0
 }
 
 funcs() {
