@@ -411,6 +411,17 @@ static int mk_rename(struct ft_writer *w, int compress)
 /* The "threads" scenario with every buffer cut into chunks of `step` bytes. */
 static int chunked_step;
 
+/* The chunk of @b's buffer at @off (none past its end), as a section of its own. */
+static int add_chunk(struct ft_writer *w, const struct mk_buf *b, size_t off, int compress)
+{
+	size_t step = (size_t)chunked_step;
+
+	if (off >= b->len)
+		return 0;
+	return ft_writer_add(w, FT_SEC_UDATA, b->id, b->data + off,
+			     b->len - off < step ? b->len - off : step, compress);
+}
+
 static int mk_threads_chunked(struct ft_writer *w, int compress)
 {
 	struct mk_buf m, k;
@@ -432,20 +443,8 @@ static int mk_threads_chunked(struct ft_writer *w, int compress)
 	mk_close_page(&m);
 	mk_close_page(&k);
 	/* interleave the two buffers' chunks in the file */
-	for (size_t off = 0; off < m.len || off < k.len; off += (size_t)chunked_step) {
-		if (off < m.len)
-			ret |= ft_writer_add(w, FT_SEC_UDATA, 0, m.data + off,
-					     m.len - off < (size_t)chunked_step
-						     ? m.len - off
-						     : (size_t)chunked_step,
-					     compress);
-		if (off < k.len)
-			ret |= ft_writer_add(w, FT_SEC_UDATA, 1, k.data + off,
-					     k.len - off < (size_t)chunked_step
-						     ? k.len - off
-						     : (size_t)chunked_step,
-					     compress);
-	}
+	for (size_t off = 0; off < m.len || off < k.len; off += (size_t)chunked_step)
+		ret |= add_chunk(w, &m, off, compress) | add_chunk(w, &k, off, compress);
 	mk_free(&m);
 	mk_free(&k);
 	return ret;
