@@ -16,6 +16,12 @@ need_tracefs() {
 }
 # FUSE (the live mount, ftrail mount): skips only when the kernel has no /dev/fuse
 need_fuse() { [ -c /dev/fuse ] || skip "needs /dev/fuse"; }
+# mktrace SCENARIO FILE [-z]: a synthetic trace from tests/tools/mktrace
+# (make all builds it)
+mktrace() {
+	[ -x "$BUILD/tests/tools/mktrace" ] || fail "no $BUILD/tests/tools/mktrace (make all builds it)"
+	"$BUILD/tests/tools/mktrace" "$@" || fail "mktrace $*"
+}
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "needs $1"; }
 # expect_status RC cmd... 2>err: fail unless cmd exits RC (record exits with
 # its program's status: 128+N for signal N); the message quotes ./err

@@ -76,7 +76,7 @@ $FTRAIL show -i u.dat | sed -n 's/^.*\] *[0-9.]*: //p' | grep -v '^sched_process
 	fail "babeltrace2 printed $(grep -c -E '\) (evt|other):|ftrail:trace_marker' u.txt) user events, show $(wc -l <u.show)"
 
 # lost events: the discarded-event counts, where show puts them
-"$BUILD/tests/tools/mktrace" lost lost.dat || fail "mktrace lost"
+mktrace lost lost.dat
 $FTRAIL export --format ctf -i lost.dat -o lost.ctf 2>err || fail "export lost"
 grep -q "9 events were lost" err || fail "no warning about lost events: $(cat err)"
 babeltrace2 lost.ctf >lost.txt 2>lost.err || fail "babeltrace2 lost.ctf"
@@ -125,7 +125,7 @@ ln -s empty alink && expect_fail "*alink is a symbolic link*" $FTRAIL export --f
 expect_fail "*--force is for --format ctf*" $FTRAIL export --format chrome --force -i p.dat -o x.json
 expect_fail "*cannot open nosuch.dat*" $FTRAIL export --format ctf -i nosuch.dat -o n.ctf
 [ -e n.ctf ] || [ -e n.ctf.partial ] && fail "a failed export left a directory"
-"$BUILD/tests/tools/mktrace" badpage bad.dat || fail "mktrace badpage"
+mktrace badpage bad.dat
 $FTRAIL export --format ctf -i bad.dat -o bad.ctf 2>err && fail "a corrupt trace exported"
 [ "$(wc -l <err)" = 1 ] || fail "corrupt input: $(cat err)"
 [ -e bad.ctf ] || [ -e bad.ctf.partial ] && fail "a corrupt input left a directory"

@@ -12,7 +12,7 @@ PROTO=third_party/perfetto/perfetto_trace.proto
 decode() { protoc --proto_path="$TOP" --decode perfetto.protos.Trace "$PROTO" <"$1" >"$2" 2>dec.err ||
 	fail "protoc --decode $1: $(head -n 3 dec.err)"; }
 record_twothreads -DWORKER_NAME='"pf-worker"'
-"$BUILD/tests/tools/mktrace" lost lost.dat || fail "mktrace lost"
+mktrace lost lost.dat
 cat >check.py <<'PY'
 import collections, json, re, sys
 def parse(path):
@@ -91,7 +91,7 @@ python3 check.py lost.txt lost.json \
 	"lost=[('counter', 7), ('lost events', {'count': 7}), ('counter', 9), ('lost events', {'count': 2})]" ||
 	fail "lost.pftrace"
 # markers: instants whose text is a string annotation
-"$BUILD/tests/tools/mktrace" graph graph.dat || fail "mktrace graph"
+mktrace graph graph.dat
 $FTRAIL export --format perfetto -i graph.dat -o graph.pftrace || fail "export graph"
 $FTRAIL export --format chrome -i graph.dat -o graph.json || fail "chrome graph"
 decode graph.pftrace graph.txt

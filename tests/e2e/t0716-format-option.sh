@@ -3,9 +3,7 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" graph graph.dat || fail "mktrace graph"
+mktrace graph graph.dat
 cat >p.c <<'C'
 int leaf(int x) { return x * 3 + 1; }
 int middle(int x) { return leaf(x) + leaf(x + 1); }
