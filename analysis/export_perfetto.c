@@ -120,6 +120,23 @@ static void itab_free(struct itab *t)
 	ft_htab_free(&t->h);
 }
 
+/*
+ * The messages of the strings new in @tab (an itab) for this packet, into
+ * @msg[] and the pointers @ptr[] to them.  A macro: EventName,
+ * EventCategory and DebugAnnotationName are three protobuf-c types with the
+ * same fields (iid, name) and each its own @init.
+ */
+#define INTERNED_MSGS(tab, msg, ptr, init)                                                         \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (tab)->nnew; i_++) {                                      \
+			init(&(msg)[i_]);                                                          \
+			(msg)[i_].has_iid = 1;                                                     \
+			(msg)[i_].iid = (tab)->niid[i_];                                           \
+			(msg)[i_].name = (char *)(tab)->nname[i_];                                 \
+			(ptr)[i_] = &(msg)[i_];                                                    \
+		}                                                                                  \
+	} while (0)
+
 /* Write one packet (a Trace of one), with what was interned for it. */
 static int emit(struct ft_perfetto *p, TracePacket *pk)
 {
@@ -146,27 +163,9 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 		p->first = 0;
 	}
-	for (size_t i = 0; i < p->names.nnew; i++) {
-		perfetto__protos__event_name__init(&en[i]);
-		en[i].has_iid = 1;
-		en[i].iid = p->names.niid[i];
-		en[i].name = (char *)p->names.nname[i];
-		enp[i] = &en[i];
-	}
-	for (size_t i = 0; i < p->cats.nnew; i++) {
-		perfetto__protos__event_category__init(&ec[i]);
-		ec[i].has_iid = 1;
-		ec[i].iid = p->cats.niid[i];
-		ec[i].name = (char *)p->cats.nname[i];
-		ecp[i] = &ec[i];
-	}
-	for (size_t i = 0; i < p->anns.nnew; i++) {
-		perfetto__protos__debug_annotation_name__init(&dn[i]);
-		dn[i].has_iid = 1;
-		dn[i].iid = p->anns.niid[i];
-		dn[i].name = (char *)p->anns.nname[i];
-		dnp[i] = &dn[i];
-	}
+	INTERNED_MSGS(&p->names, en, enp, perfetto__protos__event_name__init);
+	INTERNED_MSGS(&p->cats, ec, ecp, perfetto__protos__event_category__init);
+	INTERNED_MSGS(&p->anns, dn, dnp, perfetto__protos__debug_annotation_name__init);
 	if (p->names.nnew || p->cats.nnew || p->anns.nnew) {
 		id.n_event_names = p->names.nnew;
 		id.event_names = enp;
