@@ -1,5 +1,6 @@
 # Helpers shared by the call-cost benchmark scripts (fgraph_bench.sh,
-# libcall_bench.sh, stacktrace_bench.sh, args_bench.sh):
+# libcall_bench.sh, stacktrace_bench.sh, args_bench.sh, dynpatch_bench.sh,
+# ulat_bench.sh):
 #
 #   TOP=$(cd "$(dirname "$0")/.." && pwd)
 #   . "$TOP/bench/lib.sh"
@@ -18,6 +19,14 @@
 #                    $W; every process under valgrind writes $W/cg.PID, see
 #                    valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p):
 #                    load-independent, unlike the clock
+# per_call CONFIG [BASE]  ns per call of the loop time T[CONFIG] above
+#                    T[BASE] (default untraced), over CALLS calls; "-" when
+#                    CONFIG did not run
+# ratio A B          A / B with two decimals; "-" when either is "-" or B <= 0
+# icount_table CALLS WIDTH CONFIG...  turns each I[CONFIG] (callgrind's
+#                    instructions of a whole run) into instructions per call
+#                    above $i_base (the untraced run) over CALLS calls, and
+#                    prints them, a row per CONFIG that ran
 
 bench_setup() {
 	N=${2:-1000000}
@@ -52,4 +61,24 @@ icount() {
 	for f in "$W"/cg.*; do
 		callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
 	done | sort -n | tail -n 1
+}
+
+per_call() {
+	local t=${T[$1]:-} b=${T[${2:-untraced}]}
+	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
+	awk -v t="$t" -v b="$b" -v c="$CALLS" 'BEGIN{printf "%.2f", (t-b)/c}'
+}
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
+
+icount_table() {
+	local calls=$1 width=$2 k
+	shift 2
+	echo
+	echo "instructions per call (callgrind, $calls calls, over the untraced program)"
+	for k in "$@"; do
+		[ -n "${I[$k]:-}" ] || continue
+		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c="$calls" 'BEGIN{printf "%.0f", (t-b)/c}')
+		printf "%-${width}s %8s\n" "$k" "${I[$k]}"
+	done
 }
