@@ -32,6 +32,13 @@ expect_status() {
 	rc=$?
 	[ "$rc" = "$want" ] || fail "$*: exit $rc, expected $want: $(cat err 2>/dev/null)"
 }
+# expect_grep FILE WHAT [grep options] PATTERN: fail with "WHAT: <FILE's
+# contents>" unless a line of FILE matches
+expect_grep() {
+	local f=$1 what=$2
+	shift 2
+	grep -q "$@" "$f" || fail "$what: $(cat "$f")"
+}
 # expect_fail "message glob" cmd...: non-zero exit and exactly one line on stderr matching glob
 expect_fail() {
 	local pat=$1; shift
