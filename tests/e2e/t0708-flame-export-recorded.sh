@@ -4,7 +4,7 @@
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
 need_cmd python3
-. "$TOP/tests/e2e/lib_twothreads.sh"
+. "$TOP/tests/e2e/lib_recorded.sh"
 need_runtime
 record_twothreads -DWORKER_NAME='"flame-worker"'
 # calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10, and 7 library

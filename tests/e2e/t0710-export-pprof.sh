@@ -6,7 +6,7 @@ need_cmd cc
 need_cmd go
 need_cmd python3
 go tool pprof -h >/dev/null 2>&1 || skip "go tool pprof does not run here"
-. "$TOP/tests/e2e/lib_twothreads.sh"
+. "$TOP/tests/e2e/lib_recorded.sh"
 need_runtime
 # pprof must not look anything up on the network
 export PPROF_BINARY_PATH=/nonexistent HOME=$PWD

@@ -5,7 +5,7 @@
 need_cmd cc
 need_cmd babeltrace2
 need_cmd python3
-. "$TOP/tests/e2e/lib_twothreads.sh"
+. "$TOP/tests/e2e/lib_recorded.sh"
 need_runtime
 record_twothreads -DFIB=8
 

@@ -5,7 +5,7 @@
 need_cmd cc
 need_cmd protoc
 need_cmd python3
-. "$TOP/tests/e2e/lib_twothreads.sh"
+. "$TOP/tests/e2e/lib_recorded.sh"
 need_runtime
 PROTO=third_party/perfetto/perfetto_trace.proto
 [ -r "$TOP/$PROTO" ] || fail "no $PROTO"

@@ -1,5 +1,5 @@
-# The two-thread program the export cases record:
-#   . "$TOP/tests/e2e/lib_twothreads.sh"   (after lib.sh)
+# Small programs that several cases record the same way:
+#   . "$TOP/tests/e2e/lib_recorded.sh"   (after lib.sh)
 #
 # need_runtime                 skips unless libftrail.so is there; exports
 #                              FTRAIL_LIB
@@ -19,6 +19,12 @@
 #                                                     calls, 8 deep)
 #                                -DNAP_US=1000        the worker ends with
 #                                                     usleep(1000)
+# record_stacks                ./p (-O0 -pg): main calls middle() 100 times,
+#                              each calls leaf() twice, so four call sites
+#                              and 301 calls; records it into t.dat with the
+#                              function tracer, a stack per call in the
+#                              stack map (-O stackmap -T) and --no-libcall
+#                              (the program's own stacks only)
 
 need_runtime() {
 	export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
@@ -68,4 +74,14 @@ C
 	grep -q 'runtime never started' rec.err &&
 		skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
 	grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+}
+
+record_stacks() {
+	cat >p.c <<'C'
+int leaf(int x) { return x * 3 + 1; }
+int middle(int x) { return leaf(x) + leaf(x + 1); }
+int main(void) { int s = 0; for (int i = 0; i < 100; i++) s += middle(i); return s == 42; }
+C
+	cc -O0 -pg -o p p.c || fail "cannot compile"
+	$FTRAIL record -q -p function -O stackmap -T --no-libcall -o t.dat -- ./p || fail "record"
 }
