@@ -286,6 +286,36 @@ static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid
 	return ft_htab_find(&p->threads, tid);
 }
 
+/* @pk at @ts carries @tev, an event of @type on the track @track. */
+static void track_event(TracePacket *pk, TrackEvent *tev, uint64_t ts,
+			Perfetto__Protos__TrackEvent__Type type, uint64_t track)
+{
+	pk->has_timestamp = 1;
+	pk->timestamp = ts;
+	tev->has_type = 1;
+	tev->type = type;
+	tev->has_track_uuid = 1;
+	tev->track_uuid = track;
+	pk->track_event = tev;
+}
+
+/*
+ * Name @tev @name (or "?") and, when @cat is not NULL, put it in that
+ * category, whose iid *@ci holds.  A string that could not be interned
+ * gives iid 0, and emit() fails with ENOMEM.
+ */
+static void track_event_name(struct ft_perfetto *p, TrackEvent *tev, const char *name,
+			     const char *cat, uint64_t *ci)
+{
+	tev->has_name_iid = 1;
+	tev->name_iid = intern(&p->names, name ? name : "?");
+	if (cat) {
+		*ci = intern(&p->cats, cat);
+		tev->n_category_iids = 1;
+		tev->category_iids = ci;
+	}
+}
+
 static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
 		 const char *cat)
 {
@@ -293,27 +323,17 @@ static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, co
 	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 	uint64_t ci;
 
-	pk.has_timestamp = 1;
-	pk.timestamp = ts;
-	tev.has_type = 1;
-	tev.type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
-			 : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = UUID_THREAD | tid;
+	track_event(&pk, &tev, ts,
+		    begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
+			  : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END,
+		    UUID_THREAD | tid);
 	if (begin) {
-		tev.has_name_iid = 1;
-		tev.name_iid = intern(&p->names, name ? name : "?");
-		if (cat) {
-			ci = intern(&p->cats, cat);
-			tev.n_category_iids = 1;
-			tev.category_iids = &ci;
-		}
+		track_event_name(p, &tev, name, cat, &ci);
 		if (!tev.name_iid) {
 			errno = ENOMEM;
 			return -1;
 		}
 	}
-	pk.track_event = &tev;
 	return emit(p, &pk);
 }
 
@@ -338,19 +358,8 @@ static int instant(struct ft_perfetto *p, const struct ft_xevent *ev, uint64_t t
 	uint64_t ci;
 	size_t n = nargs < MAX_ANN ? nargs : MAX_ANN;
 
-	pk.has_timestamp = 1;
-	pk.timestamp = ev->ts;
-	tev.has_type = 1;
-	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = track;
-	tev.has_name_iid = 1;
-	tev.name_iid = intern(&p->names, name ? name : "?");
-	if (cat) {
-		ci = intern(&p->cats, cat);
-		tev.n_category_iids = 1;
-		tev.category_iids = &ci;
-	}
+	track_event(&pk, &tev, ev->ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, track);
+	track_event_name(p, &tev, name, cat, &ci);
 	for (size_t i = 0; i < n; i++) {
 		int64_t v;
 
@@ -367,7 +376,6 @@ static int instant(struct ft_perfetto *p, const struct ft_xevent *ev, uint64_t t
 	}
 	tev.n_debug_annotations = n;
 	tev.debug_annotations = dap;
-	pk.track_event = &tev;
 	return emit(p, &pk);
 }
 
@@ -395,15 +403,10 @@ static int lost(struct ft_perfetto *p, const struct ft_xevent *ev)
 		p->lost_track = 1;
 	}
 	p->lost_total += ev->count;
-	pk.has_timestamp = 1;
-	pk.timestamp = ev->ts;
-	tev.has_type = 1;
-	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = UUID_LOST;
+	track_event(&pk, &tev, ev->ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
+		    UUID_LOST);
 	tev.has_counter_value = 1;
 	tev.counter_value = (int64_t)p->lost_total;
-	pk.track_event = &tev;
 	if (emit(p, &pk))
 		return -1;
 	p->st.lost_markers++;
