@@ -54,11 +54,7 @@ ft "${A_FT[@]}" -- "$W/pg" "$N" >/dev/null 2>&1
 d1=$(stat -c %s "$W/t.dat")
 
 echo "args_bench: $CALLS calls ($N iterations x 3, 2 integer args + retval each), best of $RUNS, CC=$CC"
-printf '%-20s %14s %10s\n' config loop_ns ns/call
-for k in untraced ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-20s %14s %10s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 20 untraced ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret
 echo
 echo "ratio ftrail_other_spec/ftrail       $(ratio "$(per_call ftrail_other_spec)" "$(per_call ftrail)")   (target 1.00: no change)"
 echo "ratio ftrail_args_ret/ftrail         $(ratio "$(per_call ftrail_args_ret)" "$(per_call ftrail)")"

@@ -90,11 +90,7 @@ if uprobe_setup; then
 fi
 
 echo "dynpatch_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC"
-printf '%-16s %14s %12s\n' config loop_ns ns/call
-for k in untraced ftrail_pg ftrail_pfe ftrail_patch uftrace_patch uprobe; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-16s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 16 untraced ftrail_pg ftrail_pfe ftrail_patch uftrace_patch uprobe
 echo
 echo "ratio ftrail_patch/ftrail_pg    $(ratio "$(per_call ftrail_patch)" "$(per_call ftrail_pg)")   (target <= 1.5)"
 echo "ratio ftrail_patch/ftrail_pfe   $(ratio "$(per_call ftrail_patch)" "$(per_call ftrail_pfe)")"

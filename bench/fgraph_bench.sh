@@ -94,11 +94,7 @@ if [ $have_uftrace = 1 ]; then
 fi
 
 echo "fgraph_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC, recorder: $([ $have_ftrail = 1 ] && echo 'ftrail record' || echo 'tests/progs/rtrun')"
-printf '%-16s %14s %12s\n' config loop_ns ns/call
-for k in untraced floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-16s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 16 untraced floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
 echo
 floor=$(per_call floor)
 echo "ratio ftrail_cyg/floor        $(ratio "$(per_call ftrail_cyg)" "$floor")   (target <= 1.5)"

@@ -23,6 +23,8 @@
 #                    T[BASE] (default untraced), over CALLS calls; "-" when
 #                    CONFIG did not run
 # ratio A B          A / B with two decimals; "-" when either is "-" or B <= 0
+# ns_table WIDTH CONFIG...  a row per CONFIG that ran: its loop time T[CONFIG]
+#                    and per_call, under a header; WIDTH: the name column
 # icount_table CALLS WIDTH CONFIG...  turns each I[CONFIG] (callgrind's
 #                    instructions of a whole run) into instructions per call
 #                    above $i_base (the untraced run) over CALLS calls, and
@@ -70,6 +72,16 @@ per_call() {
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
+
+ns_table() {
+	local width=$1 k
+	shift
+	printf "%-${width}s %14s %12s\n" config loop_ns ns/call
+	for k in "$@"; do
+		[ -n "${T[$k]:-}" ] || continue
+		printf "%-${width}s %14s %12s\n" "$k" "${T[$k]}" "$(per_call "$k")"
+	done
+}
 
 icount_table() {
 	local calls=$1 width=$2 k
