@@ -21,9 +21,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup args-bench "$@"
-FTRAIL=$BUILD/ftrail
-
-[ -x "$FTRAIL" ] || { echo "args_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 P=$TOP/bench/args_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1

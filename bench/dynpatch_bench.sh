@@ -26,8 +26,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup dynpatch-bench "$@"
-FTRAIL=$BUILD/ftrail
-[ -x "$FTRAIL" ] && [ -e "$BUILD/libftrail.so" ] || { echo "dynpatch_bench: build first"; exit 1; }
+need_built "$FTRAIL" "$BUILD/libftrail.so"
 P=$TOP/bench/fgraph_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1

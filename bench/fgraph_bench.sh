@@ -28,9 +28,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup fgraph-bench "$@"
 LIB=$BUILD/libftrail.so
-FTRAIL=$BUILD/ftrail
 
-[ -e "$LIB" ] || { echo "fgraph_bench: build first ($LIB missing)"; exit 1; }
+need_built "$LIB"
 P=$TOP/bench/fgraph_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -finstrument-functions -o "$W/cyg" "$P" || exit 1

@@ -1,6 +1,7 @@
-# Helpers shared by the call-cost benchmark scripts (fgraph_bench.sh,
-# libcall_bench.sh, stacktrace_bench.sh, args_bench.sh, dynpatch_bench.sh,
-# ulat_bench.sh):
+# Helpers shared by the benchmark scripts (the call-cost ones:
+# fgraph_bench.sh, libcall_bench.sh, stacktrace_bench.sh, args_bench.sh,
+# dynpatch_bench.sh, ulat_bench.sh; and attach_bench.sh, export_bench.sh,
+# readers_bench.sh, wakeup_compare.sh):
 #
 #   TOP=$(cd "$(dirname "$0")/.." && pwd)
 #   . "$TOP/bench/lib.sh"
@@ -8,8 +9,11 @@
 #
 # bench_setup NAME [ITERATIONS]   sets N (ITERATIONS, default 1000000),
 #                    RUNS (env, default 5), CC (env, default gcc), BUILD
-#                    (env, default build; made absolute) and W, a scratch
-#                    directory /tmp/NAME.XXXXXX removed at exit
+#                    (env, default build; made absolute), FTRAIL (the tool
+#                    in BUILD) and W, a scratch directory /tmp/NAME.XXXXXX
+#                    removed at exit
+# need_built FILE... exits with "NAME: build first (FILE missing)" unless
+#                    each FILE exists
 # best CMD ARGS...   the best (lowest) loop time in ns of RUNS runs of CMD
 #                    in $W; the program prints "calls=N ns=T", and "-" is
 #                    printed when a run gives no ns= (it failed)
@@ -36,8 +40,17 @@ bench_setup() {
 	CC=${CC:-gcc}
 	BUILD=${BUILD:-$TOP/build}
 	case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+	FTRAIL=$BUILD/ftrail
+	BENCH=$1
 	W=$(mktemp -d "/tmp/$1.XXXXXX")
 	trap 'rm -rf "$W"' EXIT
+}
+
+need_built() {
+	local f
+	for f in "$@"; do
+		[ -e "$f" ] || { echo "$BENCH: build first ($f missing)"; exit 1; }
+	done
 }
 
 best() {

@@ -16,9 +16,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio
 bench_setup libcall-bench "$@"
-FTRAIL=$BUILD/ftrail
 
-[ -x "$FTRAIL" ] || { echo "libcall_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 P=$TOP/bench/libcall_prog.c
 $CC -O2 -fno-builtin -o "$W/plain" "$P" || exit 1
 $CC -O2 -fno-builtin -pg -mfentry -o "$W/fentry" "$P" || exit 1

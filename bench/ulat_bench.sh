@@ -17,8 +17,7 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
 bench_setup ulat-bench "$@"
-FTRAIL=$BUILD/ftrail
-[ -x "$FTRAIL" ] || { echo "ulat_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 $CC -O2 -fpatchable-function-entry=5 -o "$W/prog" "$TOP/bench/ulat_prog.c" -lpthread || exit 1
 INSTR=${INSTR:-1}
 have_callgrind || INSTR=0
