@@ -32,6 +32,9 @@
 # LIBCALL_FLAGS               the instrumentations of the library-call cases
 # link_flags lazy|now         the linker flags of lazy binding, or of
 #                             -z now (full RELRO, no PLT resolution at run time)
+# libcall_matrix FN           FN FLAGS LD WHAT for each of LIBCALL_FLAGS,
+#                             linked lazily and with -z now (LD: link_flags;
+#                             WHAT: "FLAGS lazy|now", for messages)
 # funcs FILE                  the function tracer's "callee <-caller" pairs
 # calls FILE NAME             the Calls column of `ftrail report` for NAME
 P="$TOP/tests/progs"
@@ -128,6 +131,15 @@ LIBCALL_FLAGS=("-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-funct
 link_flags() {
 	[ "$1" = now ] && echo "-Wl,-z,relro,-z,now"
 	return 0
+}
+
+libcall_matrix() {
+	local flags link
+	for flags in "${LIBCALL_FLAGS[@]}"; do
+		for link in lazy now; do
+			"$1" "$flags" "$(link_flags $link)" "$flags $link"
+		done
+	done
 }
 
 funcs() {
