@@ -9,6 +9,7 @@
 #include "core/argspec.h"
 #include "core/glob.h"
 #include "core/symbols.h"
+#include "core/util.h"
 
 struct enum_def {
 	char name[FT_ARG_NAME_MAX];
@@ -46,13 +47,8 @@ struct ft_argfmt *ft_argfmt_new(struct ft_trace *t)
 			if (sp && (size_t)(sp - s - 6) < FT_ARG_NAME_MAX) {
 				struct enum_def *e;
 
-				if (a->nr_enums == ecap) {
-					ecap = ecap ? ecap * 2 : 8;
-					e = realloc(a->enums, ecap * sizeof(*e));
-					if (!e)
-						goto oom;
-					a->enums = e;
-				}
+				if (FT_GROW(a->enums, ecap, a->nr_enums + 1, 8))
+					goto oom;
 				e = &a->enums[a->nr_enums++];
 				memcpy(e->name, s + 6, (size_t)(sp - s - 6));
 				e->name[sp - s - 6] = 0;
@@ -65,15 +61,8 @@ struct ft_argfmt *ft_argfmt_new(struct ft_trace *t)
 			char err[128];
 
 			if (!ft_argspec_parse(s, l, FT_ARGSPEC_ANY, &sp, &pos, err, sizeof(err))) {
-				if (a->nr_lines == cap) {
-					struct ft_arg_spec *n;
-
-					cap = cap ? cap * 2 : 16;
-					n = realloc(a->lines, cap * sizeof(*n));
-					if (!n)
-						goto oom;
-					a->lines = n;
-				}
+				if (FT_GROW(a->lines, cap, a->nr_lines + 1, 16))
+					goto oom;
 				a->lines[a->nr_lines++] = sp;
 			}
 		}

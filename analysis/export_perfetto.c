@@ -120,6 +120,23 @@ static void itab_free(struct itab *t)
 	ft_htab_free(&t->h);
 }
 
+/*
+ * The messages of the strings new in @tab (an itab) for this packet, into
+ * @msg[] and the pointers @ptr[] to them.  A macro: EventName,
+ * EventCategory and DebugAnnotationName are three protobuf-c types with the
+ * same fields (iid, name) and each its own @init.
+ */
+#define INTERNED_MSGS(tab, msg, ptr, init)                                                         \
+	do {                                                                                       \
+		for (size_t i_ = 0; i_ < (tab)->nnew; i_++) {                                      \
+			init(&(msg)[i_]);                                                          \
+			(msg)[i_].has_iid = 1;                                                     \
+			(msg)[i_].iid = (tab)->niid[i_];                                           \
+			(msg)[i_].name = (char *)(tab)->nname[i_];                                 \
+			(ptr)[i_] = &(msg)[i_];                                                    \
+		}                                                                                  \
+	} while (0)
+
 /* Write one packet (a Trace of one), with what was interned for it. */
 static int emit(struct ft_perfetto *p, TracePacket *pk)
 {
@@ -146,27 +163,9 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 			PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_INCREMENTAL_STATE_CLEARED;
 		p->first = 0;
 	}
-	for (size_t i = 0; i < p->names.nnew; i++) {
-		perfetto__protos__event_name__init(&en[i]);
-		en[i].has_iid = 1;
-		en[i].iid = p->names.niid[i];
-		en[i].name = (char *)p->names.nname[i];
-		enp[i] = &en[i];
-	}
-	for (size_t i = 0; i < p->cats.nnew; i++) {
-		perfetto__protos__event_category__init(&ec[i]);
-		ec[i].has_iid = 1;
-		ec[i].iid = p->cats.niid[i];
-		ec[i].name = (char *)p->cats.nname[i];
-		ecp[i] = &ec[i];
-	}
-	for (size_t i = 0; i < p->anns.nnew; i++) {
-		perfetto__protos__debug_annotation_name__init(&dn[i]);
-		dn[i].has_iid = 1;
-		dn[i].iid = p->anns.niid[i];
-		dn[i].name = (char *)p->anns.nname[i];
-		dnp[i] = &dn[i];
-	}
+	INTERNED_MSGS(&p->names, en, enp, perfetto__protos__event_name__init);
+	INTERNED_MSGS(&p->cats, ec, ecp, perfetto__protos__event_category__init);
+	INTERNED_MSGS(&p->anns, dn, dnp, perfetto__protos__debug_annotation_name__init);
 	if (p->names.nnew || p->cats.nnew || p->anns.nnew) {
 		id.n_event_names = p->names.nnew;
 		id.event_names = enp;
@@ -287,6 +286,36 @@ static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid
 	return ft_htab_find(&p->threads, tid);
 }
 
+/* @pk at @ts carries @tev, an event of @type on the track @track. */
+static void track_event(TracePacket *pk, TrackEvent *tev, uint64_t ts,
+			Perfetto__Protos__TrackEvent__Type type, uint64_t track)
+{
+	pk->has_timestamp = 1;
+	pk->timestamp = ts;
+	tev->has_type = 1;
+	tev->type = type;
+	tev->has_track_uuid = 1;
+	tev->track_uuid = track;
+	pk->track_event = tev;
+}
+
+/*
+ * Name @tev @name (or "?") and, when @cat is not NULL, put it in that
+ * category, whose iid *@ci holds.  A string that could not be interned
+ * gives iid 0, and emit() fails with ENOMEM.
+ */
+static void track_event_name(struct ft_perfetto *p, TrackEvent *tev, const char *name,
+			     const char *cat, uint64_t *ci)
+{
+	tev->has_name_iid = 1;
+	tev->name_iid = intern(&p->names, name ? name : "?");
+	if (cat) {
+		*ci = intern(&p->cats, cat);
+		tev->n_category_iids = 1;
+		tev->category_iids = ci;
+	}
+}
+
 static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
 		 const char *cat)
 {
@@ -294,27 +323,17 @@ static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, co
 	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
 	uint64_t ci;
 
-	pk.has_timestamp = 1;
-	pk.timestamp = ts;
-	tev.has_type = 1;
-	tev.type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
-			 : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = UUID_THREAD | tid;
+	track_event(&pk, &tev, ts,
+		    begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
+			  : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END,
+		    UUID_THREAD | tid);
 	if (begin) {
-		tev.has_name_iid = 1;
-		tev.name_iid = intern(&p->names, name ? name : "?");
-		if (cat) {
-			ci = intern(&p->cats, cat);
-			tev.n_category_iids = 1;
-			tev.category_iids = &ci;
-		}
+		track_event_name(p, &tev, name, cat, &ci);
 		if (!tev.name_iid) {
 			errno = ENOMEM;
 			return -1;
 		}
 	}
-	pk.track_event = &tev;
 	return emit(p, &pk);
 }
 
@@ -339,19 +358,8 @@ static int instant(struct ft_perfetto *p, const struct ft_xevent *ev, uint64_t t
 	uint64_t ci;
 	size_t n = nargs < MAX_ANN ? nargs : MAX_ANN;
 
-	pk.has_timestamp = 1;
-	pk.timestamp = ev->ts;
-	tev.has_type = 1;
-	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = track;
-	tev.has_name_iid = 1;
-	tev.name_iid = intern(&p->names, name ? name : "?");
-	if (cat) {
-		ci = intern(&p->cats, cat);
-		tev.n_category_iids = 1;
-		tev.category_iids = &ci;
-	}
+	track_event(&pk, &tev, ev->ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_INSTANT, track);
+	track_event_name(p, &tev, name, cat, &ci);
 	for (size_t i = 0; i < n; i++) {
 		int64_t v;
 
@@ -368,7 +376,6 @@ static int instant(struct ft_perfetto *p, const struct ft_xevent *ev, uint64_t t
 	}
 	tev.n_debug_annotations = n;
 	tev.debug_annotations = dap;
-	pk.track_event = &tev;
 	return emit(p, &pk);
 }
 
@@ -396,15 +403,10 @@ static int lost(struct ft_perfetto *p, const struct ft_xevent *ev)
 		p->lost_track = 1;
 	}
 	p->lost_total += ev->count;
-	pk.has_timestamp = 1;
-	pk.timestamp = ev->ts;
-	tev.has_type = 1;
-	tev.type = PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER;
-	tev.has_track_uuid = 1;
-	tev.track_uuid = UUID_LOST;
+	track_event(&pk, &tev, ev->ts, PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_COUNTER,
+		    UUID_LOST);
 	tev.has_counter_value = 1;
 	tev.counter_value = (int64_t)p->lost_total;
-	pk.track_event = &tev;
 	if (emit(p, &pk))
 		return -1;
 	p->st.lost_markers++;

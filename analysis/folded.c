@@ -17,6 +17,7 @@
 
 #include "analysis/export_progress.h"
 #include "core/hash.h"
+#include "core/util.h"
 #include "core/hashtab.h"
 
 struct slot {
@@ -518,18 +519,8 @@ static int path_append(struct gthread *t, const char *name)
 {
 	size_t l = strlen(name);
 
-	if (t->plen + l + 2 > t->pcap) {
-		size_t ncap = t->pcap ? t->pcap * 2 : 256;
-		char *np;
-
-		while (ncap < t->plen + l + 2)
-			ncap *= 2;
-		np = realloc(t->path, ncap);
-		if (!np)
-			return -1;
-		t->path = np;
-		t->pcap = ncap;
-	}
+	if (FT_GROW(t->path, t->pcap, t->plen + l + 2, 256))
+		return -1;
 	if (t->plen)
 		t->path[t->plen++] = ';';
 	put_frame(t->path + t->plen, name, l);
@@ -550,15 +541,8 @@ int ft_graphfold_entry(struct ft_graphfold *g, uint32_t tid, const char *root, c
 			goto nomem;
 		t->root_len = t->plen;
 	}
-	if (t->depth == t->ccap) {
-		size_t ncap = t->ccap ? t->ccap * 2 : 32;
-		struct gcall *nc = realloc(t->calls, ncap * sizeof(*nc));
-
-		if (!nc)
-			goto nomem;
-		t->calls = nc;
-		t->ccap = ncap;
-	}
+	if (FT_GROW(t->calls, t->ccap, t->depth + 1, 32))
+		goto nomem;
 	c = &t->calls[t->depth++];
 	c->path_len = t->plen;
 	c->start = ts;

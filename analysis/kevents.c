@@ -137,15 +137,8 @@ static void load_kallsyms(struct ft_kevents *k, size_t len)
 		p = nl + 1;
 		name = (char *)e.name;
 		name[e.name_len] = 0; /* on the newline or the [module] column */
-		if (k->nr_syms == cap) {
-			size_t nc = cap ? cap * 2 : 1024;
-			struct ksym *n = realloc(k->syms, nc * sizeof(*n));
-
-			if (!n)
-				return;
-			k->syms = n;
-			cap = nc;
-		}
+		if (FT_GROW(k->syms, cap, k->nr_syms + 1, 1024))
+			return;
 		k->syms[k->nr_syms++] = (struct ksym){ e.addr, 0, name };
 	}
 	if (!k->nr_syms)

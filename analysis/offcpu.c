@@ -18,6 +18,7 @@
 #include "analysis/offcpu.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 
 struct thread {
 	struct ft_hentry h; /* first (hashtab.h): key the tid */
@@ -185,15 +186,8 @@ static int64_t stack_intern(struct ft_offcpu *oc, const uint64_t *ips, uint32_t 
 		return e->id;
 	if (oc->stacks_nr == UINT32_MAX - 1)
 		goto nomem;
-	if (oc->stacks_nr == oc->stacks_cap) {
-		size_t ncap = oc->stacks_cap ? oc->stacks_cap * 2 : 64;
-		struct stack *n = realloc(oc->stacks, ncap * sizeof(*n));
-
-		if (!n)
-			goto nomem;
-		oc->stacks = n;
-		oc->stacks_cap = ncap;
-	}
+	if (FT_GROW(oc->stacks, oc->stacks_cap, oc->stacks_nr + 1, 64))
+		goto nomem;
 	copy = malloc(nr * sizeof(*ips));
 	if (!copy)
 		goto nomem;
@@ -282,17 +276,8 @@ static int close_interval(struct ft_offcpu *oc, const struct thread *t, uint64_t
 	if (period >= oc->thresh) {
 		struct ft_offcpu_sample *s;
 
-		if (oc->samples_nr == oc->samples_cap) {
-			size_t ncap = oc->samples_cap ? oc->samples_cap * 2 : 64;
-			struct ft_offcpu_sample *n = realloc(oc->samples, ncap * sizeof(*n));
-
-			if (!n) {
-				errno = ENOMEM;
-				return -1;
-			}
-			oc->samples = n;
-			oc->samples_cap = ncap;
-		}
+		if (FT_GROW(oc->samples, oc->samples_cap, oc->samples_nr + 1, 64))
+			return -1; /* ENOMEM */
 		s = &oc->samples[oc->samples_nr++];
 		s->ts_out = from;
 		s->ts_in = to;

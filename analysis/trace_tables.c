@@ -128,15 +128,8 @@ static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t ref,
 	uint64_t *copy;
 
 	(void)ref;
-	if (s->nr == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 256;
-		struct stack_ent *n = realloc(s->e, ncap * sizeof(*n));
-
-		if (!n)
-			return -1;
-		s->e = n;
-		s->cap = ncap;
-	}
+	if (FT_GROW(s->e, s->cap, s->nr + 1, 256))
+		return -1;
 	copy = malloc((nr ? nr : 1) * sizeof(*copy));
 	if (!copy)
 		return -1;

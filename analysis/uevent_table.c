@@ -11,6 +11,7 @@
 
 #include "analysis/uevent_table.h"
 #include "core/tracefile.h"
+#include "core/util.h"
 
 void ft_uev_table_free(struct ft_uev_table *t)
 {
@@ -129,16 +130,9 @@ int ft_uev_table_parse(struct ft_uev_table *t, const char *text, size_t len, cha
 			goto bad_line;
 		i = j + 1;
 		if (!strncmp(l, "name: ", 6)) {
-			if (t->nr == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				struct ft_uev_fmt *nf = realloc(t->fmts, nc * sizeof(*nf));
-
-				if (!nf) {
-					ft_uev_table_free(t);
-					return perr(err, errlen, line, "out of memory");
-				}
-				t->fmts = nf;
-				cap = nc;
+			if (FT_GROW(t->fmts, cap, t->nr + 1, 16)) {
+				ft_uev_table_free(t);
+				return perr(err, errlen, line, "out of memory");
 			}
 			cur = &t->fmts[t->nr++];
 			memset(cur, 0, sizeof(*cur));

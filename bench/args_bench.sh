@@ -19,11 +19,9 @@
 #   bench/args_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
+. "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup args-bench "$@"
-FTRAIL=$BUILD/ftrail
-
-[ -x "$FTRAIL" ] || { echo "args_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 P=$TOP/bench/args_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1
@@ -47,13 +45,6 @@ for ((round = 0; round < 1; round++)); do
 		T[uftrace_args_ret]=$(best uft "${A_UFT[@]}" "$W/pg" "$N")
 	fi
 done
-per_call() {
-	local t=${T[$1]:-}
-	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
-	awk -v t="$t" -v b="${T[untraced]}" -v c="$CALLS" 'BEGIN{printf "%.2f", (t-b)/c}'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
-
 # bytes per call on disk, with and without capture
 ft -- "$W/pg" "$N" >/dev/null 2>&1
 d0=$(stat -c %s "$W/t.dat")
@@ -61,11 +52,7 @@ ft "${A_FT[@]}" -- "$W/pg" "$N" >/dev/null 2>&1
 d1=$(stat -c %s "$W/t.dat")
 
 echo "args_bench: $CALLS calls ($N iterations x 3, 2 integer args + retval each), best of $RUNS, CC=$CC"
-printf '%-20s %14s %10s\n' config loop_ns ns/call
-for k in untraced ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-20s %14s %10s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 20 untraced ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret
 echo
 echo "ratio ftrail_other_spec/ftrail       $(ratio "$(per_call ftrail_other_spec)" "$(per_call ftrail)")   (target 1.00: no change)"
 echo "ratio ftrail_args_ret/ftrail         $(ratio "$(per_call ftrail_args_ret)" "$(per_call ftrail)")"
@@ -89,13 +76,7 @@ if have_callgrind; then
 		I[uftrace]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" $NI)
 		I[uftrace_args_ret]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "${A_UFT[@]}" "$W/pg" $NI)
 	fi
-	echo
-	echo "instructions per call (callgrind, $((3 * NI)) calls, over the untraced program)"
-	for k in ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret; do
-		[ -n "${I[$k]:-}" ] || continue
-		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c=$((3 * NI)) 'BEGIN{printf "%.0f", (t-b)/c}')
-		printf '%-20s %8s\n' "$k" "${I[$k]}"
-	done
+	icount_table $((3 * NI)) 20 ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret
 	echo "instr ratio ftrail_other_spec/ftrail          $(ratio "${I[ftrail_other_spec]}" "${I[ftrail]}")"
 	echo "instr ratio ftrail_args_ret/ftrail            $(ratio "${I[ftrail_args_ret]}" "${I[ftrail]}")"
 	[ -n "${I[uftrace_args_ret]:-}" ] &&

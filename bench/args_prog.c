@@ -4,48 +4,38 @@
  * f3(a, b) } (3 calls, each with 2 integer arguments and an integer return
  * value), timed from inside.  Prints "calls=C ns=T".
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
+/* beside this file: the scripts compile it without -I */
+#include "timed_loop.h"
 
-#define NOINLINE __attribute__((noinline, noclone))
+/* noclone too: the argument registers hold what the call site passed */
+#define NOINLINE_NOCLONE __attribute__((noinline, noclone))
 
-volatile long sink;
 long f1(long a, long b);
 long f2(long a, long b);
 long f3(long a, long b);
 
-NOINLINE long f3(long a, long b)
+NOINLINE_NOCLONE long f3(long a, long b)
 {
 	return a ^ b;
 }
 
-NOINLINE long f2(long a, long b)
+NOINLINE_NOCLONE long f2(long a, long b)
 {
 	return a + b;
 }
 
-NOINLINE long f1(long a, long b)
+NOINLINE_NOCLONE long f1(long a, long b)
 {
 	return f2(a, b) + f3(a, b);
 }
 
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 1000000, t0, t1;
+	long n = loop_count(argc, argv, 1), t0;
 
 	t0 = now_ns();
 	for (long i = 0; i < n; i++)
 		sink += f1(i, 7);
-	t1 = now_ns();
-	printf("calls=%ld ns=%ld\n", 3 * n, t1 - t0);
+	loop_report(3 * n, now_ns() - t0);
 	return 0;
 }

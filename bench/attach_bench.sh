@@ -19,16 +19,13 @@
 #   bench/attach_bench.sh            (env BUILD=build, RUNS=5, THREADS=4 (1..16), FUNCS=20000)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
-RUNS=${RUNS:-5}
+. "$TOP/bench/lib.sh" # bench_setup, need_built
+bench_setup attach-bench
 THREADS=${THREADS:-4}
 FUNCS=${FUNCS:-20000}
-FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/attach-bench.XXXXXX)
 PIDS=()
 trap 'touch "$W/stop"; for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$W"' EXIT
-[ -x "$FTRAIL" ] || { echo "attach_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 
 # the big program: attach_srv plus FUNCS functions main reaches through a table
 {
@@ -50,7 +47,7 @@ start() { # BINARY: runs it in the background, its pid in $pid once it is ready
 	done
 }
 
-best() { sort -n | head -n 1; }
+lowest() { sort -n | head -n 1; }
 
 printf '%-40s %8s %9s %9s %9s %9s\n' program threads attach1_ms attach2_ms detach_ms gdb_ms
 for src in small big; do
@@ -81,8 +78,8 @@ for src in small big; do
 			rm -f "$W/stop"
 		done
 		printf '%-40s %8s %9s %9s %9s %9s\n' "$src $flags" "$((THREADS + 1))" \
-			"$(printf '%s\n' "${a1[@]}" | best)" "$(printf '%s\n' "${a2[@]}" | best)" \
-			"$(printf '%s\n' "${de[@]}" | best)" \
-			"$( [ ${#gd[@]} -gt 0 ] && printf '%s\n' "${gd[@]}" | best || echo -)"
+			"$(printf '%s\n' "${a1[@]}" | lowest)" "$(printf '%s\n' "${a2[@]}" | lowest)" \
+			"$(printf '%s\n' "${de[@]}" | lowest)" \
+			"$( [ ${#gd[@]} -gt 0 ] && printf '%s\n' "${gd[@]}" | lowest || echo -)"
 	done
 done

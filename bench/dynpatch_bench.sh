@@ -24,10 +24,9 @@
 #   bench/dynpatch_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup dynpatch-bench "$@"
-FTRAIL=$BUILD/ftrail
-[ -x "$FTRAIL" ] && [ -e "$BUILD/libftrail.so" ] || { echo "dynpatch_bench: build first"; exit 1; }
+need_built "$FTRAIL" "$BUILD/libftrail.so"
 P=$TOP/bench/fgraph_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1
@@ -89,19 +88,8 @@ if uprobe_setup; then
 	echo 0 >"$INST/events/ftdpb/enable"
 fi
 
-per_call() {
-	local t=${T[$1]:-}
-	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
-	awk -v t="$t" -v b="${T[untraced]}" -v c="$CALLS" 'BEGIN{printf "%.2f", (t-b)/c}'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
-
 echo "dynpatch_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC"
-printf '%-16s %14s %12s\n' config loop_ns ns/call
-for k in untraced ftrail_pg ftrail_pfe ftrail_patch uftrace_patch uprobe; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-16s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 16 untraced ftrail_pg ftrail_pfe ftrail_patch uftrace_patch uprobe
 echo
 echo "ratio ftrail_patch/ftrail_pg    $(ratio "$(per_call ftrail_patch)" "$(per_call ftrail_pg)")   (target <= 1.5)"
 echo "ratio ftrail_patch/ftrail_pfe   $(ratio "$(per_call ftrail_patch)" "$(per_call ftrail_pfe)")"
@@ -111,15 +99,8 @@ echo "ratio uprobe/ftrail_patch       $(ratio "$(per_call uprobe)" "$(per_call f
 # ---- instructions per call (callgrind: deterministic on a loaded machine) ----
 # The runtime runs under tests/progs/rtrun (the session driver), which
 # preloads it into valgrind's client; -X is its --patch.
-if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+if have_callgrind; then
 	NI=100000
-	icount() { # command... -> the largest total of the callgrind outputs (the program)
-		rm -f "$W"/cg.*
-		(cd "$W" && "$@" >/dev/null 2>&1)
-		for f in "$W"/cg.*; do
-			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-		done | sort -n | tail -n 1
-	}
 	VG="valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=$W/cg.%p"
 	i_base=$(icount $VG "$W/plain" $NI)
 	declare -A I
@@ -128,13 +109,7 @@ if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v ca
 	I[ftrail_patch]=$(icount env FTRAIL_LIB="$BUILD/libftrail.so" "$W/rtrun" -q -X 'f[123]' -- $VG "$W/plain" $NI)
 	command -v uftrace >/dev/null 2>&1 &&
 		I[uftrace_patch]=$(icount $VG uftrace record -P '^f[123]$' -d "$W/uft.i" "$W/plain" $NI)
-	echo
-	echo "instructions per call (callgrind, $((3 * NI)) calls, over the untraced program)"
-	for k in ftrail_pg ftrail_pfe ftrail_patch uftrace_patch; do
-		[ -n "${I[$k]:-}" ] || continue
-		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c=$((3 * NI)) 'BEGIN{printf "%.0f", (t-b)/c}')
-		printf '%-16s %8s\n' "$k" "${I[$k]}"
-	done
+	icount_table $((3 * NI)) 16 ftrail_pg ftrail_pfe ftrail_patch uftrace_patch
 	echo "instr ratio ftrail_patch/ftrail_pg     $(ratio "${I[ftrail_patch]}" "${I[ftrail_pg]}")   (target <= 1.5)"
 	echo "instr ratio ftrail_patch/ftrail_pfe    $(ratio "${I[ftrail_patch]}" "${I[ftrail_pfe]}")"
 	[ -n "${I[uftrace_patch]:-}" ] &&

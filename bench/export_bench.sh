@@ -16,16 +16,13 @@
 #   bench/export_bench.sh [CALLS] [THREADS]      (env BUILD=build)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+. "$TOP/bench/lib.sh" # bench_setup, need_built
+bench_setup export-bench
 CALLS=${1:-50000000}
 THREADS=${2:-1}
 ITER=$(((CALLS + 7 * THREADS - 1) / (7 * THREADS)))
-FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/export-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
-[ -x "$FTRAIL" ] || { echo "export_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 [ -x /usr/bin/time ] || { echo "export_bench: needs /usr/bin/time"; exit 1; }
 gcc -O2 -g -pg -o "$W/prog" "$TOP/bench/readers_prog.c" -lpthread || exit 1
 cd "$W" || exit 1

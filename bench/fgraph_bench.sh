@@ -25,12 +25,11 @@
 #   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
 bench_setup fgraph-bench "$@"
 LIB=$BUILD/libftrail.so
-FTRAIL=$BUILD/ftrail
 
-[ -e "$LIB" ] || { echo "fgraph_bench: build first ($LIB missing)"; exit 1; }
+need_built "$LIB"
 P=$TOP/bench/fgraph_prog.c
 $CC -O2 -o "$W/plain" "$P" || exit 1
 $CC -O2 -finstrument-functions -o "$W/cyg" "$P" || exit 1
@@ -93,19 +92,8 @@ if [ $have_uftrace = 1 ]; then
 	uft_disk=$(awk -v s="$s" -v c="$CALLS" 'BEGIN{printf "%.2f", s/c}')
 fi
 
-per_call() { # config -> ns per call over the untraced loop
-	local t=${T[$1]:-}
-	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
-	awk -v t="$t" -v b="${T[untraced]}" -v c="$CALLS" 'BEGIN{printf "%.2f", (t-b)/c}'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
-
 echo "fgraph_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC, recorder: $([ $have_ftrail = 1 ] && echo 'ftrail record' || echo 'tests/progs/rtrun')"
-printf '%-16s %14s %12s\n' config loop_ns ns/call
-for k in untraced floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe; do
-	[ -n "${T[$k]:-}" ] || continue
-	printf '%-16s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k")"
-done
+ns_table 16 untraced floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
 echo
 floor=$(per_call floor)
 echo "ratio ftrail_cyg/floor        $(ratio "$(per_call ftrail_cyg)" "$floor")   (target <= 1.5)"
@@ -125,18 +113,8 @@ echo "bytes/call in buffer          $(ratio "$bbytes" "$bcalls")   (target <= 8)
 echo "bytes/call on disk            $disk   (target <= 3; uftrace: $uft_disk)"
 
 # ---- instructions per call (callgrind) ----
-if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+if have_callgrind; then
 	NI=100000
-	itot() { # callgrind output files -> the largest total (the traced program)
-		for f in "$@"; do
-			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-		done | sort -n | tail -n 1
-	}
-	icount() { # command...  -> instructions of the program
-		rm -f "$W"/cg.*
-		(cd "$W" && "$@" >/dev/null 2>&1)
-		itot "$W"/cg.*
-	}
 	VG="valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=$W/cg.%p"
 	i_base=$(icount $VG "$W/plain" $NI)
 	declare -A I
@@ -148,13 +126,7 @@ if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v ca
 		I[uftrace_pg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/pg" $NI)
 		I[uftrace_cyg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/cyg" $NI)
 	fi
-	echo
-	echo "instructions per call (callgrind, $((3 * NI)) calls, over the untraced program)"
-	for k in floor ftrail_fentry ftrail_pfe ftrail_cyg uftrace_pg uftrace_cyg; do
-		[ -n "${I[$k]:-}" ] || continue
-		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c=$((3 * NI)) 'BEGIN{printf "%.0f", (t-b)/c}')
-		printf '%-16s %8s\n' "$k" "${I[$k]}"
-	done
+	icount_table $((3 * NI)) 16 floor ftrail_fentry ftrail_pfe ftrail_cyg uftrace_pg uftrace_cyg
 	echo "instr ratio ftrail_fentry/floor     $(ratio "${I[ftrail_fentry]}" "${I[floor]}")"
 	echo "instr ratio ftrail_cyg/floor        $(ratio "${I[ftrail_cyg]}" "${I[floor]}")"
 	[ -n "${I[uftrace_pg]:-}" ] && echo "instr ratio uftrace_pg/ftrail_fentry $(ratio "${I[uftrace_pg]}" "${I[ftrail_fentry]}")"

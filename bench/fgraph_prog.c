@@ -6,45 +6,17 @@
  * The script compiles it with each instrumentation flag; the Makefile also
  * builds it plainly (harmless).
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
-#define NOINLINE __attribute__((noinline))
-
-volatile long sink;
-
-static NOINLINE long f3(long x)
-{
-	return x ^ 0x55;
-}
-
-static NOINLINE long f2(long x)
-{
-	return x + 1;
-}
-
-static NOINLINE long f1(long x)
-{
-	return f2(x) + f3(x);
-}
-
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
+#define BENCH_F123
+/* beside this file: the scripts compile it without -I */
+#include "timed_loop.h"
 
 int main(int argc, char **argv)
 {
-	long n = argc > 1 ? atol(argv[1]) : 1000000, t0, t1;
+	long n = loop_count(argc, argv, 1), t0;
 
 	t0 = now_ns();
 	for (long i = 0; i < n; i++)
 		sink += f1(i);
-	t1 = now_ns();
-	printf("calls=%ld ns=%ld\n", 3 * n, t1 - t0);
+	loop_report(3 * n, now_ns() - t0);
 	return 0;
 }

@@ -14,11 +14,10 @@
 #   bench/libcall_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio
 bench_setup libcall-bench "$@"
-FTRAIL=$BUILD/ftrail
 
-[ -x "$FTRAIL" ] || { echo "libcall_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 P=$TOP/bench/libcall_prog.c
 $CC -O2 -fno-builtin -o "$W/plain" "$P" || exit 1
 $CC -O2 -fno-builtin -pg -mfentry -o "$W/fentry" "$P" || exit 1
@@ -40,12 +39,7 @@ T[ftrail_func]=$(best rec --no-libcall -- "$W/fentry" f "$N")
 rec -- "$W/fentry" l "$N" >/dev/null
 got=$("$FTRAIL" report -i "$W/t.dat" | awk '$NF == "strlen" { print $(NF-1) }')
 
-per_call() { # config base -> ns per call over the plain loop
-	local t=${T[$1]:-} b=${T[$2]}
-	[ -n "$t" ] && [ "$t" != - ] || { echo "-"; return; }
-	awk -v t="$t" -v b="$b" -v c="$N" 'BEGIN{printf "%.2f", (t-b)/c}'
-}
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (a == "-" || b == "-" || b+0 <= 0) print "-"; else printf "%.2f", a/b }'; }
+CALLS=$N # one call per iteration
 
 echo "libcall_bench: $N calls, best of $RUNS, CC=$CC; strlen calls in the trace: ${got:-none}"
 printf '%-14s %14s %12s\n' config loop_ns ns/call

@@ -5,14 +5,11 @@
  * -fno-builtin so each is a real call); MODE f: N calls of a traced
  * function of the program.  Prints "calls=N ns=T".
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define NOINLINE __attribute__((noinline))
+/* beside this file: the scripts compile it without -I */
+#include "timed_loop.h"
 
-volatile long sink;
 const char *volatile str = "ftrail";
 
 static NOINLINE long leaf(long x)
@@ -20,18 +17,10 @@ static NOINLINE long leaf(long x)
 	return x ^ 0x55;
 }
 
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
-
 int main(int argc, char **argv)
 {
 	char mode = argc > 1 ? argv[1][0] : 'l';
-	long n = argc > 2 ? atol(argv[2]) : 1000000, t0, t1;
+	long n = loop_count(argc, argv, 2), t0;
 
 	t0 = now_ns();
 	if (mode == 'f')
@@ -40,7 +29,6 @@ int main(int argc, char **argv)
 	else
 		for (long i = 0; i < n; i++)
 			sink += (long)strlen(str);
-	t1 = now_ns();
-	printf("calls=%ld ns=%ld\n", n, t1 - t0);
+	loop_report(n, now_ns() - t0);
 	return 0;
 }

@@ -20,16 +20,13 @@
 #   bench/readers_bench.sh [ITER] [THREADS]      (env BUILD=build, RUNS=3)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-BUILD=${BUILD:-$TOP/build}
-case $BUILD in /*) ;; *) BUILD=$TOP/$BUILD ;; esac
+RUNS=${RUNS:-3}
+. "$TOP/bench/lib.sh" # bench_setup, need_built
+bench_setup readers-bench
 ITER=${1:-300000}
 THREADS=${2:-1}
-RUNS=${RUNS:-3}
-FTRAIL=$BUILD/ftrail
-W=$(mktemp -d /tmp/readers-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
 
-[ -x "$FTRAIL" ] || { echo "readers_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 command -v uftrace >/dev/null 2>&1 || { echo "readers_bench: uftrace is not installed"; exit 1; }
 gcc -O2 -g -pg -o "$W/prog" "$TOP/bench/readers_prog.c" -lpthread || exit 1
 cd "$W" || exit 1
@@ -39,8 +36,8 @@ uftrace record -d uft.data ./prog "$ITER" "$THREADS" >/dev/null 2>uft.err || { c
 	{ cat ftT.err; exit 1; }
 grep -q '(0 lost)' ft.err || { echo "readers_bench: ftrail lost events: $(cat ft.err)"; exit 1; }
 
-# best "wall cpu maxrss_kb" of RUNS runs of the shell command $1
-best() {
+# best_run CMD: best "wall cpu maxrss_kb" of RUNS runs of the shell command CMD
+best_run() {
 	local bw= bc= bm= r w u s c m
 	for ((r = 0; r < RUNS; r++)); do
 		/usr/bin/time -o "$W/time.out" -f '%e %U %S %M' bash -c "$1" >/dev/null 2>&1 ||
@@ -54,7 +51,6 @@ best() {
 	echo "$bw $bc $bm"
 }
 
-ratio() { echo "scale=2; $1 / ($2 + 0.0001)" | bc; }
 
 lines=$("$FTRAIL" show -i ft.dat | wc -l)
 calls=$("$FTRAIL" report -i ft.dat | awk '$NF ~ /^(leaf|mid|top)$/ { n += $(NF - 1) } END { print n }')
@@ -63,7 +59,7 @@ echo "# $(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //'), $(nproc) CPUs, 
 printf '%-8s %-34s %8s %8s %9s\n' what command wall_s cpu_s maxrss_kb
 row() { # name label command
 	local r
-	r=$(best "$3")
+	r=$(best_run "$3")
 	printf '%-8s %-34s %8s %8s %9s\n' "$1" "$2" $r
 	echo "$r" >"$W/$1.res"
 }

@@ -15,26 +15,23 @@
 #   bench/ulat_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
 bench_setup ulat-bench "$@"
-FTRAIL=$BUILD/ftrail
-[ -x "$FTRAIL" ] || { echo "ulat_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 $CC -O2 -fpatchable-function-entry=5 -o "$W/prog" "$TOP/bench/ulat_prog.c" -lpthread || exit 1
 INSTR=${INSTR:-1}
-command -v valgrind >/dev/null 2>&1 || INSTR=0
+have_callgrind || INSTR=0
 CALLS=$((3 * N))
 
 # instructions of the whole run under callgrind (the traced program only)
 instr() { # mode [record options]
-	local mode=$1; shift
+	local mode=$1 vg="valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p"
+	shift
 	if [ $# = 0 ]; then
-		(cd "$W" && valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" \
-			./prog "$mode" "$N" >/dev/null 2>&1)
+		icount $vg ./prog "$mode" "$N"
 	else
-		(cd "$W" && "$FTRAIL" record -q -o "$W/t.dat" "$@" -- valgrind --tool=callgrind \
-			--callgrind-out-file="$W/cg.out" ./prog "$mode" "$N" >/dev/null 2>&1)
+		icount "$FTRAIL" record -q -o "$W/t.dat" "$@" -- $vg ./prog "$mode" "$N"
 	fi
-	sed -n 's/^summary: //p' "$W/cg.out" | head -1
 }
 
 printf '%-4s %-16s %10s %9s %12s\n' mode tracer ns/call vs-func instr/call

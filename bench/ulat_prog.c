@@ -8,42 +8,17 @@
  */
 #include <pthread.h>
 #include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
-#define NOINLINE __attribute__((noinline))
+#define BENCH_F123
+/* beside this file: the scripts compile it without -I */
+#include "timed_loop.h"
 
-volatile long sink;
 static pthread_mutex_t m = PTHREAD_MUTEX_INITIALIZER;
-
-static NOINLINE long f3(long x)
-{
-	return x ^ 0x55;
-}
-
-static NOINLINE long f2(long x)
-{
-	return x + 1;
-}
-
-static NOINLINE long f1(long x)
-{
-	return f2(x) + f3(x);
-}
-
-static long now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000L + ts.tv_nsec;
-}
 
 int main(int argc, char **argv)
 {
 	char mode = argc > 1 ? argv[1][0] : 'f';
-	long n = argc > 2 ? atol(argv[2]) : 1000000, t0, t1;
+	long n = loop_count(argc, argv, 2), t0;
 	sigset_t all, old;
 
 	sigfillset(&all);
@@ -61,7 +36,6 @@ int main(int argc, char **argv)
 			sink += f1(i);
 		}
 	}
-	t1 = now_ns();
-	printf("calls=%ld ns=%ld\n", 3 * n, t1 - t0);
+	loop_report(3 * n, now_ns() - t0);
 	return 0;
 }

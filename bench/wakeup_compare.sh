@@ -20,7 +20,6 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 bench_setup wakeup_compare
 HOGS=${1:-4}
 ROUNDS=${2:-150}
-FTRAIL=$BUILD/ftrail
 command -v perf >/dev/null || { echo "perf not installed"; exit 1; }
 $CC -O1 -pthread -o "$W/wp" "$TOP/tests/progs/wakeup_pipe.c" || exit 1
 cd "$W" || exit 1

@@ -433,17 +433,6 @@ static int do_show(const struct opts *o)
 	return 0;
 }
 
-/* A META counter, or -1 when absent or not a number. */
-static int meta_u64(struct ft_reader *r, const char *which, const char *key, uint64_t *v)
-{
-	char name[64];
-	const char *s;
-
-	snprintf(name, sizeof(name), "stackmap.%s.%s", which, key);
-	s = ft_reader_meta(r, name);
-	return s && ft_parse_u64(s, 0, UINT64_MAX, v) == 0 ? 0 : -1;
-}
-
 /*
  * stack_map_stat of a trace file: entries from the FSMB blob; capacity,
  * successes and drops from META (see ft_stackmap_meta_lines()).  Without
@@ -464,13 +453,13 @@ static int do_stat(const struct opts *o)
 
 	parse_or_die(o->input, blob, len, &s);
 	free(blob);
-	have_bits = meta_u64(r, which, "bits", &bits) == 0;
+	have_bits = ft_smap_meta_u64(r, which, "bits", &bits) == 0;
 	if (have_bits && (bits < FT_STACKMAP_BITS_MIN || bits > FT_STACKMAP_BITS_MAX))
 		ft_die("%s: META stackmap.%s.bits=%" PRIu64 " is out of range", o->input, which,
 		       bits);
 	st.entries = (uint32_t)s.nr;
-	st.successes = meta_u64(r, which, "successes", &succ) == 0 ? succ : s.refs;
-	have_drops = meta_u64(r, which, "drops", &drops) == 0;
+	st.successes = ft_smap_meta_u64(r, which, "successes", &succ) == 0 ? succ : s.refs;
+	have_drops = ft_smap_meta_u64(r, which, "drops", &drops) == 0;
 	ft_reader_close(r);
 	if (have_bits && have_drops) {
 		st.max_entries = 1u << bits;

@@ -48,7 +48,7 @@ int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bit
 	return n < 0 ? 0 : n;
 }
 
-static int meta_u64(struct ft_reader *r, const char *which, const char *key, uint64_t *v)
+int ft_smap_meta_u64(struct ft_reader *r, const char *which, const char *key, uint64_t *v)
 {
 	char name[64];
 	const char *s;
@@ -64,10 +64,11 @@ int ft_smap_full_meta(struct ft_reader *r, const char *which, char *buf, size_t 
 
 	if (len)
 		buf[0] = 0;
-	if (meta_u64(r, which, "bits", &bits) || meta_u64(r, which, "successes", &succ) ||
-	    meta_u64(r, which, "drops", &drops) || bits > 32)
+	if (ft_smap_meta_u64(r, which, "bits", &bits) ||
+	    ft_smap_meta_u64(r, which, "successes", &succ) ||
+	    ft_smap_meta_u64(r, which, "drops", &drops) || bits > 32)
 		return 0;
 	/* a map that refused was full: it held 2^bits stacks */
-	entries = meta_u64(r, which, "entries", &entries) ? (1ull << bits) : entries;
+	entries = ft_smap_meta_u64(r, which, "entries", &entries) ? (1ull << bits) : entries;
 	return ft_smap_full_line(buf, len, which, (unsigned int)bits, entries, succ, drops);
 }

@@ -34,6 +34,17 @@ int ft_smap_full_line(char *buf, size_t len, const char *which, unsigned int bit
 		      uint64_t successes, uint64_t drops);
 
 /**
+ * ft_smap_meta_u64() - a stack map counter from a trace file's META
+ * @which:  "user" or "kernel"
+ * @key:    "bits", "entries", "successes" or "drops"
+ * @v:      the value, when there is one
+ *
+ * Reads META's stackmap.<which>.<key>.
+ * Return: 0, or -1 when it is absent or not a number.
+ */
+int ft_smap_meta_u64(struct ft_reader *r, const char *which, const char *key, uint64_t *v);
+
+/**
  * ft_smap_full_meta() - ft_smap_full_line() from a trace file's META
  * Return: as ft_smap_full_line(); 0 when the counters were not recorded.
  */

@@ -86,18 +86,8 @@ static int b_add(struct builder *b, uint64_t addr, uint32_t size, const char *na
 			return -1;
 		b->cap = ncap;
 	}
-	if (st->strings_len + nlen + 1 > b->scap) {
-		size_t ncap = b->scap ? b->scap * 2 : 4096;
-		char *n;
-
-		while (ncap < st->strings_len + nlen + 1)
-			ncap *= 2;
-		n = realloc(st->strings, ncap);
-		if (!n)
-			return -1;
-		st->strings = n;
-		b->scap = ncap;
-	}
+	if (FT_GROW(st->strings, b->scap, st->strings_len + nlen + 1, 4096))
+		return -1;
 	memcpy(st->strings + st->strings_len, name, nlen);
 	st->strings[st->strings_len + nlen] = 0;
 	b->name_off[st->nr] = st->strings_len;
@@ -563,16 +553,9 @@ void ft_symbols_free(struct ft_symbols *s)
 int ft_symbols_add_module_pid(struct ft_symbols *s, uint32_t pid, uint64_t start, uint64_t end,
 			      uint64_t base, const char *path, struct ft_symtab *st)
 {
-	if (s->nr == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		struct module *n = realloc(s->mods, ncap * sizeof(*n));
-
-		if (!n) {
-			ft_symtab_free(st);
-			return -1;
-		}
-		s->mods = n;
-		s->cap = ncap;
+	if (FT_GROW(s->mods, s->cap, s->nr + 1, 16)) {
+		ft_symtab_free(st);
+		return -1;
 	}
 	s->mods[s->nr].start = start;
 	s->mods[s->nr].end = end;

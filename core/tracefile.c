@@ -501,15 +501,8 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 				  (unsigned long long)s.offset, strerror(errno));
 			goto fail;
 		}
-		if (r->nr == r->cap) {
-			size_t ncap = r->cap ? r->cap * 2 : 64;
-			struct ft_section *n = realloc(r->secs, ncap * sizeof(*n));
-
-			if (!n)
-				goto oom;
-			r->secs = n;
-			r->cap = ncap;
-		}
+		if (FT_GROW(r->secs, r->cap, r->nr + 1, 64))
+			goto oom;
 		r->secs[r->nr++] = s;
 	}
 	if (!seen_end) {
@@ -749,15 +742,8 @@ static void load_meta(struct ft_reader *r)
 		eq = strchr(p, '=');
 		if (eq && eq != p) {
 			*eq = 0;
-			if (n == cap) {
-				size_t ncap = cap ? cap * 2 : 32;
-				struct meta_kv *kv = realloc(r->kv, ncap * sizeof(*kv));
-
-				if (!kv)
-					break;
-				r->kv = kv;
-				cap = ncap;
-			}
+			if (FT_GROW(r->kv, cap, n + 1, 32))
+				break;
 			r->kv[n].key = p;
 			r->kv[n].val = eq + 1;
 			n++;
@@ -802,16 +788,9 @@ static int fsmb_collect(uint32_t id, const uint64_t *ips, uint32_t nr, uint32_t 
 	struct fsmb_acc *a = arg;
 	struct fsmb_ent *e;
 
-	if (a->nr == a->cap) {
-		size_t ncap = a->cap ? a->cap * 2 : 256;
-		struct fsmb_ent *n = realloc(a->e, ncap * sizeof(*n));
-
-		if (!n) {
-			a->oom = 1;
-			return 1;
-		}
-		a->e = n;
-		a->cap = ncap;
+	if (FT_GROW(a->e, a->cap, a->nr + 1, 256)) {
+		a->oom = 1;
+		return 1;
 	}
 	e = &a->e[a->nr];
 	e->ips = malloc(nr ? nr * sizeof(*ips) : 1);

@@ -110,6 +110,30 @@ uint64_t ft_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+void *ft_grow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap : first ? first : 1;
+	void *n;
+
+	if (need <= *cap)
+		return p;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			goto nomem;
+		ncap *= 2;
+	}
+	if (size && ncap > SIZE_MAX / size)
+		goto nomem;
+	n = realloc(p, ncap * size);
+	if (!n)
+		goto nomem;
+	*cap = ncap;
+	return n;
+nomem:
+	errno = ENOMEM;
+	return NULL;
+}
+
 int ft_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
 	char *end;

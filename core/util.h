@@ -46,6 +46,31 @@ void *ft_calloc(size_t nmemb, size_t n);
 void *ft_realloc(void *p, size_t n);
 char *ft_strdup(const char *s);
 
+/**
+ * ft_grow() - room for @need elements in an array that doubles as it grows
+ * @p:     the array (NULL while *@cap is 0)
+ * @cap:   its capacity in elements, updated when it grows
+ * @need:  how many elements it must hold
+ * @size:  the size of one element
+ * @first: the capacity of its first allocation
+ *
+ * Like realloc(), the array may move.  By hand, as git's ALLOC_GROW: libc
+ * has no growth policy, and the tool's readers must fail softly, not die.
+ * Return: the array, or NULL with errno ENOMEM (@p and *@cap as they were)
+ * when the size overflows or memory runs out.
+ */
+void *ft_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
+
+/*
+ * FT_GROW(p, cap, need, first): ft_grow() on the array pointer @p and its
+ * size_t capacity @cap, updated in place.  0, or -1 (ENOMEM, nothing changed).
+ */
+#define FT_GROW(p, cap, need, first)                                                               \
+	({                                                                                         \
+		void *grown_ = ft_grow((p), &(cap), (need), sizeof(*(p)), (first));                \
+		grown_ ? ((p) = grown_, 0) : -1;                                                   \
+	})
+
 struct stat;
 
 /*

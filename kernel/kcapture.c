@@ -1064,15 +1064,8 @@ static int klines_index(struct ft_kcapture *kc, size_t len)
 		char *nl = memchr(kc->ks + in, '\n', len - in);
 		size_t l = nl ? (size_t)(nl - (kc->ks + in)) + 1 : len - in;
 
-		if (kc->nr_klines == cap) {
-			struct kline *nv;
-
-			cap = cap ? cap * 2 : 65536;
-			nv = realloc(kc->klines, cap * sizeof(*nv));
-			if (!nv)
-				return -1;
-			kc->klines = nv;
-		}
+		if (FT_GROW(kc->klines, cap, kc->nr_klines + 1, 65536))
+			return -1;
 		/* every line passed kallsyms_text_only(): it parses */
 		if (ft_kallsyms_line(kc->ks + in, l, &e))
 			kc->klines[kc->nr_klines++] = (struct kline){ e.addr, in, l, 0 };
@@ -1092,19 +1085,9 @@ static void ktext_line(struct ft_kcapture *kc, struct ktext *t, struct kline *k)
 {
 	if (k->keep)
 		return;
-	if (t->len + k->len > t->cap) {
-		size_t nc = t->cap ? t->cap * 2 : 65536;
-		char *n;
-
-		while (nc < t->len + k->len)
-			nc *= 2;
-		n = realloc(t->p, nc);
-		if (!n) {
-			t->oom = 1;
-			return;
-		}
-		t->p = n;
-		t->cap = nc;
+	if (FT_GROW(t->p, t->cap, t->len + k->len, 65536)) {
+		t->oom = 1;
+		return;
 	}
 	memcpy(t->p + t->len, kc->ks + k->off, k->len);
 	t->len += k->len;

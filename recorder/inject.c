@@ -270,15 +270,8 @@ static int stop_thread(struct thr *t)
 
 static int thr_add(struct ft_inject *in, pid_t tid)
 {
-	if (in->n == in->cap) {
-		size_t nc = in->cap ? in->cap * 2 : 16;
-		struct thr *nt = realloc(in->t, nc * sizeof(*nt));
-
-		if (!nt)
-			return -1;
-		in->t = nt;
-		in->cap = nc;
-	}
+	if (FT_GROW(in->t, in->cap, in->n + 1, 16))
+		return -1;
 	memset(&in->t[in->n], 0, sizeof(in->t[0]));
 	in->t[in->n++].tid = tid;
 	return 0;

@@ -250,54 +250,66 @@ static size_t count_args(va_list ap)
 	return n;
 }
 
-__attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	size_t n;
+enum execl_kind {
+	EXECL_PATH,   /* execl: execv(path) */
+	EXECL_SEARCH, /* execlp: execvp(file), searched in PATH */
+	EXECL_ENV,    /* execle: execve(path), envp after the NULL */
+};
 
-	va_start(ap, arg);
-	n = count_args(ap);
+/*
+ * The argv of @arg and the arguments of @ap up to their NULL, on the stack,
+ * handed to the wrapper @kind names; returns what it returns (only on error).
+ */
+static int execl_common(enum execl_kind kind, const char *path, const char *arg, va_list ap)
+{
+	size_t n = count_args(ap);
 	char *argv[n + 2];
 
 	argv[0] = (char *)arg;
 	for (size_t i = 1; i <= n + 1; i++)
 		argv[i] = va_arg(ap, char *);
+	switch (kind) {
+	case EXECL_PATH:
+		return execv(path, argv);
+	case EXECL_SEARCH:
+		return execvp(path, argv);
+	case EXECL_ENV:
+		break;
+	}
+	return execve(path, argv, va_arg(ap, char **));
+}
+
+__attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, arg);
+	ret = execl_common(EXECL_PATH, path, arg, ap);
 	va_end(ap);
-	return execv(path, argv);
+	return ret;
 }
 
 __attribute__((visibility("default"))) int execlp(const char *file, const char *arg, ...)
 {
 	va_list ap;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	n = count_args(ap);
-	char *argv[n + 2];
-
-	argv[0] = (char *)arg;
-	for (size_t i = 1; i <= n + 1; i++)
-		argv[i] = va_arg(ap, char *);
+	ret = execl_common(EXECL_SEARCH, file, arg, ap);
 	va_end(ap);
-	return execvp(file, argv);
+	return ret;
 }
 
 __attribute__((visibility("default"))) int execle(const char *path, const char *arg, ...)
 {
 	va_list ap;
-	char **envp;
-	size_t n;
+	int ret;
 
 	va_start(ap, arg);
-	n = count_args(ap);
-	char *argv[n + 2];
-
-	argv[0] = (char *)arg;
-	for (size_t i = 1; i <= n + 1; i++)
-		argv[i] = va_arg(ap, char *);
-	envp = va_arg(ap, char **);
+	ret = execl_common(EXECL_ENV, path, arg, ap);
 	va_end(ap);
-	return execve(path, argv, envp);
+	return ret;
 }
 
 /* ---- _exit ---- */

@@ -3,14 +3,8 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
-cat >p.c <<'C'
-int leaf(int x) { return x * 3 + 1; }
-int middle(int x) { return leaf(x) + leaf(x + 1); }
-int main(void) { int s = 0; for (int i = 0; i < 100; i++) s += middle(i); return s == 42; }
-C
-cc -O0 -pg -o p p.c || fail "cannot compile"
-# --no-libcall: the stacks counted below are the program's own
-$FTRAIL record -q -p function -O stackmap -T --no-libcall -o t.dat -- ./p || fail "record"
+. "$TOP/tests/e2e/lib_recorded.sh"
+record_stacks
 $FTRAIL stackmap show -i t.dat >show.out || fail "show"
 # one stack per call site: main; middle; leaf from each of middle's two calls
 [ "$(grep -c '^stack_id [0-9]* \[ref [0-9]*, depth [0-9]*\]$' show.out)" = 4 ] || fail "expected 4 stacks: $(cat show.out)"

@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" graph g.dat || fail "mktrace graph"
+mktrace graph g.dat
 $FTRAIL show -i g.dat >out 2>err || fail "show failed: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"
 cat >want <<'TXT'

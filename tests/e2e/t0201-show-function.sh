@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" func f.dat || fail "mktrace func"
+mktrace func f.dat
 $FTRAIL show -i f.dat >out || fail "show"
 cat >want <<'TXT'
 # tracer: function

@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" graph g.dat || fail "mktrace graph"
+mktrace graph g.dat
 $FTRAIL show -i g.dat -O funcgraph-proc -O funcgraph-abstime -O funcgraph-tail \
 	-O nofuncgraph-overhead >out || fail "show -O"
 cat >want <<'TXT'

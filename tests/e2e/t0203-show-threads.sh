@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" threads t.dat || fail "mktrace threads"
+mktrace threads t.dat
 $FTRAIL show -i t.dat >out || fail "show"
 cat >want <<'TXT'
 # tracer: function_graph

@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" lost l.dat || fail "mktrace lost"
+mktrace lost l.dat
 $FTRAIL show -i l.dat >out || fail "show"
 cat >want <<'TXT'
 # tracer: function_graph

@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" unwind u.dat || fail "mktrace unwind"
+mktrace unwind u.dat
 $FTRAIL show -i u.dat >out || fail "show"
 cat >want <<'TXT'
 # tracer: function_graph

@@ -2,11 +2,9 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" graph g.dat || fail "mktrace graph"
-"$MK" unwind u.dat || fail "mktrace unwind"
-"$MK" func f.dat || fail "mktrace func"
+mktrace graph g.dat
+mktrace unwind u.dat
+mktrace func f.dat
 $FTRAIL report -i g.dat >out || fail "report"
 cat >want <<'TXT'
   Total time   Self time       Calls  Function

@@ -2,10 +2,8 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
 for s in badmagic badversion badsection badsize badpage badext badfsmb badsymtab badzstd empty; do
-	"$MK" $s $s.dat || fail "mktrace $s"
+	mktrace $s $s.dat
 done
 expect_fail "ftrail: badmagic.dat: not an ftrail trace file (bad magic)" $FTRAIL show -i badmagic.dat
 expect_fail "ftrail: badversion.dat: unsupported trace file version 99*" $FTRAIL show -i badversion.dat
@@ -19,13 +17,13 @@ expect_fail "ftrail: badzstd.dat: corrupt compressed SYMTAB section at offset *"
 expect_fail "ftrail: empty.dat: truncated file header (0 bytes)" $FTRAIL show -i empty.dat
 expect_fail "ftrail: nothere.dat: No such file or directory" $FTRAIL show -i nothere.dat
 expect_fail "ftrail: .: not a regular file" $FTRAIL report -i .
-"$MK" graph g.dat || fail "mktrace graph"
+mktrace graph g.dat
 expect_fail "ftrail: show: unknown option 'funcgraph-bogus'*" $FTRAIL show -i g.dat -O funcgraph-bogus
 expect_fail "ftrail: report: unknown sort key 'speed'*" $FTRAIL report -i g.dat -s speed
 expect_fail "ftrail: show: unexpected argument 'g.dat'*" $FTRAIL show g.dat
 expect_fail "ftrail: *" $FTRAIL show --frobnicate
 # a file cut short is read up to its last complete section, with a warning
-"$MK" cut c.dat || fail "mktrace cut"
+mktrace cut c.dat
 $FTRAIL show -i c.dat >out 2>err || fail "show of a cut-short file failed: $(cat err)"
 [ "$(wc -l <err)" -eq 1 ] || fail "expected one warning line, got: $(cat err)"
 grep -qx "ftrail: warning: c.dat was cut short (no END section): reading what is complete" err ||

@@ -2,11 +2,9 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
 for s in graph func threads lost unwind kall; do
-	"$MK" $s raw.dat || fail "mktrace $s"
-	"$MK" $s z.dat -z || fail "mktrace $s -z"
+	mktrace $s raw.dat
+	mktrace $s z.dat -z
 	[ "$(stat -c %a raw.dat)" = 600 ] || fail "trace file mode is $(stat -c %a raw.dat), not 600"
 	cmp -s raw.dat z.dat && fail "$s: -z did not compress anything"
 	$FTRAIL show -i raw.dat >a || fail "show $s"

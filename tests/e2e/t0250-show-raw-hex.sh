@@ -2,9 +2,7 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" func f.dat || fail "mktrace func"
+mktrace func f.dat
 $FTRAIL show -i f.dat -O raw >out || fail "show -O raw"
 # the header stays ftrace's (raw changes the lines only)
 head -n 6 out | diff -u - <($FTRAIL show -i f.dat | head -n 6) || fail "raw changed the header"
@@ -45,7 +43,7 @@ printf '%s\n' '1000 0 2000007000 <stack trace>' ' => 401208' ' => 401110' ' => 4
 # -O noraw after a recorded raw goes back to the text
 $FTRAIL show -i f.dat -O raw -O noraw | cmp -s - <($FTRAIL show -i f.dat) || fail "-O noraw"
 # function_graph ignores raw and hex, as the kernel's graph output does
-"$MK" graph g.dat || fail "mktrace graph"
+mktrace graph g.dat
 $FTRAIL show -i g.dat -O raw -O hex | cmp -s - <($FTRAIL show -i g.dat) ||
 	fail "raw/hex changed the function_graph layout"
 exit 0

@@ -2,10 +2,8 @@
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
 for s in graph func threads lost unwind kall; do
-	"$MK" $s $s.dat || fail "mktrace $s"
+	mktrace $s $s.dat
 	for o in "" "-O latency-format" "-O raw" "-O hex" "-O funcgraph-proc -O funcgraph-abstime -O funcgraph-tail" \
 		"--expand-stacks -O sym-offset -O sym-addr" "-O nofuncgraph-cpu -O nofuncgraph-duration" \
 		"-O noprint-parent -O latency-format -O raw"; do

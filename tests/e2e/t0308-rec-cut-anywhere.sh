@@ -16,8 +16,7 @@ RANDOM=${FTRAIL_CUT_SEED:-308}
 KEV="-e sched:sched_switch -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit -T"
 
 modes="user"
-if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace ] ||
-	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+if have_tracefs; then
 	modes="user kernel mixed"
 else
 	echo "no root or tracefs: user recordings only"

@@ -22,16 +22,16 @@ for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
 
 	"$FTRAIL" record --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' -o t.dat \
 		-- ./dp 3000 3 >prog.out 2>rec.err || fail "$variant: record: $(cat rec.err)"
-	grep -q '^errors=0 text_changed=0$' prog.out || fail "$variant: the program went wrong: $(cat prog.out)"
+	expect_grep prog.out "$variant: the program went wrong" '^errors=0 text_changed=0$'
 	grep -q 'no instrumentation' rec.err && fail "$variant: warned about no instrumentation: $(cat rec.err)"
-	grep -q '^ftrail: warning: --patch: 9 function(s) patched, 3 refused$' rec.err ||
-		fail "$variant: summary: $(cat rec.err)"
-	grep -q '^ftrail: warning: --patch: dp_short not patched: shorter than the 5 bytes of a jump$' rec.err ||
-		fail "$variant: dp_short not refused: $(cat rec.err)"
-	grep -q '^ftrail: warning: --patch: dp_backjump not patched: the jump at +9 lands at +2, inside the 6 bytes a patch overwrites$' rec.err ||
-		fail "$variant: dp_backjump not refused: $(cat rec.err)"
-	grep -q '^ftrail: warning: --patch: dp_jrcxz not patched: a jrcxz, loop or xbegin in its first bytes' rec.err ||
-		fail "$variant: dp_jrcxz not refused: $(cat rec.err)"
+	PW='^ftrail: warning: --patch:'
+	expect_grep rec.err "$variant: summary" "$PW 9 function(s) patched, 3 refused\$"
+	expect_grep rec.err "$variant: dp_short not refused" \
+		"$PW dp_short not patched: shorter than the 5 bytes of a jump\$"
+	expect_grep rec.err "$variant: dp_backjump not refused" \
+		"$PW dp_backjump not patched: the jump at +9 lands at +2, inside the 6 bytes a patch overwrites\$"
+	expect_grep rec.err "$variant: dp_jrcxz not refused" \
+		"$PW dp_jrcxz not patched: a jrcxz, loop or xbegin in its first bytes"
 	for f in $MOVED; do
 		want=$(awk -v f="$f" '$1 == "calls" && $2 == f { print $3 }' prog.out)
 		got=$(calls t.dat "$f")

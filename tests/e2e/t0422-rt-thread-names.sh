@@ -11,14 +11,14 @@ for cc in gcc clang; do
 		grep -qx ok rec.out || fail "$cc $flags: program output: $(cat rec.out)"
 		"$FTRAIL" show -i t.dat >show.out 2>show.err || fail "show: $(cat show.err)"
 		# the new names, at the rename and after it
-		grep -Eq ' boss-[0-9]+ +\[[0-9]+\] +[0-9.]+: task_rename: newcomm=boss$' show.out ||
-			fail "$cc $flags: no rename to boss: $(cat show.out)"
-		grep -Eq ' boss-[0-9]+ +\[[0-9]+\] +[0-9.]+: after <-main$' show.out ||
-			fail "$cc $flags: main's after() not under boss: $(cat show.out)"
-		grep -Eq ' self-named-[0-9]+ +\[[0-9]+\] +[0-9.]+: task_rename: newcomm=self-named$' show.out ||
-			fail "$cc $flags: no rename to self-named: $(cat show.out)"
-		grep -Eq ' self-named-[0-9]+ +\[[0-9]+\] +[0-9.]+: after <-self_named$' show.out ||
-			fail "$cc $flags: thread's after() not under self-named: $(cat show.out)"
+		# (a function tracer line: " COMM-PID [CPU] TS: ")
+		L=' +\[[0-9]+\] +[0-9.]+:'
+		expect_grep show.out "$cc $flags: no rename to boss" -E " boss-[0-9]+$L task_rename: newcomm=boss\$"
+		expect_grep show.out "$cc $flags: main's after() not under boss" -E " boss-[0-9]+$L after <-main\$"
+		expect_grep show.out "$cc $flags: no rename to self-named" \
+			-E " self-named-[0-9]+$L task_rename: newcomm=self-named\$"
+		expect_grep show.out "$cc $flags: thread's after() not under self-named" \
+			-E " self-named-[0-9]+$L after <-self_named\$"
 		[ "$(grep -c 'task_rename' show.out)" = 2 ] || fail "$cc $flags: renames: $(cat show.out)"
 		# the Chrome export names the thread too
 		"$FTRAIL" export --format chrome -i t.dat -o t.json 2>err || fail "export: $(cat err)"

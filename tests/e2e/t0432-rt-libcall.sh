@@ -7,21 +7,9 @@
 SORT='main() { work() { malloc(); qsort() { cmp(); cmp(); cmp(); } printf(); free(); } }'
 JUMP='main() { jump() { qsort() { cmp_jump() { longjmp() { } } } } }'
 DL='main() { call_lib() { dlopen(); dlsym(); lib_entry() { malloc(); free(); } dlclose(); } call_lib() { dlopen(); dlsym(); lib_entry() { malloc(); free(); } dlclose(); } }'
-# task_shape FILE 1|0: the graph of the thread that ran first (main), or
-# of the others: threads interleave in time, each one's graph is exact
-task_shape() {
-	"$FTRAIL" show -i "$1" -O funcgraph-proc -O nofuncgraph-duration >show.out 2>show.err ||
-		fail "show $1: $(cat show.err)"
-	awk -F'|' -v want="$2" '/^ *[0-9]+\) / && NF > 1 {
-		split($1, a, " "); if (m == "") m = a[2]
-		if ((a[2] == m) != want) next
-		f = $2; sub(/^ +/, "", f); sub(/ *\/\*.*\*\/ *$/, "", f)
-		if (f != "") printf "%s ", f }' show.out | sed 's/ $//'
-}
-for flags in "-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions"; do
+for flags in "${LIBCALL_FLAGS[@]}"; do
 	for link in lazy now; do
-		ld=
-		[ $link = now ] && ld="-Wl,-z,relro,-z,now"
+		ld=$(link_flags $link)
 		w="$flags $link"
 		build lc gcc -O2 $flags $ld "$P/libcall.c" -lpthread || fail "build $w"
 		rec t.dat -g main -- ./lc s

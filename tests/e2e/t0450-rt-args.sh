@@ -28,43 +28,30 @@ want='main(argc=1, argv=0xADDR) {
 } /* main = 0 */'
 # the same calls without the values: what every other run must look like
 plain='main() { add(); add(); mix(); scale(); slen(); slen(); slen(); slen(); slen(); paint(); paint(); byval(); make_big(); name_of(); nothing(); }'
-n=0
-for cc in gcc clang; do
-	command -v $cc >/dev/null 2>&1 || continue
-	for opt in -O0 -O2; do
-		while read -r flags; do
-			build t $cc -g $opt $flags "$P/args.c" || continue
-			rec t.dat --no-libcall -O funcgraph-args -O funcgraph-retval -- ./t
-			if [ "$flags" = -finstrument-functions ]; then
-				# its hooks run after the prologue: no registers to read, said once
-				[ "$(grep -c 'not captured' rec.err)" = 1 ] ||
-					fail "$cc $opt $flags: no single warning: $(cat rec.err)"
-				expect_shape "$cc $opt $flags" "$(main_shape t.dat)" "$plain"
-			else
-				got=$(graph t.dat)
-				[ "$got" = "$want" ] ||
-					fail "$cc $opt $flags: got
+# one build: its values, hidden at will, and nothing captured without the options
+args_one() { # cc opt flags
+	local cc=$1 opt=$2 flags=$3 got
+	build t $cc -g $opt $flags "$P/args.c" || return 1
+	rec t.dat --no-libcall -O funcgraph-args -O funcgraph-retval -- ./t
+	if [ "$flags" = -finstrument-functions ]; then
+		# its hooks run after the prologue: no registers to read, said once
+		[ "$(grep -c 'not captured' rec.err)" = 1 ] ||
+			fail "$cc $opt $flags: no single warning: $(cat rec.err)"
+		expect_shape "$cc $opt $flags" "$(main_shape t.dat)" "$plain"
+	else
+		got=$(graph t.dat)
+		[ "$got" = "$want" ] ||
+			fail "$cc $opt $flags: got
 $got
 expected
 $want"
-			fi
-			# shown or hidden at will, and nothing captured without the options
-			expect_shape "$cc $opt $flags hidden" \
-				"$(main_shape t.dat -O nofuncgraph-args -O nofuncgraph-retval)" "$plain"
-			rec t.dat --no-libcall -- ./t
-			expect_shape "$cc $opt $flags none" "$(main_shape t.dat)" "$plain"
-			n=$((n + 1))
-		done <<-'FLAGS'
-			-pg
-			-pg -mfentry
-			-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie
-			-fpatchable-function-entry=5
-			-fpatchable-function-entry=7,2
-			-finstrument-functions
-		FLAGS
-	done
-done
-[ $n -ge 12 ] || fail "only $n compiler/flag combinations built"
+	fi
+	expect_shape "$cc $opt $flags hidden" \
+		"$(main_shape t.dat -O nofuncgraph-args -O nofuncgraph-retval)" "$plain"
+	rec t.dat --no-libcall -- ./t
+	expect_shape "$cc $opt $flags none" "$(main_shape t.dat)" "$plain"
+}
+graph_matrix 12 args_one
 expect_built 12
 
 # explicit specs: formats, names, the last -A wins, --retval alone

@@ -117,8 +117,7 @@ for cc in gcc clang; do
 	[ $cc = clang ] && cxx=clang++
 	for flags in "-pg -mfentry" "-fpatchable-function-entry=5"; do
 		for link in lazy now; do
-			ld=
-			[ $link = now ] && ld="-Wl,-z,relro,-z,now"
+			ld=$(link_flags $link)
 			w="$cc $flags $link"
 			build libargs.so $cc -g -O2 -shared -fPIC $flags $ld "$P/args_lib.c" || continue
 			build am $cc -g -O2 $flags $ld "$P/args_main.c" -L. -largs '-Wl,-rpath,$ORIGIN' \

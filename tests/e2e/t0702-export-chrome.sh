@@ -3,9 +3,7 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-for s in graph threads lost func; do "$MK" $s $s.dat || fail "mktrace $s"; done
+for s in graph threads lost func; do mktrace $s $s.dat; done
 
 # checker: JSON parses, B/E balance per thread, counts by phase
 cat >check.py <<'PY'

@@ -3,9 +3,7 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-for s in graph threads lost; do "$MK" $s $s.dat || fail "mktrace $s"; done
+for s in graph threads lost; do mktrace $s $s.dat; done
 cat >check.py <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -54,7 +52,7 @@ got=$(python3 check.py f.ss.json) || fail "folded: invalid profile"
 [ "$got" = "folded stacks (tid 1):4 frames=main,a,b,c" ] || fail "folded: $got"
 
 # a trace with no calls still gives a document speedscope accepts
-"$MK" func func.dat || fail "mktrace func"
+mktrace func func.dat
 $FTRAIL export --format speedscope -i func.dat -o func.ss.json || fail "export func"
 python3 check.py func.ss.json >/dev/null || fail "func: invalid document"
 
@@ -64,7 +62,7 @@ expect_fail "ftrail: export: unknown format 'svg'*" $FTRAIL export --format svg 
 expect_fail "ftrail: export: -o FILE is required*" $FTRAIL export --format chrome -i graph.dat
 expect_fail "ftrail: missing.dat*" $FTRAIL export --format chrome -i missing.dat -o x.json
 [ -e x.json ] && fail "a failed export left x.json"
-"$MK" badmagic bad.dat || fail "mktrace badmagic"
+mktrace badmagic bad.dat
 expect_fail "ftrail: *bad.dat*" $FTRAIL export --format speedscope -i bad.dat -o x.json
 expect_fail "ftrail: export: unknown option*" $FTRAIL export --bogus
 printf 'main;a\n' >bad.folded

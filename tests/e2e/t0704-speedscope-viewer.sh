@@ -5,9 +5,7 @@
 need_chromium
 need_cmd python3
 need_speedscope
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" threads threads.dat || fail "mktrace threads"
+mktrace threads threads.dat
 python3 - <<'PY' >in.folded
 for i in range(2000):
     print("main;loop;step_%d;leaf %d" % (i % 37, 1 + i % 5))

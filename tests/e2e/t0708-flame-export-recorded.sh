@@ -4,37 +4,9 @@
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
 need_cmd python3
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	pthread_setname_np(pthread_self(), "flame-worker");
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
-grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+. "$TOP/tests/e2e/lib_recorded.sh"
+need_runtime
+record_twothreads -DWORKER_NAME='"flame-worker"'
 # calls: main 1, worker 1, mid 30 + 20, leaf 30*5 + 20*10, and 7 library
 # calls: -pg's startup code's __monstartup and __cxa_atexit, pthread_create,
 # pthread_self, pthread_setname_np (the runtime's wrapper, traced too),

@@ -6,43 +6,11 @@ need_cmd cc
 need_cmd go
 need_cmd python3
 go tool pprof -h >/dev/null 2>&1 || skip "go tool pprof does not run here"
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
+. "$TOP/tests/e2e/lib_recorded.sh"
+need_runtime
 # pprof must not look anything up on the network
 export PPROF_BINARY_PATH=/nonexistent HOME=$PWD
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-#include <unistd.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	pthread_setname_np(pthread_self(), "pp-worker");
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	usleep(1000);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	sink += fib(8);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
-grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+record_twothreads -DWORKER_NAME='"pp-worker"' -DFIB=8 -DNAP_US=1000
 
 $FTRAIL export --format pprof -i p.dat -o p.pb.gz 2>err || fail "export: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"
@@ -88,8 +56,10 @@ grep -q '^Type: wall' top.wall || fail "default sample type is not wall: $(head 
 grep -q '^Build ID: [0-9a-f]\{40\}' top.wall || fail "no build id of the main mapping: $(head -n 3 top.wall)"
 # DWARF: functions carry the source file and line
 $PP -top -lines p.pb.gz >top.lines 2>/dev/null || fail "pprof -lines"
-grep -q ' leaf .*prog\.c:6$' top.lines || fail "no file:line for leaf: $(grep leaf top.lines)"
-grep -q ' fib .*prog\.c:7$' top.lines || fail "no file:line for fib: $(grep fib top.lines)"
+for f in leaf fib; do
+	line=$(grep -n "^static .* $f(" prog.c | cut -d: -f1)
+	grep -q " $f .*prog\\.c:$line\$" top.lines || fail "no file:line ($line) for $f: $(grep "$f" top.lines)"
+done
 # -traces: samples per thread, labelled; the recursion's paths are whole
 $PP -traces p.pb.gz >traces 2>/dev/null || fail "pprof -traces"
 grep -q 'thread:  pp-worker' traces || fail "no thread label: $(head -n 20 traces)"

@@ -5,38 +5,9 @@
 need_cmd cc
 need_cmd babeltrace2
 need_cmd python3
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static int fib(int n) { return n < 2 ? n : fib(n - 1) + fib(n - 2); }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	sink += fib(8);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
-grep -q '(0 lost)' rec.err || skip "the recording lost events: $(cat rec.err)"
+. "$TOP/tests/e2e/lib_recorded.sh"
+need_runtime
+record_twothreads -DFIB=8
 
 $FTRAIL export --format ctf -i p.dat -o p.ctf 2>err || fail "export: $(cat err)"
 [ -s err ] && fail "unexpected stderr: $(cat err)"
@@ -105,7 +76,7 @@ $FTRAIL show -i u.dat | sed -n 's/^.*\] *[0-9.]*: //p' | grep -v '^sched_process
 	fail "babeltrace2 printed $(grep -c -E '\) (evt|other):|ftrail:trace_marker' u.txt) user events, show $(wc -l <u.show)"
 
 # lost events: the discarded-event counts, where show puts them
-"$BUILD/tests/tools/mktrace" lost lost.dat || fail "mktrace lost"
+mktrace lost lost.dat
 $FTRAIL export --format ctf -i lost.dat -o lost.ctf 2>err || fail "export lost"
 grep -q "9 events were lost" err || fail "no warning about lost events: $(cat err)"
 babeltrace2 lost.ctf >lost.txt 2>lost.err || fail "babeltrace2 lost.ctf"
@@ -115,7 +86,7 @@ babeltrace2 lost.ctf >lost.txt 2>lost.err || fail "babeltrace2 lost.ctf"
 [ "$(grep -c 'func_entry' lost.txt)" = 4 ] || fail "lost.ctf entries: $(grep -c func_entry lost.txt)"
 
 # kernel events with their fields and stack ids, when this machine can record them
-if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+if have_tracefs; then
 	$FTRAIL record -e sched:sched_switch -e sched:sched_wakeup -T -o k.dat -- ./prog >/dev/null 2>k.err ||
 		fail "kernel record: $(cat k.err)"
 	$FTRAIL export --format ctf -i k.dat -o k.ctf 2>err || fail "export k.dat: $(cat err)"
@@ -154,7 +125,7 @@ ln -s empty alink && expect_fail "*alink is a symbolic link*" $FTRAIL export --f
 expect_fail "*--force is for --format ctf*" $FTRAIL export --format chrome --force -i p.dat -o x.json
 expect_fail "*cannot open nosuch.dat*" $FTRAIL export --format ctf -i nosuch.dat -o n.ctf
 [ -e n.ctf ] || [ -e n.ctf.partial ] && fail "a failed export left a directory"
-"$BUILD/tests/tools/mktrace" badpage bad.dat || fail "mktrace badpage"
+mktrace badpage bad.dat
 $FTRAIL export --format ctf -i bad.dat -o bad.ctf 2>err && fail "a corrupt trace exported"
 [ "$(wc -l <err)" = 1 ] || fail "corrupt input: $(cat err)"
 [ -e bad.ctf ] || [ -e bad.ctf.partial ] && fail "a corrupt input left a directory"

@@ -5,41 +5,14 @@
 need_cmd cc
 need_cmd protoc
 need_cmd python3
-export FTRAIL_LIB=${FTRAIL_LIB:-$BUILD/libftrail.so}
-[ -r "$FTRAIL_LIB" ] || skip "needs the runtime ($FTRAIL_LIB)"
+. "$TOP/tests/e2e/lib_recorded.sh"
+need_runtime
 PROTO=third_party/perfetto/perfetto_trace.proto
 [ -r "$TOP/$PROTO" ] || fail "no $PROTO"
 decode() { protoc --proto_path="$TOP" --decode perfetto.protos.Trace "$PROTO" <"$1" >"$2" 2>dec.err ||
 	fail "protoc --decode $1: $(head -n 3 dec.err)"; }
-cat >prog.c <<'C'
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <stdio.h>
-static volatile int sink;
-static void leaf(int x) { sink += x; }
-static void mid(int n) { for (int i = 0; i < n; i++) leaf(i); }
-static void *worker(void *arg)
-{
-	pthread_setname_np(pthread_self(), "pf-worker");
-	for (int i = 0; i < 20; i++)
-		mid(10);
-	return arg;
-}
-int main(void)
-{
-	pthread_t t;
-	pthread_create(&t, NULL, worker, NULL);
-	for (int i = 0; i < 30; i++)
-		mid(5);
-	pthread_join(t, NULL);
-	printf("%d\n", sink);
-	return 0;
-}
-C
-cc -O0 -g -pg -pthread -o prog prog.c || fail "cannot build prog"
-$FTRAIL record -o p.dat -- ./prog >out 2>rec.err || fail "record failed: $(cat rec.err)"
-grep -q 'runtime never started' rec.err && skip "the runtime did not start in prog (sanitizer build?): $(head -n 1 rec.err)"
-"$BUILD/tests/tools/mktrace" lost lost.dat || fail "mktrace lost"
+record_twothreads -DWORKER_NAME='"pf-worker"'
+mktrace lost lost.dat
 cat >check.py <<'PY'
 import collections, json, re, sys
 def parse(path):
@@ -118,14 +91,14 @@ python3 check.py lost.txt lost.json \
 	"lost=[('counter', 7), ('lost events', {'count': 7}), ('counter', 9), ('lost events', {'count': 2})]" ||
 	fail "lost.pftrace"
 # markers: instants whose text is a string annotation
-"$BUILD/tests/tools/mktrace" graph graph.dat || fail "mktrace graph"
+mktrace graph graph.dat
 $FTRAIL export --format perfetto -i graph.dat -o graph.pftrace || fail "export graph"
 $FTRAIL export --format chrome -i graph.dat -o graph.json || fail "chrome graph"
 decode graph.pftrace graph.txt
 python3 check.py graph.txt graph.json "inst=[('trace_marker', {'text': 'hello'})]" || fail "graph.pftrace"
 
 # kernel events: instants with their fields, integers typed
-if [ "$(id -u)" = 0 ] && { [ -e /sys/kernel/tracing/trace ] || mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; }; then
+if have_tracefs; then
 	$FTRAIL record -e sched:sched_switch -T -o k.dat -- ./prog >/dev/null 2>k.err || fail "kernel record: $(cat k.err)"
 	$FTRAIL export --format perfetto -i k.dat -o k.pftrace || fail "export k.dat"
 	$FTRAIL export --format chrome -i k.dat -o k.json || fail "chrome k.dat"

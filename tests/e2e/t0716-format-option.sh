@@ -3,16 +3,9 @@
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
 need_cmd cc
-MK=$BUILD/tests/tools/mktrace
-[ -x "$MK" ] || fail "no $MK (make all builds it)"
-"$MK" graph graph.dat || fail "mktrace graph"
-cat >p.c <<'C'
-int leaf(int x) { return x * 3 + 1; }
-int middle(int x) { return leaf(x) + leaf(x + 1); }
-int main(void) { int s = 0; for (int i = 0; i < 100; i++) s += middle(i); return s == 42; }
-C
-cc -O0 -pg -o p p.c || fail "cannot compile"
-$FTRAIL record -q -p function -O stackmap -T --no-libcall -o t.dat -- ./p || fail "record"
+mktrace graph graph.dat
+. "$TOP/tests/e2e/lib_recorded.sh"
+record_stacks
 
 # same CMD...: the new spelling (first, up to '--old') and the old one
 # print the same bytes; the new one says nothing on stderr, the old one

@@ -4,23 +4,21 @@
 . "$TOP/tests/e2e/t1019-mount.inc"
 build_loop
 start_rec m -p function -l alpha
+# snap N REGEX WHAT: echo N into the snapshot file, whose header must then
+# match REGEX; then give the program time to make more calls
+snap() {
+	echo "$1" >m/snapshot || fail "$3: echo $1"
+	grep -q "$2" m/snapshot || fail "$3: $(cat m/snapshot)"
+	sleep 0.3
+}
 grep -qx '# \*\*\* SNAPSHOT NOT ALLOCATED \*\*\*' m/snapshot || fail "start: $(cat m/snapshot)"
 # not allocated: 0 and 2 do nothing
 echo 0 >m/snapshot || fail "0 unallocated"
-echo 2 >m/snapshot || fail "2 unallocated"
-grep -q 'NOT ALLOCATED' m/snapshot || fail "0 and 2 allocated the snapshot: $(cat m/snapshot)"
-sleep 0.3
-echo 1 >m/snapshot || fail "1 (alloc+swap)"
-grep -q '^# snapshot allocated: 1 taken' m/snapshot || fail "1 must allocate and take one: $(cat m/snapshot)"
-sleep 0.3
-echo 2 >m/snapshot || fail "2 (clear)"
-grep -q '^# snapshot allocated' m/snapshot || fail "clear must keep the buffer: $(cat m/snapshot)"
-sleep 0.3
-echo 1 >m/snapshot || fail "1 (swap)"
-grep -q '^# snapshot allocated: 2 taken' m/snapshot || fail "second swap: $(cat m/snapshot)"
-sleep 0.3
-echo 0 >m/snapshot || fail "0 (free)"
-grep -q 'NOT ALLOCATED' m/snapshot || fail "0 must free: $(cat m/snapshot)"
+snap 2 'NOT ALLOCATED' "0 and 2 must not allocate the snapshot"
+snap 1 '^# snapshot allocated: 1 taken' "1 must allocate and take one"
+snap 2 '^# snapshot allocated' "2 (clear) must keep the buffer"
+snap 1 '^# snapshot allocated: 2 taken' "1 must take a second"
+snap 0 'NOT ALLOCATED' "0 must free"
 write_fails "Invalid argument" m/snapshot "x"
 stop_rec
 # the file: taken, cleared, taken, freed

@@ -9,6 +9,13 @@
 #                             (tests/progs/rtrun.c), linked against core
 # expect_built N              fail unless at least N builds succeeded, so a
 #                             loop that skips builds cannot pass vacuously
+# GRAPH_FLAGS                 every instrumentation the runtime hooks, one
+#                             set of compiler flags per element
+# graph_matrix MIN FN         FN CC OPT FLAGS for gcc and clang (those
+#                             installed), -O0 and -O2 and each GRAPH_FLAGS;
+#                             FN returns non-zero when CC rejects FLAGS
+#                             (build's 1).  Fails unless at least MIN
+#                             combinations ran
 # PATCH_VARIANTS              the live-patching cases' instrumentations, one
 #                             "CC FLAGS..." per element
 # patch_flags FLAGS           sets libflags and mainflags: what a shared
@@ -19,6 +26,15 @@
 #                             dropped, joined by spaces: "main() { a(); }"
 # main_shape FILE [show opts]  shape from main() on: without what the startup
 #                             code calls before main (-pg's __monstartup...)
+# task_shape FILE 1|0         shape of the task (thread or process) that
+#                             wrote first, or of all the others: tasks
+#                             interleave in time, each one's graph is exact
+# LIBCALL_FLAGS               the instrumentations of the library-call cases
+# link_flags lazy|now         the linker flags of lazy binding, or of
+#                             -z now (full RELRO, no PLT resolution at run time)
+# libcall_matrix FN           FN FLAGS LD WHAT for each of LIBCALL_FLAGS,
+#                             linked lazily and with -z now (LD: link_flags;
+#                             WHAT: "FLAGS lazy|now", for messages)
 # funcs FILE                  the function tracer's "callee <-caller" pairs
 # calls FILE NAME             the Calls column of `ftrail report` for NAME
 P="$TOP/tests/progs"
@@ -45,6 +61,23 @@ build_rtrun() {
 
 expect_built() {
 	[ "$BUILT" -ge "$1" ] || fail "only $BUILT builds succeeded, expected at least $1"
+}
+
+GRAPH_FLAGS=("-pg" "-pg -mfentry" "-pg -mfentry -mnop-mcount -mrecord-mcount -fno-pie -no-pie"
+	"-fpatchable-function-entry=5" "-fpatchable-function-entry=7,2" "-finstrument-functions")
+
+graph_matrix() {
+	local min=$1 fn=$2 cc opt flags n=0
+	for cc in gcc clang; do
+		command -v $cc >/dev/null 2>&1 || continue
+		for opt in -O0 -O2; do
+			for flags in "${GRAPH_FLAGS[@]}"; do
+				"$fn" $cc $opt "$flags" && n=$((n + 1))
+			done
+		done
+	done
+	[ $n -ge "$min" ] || fail "only $n compiler/flag combinations built"
+	echo "$n combinations"
 }
 
 PATCH_VARIANTS=("gcc -fpatchable-function-entry=5" "clang -fpatchable-function-entry=5"
@@ -81,6 +114,32 @@ main_shape() {
 	local s
 	s=$(shape "$@")
 	echo "main() {${s#*main() \{}"
+}
+
+task_shape() {
+	"$FTRAIL" show -i "$1" -O funcgraph-proc -O nofuncgraph-duration >show.out 2>show.err ||
+		fail "show $1: $(cat show.err)"
+	awk -F'|' -v want="$2" '/^ *[0-9]+\) / && NF > 1 {
+		split($1, a, " "); if (m == "") m = a[2]
+		if ((a[2] == m) != want) next
+		f = $2; sub(/^ +/, "", f); sub(/ *\/\*.*\*\/ *$/, "", f)
+		if (f != "") printf "%s ", f }' show.out | sed 's/ $//'
+}
+
+LIBCALL_FLAGS=("-pg -mfentry" "-fpatchable-function-entry=5" "-finstrument-functions")
+
+link_flags() {
+	[ "$1" = now ] && echo "-Wl,-z,relro,-z,now"
+	return 0
+}
+
+libcall_matrix() {
+	local flags link
+	for flags in "${LIBCALL_FLAGS[@]}"; do
+		for link in lazy now; do
+			"$1" "$flags" "$(link_flags $link)" "$flags $link"
+		done
+	done
 }
 
 funcs() {

@@ -375,6 +375,16 @@ static inline int mk_threads(struct ft_writer *w, int compress)
 	return ret;
 }
 
+/* One buffer (pid = tid = 1000) whose first page at @base opens main { foo { bar {, 100 ns apart. */
+static inline void mk_main_foo_bar(struct mk_buf *b, uint64_t base)
+{
+	mk_init(b, 0, 1000, 1000, 0);
+	mk_page(b, base, 0, 0);
+	mk_entry(b, F_MAIN, base);
+	mk_entry(b, F_FOO, base + 100);
+	mk_entry(b, F_BAR, base + 200);
+}
+
 /*
  * lost: main { foo { bar { -- 7 lost, page resumes at depth 1 -- baz(); }
  * then 2 more lost and a page at depth 1 whose exit has no entry.
@@ -384,11 +394,7 @@ static inline int mk_lost(struct ft_writer *w, int compress)
 	struct mk_buf b;
 	int ret;
 
-	mk_init(&b, 0, 1000, 1000, 0);
-	mk_page(&b, 4 * S, 0, 0);
-	mk_entry(&b, F_MAIN, 4 * S);
-	mk_entry(&b, F_FOO, 4 * S + 100);
-	mk_entry(&b, F_BAR, 4 * S + 200);
+	mk_main_foo_bar(&b, 4 * S);
 	mk_page(&b, 4 * S + 10000, 7, 1);
 	mk_entry(&b, F_BAZ, 4 * S + 11000);
 	mk_exit(&b, 4 * S + 11200);
@@ -406,11 +412,7 @@ static inline int mk_unwind(struct ft_writer *w, int compress)
 	struct mk_buf b;
 	int ret;
 
-	mk_init(&b, 0, 1000, 1000, 0);
-	mk_page(&b, 5 * S, 0, 0);
-	mk_entry(&b, F_MAIN, 5 * S);
-	mk_entry(&b, F_FOO, 5 * S + 100);
-	mk_entry(&b, F_BAR, 5 * S + 200);
+	mk_main_foo_bar(&b, 5 * S);
 	mk_at(&b, 5 * S + 5000);
 	mk_u32(&b, FT_EXT_UNWIND, 2);
 	mk_entry(&b, 300000, 5 * S + 6000);

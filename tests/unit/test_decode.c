@@ -65,6 +65,25 @@ static void expect(struct ft_trace *t, enum ft_ev_type type, uint32_t fid, int d
 	assert_int_equal(ev.ts, ts);
 }
 
+/* main() { foo() { bar() {, entered at @base, +100 and +200 ns (mk_lost, mk_unwind). */
+static void expect_main_foo_bar(struct ft_trace *t, uint64_t base)
+{
+	expect(t, FT_EV_ENTRY, F_MAIN, 0, base);
+	expect(t, FT_EV_ENTRY, F_FOO, 1, base + 100);
+	expect(t, FT_EV_ENTRY, F_BAR, 2, base + 200);
+}
+
+/* The next event is a loss of @count events; returns its time. */
+static uint64_t expect_lost(struct ft_trace *t, uint64_t count)
+{
+	struct ft_event ev;
+
+	assert_int_equal(next(t, &ev), 1);
+	assert_int_equal(ev.type, FT_EV_LOST);
+	assert_int_equal(ev.count, count);
+	return ev.ts;
+}
+
 static void test_graph_decode(void **state)
 {
 	for (int z = 0; z < 2; z++) {
@@ -115,13 +134,8 @@ static void test_lost_and_resync(void **state)
 	struct ft_trace *t = make(mk_lost, "function_graph", 0);
 	struct ft_event ev;
 
-	expect(t, FT_EV_ENTRY, F_MAIN, 0, 4 * S);
-	expect(t, FT_EV_ENTRY, F_FOO, 1, 4 * S + 100);
-	expect(t, FT_EV_ENTRY, F_BAR, 2, 4 * S + 200);
-	assert_int_equal(next(t, &ev), 1);
-	assert_int_equal(ev.type, FT_EV_LOST);
-	assert_int_equal(ev.count, 7);
-	assert_int_equal(ev.ts, 4 * S + 10000);
+	expect_main_foo_bar(t, 4 * S);
+	assert_int_equal(expect_lost(t, 7), 4 * S + 10000);
 	/* the page says depth 1: foo and bar's exits were lost */
 	expect(t, FT_EV_ENTRY, F_BAZ, 1, 4 * S + 11000);
 	expect(t, FT_EV_EXIT, F_BAZ, 1, 4 * S + 11200);
@@ -129,9 +143,7 @@ static void test_lost_and_resync(void **state)
 	assert_int_equal(ev.fid, F_MAIN);
 	assert_int_equal(ev.depth, 0);
 	assert_int_equal(ev.duration, 20000);
-	assert_int_equal(next(t, &ev), 1);
-	assert_int_equal(ev.type, FT_EV_LOST);
-	assert_int_equal(ev.count, 2);
+	expect_lost(t, 2);
 	/* depth 1 with nothing open: an exit whose entry is unknown */
 	assert_int_equal(next(t, &ev), 1);
 	assert_int_equal(ev.type, FT_EV_EXIT);
@@ -147,9 +159,7 @@ static void test_unwind_long(void **state)
 	struct ft_trace *t = make(mk_unwind, "function_graph", 1);
 	struct ft_event ev;
 
-	expect(t, FT_EV_ENTRY, F_MAIN, 0, 5 * S);
-	expect(t, FT_EV_ENTRY, F_FOO, 1, 5 * S + 100);
-	expect(t, FT_EV_ENTRY, F_BAR, 2, 5 * S + 200);
+	expect_main_foo_bar(t, 5 * S);
 	assert_int_equal(next(t, &ev), 1);
 	assert_int_equal(ev.type, FT_EV_EXIT);
 	assert_true(ev.unwound);
@@ -401,6 +411,17 @@ static int mk_rename(struct ft_writer *w, int compress)
 /* The "threads" scenario with every buffer cut into chunks of `step` bytes. */
 static int chunked_step;
 
+/* The chunk of @b's buffer at @off (none past its end), as a section of its own. */
+static int add_chunk(struct ft_writer *w, const struct mk_buf *b, size_t off, int compress)
+{
+	size_t step = (size_t)chunked_step;
+
+	if (off >= b->len)
+		return 0;
+	return ft_writer_add(w, FT_SEC_UDATA, b->id, b->data + off,
+			     b->len - off < step ? b->len - off : step, compress);
+}
+
 static int mk_threads_chunked(struct ft_writer *w, int compress)
 {
 	struct mk_buf m, k;
@@ -422,20 +443,8 @@ static int mk_threads_chunked(struct ft_writer *w, int compress)
 	mk_close_page(&m);
 	mk_close_page(&k);
 	/* interleave the two buffers' chunks in the file */
-	for (size_t off = 0; off < m.len || off < k.len; off += (size_t)chunked_step) {
-		if (off < m.len)
-			ret |= ft_writer_add(w, FT_SEC_UDATA, 0, m.data + off,
-					     m.len - off < (size_t)chunked_step
-						     ? m.len - off
-						     : (size_t)chunked_step,
-					     compress);
-		if (off < k.len)
-			ret |= ft_writer_add(w, FT_SEC_UDATA, 1, k.data + off,
-					     k.len - off < (size_t)chunked_step
-						     ? k.len - off
-						     : (size_t)chunked_step,
-					     compress);
-	}
+	for (size_t off = 0; off < m.len || off < k.len; off += (size_t)chunked_step)
+		ret |= add_chunk(w, &m, off, compress) | add_chunk(w, &k, off, compress);
 	mk_free(&m);
 	mk_free(&k);
 	return ret;
@@ -700,19 +709,32 @@ static char *render(struct ft_trace *t, uint64_t opts)
 	return out;
 }
 
-static void test_fmt_graph_options(void **state)
+/*
+ * The trace @fn makes for @tracer, rendered with the default options and
+ * then each of @opts (NULL-terminated), must read @want.
+ */
+static void expect_render(scen_fn fn, const char *tracer, const char *const *opts, const char *want)
 {
-	struct ft_trace *t = make(mk_graph, "function_graph", 0);
+	struct ft_trace *t = make(fn, tracer, 0);
 	uint64_t o = ft_options_default();
 	char *s;
 
-	ft_options_apply(&o, "funcgraph-proc");
-	ft_options_apply(&o, "funcgraph-abstime");
-	ft_options_apply(&o, "funcgraph-tail");
-	ft_options_apply(&o, "nofuncgraph-overhead");
+	for (; *opts; opts++)
+		assert_int_equal(ft_options_apply(&o, *opts), 0);
 	s = render(t, o);
-	assert_string_equal(
-		s,
+	assert_string_equal(s, want);
+	free(s);
+	ft_trace_close(t);
+}
+
+static void test_fmt_graph_options(void **state)
+{
+	static const char *const opts[] = { "funcgraph-proc", "funcgraph-abstime", "funcgraph-tail",
+					    "nofuncgraph-overhead", NULL };
+
+	(void)state;
+	expect_render(
+		mk_graph, "function_graph", opts,
 		"# tracer: function_graph\n"
 		"#\n"
 		"#     TIME        CPU  TASK/PID         DURATION                  FUNCTION CALLS\n"
@@ -724,21 +746,15 @@ static void test_fmt_graph_options(void **state)
 		"    1.000016 |   0)   prog-1000    |               |  /* hello */\n"
 		"    1.000017 |   0)   prog-1000    |   0.500 us    |    baz();\n"
 		"    1.000200 |   0)   prog-1000    |   200.000 us  |  } /* main */\n");
-	free(s);
-	ft_trace_close(t);
 }
 
 static void test_fmt_function_options(void **state)
 {
-	struct ft_trace *t = make(mk_funcs, "function", 0);
-	uint64_t o = ft_options_default();
-	char *s;
+	static const char *const opts[] = { "sym-offset", "expand-stacks", NULL };
 
-	ft_options_apply(&o, "sym-offset");
-	ft_options_apply(&o, "expand-stacks");
-	s = render(t, o);
-	assert_string_equal(
-		s,
+	(void)state;
+	expect_render(
+		mk_funcs, "function", opts,
 		"# tracer: function\n"
 		"#\n"
 		"# entries-in-buffer/entries-written: 8/8   #P:1\n"
@@ -758,8 +774,6 @@ static void test_fmt_function_options(void **state)
 		" => main+0x44/0x80\n"
 		"            prog-1000    [000]      2.000012: tracing_mark_write: checkpoint\n"
 		"            prog-1000    [000]      2.000013: bar+0x0/0x20 <-0x7f0000001000\n");
-	free(s);
-	ft_trace_close(t);
 }
 
 static void test_fmt_durations(void **state)

@@ -121,13 +121,13 @@ static void page_end(struct page *pg, uint64_t ts, uint64_t flags)
 	memcpy(pg->p + 8, &commit, 8);
 }
 
-/* Mark the page as following lost events, their number stored after the records. */
-static void page_end_missed(struct page *pg, uint64_t ts, uint64_t count)
+/*
+ * Store the number of events lost before the page after its records (the
+ * page then ends with MISSED_EVENTS | MISSED_STORED).
+ */
+static void page_store_missed(struct page *pg, uint64_t count)
 {
-	size_t off = pg->off;
-
-	memcpy(pg->p + off, &count, 8);
-	page_end(pg, ts, MISSED_EVENTS | MISSED_STORED);
+	memcpy(pg->p + pg->off, &count, 8);
 }
 
 /* ---- decoding what the encoder wrote ---- */
@@ -253,100 +253,136 @@ static void assert_event(const struct rec *r, uint64_t ticks, uint16_t id, size_
 	assert_int_equal(r->raw[len - 1], tag);
 }
 
+/* ---- each case's encoder, its output and the page it builds ---- */
+
+struct fx {
+	struct out o;
+	struct page pg;
+	struct ft_kenc *e;
+};
+
+static int fx_setup_with(void **state, int with_lost_total)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	f->e = enc_new(&f->o, with_lost_total);
+	page_start(&f->pg);
+	*state = f;
+	return 0;
+}
+
+static int fx_setup(void **state)
+{
+	return fx_setup_with(state, 0);
+}
+
+/* An encoder that can read the kernel's loss counters (o.lost_known, o.lost_sum). */
+static int fx_setup_lost(void **state)
+{
+	return fx_setup_with(state, 1);
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *f = *state;
+
+	ft_kenc_free(f->e);
+	free(f->pg.p);
+	free(f);
+	return 0;
+}
+
+/* Fill in the page's header, hand the page to the encoder, start the next. */
+static void send_page(struct fx *f, uint64_t ts, uint64_t flags)
+{
+	page_end(&f->pg, ts, flags);
+	feed(f->e, &f->pg);
+	page_start(&f->pg);
+}
+
+/* The last page, sent without flags, and the encoder finished. */
+static void send_last(struct fx *f, uint64_t ts)
+{
+	send_page(f, ts, 0);
+	ft_kenc_finish(f->e);
+}
+
 /* ---- the cases ---- */
 
 /* Deltas add up from the page's time stamp; a long event keeps its length. */
 static void test_deltas(void **state)
 {
+	struct fx *f = *state;
 	struct ft_kenc_stats st;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 10, EV_ID, 8, 0xa1);
-	rec_event(&pg, 5, EV_ID, 200, 0xa2); /* longer than type_len can say */
-	rec_event(&pg, 0, EV_ID, 12, 0xa3);
-	page_end(&pg, 1000, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.chunks, 1);
-	assert_int_equal(o.n, 3);
-	assert_event(&o.r[0], 1010, EV_ID, 8, 0xa1);
-	assert_event(&o.r[1], 1015, EV_ID, 200, 0xa2);
-	assert_event(&o.r[2], 1015, EV_ID, 12, 0xa3);
-	ft_kenc_get_stats(e, &st);
+	rec_event(&f->pg, 10, EV_ID, 8, 0xa1);
+	rec_event(&f->pg, 5, EV_ID, 200, 0xa2); /* longer than type_len can say */
+	rec_event(&f->pg, 0, EV_ID, 12, 0xa3);
+	send_last(f, 1000);
+	assert_int_equal(f->o.chunks, 1);
+	assert_int_equal(f->o.n, 3);
+	assert_event(&f->o.r[0], 1010, EV_ID, 8, 0xa1);
+	assert_event(&f->o.r[1], 1015, EV_ID, 200, 0xa2);
+	assert_event(&f->o.r[2], 1015, EV_ID, 12, 0xa3);
+	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.events, 3);
 	assert_int_equal(st.lost, 0);
-	assert_int_equal(ft_kenc_error(e), 0);
-	ft_kenc_free(e);
+	assert_int_equal(ft_kenc_error(f->e), 0);
+}
+
+/*
+ * An event 1 tick into a page stamped 1000, a time record of @type holding
+ * @t ticks, an event 2 ticks later: the second event's time is @second.
+ */
+static void check_time_record(struct fx *f, unsigned int type, uint64_t t, uint64_t second)
+{
+	rec_event(&f->pg, 1, EV_ID, 8, 0xb1);
+	rec_time(&f->pg, type, t);
+	rec_event(&f->pg, 2, EV_ID, 8, 0xb2);
+	send_last(f, 1000);
+	assert_int_equal(f->o.n, 2);
+	assert_event(&f->o.r[0], 1001, EV_ID, 8, 0xb1);
+	assert_event(&f->o.r[1], second, EV_ID, 8, 0xb2);
 }
 
 /* A time extend carries a delta too large for 27 bits. */
 static void test_time_extend(void **state)
 {
 	const uint64_t big = (5ull << 27) + 77;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 3, EV_ID, 8, 0xb1);
-	rec_time(&pg, T_EXTEND, big);
-	rec_event(&pg, 1, EV_ID, 8, 0xb2);
-	page_end(&pg, 2000, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.n, 2);
-	assert_event(&o.r[0], 2003, EV_ID, 8, 0xb1);
-	assert_event(&o.r[1], 2003 + big + 1, EV_ID, 8, 0xb2);
-	ft_kenc_free(e);
+	check_time_record(*state, T_EXTEND, big, 1001 + big + 2);
 }
 
 /* Padding (a discarded event, the unused end of a page) writes nothing. */
 static void test_padding(void **state)
 {
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
+	struct fx *f = *state;
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 4, EV_ID, 8, 0xc1);
-	rec_padding(&pg, 0, 24);
-	rec_event(&pg, 6, EV_ID, 8, 0xc2);
-	rec_padding(&pg, 0, 64); /* the rest of the commit */
-	page_end(&pg, 3000, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.n, 2);
-	assert_event(&o.r[0], 3004, EV_ID, 8, 0xc1);
-	assert_event(&o.r[1], 3010, EV_ID, 8, 0xc2);
-	ft_kenc_free(e);
+	rec_event(&f->pg, 4, EV_ID, 8, 0xc1);
+	rec_padding(&f->pg, 0, 24);
+	rec_event(&f->pg, 6, EV_ID, 8, 0xc2);
+	rec_padding(&f->pg, 0, 64); /* the rest of the commit */
+	send_last(f, 3000);
+	assert_int_equal(f->o.n, 2);
+	assert_event(&f->o.r[0], 3004, EV_ID, 8, 0xc1);
+	assert_event(&f->o.r[1], 3010, EV_ID, 8, 0xc2);
 }
 
 /* An absolute time stamp replaces the running time, forward here. */
 static void test_absolute_stamp(void **state)
 {
 	const uint64_t abs = (1ull << 40) + 123;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 1, EV_ID, 8, 0xd1);
-	rec_time(&pg, T_STAMP, abs);
-	rec_event(&pg, 2, EV_ID, 8, 0xd2);
-	page_end(&pg, 5000, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.n, 2);
-	assert_event(&o.r[0], 5001, EV_ID, 8, 0xd1);
-	assert_event(&o.r[1], abs + 2, EV_ID, 8, 0xd2);
-	ft_kenc_free(e);
+	check_time_record(*state, T_STAMP, abs, abs + 2);
+}
+
+/* A MISSED record of count at ticks. */
+static void assert_missed(const struct rec *r, uint64_t ticks, uint64_t count)
+{
+	assert_int_equal(r->kind, KREC_MISSED);
+	assert_int_equal(r->ticks, ticks);
+	assert_int_equal(r->count, count);
 }
 
 /*
@@ -356,42 +392,27 @@ static void test_absolute_stamp(void **state)
  */
 static void test_lost_flag(void **state)
 {
+	struct fx *f = *state;
 	struct ft_kenc_stats st;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 1, EV_ID, 8, 0xe1);
-	page_end(&pg, 100, 0);
-	feed(e, &pg);
+	rec_event(&f->pg, 1, EV_ID, 8, 0xe1);
+	send_page(f, 100, 0);
+	rec_event(&f->pg, 5, EV_ID, 8, 0xe2);
+	page_store_missed(&f->pg, 42);
+	send_page(f, 200, MISSED_EVENTS | MISSED_STORED);
+	rec_event(&f->pg, 5, EV_ID, 8, 0xe3);
+	send_page(f, 300, MISSED_EVENTS); /* count not stored */
+	ft_kenc_finish(f->e);
 
-	page_start(&pg);
-	rec_event(&pg, 5, EV_ID, 8, 0xe2);
-	page_end_missed(&pg, 200, 42);
-	feed(e, &pg);
-
-	page_start(&pg);
-	rec_event(&pg, 5, EV_ID, 8, 0xe3);
-	page_end(&pg, 300, MISSED_EVENTS); /* count not stored */
-	feed(e, &pg);
-	ft_kenc_finish(e);
-
-	assert_int_equal(o.n, 5);
-	assert_event(&o.r[0], 101, EV_ID, 8, 0xe1);
-	assert_int_equal(o.r[1].kind, KREC_MISSED);
-	assert_int_equal(o.r[1].ticks, 205); /* the page's first event's time */
-	assert_int_equal(o.r[1].count, 42);
-	assert_event(&o.r[2], 205, EV_ID, 8, 0xe2);
-	assert_int_equal(o.r[3].kind, KREC_MISSED);
-	assert_int_equal(o.r[3].ticks, 305);
-	assert_int_equal(o.r[3].count, 0);
-	assert_event(&o.r[4], 305, EV_ID, 8, 0xe3);
-	ft_kenc_get_stats(e, &st);
+	assert_int_equal(f->o.n, 5);
+	assert_event(&f->o.r[0], 101, EV_ID, 8, 0xe1);
+	assert_missed(&f->o.r[1], 205, 42); /* at the page's first event's time */
+	assert_event(&f->o.r[2], 205, EV_ID, 8, 0xe2);
+	assert_missed(&f->o.r[3], 305, 0);
+	assert_event(&f->o.r[4], 305, EV_ID, 8, 0xe3);
+	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.events, 3);
 	assert_int_equal(st.lost, 43); /* an unknown number counts as one */
-	ft_kenc_free(e);
 }
 
 /*
@@ -401,35 +422,26 @@ static void test_lost_flag(void **state)
  */
 static void test_lost_counters(void **state)
 {
+	struct fx *f = *state;
 	struct ft_kenc_stats st;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 1);
 
-	(void)state;
-	o.lost_known = 1;
-	o.lost_sum = 50;
-	page_start(&pg);
-	rec_event(&pg, 5, EV_ID, 8, 0xf1);
-	page_end_missed(&pg, 400, 42);
-	feed(e, &pg);
-	assert_int_equal(ft_kenc_sync_lost(e), 0); /* nothing new */
-	o.lost_sum = 57;
-	assert_int_equal(ft_kenc_sync_lost(e), 1);
-	ft_kenc_finish(e);
+	f->o.lost_known = 1;
+	f->o.lost_sum = 50;
+	rec_event(&f->pg, 5, EV_ID, 8, 0xf1);
+	page_store_missed(&f->pg, 42);
+	send_page(f, 400, MISSED_EVENTS | MISSED_STORED);
+	assert_int_equal(ft_kenc_sync_lost(f->e), 0); /* nothing new */
+	f->o.lost_sum = 57;
+	assert_int_equal(ft_kenc_sync_lost(f->e), 1);
+	ft_kenc_finish(f->e);
 
-	assert_int_equal(o.n, 3);
-	assert_int_equal(o.r[0].kind, KREC_MISSED);
-	assert_int_equal(o.r[0].ticks, 405);
-	assert_int_equal(o.r[0].count, 50);
+	assert_int_equal(f->o.n, 3);
+	assert_missed(&f->o.r[0], 405, 50);
 	/* the event is still held back (a stack may follow): the mark goes at its time */
-	assert_int_equal(o.r[1].kind, KREC_MISSED);
-	assert_int_equal(o.r[1].ticks, 405);
-	assert_int_equal(o.r[1].count, 7);
-	assert_event(&o.r[2], 405, EV_ID, 8, 0xf1);
-	ft_kenc_get_stats(e, &st);
+	assert_missed(&f->o.r[1], 405, 7);
+	assert_event(&f->o.r[2], 405, EV_ID, 8, 0xf1);
+	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.lost, 57);
-	ft_kenc_free(e);
 }
 
 /*
@@ -440,34 +452,27 @@ static void test_stacks(void **state)
 {
 	static const uint64_t ips[] = { 0xffffffff81000010ull, 0xffffffff81000020ull,
 					0xffffffff81000030ull };
+	struct fx *f = *state;
 	struct ft_kenc_stats st;
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
 
-	(void)state;
-	page_start(&pg);
-	rec_kstack(&pg, 1, ips, 1); /* nothing before it */
-	rec_event(&pg, 2, EV_ID, 8, 0x11);
-	rec_kstack(&pg, 0, ips, 3);
-	page_end(&pg, 700, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
+	rec_kstack(&f->pg, 1, ips, 1); /* nothing before it */
+	rec_event(&f->pg, 2, EV_ID, 8, 0x11);
+	rec_kstack(&f->pg, 0, ips, 3);
+	send_last(f, 700);
 
-	assert_int_equal(o.n, 2);
-	assert_event(&o.r[0], 701, KSTACK_ID, 24, 0xff); /* ips[0]'s top byte */
-	assert_int_equal(o.r[0].flags, 0);
-	assert_event(&o.r[1], 703, EV_ID, 8, 0x11);
-	assert_int_equal(o.r[1].flags, KF_KSTACK_FULL);
-	assert_int_equal(o.r[1].nr, 3);
-	assert_memory_equal(o.r[1].stack, ips, sizeof(ips));
-	assert_int_equal(o.nr_addrs, 3);
-	assert_memory_equal(o.addrs, ips, sizeof(ips));
-	ft_kenc_get_stats(e, &st);
+	assert_int_equal(f->o.n, 2);
+	assert_event(&f->o.r[0], 701, KSTACK_ID, 24, 0xff); /* ips[0]'s top byte */
+	assert_int_equal(f->o.r[0].flags, 0);
+	assert_event(&f->o.r[1], 703, EV_ID, 8, 0x11);
+	assert_int_equal(f->o.r[1].flags, KF_KSTACK_FULL);
+	assert_int_equal(f->o.r[1].nr, 3);
+	assert_memory_equal(f->o.r[1].stack, ips, sizeof(ips));
+	assert_int_equal(f->o.nr_addrs, 3);
+	assert_memory_equal(f->o.addrs, ips, sizeof(ips));
+	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.events, 2);
 	assert_int_equal(st.stacks, 1);
 	assert_int_equal(st.stack_ids, 0);
-	ft_kenc_free(e);
 }
 
 /*
@@ -477,46 +482,42 @@ static void test_stacks(void **state)
  */
 static void test_record_past_end(void **state)
 {
-	struct page pg;
-	struct out o;
-	struct ft_kenc *e = enc_new(&o, 0);
+	struct fx *f = *state;
 	size_t len2;
 
-	(void)state;
-	page_start(&pg);
-	rec_event(&pg, 1, EV_ID, 8, 0x21);
+	rec_event(&f->pg, 1, EV_ID, 8, 0x21);
 	/* fill up to 12 bytes before the page's end (8 bytes of header) */
-	len2 = PAGE_SIZE - 12 - pg.off - 8;
-	rec_event(&pg, 1, EV_ID, len2, 0x22);
-	assert_int_equal(pg.off, PAGE_SIZE - 12);
+	len2 = PAGE_SIZE - 12 - f->pg.off - 8;
+	rec_event(&f->pg, 1, EV_ID, len2, 0x22);
+	assert_int_equal(f->pg.off, PAGE_SIZE - 12);
 	/* a header saying 28 words of data, with 8 bytes left in the page */
-	rec_hdr(&pg, 28, 1);
-	pg.off = PAGE_SIZE; /* the commit covers the whole page */
-	page_end(&pg, 900, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.n, 2);
-	assert_event(&o.r[0], 901, EV_ID, 8, 0x21);
-	assert_event(&o.r[1], 902, EV_ID, len2, 0x22);
+	rec_hdr(&f->pg, 28, 1);
+	f->pg.off = PAGE_SIZE; /* the commit covers the whole page */
+	send_last(f, 900);
+	assert_int_equal(f->o.n, 2);
+	assert_event(&f->o.r[0], 901, EV_ID, 8, 0x21);
+	assert_event(&f->o.r[1], 902, EV_ID, len2, 0x22);
 
 	/* a commit larger than the page itself: the page is not read at all */
-	page_start(&pg);
-	rec_event(&pg, 1, EV_ID, 8, 0x23);
-	pg.off = PAGE_SIZE + 64;
-	page_end(&pg, 1000, 0);
-	feed(e, &pg);
-	ft_kenc_finish(e);
-	assert_int_equal(o.n, 2);
-	ft_kenc_free(e);
+	rec_event(&f->pg, 1, EV_ID, 8, 0x23);
+	f->pg.off = PAGE_SIZE + 64;
+	send_last(f, 1000);
+	assert_int_equal(f->o.n, 2);
 }
+
+#define KENC_TEST(fn) cmocka_unit_test_setup_teardown(fn, fx_setup, fx_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_deltas),	  cmocka_unit_test(test_time_extend),
-		cmocka_unit_test(test_padding),	  cmocka_unit_test(test_absolute_stamp),
-		cmocka_unit_test(test_lost_flag), cmocka_unit_test(test_lost_counters),
-		cmocka_unit_test(test_stacks),	  cmocka_unit_test(test_record_past_end),
+		KENC_TEST(test_deltas),
+		KENC_TEST(test_time_extend),
+		KENC_TEST(test_padding),
+		KENC_TEST(test_absolute_stamp),
+		KENC_TEST(test_lost_flag),
+		cmocka_unit_test_setup_teardown(test_lost_counters, fx_setup_lost, fx_teardown),
+		KENC_TEST(test_stacks),
+		KENC_TEST(test_record_past_end),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
