@@ -174,6 +174,12 @@ struct ft_stackmap_shared {
 	/* Walks in progress (control path). */
 	_Atomic uint32_t readers;
 	/*
+	 * Resets done: bumped by reset while it owns the map, before its
+	 * release of `resetting`, so a caller that sees `resetting` 0 in
+	 * flight sees the generation its ids belong to (ft_stackmap_hit).
+	 */
+	_Atomic uint32_t gen;
+	/*
 	 * Pool cursor, on a line of its own so inserts do not bounce the line
 	 * that every get_id reads `resetting` from.  May run past max_elts by
 	 * the number of racing callers; readers clamp.
@@ -1450,12 +1456,76 @@ int ft_stackmap_reset(struct ft_stackmap *h)
 		atomic_store_explicit(&s->pending, 0, memory_order_relaxed);
 	}
 
+	/* ids handed out before are void: ft_stackmap_hit() refuses them */
+	atomic_store_explicit(&m->gen, atomic_load_explicit(&m->gen, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	/*
 	 * Release pairs with get_id's acquire load of `resetting`: a caller
-	 * that sees 0 sees every clearing store.
+	 * that sees 0 sees every clearing store, and the new gen.
 	 */
 	atomic_store_explicit(&m->resetting, 0, memory_order_release);
 	return 0;
+}
+
+uint32_t ft_stackmap_gen(const struct ft_stackmap *h)
+{
+	/* relaxed: a hint; ft_stackmap_hit() checks it again in flight */
+	return atomic_load_explicit(&h->shm->gen, memory_order_relaxed);
+}
+
+/*
+ * A hit whose id the caller already knows: get_id_fast's protocol without
+ * the hash and the compare.  In flight (nest 0 -> 1 -> 0, as get_id_fast,
+ * fenced as get_id when this process could not register), the map must
+ * still be at generation gen -- a caller that sees `resetting` 0 either
+ * came before the reset, which then waits for it to leave before clearing
+ * anything, or after its release, and then sees the new gen -- and slot
+ * id must hold a published element.  Only the outermost call of a thread
+ * with its shard counts here; anything else returns -EAGAIN and the caller
+ * takes get_id with the whole stack (nested calls, a thread's first call,
+ * threads without a shard, the tests' hash hook are rare).
+ */
+int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
+{
+	struct ft_stackmap_shared *m = h->shm;
+	struct shard *sh;
+	uint32_t ev, prev;
+	uint64_t s;
+
+	if (__builtin_expect(id >= m->table_size || h->hash_hook != NULL, 0))
+		return -EINVAL;
+	sh = cached_shard(m);
+	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
+		return -EAGAIN;
+	/* Enter, as get_id: a plain store when reset's membarrier fences us */
+	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
+		atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
+		ft_barrier();
+	} else {
+		atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
+	}
+	/* seq_cst, paired as in get_id; gen after it (see above) */
+	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0) ||
+	    __builtin_expect(atomic_load_explicit(&m->gen, memory_order_relaxed) != gen, 0)) {
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return -EINVAL;
+	}
+	/* Acquire, as in find_or_insert: published, and its element complete */
+	s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+	ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
+	if (__builtin_expect(!(uint32_t)s || !ev, 0)) {
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return -EINVAL;
+	}
+	/* counted as get_id_fast counts a hit: pending, the previous one into rc[] */
+	prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
+	atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
+	if (prev)
+		rc_hit(m, sh, prev - 1);
+	own_add(&sh->served, 1);
+	/* Leave: release, paired as in get_id. */
+	atomic_store_explicit(&sh->nest, 0, memory_order_release);
+	return (int)id;
 }
 
 struct text_ctx {
