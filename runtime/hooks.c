@@ -109,6 +109,9 @@ RT_OFF(FT_OFF_FR_RET, struct rt_frame, ret);
 RT_OFF(FT_OFF_FR_SLOT, struct rt_frame, slot);
 RT_OFF(FT_OFF_FR_FID, struct rt_frame, fid);
 RT_OFF(FT_OFF_FR_FLAGS, struct rt_frame, flags);
+RT_OFF(FT_OFF_FR_SID, struct rt_frame, sid1);
+_Static_assert(offsetof(struct rt_frame, sepoch) == FT_OFF_FR_SID + 4,
+	       "offsets.h: tramp.S clears sid1 and sepoch with one 8-byte store");
 RT_OFF(FT_OFF_SLOT_BUSY, struct ft_rb_slot, busy);
 RT_OFF(FT_OFF_AREA_PAGE_SIZE, struct ft_rb_area, page_size);
 RT_OFF(FT_OFF_AREA_SNAP_GEN, struct ft_rb_area, snap_gen);
@@ -324,7 +327,7 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 					       const struct rt_ustate *us, const uint64_t *regs)
 {
 	uint16_t fl = func_flags(f);
-	uint32_t on, fid = RT_NOFID;
+	uint32_t on, fid = RT_NOFID, sid1 = 0, sepoch = 0;
 	uint16_t frflags = 0;
 	int stack = 0;
 	uint64_t now = 0;
@@ -457,11 +460,13 @@ push:
 					       "-finstrument-functions: arguments and return "
 					       "values are not captured (its hooks run after "
 					       "the prologue)");
-			ft_rb_fast_entry(&t->rb, fid, now);
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
+			/* the entry and its stack in one write; the id stays with the frame */
 			if (stack)
-				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
+				sid1 = rt_entry_stack(t, fid, now, cyg ? 0 : f->addr, us, &sepoch);
+			else
+				ft_rb_fast_entry(&t->rb, fid, now);
 			stack = 0;
 		}
 		t->rec_depth++;
@@ -478,6 +483,8 @@ push_frame:
 	fr->ts = now;
 	fr->fid = fid;
 	fr->flags = (uint16_t)(frflags | (cyg ? FR_CYG : 0));
+	fr->sid1 = sid1;
+	fr->sepoch = sepoch;
 	/* the frame is complete before it becomes visible (signal handlers) */
 	ft_barrier();
 	t->depth++;
@@ -614,6 +621,8 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	fr->slot = (uint64_t)slot;
 	fr->fid = fid;
 	fr->flags = cyg ? FR_RECORDED | FR_CYG : FR_RECORDED; /* ts: for FR_THRESH only */
+	fr->sid1 = 0;
+	fr->sepoch = 0;
 	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_entry(fid, 0), ft_rdtsc(), FT_REC_EDELTA_MAX,
 				     1)))
 		return 0;

@@ -210,6 +210,13 @@ struct rt_frame {
 	uint32_t fid;
 	uint16_t flags; /* FR_* */
 	uint16_t pad;
+	/*
+	 * -T: the id + 1 of the stack recorded with this frame's ENTRY (0:
+	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack).
+	 * Every push writes both (tramp.S: one 8-byte store of 0).
+	 */
+	uint32_t sid1;
+	uint32_t sepoch;
 };
 
 #define RT_MAX_FRAMES 16384
@@ -262,8 +269,12 @@ struct rt_thread {
 	uint64_t sig_sp[RT_SIG_LEVELS];
 };
 
-/* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
-#define RT_UCACHE_BYTES 8192
+/*
+ * a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes), then
+ * its -T stack memo (unwind.c: 8192 entries of 32 bytes); touched only
+ * as used, so a thread that takes no stack pays address space only
+ */
+#define RT_UCACHE_BYTES (8192 + 8192 * 32)
 
 /* Process-wide runtime state. */
 struct rt_state {
@@ -509,6 +520,8 @@ RT_HIDDEN uint32_t rt_ustack_slots(struct rt_thread *t, const struct rt_ustate *
 RT_HIDDEN uint64_t rt_ustack_top(struct rt_thread *t, uint64_t sp);
 RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
 			     int standalone);
+RT_HIDDEN uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_t first,
+				  const struct rt_ustate *st, uint32_t *sepoch);
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 

@@ -55,6 +55,7 @@
 
 #include "core/clock.h"
 #include "core/options.h"
+#include "core/ringbuf_fast.h"
 #include "runtime/rt.h"
 
 extern void *__libc_stack_end; /* ld.so: the initial stack pointer of the process */
@@ -132,7 +133,6 @@ struct ur_ent {
  * 1.6 KiB), where `ftrail record -P` loads it.  NULL: no cache (yet).
  */
 #define ur_cache ((struct ur_ent *)rt_self.ucache)
-_Static_assert(UR_CACHE * sizeof(struct ur_ent) == RT_UCACHE_BYTES, "rt.h: RT_UCACHE_BYTES");
 static __thread uint32_t ur_cache_gen RT_TLS;
 static __thread int ur_writing RT_TLS;
 static uint32_t ur_gen;	      /* bumped when code is unmapped: cached rules of it are stale */
@@ -174,6 +174,17 @@ static void ur_store(uint64_t ip, const struct ur_ent *r)
 	__atomic_store_n(&e->ip, ip, __ATOMIC_RELAXED);
 	ft_barrier();
 	ur_writing = 0;
+}
+
+/* Empty the thread's rule cache when code was unmapped since its last use. */
+static inline void ur_cache_check(void)
+{
+	uint32_t g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
+
+	if (ur_cache_gen != g && !ur_writing && ur_cache) {
+		memset(ur_cache, 0, UR_CACHE * sizeof(*ur_cache));
+		ur_cache_gen = g;
+	}
 }
 
 /**
@@ -414,13 +425,10 @@ static inline __attribute__((always_inline)) uint32_t ur_walk(struct rt_thread *
 {
 	struct ur_regs r = { st->ip, st->sp, st->fp };
 	struct ur_bounds b;
-	uint32_t n = 0, g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
+	uint32_t n = 0;
 	int idx = (int)t->depth - 1;
 
-	if (ur_cache_gen != g && !ur_writing && ur_cache) {
-		memset(ur_cache, 0, UR_CACHE * sizeof(*ur_cache));
-		ur_cache_gen = g;
-	}
+	ur_cache_check();
 	if (!ur_bounds_of(t, r.sp, &b))
 		return 0;
 	while (n < max) {
@@ -551,4 +559,177 @@ void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *
 	s.nr = n;
 	s.zero = 0;
 	ft_rb_ext(&t->rb, FT_EXT_STACK, &s, 8 + 8 * n, now, standalone, standalone);
+}
+
+/* ---- -T at function_graph entries: the stack memo ---- */
+
+/*
+ * With -T every traced call records its stack.  Unwinding the whole call
+ * stack and hashing it into the stack map at every call costs in
+ * proportion to the stack's depth (Lua's are 20-64 frames deep), and
+ * nearly every call repeats a stack seen before.  But the stack of a call
+ * made directly by the function of the top shadow frame P is P's own
+ * stack with its first address (P's entry) replaced by two: the callee's
+ * entry and the return address into P.  So the id of the callee's stack
+ * is a function of (P's stack id, the return address, the callee's
+ * entry) -- as long as the caller really is P's activation, which one
+ * cached unwind step shows: the caller's CFA is P's slot + 8.  Each
+ * thread remembers that function in a memo, and a call whose triple is
+ * there costs one unwind step, a memo probe and ft_stackmap_hit() (the
+ * map counts the reference as get_id would), not a walk of the stack and
+ * a hash of it.  Anything else (no memo entry, a caller that is not P,
+ * P's stack recorded in full, a tail call, -finstrument-functions, whose
+ * stack starts inside the callee) walks the stack and calls get_id as
+ * before, and teaches the memo when the triple applies.
+ *
+ * Ids are valid for one generation of the map (resets); a stack's content
+ * also depends on the stack depth option: the two make the stack epoch,
+ * kept in each memo entry and each shadow frame, and compared at use.
+ * ft_stackmap_hit() checks the generation again, in flight in the map.
+ *
+ * The memo lives after the rule cache in the thread's mapping and follows
+ * its signal protocol (ur_lookup / ur_store): the key's first word is 0
+ * while an entry is written, a reader reads it before and after the rest,
+ * and a handler that interrupts a write writes nothing.
+ */
+struct sm_ent {
+	uint64_t ret;	 /* return address into the caller; 0 while written */
+	uint64_t entry;	 /* the callee's entry address */
+	uint32_t parent; /* the caller frame's stack id + 1 */
+	uint32_t epoch;	 /* stack epoch of both ids */
+	uint32_t child;	 /* the callee's stack id */
+	uint32_t pad;
+};
+
+#define SM_ENTRIES 8192
+#define sm_memo ((struct sm_ent *)((char *)rt_self.ucache + UR_CACHE * sizeof(struct ur_ent)))
+_Static_assert(UR_CACHE * sizeof(struct ur_ent) + SM_ENTRIES * sizeof(struct sm_ent) ==
+		       RT_UCACHE_BYTES,
+	       "rt.h: RT_UCACHE_BYTES");
+
+static inline struct sm_ent *sm_slot(uint64_t ret, uint64_t entry, uint32_t parent)
+{
+	uint64_t h = (ret ^ (entry << 17) ^ ((uint64_t)parent << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return &sm_memo[h >> (64 - 13)];
+}
+_Static_assert(SM_ENTRIES == 1 << 13, "sm_slot's shift");
+
+static int sm_lookup(const struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
+		     uint32_t epoch, uint32_t *child)
+{
+	if (__atomic_load_n(&e->ret, __ATOMIC_RELAXED) != ret)
+		return 0;
+	ft_barrier();
+	if (e->entry != entry || e->parent != parent || e->epoch != epoch)
+		return 0;
+	*child = e->child;
+	ft_barrier();
+	return __atomic_load_n(&e->ret, __ATOMIC_RELAXED) == ret;
+}
+
+static void sm_store(struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
+		     uint32_t epoch, uint32_t child)
+{
+	if (ur_writing)
+		return;
+	ur_writing = 1;
+	ft_barrier();
+	__atomic_store_n(&e->ret, 0, __ATOMIC_RELAXED);
+	ft_barrier();
+	e->entry = entry;
+	e->parent = parent;
+	e->epoch = epoch;
+	e->child = child;
+	ft_barrier();
+	__atomic_store_n(&e->ret, ret, __ATOMIC_RELAXED);
+	ft_barrier();
+	ur_writing = 0;
+}
+
+/*
+ * The stack id + 1 of the top shadow frame when the program's caller at
+ * st is that frame's activation (one cached unwind step lands on its
+ * slot) and its stack id belongs to epoch; else 0.  Reads no memory of
+ * the program's stack.
+ */
+static uint32_t sm_parent(struct rt_thread *t, const struct rt_ustate *st, uint32_t epoch)
+{
+	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
+	const struct rt_frame *p;
+	struct ur_ent r;
+	uint64_t cfa;
+
+	if (!t->depth || !t->frames || !ur_cache || st->ip == tramp)
+		return 0;
+	p = &t->frames[t->depth - 1];
+	if (!p->sid1 || p->sepoch != epoch || p->ret == tramp || (p->flags & FR_CYG))
+		return 0;
+	if (!ur_lookup(st->ip, &r) || (r.kind != UR_SP && r.kind != UR_FP))
+		return 0;
+	cfa = r.kind == UR_FP ? st->fp + 16 : st->sp + (uint64_t)(int64_t)r.cfa_off;
+	return cfa - 8 == p->slot ? p->sid1 : 0;
+}
+
+/**
+ * rt_entry_stack() - a function_graph ENTRY with its user stack (option stacktrace)
+ * @t:      the calling thread (a ring attached)
+ * @fid:    the function entered
+ * @now:    the entry's time
+ * @first:  the function's entry address, put first; 0 for none
+ *          (-finstrument-functions: @st is inside the function already)
+ * @st:     where the program was (see rt_ustack)
+ * @sepoch: set to the stack epoch of the id returned
+ *
+ * Writes the ENTRY and the stack (by id when option stackmap is on and the
+ * map can serve, else in full) in one reservation.  Async-signal-safe.
+ * Return: the stack's id + 1, for the shadow frame; 0 when the stack was
+ * not recorded by id.
+ */
+uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_t first,
+			const struct rt_ustate *st, uint32_t *sepoch)
+{
+	struct {
+		uint32_t nr, zero;
+		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+	} s;
+	uint32_t n = 0, max = rt.stack_depth, mgen = 0, epoch = 0, parent = 0, v;
+	struct sm_ent *e = NULL;
+	int id = -1;
+
+	*sepoch = 0;
+	if (!max || max > FT_STACKMAP_MAX_DEPTH)
+		max = FT_STACKMAP_MAX_DEPTH;
+	ur_cache_check();
+	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
+		mgen = ft_stackmap_gen(&rt.smap);
+		epoch = mgen << 7 | max; /* max <= 64 */
+		if (first)
+			parent = sm_parent(t, st, epoch);
+		if (parent) {
+			e = sm_slot(st->ip, first, parent);
+			if (sm_lookup(e, st->ip, first, parent, epoch, &v))
+				id = ft_stackmap_hit(&rt.smap, v, mgen);
+		}
+	}
+	if (id < 0) {
+		if (first)
+			s.ips[n++] = first;
+		n += rt_ustack(t, st, s.ips + n, max - n);
+		if (epoch) {
+			id = ft_stackmap_get_id(&rt.smap, s.ips, n);
+			if (id >= 0 && e)
+				sm_store(e, st->ip, first, parent, epoch, (uint32_t)id);
+		}
+	}
+	if (id >= 0) {
+		v = (uint32_t)id;
+		ft_rb_fast_entry_ext1(&t->rb, fid, now, FT_EXT_STACK_ID, v);
+		*sepoch = epoch;
+		return v + 1;
+	}
+	s.nr = n;
+	s.zero = 0;
+	ft_rb_entry_ext(&t->rb, fid, now, FT_EXT_STACK, &s, 8 + 8 * n);
+	return 0;
 }

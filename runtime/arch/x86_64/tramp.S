@@ -338,6 +338,7 @@
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
+	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
 	RB_WORD	%rsi, %ecx, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
@@ -541,6 +542,7 @@ __cyg_profile_func_enter:
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
+	movq	$0, FT_OFF_FR_SID(%rax)
 	shl	$14, %ecx
 	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
