@@ -267,6 +267,12 @@ struct rt_thread {
 	uint32_t sig_level;
 	uint32_t sig_signo[RT_SIG_LEVELS];
 	uint64_t sig_sp[RT_SIG_LEVELS];
+	/*
+	 * ctl gen + 1 when hooks.c's -T fast path may run for this thread
+	 * (rt.fast_stack, else 0): t->hot's twin, which tramp.S never reads
+	 * (its fast paths record no stacks).  hooks.c: rt_hot_update.
+	 */
+	uint32_t hot_stack;
 };
 
 /*
@@ -274,7 +280,7 @@ struct rt_thread {
  * its -T stack memo (unwind.c: 8192 entries of 32 bytes); touched only
  * as used, so a thread that takes no stack pays address space only
  */
-#define RT_UCACHE_BYTES (8192 + 8192 * 32)
+#define RT_UCACHE_BYTES (8192 + 65536 * 32)
 
 /* Process-wide runtime state. */
 struct rt_state {
@@ -304,6 +310,8 @@ struct rt_state {
 	uint32_t stack_depth;
 	int have_graph_roots;
 	int fast; /* function_graph with nothing but filters: hooks.c's fast path */
+	/* the same with option stacktrace and the stack map: hooks.c's -T fast path */
+	int fast_stack;
 
 	struct rt_module mods[RT_MAX_MODS];
 	int nr_mods;
@@ -522,6 +530,8 @@ RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct r
 			     int standalone);
 RT_HIDDEN uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_t first,
 				  const struct rt_ustate *st, uint32_t *sepoch);
+RT_HIDDEN uint32_t rt_stack_memo(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+				 uint32_t *sepoch);
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 

@@ -577,10 +577,14 @@ void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *
  * thread remembers that function in a memo, and a call whose triple is
  * there costs one unwind step, a memo probe and ft_stackmap_hit() (the
  * map counts the reference as get_id would), not a walk of the stack and
- * a hash of it.  Anything else (no memo entry, a caller that is not P,
- * P's stack recorded in full, a tail call, -finstrument-functions, whose
- * stack starts inside the callee) walks the stack and calls get_id as
- * before, and teaches the memo when the triple applies.
+ * a hash of it.  A tail call (jmp) is a triple too: its return address
+ * is ft_rt_return and its stack is the tail-calling frame's with the
+ * first address replaced; what a tail callee calls follows the tail
+ * callee's id like any other call.  Anything else (no memo entry, a
+ * caller that is not P, P's stack recorded in full,
+ * -finstrument-functions, whose stack starts inside the callee) walks the
+ * stack and calls get_id as before, and teaches the memo when the triple
+ * applies.
  *
  * Ids are valid for one generation of the map (resets); a stack's content
  * also depends on the stack depth option: the two make the stack epoch,
@@ -601,7 +605,7 @@ struct sm_ent {
 	uint32_t pad;
 };
 
-#define SM_ENTRIES 8192
+#define SM_ENTRIES 65536
 #define sm_memo ((struct sm_ent *)((char *)rt_self.ucache + UR_CACHE * sizeof(struct ur_ent)))
 _Static_assert(UR_CACHE * sizeof(struct ur_ent) + SM_ENTRIES * sizeof(struct sm_ent) ==
 		       RT_UCACHE_BYTES,
@@ -611,9 +615,9 @@ static inline struct sm_ent *sm_slot(uint64_t ret, uint64_t entry, uint32_t pare
 {
 	uint64_t h = (ret ^ (entry << 17) ^ ((uint64_t)parent << 40)) * 0x9e3779b97f4a7c15ull;
 
-	return &sm_memo[h >> (64 - 13)];
+	return &sm_memo[h >> (64 - 16)];
 }
-_Static_assert(SM_ENTRIES == 1 << 13, "sm_slot's shift");
+_Static_assert(SM_ENTRIES == 1 << 16, "sm_slot's shift");
 
 static int sm_lookup(const struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
 		     uint32_t epoch, uint32_t *child)
@@ -660,15 +664,81 @@ static uint32_t sm_parent(struct rt_thread *t, const struct rt_ustate *st, uint3
 	struct ur_ent r;
 	uint64_t cfa;
 
-	if (!t->depth || !t->frames || !ur_cache || st->ip == tramp)
+	if (!t->depth || !t->frames || !ur_cache)
 		return 0;
 	p = &t->frames[t->depth - 1];
-	if (!p->sid1 || p->sepoch != epoch || p->ret == tramp || (p->flags & FR_CYG))
+	if (!p->sid1 || p->sepoch != epoch || (p->flags & FR_CYG))
 		return 0;
+	/*
+	 * A tail call (jmp) from P's function: the callee's slot is P's,
+	 * hijacked, and the walk would go on from P's real return address
+	 * as P's did: the callee's stack is P's with the first address
+	 * replaced (ft_rt_return in the key tells the case apart).
+	 */
+	if (st->ip == tramp)
+		return p->slot == st->sp - 8 ? p->sid1 : 0;
 	if (!ur_lookup(st->ip, &r) || (r.kind != UR_SP && r.kind != UR_FP))
 		return 0;
 	cfa = r.kind == UR_FP ? st->fp + 16 : st->sp + (uint64_t)(int64_t)r.cfa_off;
 	return cfa - 8 == p->slot ? p->sid1 : 0;
+}
+
+/* The stack depth option, as rt_emit_stack() applies it. */
+static inline uint32_t sm_max(void)
+{
+	uint32_t max = rt.stack_depth;
+
+	return !max || max > FT_STACKMAP_MAX_DEPTH ? FT_STACKMAP_MAX_DEPTH : max;
+}
+
+/*
+ * The memo's answer for the stack of a call of first from st (option
+ * stackmap on): its id, the hit counted in the map; else -1.  Sets the
+ * stack epoch, and, when the triple applies, the caller frame's id + 1
+ * and the memo entry for the caller to teach.
+ */
+static int sm_try(struct rt_thread *t, uint64_t first, const struct rt_ustate *st, uint32_t max,
+		  uint32_t *epoch, uint32_t *parent, struct sm_ent **e)
+{
+	uint32_t mgen = ft_stackmap_gen(&rt.smap), v;
+
+	*epoch = mgen << 7 | max; /* max <= 64 */
+	*parent = first ? sm_parent(t, st, *epoch) : 0;
+	*e = NULL;
+	if (!*parent)
+		return -1;
+	*e = sm_slot(st->ip, first, *parent);
+	if (!sm_lookup(*e, st->ip, first, *parent, *epoch, &v))
+		return -1;
+	return ft_stackmap_hit(&rt.smap, v, mgen);
+}
+
+/**
+ * rt_stack_memo() - the stack id of a call, when the memo knows it
+ * @t:      the calling thread
+ * @first:  the function's entry address
+ * @st:     where the program was (see rt_ustack)
+ * @sepoch: set to the stack epoch of the id returned
+ *
+ * For hooks.c's -T fast path: no walk, no write.  Async-signal-safe.
+ * Return: the id + 1, its reference counted in the map as get_id counts
+ * one; 0 when the memo cannot tell (then rt_entry_stack() does it all).
+ */
+uint32_t rt_stack_memo(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+		       uint32_t *sepoch)
+{
+	uint32_t epoch, parent;
+	struct sm_ent *e;
+	int id;
+
+	if (!((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) ||
+	    __atomic_load_n(&ur_gen, __ATOMIC_RELAXED) != ur_cache_gen)
+		return 0;
+	id = sm_try(t, first, st, sm_max(), &epoch, &parent, &e);
+	if (id < 0)
+		return 0;
+	*sepoch = epoch;
+	return (uint32_t)id + 1;
 }
 
 /**
@@ -693,25 +763,14 @@ uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_
 		uint32_t nr, zero;
 		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
 	} s;
-	uint32_t n = 0, max = rt.stack_depth, mgen = 0, epoch = 0, parent = 0, v;
+	uint32_t n = 0, max = sm_max(), epoch = 0, parent = 0, v;
 	struct sm_ent *e = NULL;
 	int id = -1;
 
 	*sepoch = 0;
-	if (!max || max > FT_STACKMAP_MAX_DEPTH)
-		max = FT_STACKMAP_MAX_DEPTH;
 	ur_cache_check();
-	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) {
-		mgen = ft_stackmap_gen(&rt.smap);
-		epoch = mgen << 7 | max; /* max <= 64 */
-		if (first)
-			parent = sm_parent(t, st, epoch);
-		if (parent) {
-			e = sm_slot(st->ip, first, parent);
-			if (sm_lookup(e, st->ip, first, parent, epoch, &v))
-				id = ft_stackmap_hit(&rt.smap, v, mgen);
-		}
-	}
+	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok)
+		id = sm_try(t, first, st, max, &epoch, &parent, &e);
 	if (id < 0) {
 		if (first)
 			s.ips[n++] = first;
