@@ -143,7 +143,7 @@ static inline uint32_t ur_hash(uint64_t ip)
 	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 55) & (UR_CACHE - 1);
 }
 
-static int ur_lookup(uint64_t ip, struct ur_ent *out)
+static inline __attribute__((always_inline)) int ur_lookup(uint64_t ip, struct ur_ent *out)
 {
 	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
 
@@ -619,8 +619,9 @@ static inline struct sm_ent *sm_slot(uint64_t ret, uint64_t entry, uint32_t pare
 }
 _Static_assert(SM_ENTRIES == 1 << 16, "sm_slot's shift");
 
-static int sm_lookup(const struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
-		     uint32_t epoch, uint32_t *child)
+static inline __attribute__((always_inline)) int sm_lookup(const struct sm_ent *e, uint64_t ret,
+							   uint64_t entry, uint32_t parent,
+							   uint32_t epoch, uint32_t *child)
 {
 	if (__atomic_load_n(&e->ret, __ATOMIC_RELAXED) != ret)
 		return 0;
@@ -657,7 +658,8 @@ static void sm_store(struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t pa
  * slot) and its stack id belongs to epoch; else 0.  Reads no memory of
  * the program's stack.
  */
-static uint32_t sm_parent(struct rt_thread *t, const struct rt_ustate *st, uint32_t epoch)
+static inline __attribute__((always_inline)) uint32_t
+sm_parent(struct rt_thread *t, const struct rt_ustate *st, uint32_t epoch)
 {
 	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
 	const struct rt_frame *p;
@@ -697,8 +699,10 @@ static inline uint32_t sm_max(void)
  * stack epoch, and, when the triple applies, the caller frame's id + 1
  * and the memo entry for the caller to teach.
  */
-static int sm_try(struct rt_thread *t, uint64_t first, const struct rt_ustate *st, uint32_t max,
-		  uint32_t *epoch, uint32_t *parent, struct sm_ent **e)
+static inline __attribute__((always_inline)) int sm_try(struct rt_thread *t, uint64_t first,
+							const struct rt_ustate *st, uint32_t max,
+							uint32_t *epoch, uint32_t *parent,
+							struct sm_ent **e)
 {
 	uint32_t mgen = ft_stackmap_gen(&rt.smap), v;
 
