@@ -159,14 +159,14 @@ if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v ca
 	I[ftrail_pg]=$(icount env FTRAIL_LIB="$LIB" "$W/rtrun" -q -- $VG "$W/pg" $NI)
 	I[null_cyg]=$(icount env LD_PRELOAD="$W/null.so" $VG "$W/cyg" $NI)
 	I[null_fentry]=$(icount env LD_PRELOAD="$W/null.so" $VG "$W/fentry" $NI)
-	I[null_pg]=$(icount env LD_PRELOAD="$W/null.so" $VG "$W/pg" $NI)
+	# (not null_pg: valgrind dies of the -pg startup's profiling timer without ftrail)
 	if [ $have_uftrace = 1 ]; then
 		I[uftrace_pg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/pg" $NI)
 		I[uftrace_cyg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/cyg" $NI)
 	fi
 	echo
 	echo "instructions per call (callgrind, $((3 * NI)) calls, over the untraced program)"
-	for k in null_cyg null_fentry null_pg floor ftrail_fentry ftrail_pfe ftrail_cyg ftrail_pg uftrace_pg uftrace_cyg; do
+	for k in null_cyg null_fentry floor ftrail_fentry ftrail_pfe ftrail_cyg ftrail_pg uftrace_pg uftrace_cyg; do
 		[ -n "${I[$k]:-}" ] || continue
 		I[$k]=$(awk -v t="${I[$k]}" -v b="$i_base" -v c=$((3 * NI)) 'BEGIN{printf "%.0f", (t-b)/c}')
 		printf '%-16s %8s\n' "$k" "${I[$k]}"
