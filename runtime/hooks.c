@@ -801,9 +801,15 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 
 	if (unlikely(!rt.sess))
 		return;
-	/* -T's common call (fast_entry_stack): the gate as hot_ok's, t->hot_stack's */
+	/*
+	 * -T's common call (fast_entry_stack): the gate as hot_ok's, t->hot_stack's.
+	 * A dead recorder is looked for here too (one load): tramp.S's fast
+	 * paths meet it when a full ring page sends them to hook_begin, but
+	 * this path writes a full page's record itself.
+	 */
 	if (t->hot_stack && !t->busy &&
-	    t->hot_stack == __atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) + 1) {
+	    t->hot_stack == __atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) + 1 &&
+	    likely(!rt_orphaned())) {
 		f = lookup_fast(key);
 		/* acquire: pairs with rt_func_eval's release of the epoch */
 		if (f && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch) {
