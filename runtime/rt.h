@@ -276,11 +276,11 @@ struct rt_thread {
 };
 
 /*
- * a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes), then
- * its -T stack memo (unwind.c: 8192 entries of 32 bytes); touched only
+ * a thread's unwind rule cache (unwind.c: 4096 entries of 16 bytes), then
+ * its -T stack memo (unwind.c: 65536 entries of 32 bytes); touched only
  * as used, so a thread that takes no stack pays address space only
  */
-#define RT_UCACHE_BYTES (8192 + 65536 * 32)
+#define RT_UCACHE_BYTES (65536 + 65536 * 32)
 
 /* Process-wide runtime state. */
 struct rt_state {

@@ -116,7 +116,17 @@ struct ur_ent {
 	uint8_t pad;
 };
 
-#define UR_CACHE 512 /* entries per thread (8 KiB, RT_UCACHE_BYTES) */
+/*
+ * Entries per thread (64 KiB, RT_UCACHE_BYTES), in sets of UR_WAYS: one
+ * 64-byte line per set.  Direct-mapped (and 512 entries), two return
+ * addresses of one stack that share a slot evicted each other at every
+ * walk, and each eviction cost a libunwind step (two sigprocmask calls):
+ * Lua's -T run spent 40% of its CPU there.  Four ways and 1024 sets hold
+ * a program's hot call sites; a full set loses the entry the thread's
+ * victim counter names (no ordering to keep: any one is as good).
+ */
+#define UR_CACHE 4096
+#define UR_WAYS 4
 
 /*
  * Per thread, so only a signal handler of the same thread can interleave
@@ -135,34 +145,54 @@ struct ur_ent {
 #define ur_cache ((struct ur_ent *)rt_self.ucache)
 static __thread uint32_t ur_cache_gen RT_TLS;
 static __thread int ur_writing RT_TLS;
+static __thread uint32_t ur_victim RT_TLS; /* the way a full set loses next */
 static uint32_t ur_gen;	      /* bumped when code is unmapped: cached rules of it are stale */
 static uint64_t ur_stack_max; /* RLIMIT_STACK, read once */
 
+/* The first entry of ip's set. */
 static inline uint32_t ur_hash(uint64_t ip)
 {
-	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 55) & (UR_CACHE - 1);
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 54) * UR_WAYS; /* 1024 sets */
 }
+_Static_assert(UR_CACHE == 1024 * UR_WAYS && UR_WAYS == 4, "ur_hash's shift and mask");
 
 static inline __attribute__((always_inline)) int ur_lookup(uint64_t ip, struct ur_ent *out)
 {
-	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
+	struct ur_ent *e;
+	int w;
 
-	if (!e || __atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+	if (!ur_cache)
 		return 0;
-	ft_barrier();
-	out->cfa_off = e->cfa_off;
-	out->rbp_off = e->rbp_off;
-	out->kind = e->kind;
-	ft_barrier();
-	return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
+	e = &ur_cache[ur_hash(ip)];
+	for (w = 0; w < UR_WAYS; w++, e++) {
+		if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+			continue;
+		ft_barrier();
+		out->cfa_off = e->cfa_off;
+		out->rbp_off = e->rbp_off;
+		out->kind = e->kind;
+		ft_barrier();
+		return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
+	}
+	return 0;
 }
 
 static void ur_store(uint64_t ip, const struct ur_ent *r)
 {
-	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
+	struct ur_ent *set = ur_cache ? &ur_cache[ur_hash(ip)] : NULL, *e = NULL;
+	int w;
 
-	if (!e || ur_writing)
+	if (!set || ur_writing)
 		return;
+	/* ip's own entry (a UR_DWARF rule learnt again), else a free one, else the victim */
+	for (w = 0; w < UR_WAYS && !e; w++)
+		if (set[w].ip == ip)
+			e = &set[w];
+	for (w = 0; w < UR_WAYS && !e; w++)
+		if (!set[w].ip)
+			e = &set[w];
+	if (!e)
+		e = &set[ur_victim++ % UR_WAYS];
 	ur_writing = 1;
 	ft_barrier();
 	__atomic_store_n(&e->ip, 0, __ATOMIC_RELAXED);
