@@ -1484,15 +1484,23 @@ uint32_t ft_stackmap_gen(const struct ft_stackmap *h)
  * with its shard counts here; anything else returns -EAGAIN and the caller
  * takes get_id with the whole stack (nested calls, a thread's first call,
  * threads without a shard, the tests' hash hook are rare).
+ *
+ * ref: the element slot id held in generation gen (ft_stackmap_ref), or 0
+ * to read it from the slot.  A published slot never changes until a
+ * reset, so a ref read in gen is the slot's element for as long as the
+ * map stays at gen -- which the check above establishes -- and the slot's
+ * load (a cache miss at every -T call: the table is 2 MiB at 2^17
+ * stacks) is not needed.
  */
-int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
+static inline __attribute__((always_inline)) int stackmap_hit(struct ft_stackmap *h, uint32_t id,
+							      uint32_t ref, uint32_t gen)
 {
 	struct ft_stackmap_shared *m = h->shm;
 	struct shard *sh;
-	uint32_t ev, prev;
+	uint32_t ev = ref, prev;
 	uint64_t s;
 
-	if (__builtin_expect(id >= m->table_size || h->hash_hook != NULL, 0))
+	if (__builtin_expect(id >= m->table_size || ref > m->max_elts || h->hash_hook != NULL, 0))
 		return -EINVAL;
 	sh = cached_shard(m);
 	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
@@ -1510,12 +1518,14 @@ int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
 		atomic_store_explicit(&sh->nest, 0, memory_order_release);
 		return -EINVAL;
 	}
-	/* Acquire, as in find_or_insert: published, and its element complete */
-	s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
-	ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
-	if (__builtin_expect(!(uint32_t)s || !ev, 0)) {
-		atomic_store_explicit(&sh->nest, 0, memory_order_release);
-		return -EINVAL;
+	if (!ev) {
+		/* Acquire, as in find_or_insert: published, and its element complete */
+		s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+		ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
+		if (__builtin_expect(!(uint32_t)s || !ev, 0)) {
+			atomic_store_explicit(&sh->nest, 0, memory_order_release);
+			return -EINVAL;
+		}
 	}
 	/* counted as get_id_fast counts a hit: pending, the previous one into rc[] */
 	prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
@@ -1526,6 +1536,28 @@ int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
 	/* Leave: release, paired as in get_id. */
 	atomic_store_explicit(&sh->nest, 0, memory_order_release);
 	return (int)id;
+}
+
+int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
+{
+	return stackmap_hit(h, id, 0, gen);
+}
+
+int ft_stackmap_hit_ref(struct ft_stackmap *h, uint32_t id, uint32_t ref, uint32_t gen)
+{
+	return stackmap_hit(h, id, ref, gen);
+}
+
+uint32_t ft_stackmap_ref(const struct ft_stackmap *h, uint32_t id)
+{
+	const struct ft_stackmap_shared *m = h->shm;
+	uint64_t s;
+
+	if (id >= m->table_size)
+		return 0;
+	/* Acquire, as in find_or_insert: the slot get_id returned, published */
+	s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+	return (uint32_t)s ? (uint32_t)(s >> 32) & VAL_ELT_MASK : 0;
 }
 
 struct text_ctx {

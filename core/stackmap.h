@@ -183,6 +183,21 @@ uint32_t ft_stackmap_gen(const struct ft_stackmap *h);
 int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen);
 
 /*
+ * The element slot id holds (its reference, for ft_stackmap_hit_ref), 0
+ * when it holds no published stack.  For a caller that just got id from
+ * get_id and remembers both, with the generation it read before that call.
+ */
+uint32_t ft_stackmap_ref(const struct ft_stackmap *h, uint32_t id);
+
+/*
+ * ft_stackmap_hit() with the ref ft_stackmap_ref() gave for id in
+ * generation gen (0: read it from the slot, as ft_stackmap_hit): a hit
+ * that does not touch the map's table.  Same returns; with a ref of
+ * another id the reference counts would be wrong, never the memory.
+ */
+int ft_stackmap_hit_ref(struct ft_stackmap *h, uint32_t id, uint32_t ref, uint32_t gen);
+
+/*
  * Clear the map.  Returns 0, or -EBUSY when tracing is on (asked through
  * tracing_is_on), another reset is in progress, or get_id callers already
  * inside the map did not leave within FT_STACKMAP_DRAIN_MS (e.g. a traced

@@ -605,7 +605,7 @@ void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *
  * entry) -- as long as the caller really is P's activation, which one
  * cached unwind step shows: the caller's CFA is P's slot + 8.  Each
  * thread remembers that function in a memo, and a call whose triple is
- * there costs one unwind step, a memo probe and ft_stackmap_hit() (the
+ * there costs one unwind step, a memo probe and ft_stackmap_hit_ref() (the
  * map counts the reference as get_id would), not a walk of the stack and
  * a hash of it.  A tail call (jmp) is a triple too: its return address
  * is ft_rt_return and its stack is the tail-calling frame's with the
@@ -619,7 +619,9 @@ void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *
  * Ids are valid for one generation of the map (resets); a stack's content
  * also depends on the stack depth option: the two make the stack epoch,
  * kept in each memo entry and each shadow frame, and compared at use.
- * ft_stackmap_hit() checks the generation again, in flight in the map.
+ * ft_stackmap_hit_ref() checks the generation again, in flight in the map;
+ * the entry keeps the stack's element too, so the hit does not read the
+ * map's table.
  *
  * The memo lives after the rule cache in the thread's mapping and follows
  * its signal protocol (ur_lookup / ur_store): the key's first word is 0
@@ -632,7 +634,7 @@ struct sm_ent {
 	uint32_t parent; /* the caller frame's stack id + 1 */
 	uint32_t epoch;	 /* stack epoch of both ids */
 	uint32_t child;	 /* the callee's stack id */
-	uint32_t pad;
+	uint32_t ref;	 /* its ft_stackmap_ref() (0: unknown) */
 };
 
 #define SM_ENTRIES 65536
@@ -651,7 +653,8 @@ _Static_assert(SM_ENTRIES == 1 << 16, "sm_slot's shift");
 
 static inline __attribute__((always_inline)) int sm_lookup(const struct sm_ent *e, uint64_t ret,
 							   uint64_t entry, uint32_t parent,
-							   uint32_t epoch, uint32_t *child)
+							   uint32_t epoch, uint32_t *child,
+							   uint32_t *ref)
 {
 	if (__atomic_load_n(&e->ret, __ATOMIC_RELAXED) != ret)
 		return 0;
@@ -659,12 +662,13 @@ static inline __attribute__((always_inline)) int sm_lookup(const struct sm_ent *
 	if (e->entry != entry || e->parent != parent || e->epoch != epoch)
 		return 0;
 	*child = e->child;
+	*ref = e->ref;
 	ft_barrier();
 	return __atomic_load_n(&e->ret, __ATOMIC_RELAXED) == ret;
 }
 
 static void sm_store(struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
-		     uint32_t epoch, uint32_t child)
+		     uint32_t epoch, uint32_t child, uint32_t ref)
 {
 	if (ur_writing)
 		return;
@@ -676,6 +680,7 @@ static void sm_store(struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t pa
 	e->parent = parent;
 	e->epoch = epoch;
 	e->child = child;
+	e->ref = ref;
 	ft_barrier();
 	__atomic_store_n(&e->ret, ret, __ATOMIC_RELAXED);
 	ft_barrier();
@@ -734,7 +739,7 @@ static inline __attribute__((always_inline)) int sm_try(struct rt_thread *t, uin
 							uint32_t *epoch, uint32_t *parent,
 							struct sm_ent **e)
 {
-	uint32_t mgen = ft_stackmap_gen(&rt.smap), v;
+	uint32_t mgen = ft_stackmap_gen(&rt.smap), v, ref;
 
 	*epoch = mgen << 7 | max; /* max <= 64 */
 	*parent = first ? sm_parent(t, st, *epoch) : 0;
@@ -742,9 +747,9 @@ static inline __attribute__((always_inline)) int sm_try(struct rt_thread *t, uin
 	if (!*parent)
 		return -1;
 	*e = sm_slot(st->ip, first, *parent);
-	if (!sm_lookup(*e, st->ip, first, *parent, *epoch, &v))
+	if (!sm_lookup(*e, st->ip, first, *parent, *epoch, &v, &ref))
 		return -1;
-	return ft_stackmap_hit(&rt.smap, v, mgen);
+	return ft_stackmap_hit_ref(&rt.smap, v, ref, mgen);
 }
 
 /**
@@ -811,8 +816,10 @@ uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_
 		n += rt_ustack(t, st, s.ips + n, max - n);
 		if (epoch) {
 			id = ft_stackmap_get_id(&rt.smap, s.ips, n);
+			/* the ref with the gen read before get_id: see ft_stackmap_ref */
 			if (id >= 0 && e)
-				sm_store(e, st->ip, first, parent, epoch, (uint32_t)id);
+				sm_store(e, st->ip, first, parent, epoch, (uint32_t)id,
+					 ft_stackmap_ref(&rt.smap, (uint32_t)id));
 		}
 	}
 	if (id >= 0) {

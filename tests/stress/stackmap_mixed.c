@@ -18,7 +18,9 @@
  *
  * Half the calls of a thread whose stack it got an id for before take
  * ft_stackmap_hit() with that id and the generation read before the
- * get_id that gave it (the runtime's -T memo), handlers' too: a hit on an
+ * get_id that gave it (the runtime's -T memo), handlers' too, and half of
+ * the thread's take ft_stackmap_hit_ref() with the element
+ * ft_stackmap_ref() gave after that get_id (the memo's): a hit on an
  * id a reset made void must be refused (else the counts above break, and
  * in phase 2 the id must name the stack), and a hit must count as a
  * get_id hit does.
@@ -66,6 +68,7 @@ static atomic_ullong total_ok, total_calls, total_inside, total_hits;
 struct memo {
 	int id[NSTACKS];
 	uint32_t gen[NSTACKS];
+	uint32_t ref[NSTACKS]; /* the worker's only */
 };
 static struct memo memos[NTHREADS];
 static __thread struct memo *memo;
@@ -155,7 +158,9 @@ static void *worker(void *arg)
 		in_get_id = 1;
 		id = -1;
 		if (memo->id[i] >= 0 && (calls & 1)) {
-			id = ft_stackmap_hit(map, (uint32_t)memo->id[i], memo->gen[i]);
+			id = calls & 2 ? ft_stackmap_hit_ref(map, (uint32_t)memo->id[i],
+							     memo->ref[i], memo->gen[i])
+				       : ft_stackmap_hit(map, (uint32_t)memo->id[i], memo->gen[i]);
 			if (id >= 0 && id != memo->id[i])
 				die("hit returned %d for id %d", id, memo->id[i]);
 			if (id >= 0)
@@ -170,6 +175,8 @@ static void *worker(void *arg)
 			id = ft_stackmap_get_id(map, stacks[i], depths[i]);
 			if (id >= 0) {
 				memo->gen[i] = g;
+				/* a reset in between voids it with the id: gen is older */
+				memo->ref[i] = ft_stackmap_ref(map, (uint32_t)id);
 				atomic_signal_fence(
 					memory_order_seq_cst); /* gen before id (handler) */
 				memo->id[i] = id;
