@@ -28,7 +28,7 @@
 #   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
 bench_setup fgraph-bench "$@"
 LIB=$BUILD/libftrail.so
 FTRAIL=$BUILD/ftrail
@@ -137,18 +137,8 @@ echo "bytes/call in buffer          $(ratio "$bbytes" "$bcalls")   (target <= 8)
 echo "bytes/call on disk            $disk   (target <= 3; uftrace: $uft_disk)"
 
 # ---- instructions per call (callgrind) ----
-if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+if have_callgrind; then
 	NI=100000
-	itot() { # callgrind output files -> the largest total (the traced program)
-		for f in "$@"; do
-			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-		done | sort -n | tail -n 1
-	}
-	icount() { # command...  -> instructions of the program
-		rm -f "$W"/cg.*
-		(cd "$W" && "$@" >/dev/null 2>&1)
-		itot "$W"/cg.*
-	}
 	VG="valgrind --tool=callgrind --trace-children=yes --callgrind-out-file=$W/cg.%p"
 	i_base=$(icount $VG "$W/plain" $NI)
 	declare -A I

@@ -28,7 +28,7 @@
 #   bench/stacktrace_bench.sh [ITERATIONS]   (env BUILDS="build ...", RUNS=5, CC=gcc, LUA=1, WORK)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup, best
+. "$TOP/bench/lib.sh" # bench_setup, best, have_callgrind, icount
 bench_setup stacktrace-bench "$@"
 BUILDS=${BUILDS:-$TOP/build}
 
@@ -118,22 +118,13 @@ awk -v u="$u" -v x="$x" -v y="$y" 'BEGIN { if (x > u) printf "-T ratio of tracin
 # ---- instructions (callgrind: deterministic on a loaded machine) ----
 # A tenth of the workload (fib(18), a 20k-element sort, 5k formats), the
 # traced program's instructions only: untraced, ftrail without and with -T.
-if [ "${INSTR:-1}" = 1 ] && command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1; then
+if have_callgrind; then
 	sed 's/200000/20000/; s/50000/5000/; s/fib(25)/fib(18)/' "$LW/bench.lua" >"$LW/small.lua"
-	itot() { # the largest total of the callgrind files (the traced program)
-		for f in "$@"; do
-			callgrind_annotate "$f" 2>/dev/null | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }'
-		done | sort -n | tail -n 1
-	}
-	icount() { # command... -> instructions of the program
-		rm -f "$LW"/cg.*
-		(cd "$LW" && "$@" >/dev/null 2>&1)
-		itot "$LW"/cg.*
-	}
+	# lib.sh's icount runs in $W: here the Lua scratch directory
 	VG="valgrind --tool=callgrind --callgrind-out-file=$LW/cg.%p"
-	iu=$(icount $VG "$WORK/bin/lua-pg" small.lua)
-	ia=$(icount "$F" record -o "$LW/i.dat" -- $VG "$WORK/bin/lua-pg" small.lua)
-	it=$(icount "$F" record -T -o "$LW/i.dat" -- $VG "$WORK/bin/lua-pg" small.lua)
+	iu=$(W=$LW icount $VG "$WORK/bin/lua-pg" small.lua)
+	ia=$(W=$LW icount "$F" record -o "$LW/i.dat" -- $VG "$WORK/bin/lua-pg" small.lua)
+	it=$(W=$LW icount "$F" record -T -o "$LW/i.dat" -- $VG "$WORK/bin/lua-pg" small.lua)
 	echo
 	echo "Lua, a tenth of the workload, program instructions (callgrind): untraced $iu, without -T $ia, with -T $it"
 	awk -v u="$iu" -v a="$ia" -v t="$it" 'BEGIN {
