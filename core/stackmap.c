@@ -1036,6 +1036,31 @@ static __attribute__((noinline)) int get_id_miss_base(struct ft_stackmap_shared 
 }
 
 /*
+ * A fast hit's count, then the leave (get_id_fast, stackmap_hit): ev
+ * (the element + 1) waits in sh->pending, and the previous pending hit
+ * goes into rc[] now: rc[]'s address depends on the element, known only
+ * after the hash and the slot's load, and a store to such a late address
+ * held back this thread's next calls (measured: 2 ns of a 10.5 ns hit);
+ * pending's address is known at once, and so is the previous element.
+ * Pending first, then rc[]: a reader may miss that count for an instant,
+ * never count it twice.  Plain, as rc[] (only the outermost call of the
+ * owner writes them).  Returns id.
+ */
+static inline __attribute__((always_inline)) int
+hit_leave(struct ft_stackmap_shared *m, struct shard *sh, uint32_t ev, uint32_t id)
+{
+	uint32_t prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
+
+	atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
+	if (prev)
+		rc_hit(m, sh, prev - 1);
+	own_add(&sh->served, 1);
+	/* Leave: release, paired as in get_id. */
+	atomic_store_explicit(&sh->nest, 0, memory_order_release);
+	return (int)id;
+}
+
+/*
  * The thread's shard in m when its first cache entry holds it, else NULL
  * (get_id's general body then finds or claims one).  Orders as my_shard.
  */
@@ -1109,26 +1134,7 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	    __builtin_expect(avx2 ? ips_equal_avx2((elts_of(m) - 1)[ev].ips, ips, nr)
 				  : ips_equal((elts_of(m) - 1)[ev].ips, ips, nr),
 			     1)) {
-		/*
-		 * A hit.  Its count waits in sh->pending, and the previous
-		 * pending hit goes into rc[] now: rc[]'s address depends on
-		 * the element, known only after the hash and the slot's load,
-		 * and a store to such a late address held back this thread's
-		 * next calls (measured: 2 ns of a 10.5 ns hit); pending's
-		 * address is known at once, and so is the previous element.
-		 * Pending first, then rc[]: a reader may miss that count for
-		 * an instant, never count it twice.  Plain, as rc[] (only the
-		 * outermost call of the owner writes them).
-		 */
-		uint32_t prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
-
-		atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
-		if (prev)
-			rc_hit(m, sh, prev - 1);
-		own_add(&sh->served, 1);
-		/* Leave: release, paired as in get_id. */
-		atomic_store_explicit(&sh->nest, 0, memory_order_release);
-		return (int)idx;
+		return hit_leave(m, sh, ev, idx);
 	}
 #if HAVE_AVX2_PATH
 	return avx2 ? get_id_miss_avx2(m, sh, ips, nr, key) : get_id_miss_base(m, sh, ips, nr, key);
@@ -1497,7 +1503,7 @@ static inline __attribute__((always_inline)) int stackmap_hit(struct ft_stackmap
 {
 	struct ft_stackmap_shared *m = h->shm;
 	struct shard *sh;
-	uint32_t ev = ref, prev;
+	uint32_t ev = ref;
 	uint64_t s;
 
 	if (__builtin_expect(id >= m->table_size || ref > m->max_elts || h->hash_hook != NULL, 0))
@@ -1527,15 +1533,7 @@ static inline __attribute__((always_inline)) int stackmap_hit(struct ft_stackmap
 			return -EINVAL;
 		}
 	}
-	/* counted as get_id_fast counts a hit: pending, the previous one into rc[] */
-	prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
-	atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
-	if (prev)
-		rc_hit(m, sh, prev - 1);
-	own_add(&sh->served, 1);
-	/* Leave: release, paired as in get_id. */
-	atomic_store_explicit(&sh->nest, 0, memory_order_release);
-	return (int)id;
+	return hit_leave(m, sh, ev, id);
 }
 
 int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
