@@ -9,6 +9,9 @@
 #                       stores 8 bytes at entry and at exit (bench/fgraph_floor.c)
 #   ftrail cyg|fentry|pfe|pg   function_graph on each kind of binary
 #   uftrace cyg|pg      `uftrace record` on the same binaries
+#   null cyg|fentry|pg  each binary with hooks that do nothing
+#                       (bench/fgraph_null.c): what the flag alone costs
+#                       the program, before any tracer runs
 #
 # ns/call = (loop time - untraced loop time) / calls, the loop timed inside
 # the program (bench/fgraph_prog.c), best of $RUNS runs.  bytes/call is
@@ -37,6 +40,7 @@ $CC -O2 -pg -mfentry -o "$W/fentry" "$P" || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" || exit 1
 $CC -O2 -fpatchable-function-entry=5 -o "$W/pfe" "$P" || exit 1
 $CC -O2 -shared -fPIC -o "$W/floor.so" "$TOP/bench/fgraph_floor.c" || exit 1
+$CC -O2 -shared -fPIC -o "$W/null.so" "$TOP/bench/fgraph_null.c" || exit 1
 $CC -O2 -D_GNU_SOURCE -I"$TOP" -o "$W/rtrun" "$TOP/tests/progs/rtrun.c" \
 	"$BUILD/libftrail-core.a" $(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || exit 1
 
@@ -65,6 +69,9 @@ L_untraced=$(best "$W/plain" "$NL")
 L_pfe_plain=$(best "$W/pfe" "$NL")
 L_pfe_nosel=$(N=$NL best ftrail_run "$W/pfe" -l main)
 T[floor]=$(best env LD_PRELOAD="$W/floor.so" "$W/cyg" "$N")
+T[null_cyg]=$(best env LD_PRELOAD="$W/null.so" "$W/cyg" "$N")
+T[null_fentry]=$(best env LD_PRELOAD="$W/null.so" "$W/fentry" "$N")
+T[null_pg]=$(best env LD_PRELOAD="$W/null.so" "$W/pg" "$N")
 T[ftrail_cyg]=$(best ftrail_run "$W/cyg")
 T[ftrail_fentry]=$(best ftrail_run "$W/fentry")
 T[ftrail_pfe]=$(best ftrail_run "$W/pfe")
@@ -93,12 +100,17 @@ if [ $have_uftrace = 1 ]; then
 fi
 
 echo "fgraph_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC, recorder: $([ $have_ftrail = 1 ] && echo 'ftrail record' || echo 'tests/progs/rtrun')"
-ns_table 16 untraced floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
+ns_table 16 untraced null_cyg null_fentry null_pg floor ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
 echo
 floor=$(per_call floor)
 echo "ratio ftrail_cyg/floor        $(ratio "$(per_call ftrail_cyg)" "$floor")   (target <= 1.5)"
 echo "ratio ftrail_fentry/floor     $(ratio "$(per_call ftrail_fentry)" "$floor")   (target <= 1.5)"
 echo "ratio ftrail_pfe/floor        $(ratio "$(per_call ftrail_pfe)" "$floor")   (target <= 1.5)"
+echo "ratio ftrail_pg/floor         $(ratio "$(per_call ftrail_pg)" "$floor")   (target <= 1.5)"
+# the hook's own share: each flag's null-hook cost taken out on both sides
+hook_only() { awk -v a="$(per_call "$1")" -v b="$(per_call "$2")" 'BEGIN { if (a == "-" || b == "-") print "-"; else printf "%.2f", a - b }'; }
+fl_hook=$(hook_only floor null_cyg)
+echo "ratio over the null hooks: cyg $(ratio "$(hook_only ftrail_cyg null_cyg)" "$fl_hook"), fentry $(ratio "$(hook_only ftrail_fentry null_fentry)" "$fl_hook"), pg $(ratio "$(hook_only ftrail_pg null_pg)" "$fl_hook")   ((ftrail - null hook of its flag) / (floor - null cyg hook))"
 if [ $have_uftrace = 1 ]; then
 	echo "ratio uftrace_cyg/ftrail_cyg  $(ratio "$(per_call uftrace_cyg)" "$(per_call ftrail_cyg)")   (target >= 4)"
 	echo "ratio uftrace_pg/ftrail_pg    $(ratio "$(per_call uftrace_pg)" "$(per_call ftrail_pg)")   (target >= 4)"
@@ -122,13 +134,18 @@ if have_callgrind; then
 	I[ftrail_fentry]=$(icount env FTRAIL_LIB="$LIB" "$W/rtrun" -q -- $VG "$W/fentry" $NI)
 	I[ftrail_pfe]=$(icount env FTRAIL_LIB="$LIB" "$W/rtrun" -q -- $VG "$W/pfe" $NI)
 	I[ftrail_cyg]=$(icount env FTRAIL_LIB="$LIB" "$W/rtrun" -q -- $VG "$W/cyg" $NI)
+	I[ftrail_pg]=$(icount env FTRAIL_LIB="$LIB" "$W/rtrun" -q -- $VG "$W/pg" $NI)
+	I[null_cyg]=$(icount env LD_PRELOAD="$W/null.so" $VG "$W/cyg" $NI)
+	I[null_fentry]=$(icount env LD_PRELOAD="$W/null.so" $VG "$W/fentry" $NI)
+	# (not null_pg: valgrind dies of the -pg startup's profiling timer without ftrail)
 	if [ $have_uftrace = 1 ]; then
 		I[uftrace_pg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/pg" $NI)
 		I[uftrace_cyg]=$(icount $VG uftrace record -d "$W/uft.i" "$W/cyg" $NI)
 	fi
-	icount_table $((3 * NI)) 16 floor ftrail_fentry ftrail_pfe ftrail_cyg uftrace_pg uftrace_cyg
+	icount_table $((3 * NI)) 16 null_cyg null_fentry floor ftrail_fentry ftrail_pfe ftrail_cyg ftrail_pg uftrace_pg uftrace_cyg
 	echo "instr ratio ftrail_fentry/floor     $(ratio "${I[ftrail_fentry]}" "${I[floor]}")"
 	echo "instr ratio ftrail_cyg/floor        $(ratio "${I[ftrail_cyg]}" "${I[floor]}")"
+	echo "instr ratio ftrail_pg/floor         $(ratio "${I[ftrail_pg]}" "${I[floor]}")"
 	[ -n "${I[uftrace_pg]:-}" ] && echo "instr ratio uftrace_pg/ftrail_fentry $(ratio "${I[uftrace_pg]}" "${I[ftrail_fentry]}")"
 	[ -n "${I[uftrace_cyg]:-}" ] && echo "instr ratio uftrace_cyg/ftrail_cyg   $(ratio "${I[uftrace_cyg]}" "${I[ftrail_cyg]}")"
 fi

@@ -116,7 +116,7 @@ const char cmd_record_usage[] =
 	"                       oldest; either way every loss is counted\n"
 	"  -b KB                buffer size per buffer (per thread, per CPU), KiB\n"
 	"  --stackmap-bits N    stack map capacity 2^N stacks, N in [10,18] (else an\n"
-	"                       error), default 14\n"
+	"                       error), default 14; 17 for the program's stacks with -T\n"
 	"  --snapshot-alloc     allocate the snapshot buffer at start (see ftrail snapshot)\n"
 	"  --no-libcall         do not trace calls into other shared objects (libc's malloc,\n"
 	"                       printf...) through the PLT; same as -O nolibcall\n"

@@ -47,7 +47,7 @@ struct ft_record_opts {
 	uint64_t options;	/* ftrace option bits (options.h), after -O and -T */
 	uint64_t options_set;	/* bits -O named, on or off (a default kept apart from a choice) */
 	unsigned int buffer_kb; /* -b: per buffer (per thread / per CPU), KiB */
-	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default 14 */
+	unsigned int stackmap_bits; /* --stackmap-bits, 0 = default: 14, 17 for a user map with -T */
 	int all_cpus;		    /* -a: system-wide kernel capture */
 	int quiet;		    /* -q */
 	int snapshot_alloc;	    /* --snapshot-alloc: allocate the spare buffer at start */

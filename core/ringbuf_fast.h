@@ -48,8 +48,27 @@
  * snapshot swap to follow.  Level 0 only, so that every access is at a
  * fixed offset of the thread's TLS block.  Async-signal-safe.
  */
+static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread *t, uint32_t word,
+							     uint32_t x0, uint32_t x1, uint32_t nx,
+							     uint64_t now, uint64_t dmax,
+							     int ddepth);
+
 static inline __attribute__((always_inline)) int
 ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dmax, int ddepth)
+{
+	return ft_rb__fast(t, word, 0, 0, 0, now, dmax, ddepth);
+}
+
+/*
+ * ft_rb_fast_word's record word followed by nx (0 or 2, a constant) more
+ * words x0, x1 that take the record's time: a one-word attachment
+ * (FT_EXT_STACK_ID after an ENTRY).  One event, committed at once, as
+ * ft_rb_entry_ext() writes it.
+ */
+static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread *t, uint32_t word,
+							     uint32_t x0, uint32_t x1, uint32_t nx,
+							     uint64_t now, uint64_t dmax,
+							     int ddepth)
 {
 	struct ft_rb_wlevel *w = &t->lv[0];
 	struct ft_rb_slot *s = t->slot;
@@ -73,7 +92,8 @@ ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dm
 	/* acquire: pairs with the swapper's release of snap_gen (ft_rb__enter) */
 	if (__builtin_expect(__atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) != w->gen, 0) ||
 	    __builtin_expect(!pg, 0) || __builtin_expect(d > dmax, 0) ||
-	    __builtin_expect(off + 4 > a->page_size - (uint32_t)sizeof(struct ft_page), 0)) {
+	    __builtin_expect(off + 4 + 4 * nx > a->page_size - (uint32_t)sizeof(struct ft_page),
+			     0)) {
 		/* not the common case: undo the begin (ft_rb_end's order), nothing written */
 		ft_barrier();
 		t->nest = 0;
@@ -83,13 +103,17 @@ ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dm
 	}
 	/* ft_rb_reserve + ft_rb_commit, one word */
 	((uint32_t *)(pg + 1))[off / 4] = word | (uint32_t)d << 2;
+	if (nx) {
+		((uint32_t *)(pg + 1))[off / 4 + 1] = x0;
+		((uint32_t *)(pg + 1))[off / 4 + 2] = x1;
+	}
 	w->last_ts = now;
-	w->off = off + 4;
+	w->off = off + 4 + 4 * nx;
 	cnt = w->count + 1;
 	w->count = cnt;
 	__atomic_store_n(w->nev, cnt, __ATOMIC_RELAXED); /* ordered by the release below */
-	/* release: a reader that acquires size sees the word (ringbuf.h, ft_page.size) */
-	__atomic_store_n(&pg->size, off + 4, __ATOMIC_RELEASE);
+	/* release: a reader that acquires size sees the words (ringbuf.h, ft_page.size) */
+	__atomic_store_n(&pg->size, off + 4 + 4 * nx, __ATOMIC_RELEASE);
 	if (ddepth > 0)
 		w->depth++;
 	else
@@ -116,6 +140,21 @@ static inline __attribute__((always_inline)) int ft_rb_fast_entry(struct ft_rb_t
 			     1))
 		return 0;
 	return ft_rb_entry(t, fid, now);
+}
+
+/*
+ * function_graph entry of fid at now with a one-word attachment of type
+ * (FT_EXT_STACK_ID: the stack id): fast, else ft_rb_entry_ext.
+ */
+static inline __attribute__((always_inline)) int
+ft_rb_fast_entry_ext1(struct ft_rb_thread *t, uint32_t fid, uint64_t now, uint32_t type, uint32_t v)
+{
+	if (__builtin_expect(fid <= FT_REC_FID_MAX, 1) &&
+	    __builtin_expect(!ft_rb__fast(t, ft_rec_entry(fid, 0), ft_rec_ext(type, 1, 0), v, 2,
+					  now, FT_REC_EDELTA_MAX, 1),
+			     1))
+		return 0;
+	return ft_rb_entry_ext(t, fid, now, type, &v, 4);
 }
 
 /* function_graph exit at now: fast, else ft_rb_exit. */

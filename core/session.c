@@ -15,6 +15,7 @@
 
 #include "core/barrier.h"
 #include "core/clock.h"
+#include "core/options.h"
 #include "core/opts.h"
 #include "core/session.h"
 #include "core/stackmap.h"
@@ -43,11 +44,32 @@ static void compute_layout(struct layout *l, unsigned int bits, size_t ring_size
 	l->total = ALIGN_UP(l->ring_off + ring_size, SPAGE);
 }
 
+/*
+ * The user stack map's capacity: --stackmap-bits, else the map's default
+ * (2^14, as the kernel's), raised to 2^FT_SESSION_STACK_BITS when every
+ * traced call records its stack (-T): a real program's calls have many
+ * more distinct stacks than a kernel event's (Lua's workload in
+ * bench/stacktrace_bench.sh: 75k), and each one the map cannot hold is
+ * written in full, 8 bytes a frame, at every call.  Only the header,
+ * shards and slots are written at init (2 MiB at 2^17); elements are
+ * paged in as stacks arrive.
+ */
+static unsigned int map_bits(const struct ft_record_opts *o)
+{
+	if (!o)
+		return 0;
+	if (o->stackmap_bits)
+		return o->stackmap_bits;
+	if (o->options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
+		return FT_SESSION_STACK_BITS;
+	return 0;
+}
+
 size_t ft_session_size(const struct ft_record_opts *o, size_t ring_size)
 {
 	struct layout l;
 
-	compute_layout(&l, o ? o->stackmap_bits : 0, ring_size);
+	compute_layout(&l, map_bits(o), ring_size);
 	return (size_t)l.total;
 }
 
@@ -144,7 +166,7 @@ int ft_session_init(void *mem, size_t len, const struct ft_record_opts *o, size_
 	struct layout l;
 	int tracer;
 
-	compute_layout(&l, o->stackmap_bits, ring_size);
+	compute_layout(&l, map_bits(o), ring_size);
 	if (len < l.total) {
 		snprintf(err, errlen, "session block too small: %zu < %llu", len,
 			 (unsigned long long)l.total);

@@ -78,6 +78,8 @@
 #define FT_SESSION_MSG_LINE_MAX 255 /* bytes of one runtime warning */
 #define FT_SESSION_ARGS_MAX 65536   /* bytes of capture specs, NUL included */
 #define FT_SESSION_PATCH_MAX 4096   /* bytes of --patch lines, NUL included */
+/* the user stack map's capacity 2^N when -T is on and --stackmap-bits is not given */
+#define FT_SESSION_STACK_BITS 17
 
 enum ft_tracer {
 	FT_TRACER_NOP = 0,

@@ -174,6 +174,12 @@ struct ft_stackmap_shared {
 	/* Walks in progress (control path). */
 	_Atomic uint32_t readers;
 	/*
+	 * Resets done: bumped by reset while it owns the map, before its
+	 * release of `resetting`, so a caller that sees `resetting` 0 in
+	 * flight sees the generation its ids belong to (ft_stackmap_hit).
+	 */
+	_Atomic uint32_t gen;
+	/*
 	 * Pool cursor, on a line of its own so inserts do not bounce the line
 	 * that every get_id reads `resetting` from.  May run past max_elts by
 	 * the number of racing callers; readers clamp.
@@ -1030,6 +1036,31 @@ static __attribute__((noinline)) int get_id_miss_base(struct ft_stackmap_shared 
 }
 
 /*
+ * A fast hit's count, then the leave (get_id_fast, stackmap_hit): ev
+ * (the element + 1) waits in sh->pending, and the previous pending hit
+ * goes into rc[] now: rc[]'s address depends on the element, known only
+ * after the hash and the slot's load, and a store to such a late address
+ * held back this thread's next calls (measured: 2 ns of a 10.5 ns hit);
+ * pending's address is known at once, and so is the previous element.
+ * Pending first, then rc[]: a reader may miss that count for an instant,
+ * never count it twice.  Plain, as rc[] (only the outermost call of the
+ * owner writes them).  Returns id.
+ */
+static inline __attribute__((always_inline)) int
+hit_leave(struct ft_stackmap_shared *m, struct shard *sh, uint32_t ev, uint32_t id)
+{
+	uint32_t prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
+
+	atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
+	if (prev)
+		rc_hit(m, sh, prev - 1);
+	own_add(&sh->served, 1);
+	/* Leave: release, paired as in get_id. */
+	atomic_store_explicit(&sh->nest, 0, memory_order_release);
+	return (int)id;
+}
+
+/*
  * The thread's shard in m when its first cache entry holds it, else NULL
  * (get_id's general body then finds or claims one).  Orders as my_shard.
  */
@@ -1103,26 +1134,7 @@ get_id_fast(struct ft_stackmap *h, const uint64_t *ips, uint32_t nr, const int a
 	    __builtin_expect(avx2 ? ips_equal_avx2((elts_of(m) - 1)[ev].ips, ips, nr)
 				  : ips_equal((elts_of(m) - 1)[ev].ips, ips, nr),
 			     1)) {
-		/*
-		 * A hit.  Its count waits in sh->pending, and the previous
-		 * pending hit goes into rc[] now: rc[]'s address depends on
-		 * the element, known only after the hash and the slot's load,
-		 * and a store to such a late address held back this thread's
-		 * next calls (measured: 2 ns of a 10.5 ns hit); pending's
-		 * address is known at once, and so is the previous element.
-		 * Pending first, then rc[]: a reader may miss that count for
-		 * an instant, never count it twice.  Plain, as rc[] (only the
-		 * outermost call of the owner writes them).
-		 */
-		uint32_t prev = atomic_load_explicit(&sh->pending, memory_order_relaxed);
-
-		atomic_store_explicit(&sh->pending, ev, memory_order_relaxed);
-		if (prev)
-			rc_hit(m, sh, prev - 1);
-		own_add(&sh->served, 1);
-		/* Leave: release, paired as in get_id. */
-		atomic_store_explicit(&sh->nest, 0, memory_order_release);
-		return (int)idx;
+		return hit_leave(m, sh, ev, idx);
 	}
 #if HAVE_AVX2_PATH
 	return avx2 ? get_id_miss_avx2(m, sh, ips, nr, key) : get_id_miss_base(m, sh, ips, nr, key);
@@ -1450,12 +1462,100 @@ int ft_stackmap_reset(struct ft_stackmap *h)
 		atomic_store_explicit(&s->pending, 0, memory_order_relaxed);
 	}
 
+	/* ids handed out before are void: ft_stackmap_hit() refuses them */
+	atomic_store_explicit(&m->gen, atomic_load_explicit(&m->gen, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
 	/*
 	 * Release pairs with get_id's acquire load of `resetting`: a caller
-	 * that sees 0 sees every clearing store.
+	 * that sees 0 sees every clearing store, and the new gen.
 	 */
 	atomic_store_explicit(&m->resetting, 0, memory_order_release);
 	return 0;
+}
+
+uint32_t ft_stackmap_gen(const struct ft_stackmap *h)
+{
+	/* relaxed: a hint; ft_stackmap_hit() checks it again in flight */
+	return atomic_load_explicit(&h->shm->gen, memory_order_relaxed);
+}
+
+/*
+ * A hit whose id the caller already knows: get_id_fast's protocol without
+ * the hash and the compare.  In flight (nest 0 -> 1 -> 0, as get_id_fast,
+ * fenced as get_id when this process could not register), the map must
+ * still be at generation gen -- a caller that sees `resetting` 0 either
+ * came before the reset, which then waits for it to leave before clearing
+ * anything, or after its release, and then sees the new gen -- and slot
+ * id must hold a published element.  Only the outermost call of a thread
+ * with its shard counts here; anything else returns -EAGAIN and the caller
+ * takes get_id with the whole stack (nested calls, a thread's first call,
+ * threads without a shard, the tests' hash hook are rare).
+ *
+ * ref: the element slot id held in generation gen (ft_stackmap_ref), or 0
+ * to read it from the slot.  A published slot never changes until a
+ * reset, so a ref read in gen is the slot's element for as long as the
+ * map stays at gen -- which the check above establishes -- and the slot's
+ * load (a cache miss at every -T call: the table is 2 MiB at 2^17
+ * stacks) is not needed.
+ */
+static inline __attribute__((always_inline)) int stackmap_hit(struct ft_stackmap *h, uint32_t id,
+							      uint32_t ref, uint32_t gen)
+{
+	struct ft_stackmap_shared *m = h->shm;
+	struct shard *sh;
+	uint32_t ev = ref;
+	uint64_t s;
+
+	if (__builtin_expect(id >= m->table_size || ref > m->max_elts || h->hash_hook != NULL, 0))
+		return -EINVAL;
+	sh = cached_shard(m);
+	if (__builtin_expect(!sh || atomic_load_explicit(&sh->nest, memory_order_relaxed), 0))
+		return -EAGAIN;
+	/* Enter, as get_id: a plain store when reset's membarrier fences us */
+	if (__builtin_expect(atomic_load_explicit(&fast_enter, memory_order_relaxed), 1)) {
+		atomic_store_explicit(&sh->nest, 1, memory_order_relaxed);
+		ft_barrier();
+	} else {
+		atomic_exchange_explicit(&sh->nest, 1, memory_order_seq_cst);
+	}
+	/* seq_cst, paired as in get_id; gen after it (see above) */
+	if (__builtin_expect(atomic_load_explicit(&m->resetting, memory_order_seq_cst), 0) ||
+	    __builtin_expect(atomic_load_explicit(&m->gen, memory_order_relaxed) != gen, 0)) {
+		atomic_store_explicit(&sh->nest, 0, memory_order_release);
+		return -EINVAL;
+	}
+	if (!ev) {
+		/* Acquire, as in find_or_insert: published, and its element complete */
+		s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+		ev = (uint32_t)(s >> 32) & VAL_ELT_MASK;
+		if (__builtin_expect(!(uint32_t)s || !ev, 0)) {
+			atomic_store_explicit(&sh->nest, 0, memory_order_release);
+			return -EINVAL;
+		}
+	}
+	return hit_leave(m, sh, ev, id);
+}
+
+int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen)
+{
+	return stackmap_hit(h, id, 0, gen);
+}
+
+int ft_stackmap_hit_ref(struct ft_stackmap *h, uint32_t id, uint32_t ref, uint32_t gen)
+{
+	return stackmap_hit(h, id, ref, gen);
+}
+
+uint32_t ft_stackmap_ref(const struct ft_stackmap *h, uint32_t id)
+{
+	const struct ft_stackmap_shared *m = h->shm;
+	uint64_t s;
+
+	if (id >= m->table_size)
+		return 0;
+	/* Acquire, as in find_or_insert: the slot get_id returned, published */
+	s = atomic_load_explicit(&slots_of(m)[id], memory_order_acquire);
+	return (uint32_t)s ? (uint32_t)(s >> 32) & VAL_ELT_MASK : 0;
 }
 
 struct text_ctx {

@@ -165,6 +165,39 @@ int ft_stackmap_use_avx2(int on);
 uint32_t ft_stackmap_hash(const struct ft_stackmap *h, const uint64_t *ips, uint32_t nr);
 
 /*
+ * The map's generation: the number of resets it went through.  An id is
+ * valid for the generation it was handed out in.  A hint (relaxed).
+ */
+uint32_t ft_stackmap_gen(const struct ft_stackmap *h);
+
+/*
+ * Count one more reference to the stack with id, which get_id returned in
+ * generation gen, as get_id would count a hit -- without the stack: for a
+ * caller that remembers which stack it would pass (the runtime's -T memo).
+ * Same contexts as get_id.  Returns id, or a negative errno, nothing
+ * counted: -EINVAL when the map was reset since gen (or is being reset),
+ * or slot id holds no published stack; -EAGAIN when this call cannot take
+ * the short way (it interrupted another call of this thread, or the
+ * thread has no shard of its own yet): call get_id with the stack then.
+ */
+int ft_stackmap_hit(struct ft_stackmap *h, uint32_t id, uint32_t gen);
+
+/*
+ * The element slot id holds (its reference, for ft_stackmap_hit_ref), 0
+ * when it holds no published stack.  For a caller that just got id from
+ * get_id and remembers both, with the generation it read before that call.
+ */
+uint32_t ft_stackmap_ref(const struct ft_stackmap *h, uint32_t id);
+
+/*
+ * ft_stackmap_hit() with the ref ft_stackmap_ref() gave for id in
+ * generation gen (0: read it from the slot, as ft_stackmap_hit): a hit
+ * that does not touch the map's table.  Same returns; with a ref of
+ * another id the reference counts would be wrong, never the memory.
+ */
+int ft_stackmap_hit_ref(struct ft_stackmap *h, uint32_t id, uint32_t ref, uint32_t gen);
+
+/*
  * Clear the map.  Returns 0, or -EBUSY when tracing is on (asked through
  * tracing_is_on), another reset is in progress, or get_id callers already
  * inside the map did not leave within FT_STACKMAP_DRAIN_MS (e.g. a traced

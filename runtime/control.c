@@ -43,6 +43,7 @@ void rt_sync_locked(void)
 		rt.thresh = 0;
 		rt_filters_apply_all(0);
 		rt.fast = 0;
+		rt.fast_stack = 0;
 		__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
 		return;
 	}
@@ -70,6 +71,10 @@ void rt_sync_locked(void)
 	rt.fast = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
 		  !(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
 		  !rt.have_graph_roots;
+	/* the same but for -T with the stack map: hooks.c's -T fast path */
+	rt.fast_stack = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
+			(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
+			(rt.options & FT_OPT(STACKMAP)) && rt.smap_ok && !rt.have_graph_roots;
 	__atomic_store_n(&rt.gen, g, __ATOMIC_RELEASE);
 }
 

@@ -109,6 +109,9 @@ RT_OFF(FT_OFF_FR_RET, struct rt_frame, ret);
 RT_OFF(FT_OFF_FR_SLOT, struct rt_frame, slot);
 RT_OFF(FT_OFF_FR_FID, struct rt_frame, fid);
 RT_OFF(FT_OFF_FR_FLAGS, struct rt_frame, flags);
+RT_OFF(FT_OFF_FR_SID, struct rt_frame, sid1);
+_Static_assert(offsetof(struct rt_frame, sepoch) == FT_OFF_FR_SID + 4,
+	       "offsets.h: tramp.S clears sid1 and sepoch with one 8-byte store");
 RT_OFF(FT_OFF_SLOT_BUSY, struct ft_rb_slot, busy);
 RT_OFF(FT_OFF_AREA_PAGE_SIZE, struct ft_rb_area, page_size);
 RT_OFF(FT_OFF_AREA_SNAP_GEN, struct ft_rb_area, snap_gen);
@@ -324,7 +327,7 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 					       const struct rt_ustate *us, const uint64_t *regs)
 {
 	uint16_t fl = func_flags(f);
-	uint32_t on, fid = RT_NOFID;
+	uint32_t on, fid = RT_NOFID, sid1 = 0, sepoch = 0;
 	uint16_t frflags = 0;
 	int stack = 0;
 	uint64_t now = 0;
@@ -457,11 +460,13 @@ push:
 					       "-finstrument-functions: arguments and return "
 					       "values are not captured (its hooks run after "
 					       "the prologue)");
-			ft_rb_fast_entry(&t->rb, fid, now);
 			if (rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE)))
 				stack = 1;
+			/* the entry and its stack in one write; the id stays with the frame */
 			if (stack)
-				rt_emit_stack(t, cyg ? 0 : f->addr, us, 0);
+				sid1 = rt_entry_stack(t, fid, now, cyg ? 0 : f->addr, us, &sepoch);
+			else
+				ft_rb_fast_entry(&t->rb, fid, now);
 			stack = 0;
 		}
 		t->rec_depth++;
@@ -478,6 +483,8 @@ push_frame:
 	fr->ts = now;
 	fr->fid = fid;
 	fr->flags = (uint16_t)(frflags | (cyg ? FR_CYG : 0));
+	fr->sid1 = sid1;
+	fr->sepoch = sepoch;
 	/* the frame is complete before it becomes visible (signal handlers) */
 	ft_barrier();
 	t->depth++;
@@ -553,10 +560,11 @@ static inline void rt_hot_update(struct rt_thread *t)
 	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
 
 	/* rt.hmask: tramp.S probes the hash without testing that it exists */
-	t->hot = (rt.fast && t->state == RT_THREAD_READY && t->gen == g && t->rb.slot &&
-		  t->frames && rt.hmask)
-			 ? g + 1
-			 : 0;
+	uint32_t ok = t->state == RT_THREAD_READY && t->gen == g && t->rb.slot && t->frames &&
+		      rt.hmask;
+
+	t->hot = rt.fast && ok ? g + 1 : 0;
+	t->hot_stack = rt.fast_stack && ok ? g + 1 : 0;
 }
 
 /*
@@ -614,6 +622,8 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	fr->slot = (uint64_t)slot;
 	fr->fid = fid;
 	fr->flags = cyg ? FR_RECORDED | FR_CYG : FR_RECORDED; /* ts: for FR_THRESH only */
+	fr->sid1 = 0;
+	fr->sepoch = 0;
 	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_entry(fid, 0), ft_rdtsc(), FT_REC_EDELTA_MAX,
 				     1)))
 		return 0;
@@ -623,6 +633,53 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	t->depth = d + 1;
 	if (!cyg)
 		*slot = (uint64_t)ft_rt_return;
+	return 1;
+}
+
+/*
+ * fast_entry() with option stacktrace (-T, stack map on: rt.fast_stack,
+ * checked by the caller through t->hot_stack), when unwind.c's memo knows
+ * the call's stack id (rt_stack_memo: the caller is the top frame's
+ * function, and the triple was seen): the ENTRY and its FT_EXT_STACK_ID in
+ * one write, and the frame keeps the id for its callees.  Called by the
+ * general entry (vector registers saved: it calls unwind.c and, when the
+ * page is full, the general writer) before anything else, so -T's common
+ * call skips hook_begin, thread_ready and do_entry, whose work the gate
+ * stands for, as t->hot does for fast_entry.  Runs with t->busy held.
+ * Returns 1 when done; 0 when do_entry must handle the call -- nothing
+ * changed then (the map counted no hit: rt_stack_memo is the last check
+ * that can fail).  Frame first, then the depth, as fast_entry.
+ */
+static inline __attribute__((always_inline)) int
+fast_entry_stack(struct rt_thread *t, struct rt_func *f, uint64_t *slot, const struct rt_ustate *us)
+{
+	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED), sid1, sepoch = 0;
+	struct rt_frame *fr;
+	uint64_t now;
+
+	if (f->flags != RF_TRACE || fid > FT_REC_FID_MAX || t->notrace ||
+	    unlikely(d >= RT_MAX_FRAMES) || t->frames[(int32_t)d - 1].slot <= (uint64_t)slot ||
+	    !__atomic_load_n(&rt.ctl->tracing_on, __ATOMIC_RELAXED))
+		return 0;
+	now = ft_rdtsc();
+	sid1 = rt_stack_memo(t, f->addr, us, &sepoch);
+	if (!sid1)
+		return 0;
+	/* lost or not, the call happened: the frame is pushed (as do_entry) */
+	ft_rb_fast_entry_ext1(&t->rb, fid, now, FT_EXT_STACK_ID, sid1 - 1);
+	fr = &t->frames[d];
+	fr->func = f;
+	fr->ret = *slot;
+	fr->slot = (uint64_t)slot;
+	fr->fid = fid;
+	fr->flags = FR_RECORDED;
+	fr->sid1 = sid1;
+	fr->sepoch = sepoch;
+	t->rec_depth++;
+	/* the frame is complete before it becomes visible (signal handlers) */
+	ft_barrier();
+	t->depth = d + 1;
+	*slot = (uint64_t)ft_rt_return;
 	return 1;
 }
 
@@ -744,6 +801,34 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 
 	if (unlikely(!rt.sess))
 		return;
+	/*
+	 * -T's common call (fast_entry_stack): the gate as hot_ok's, t->hot_stack's.
+	 * A dead recorder is looked for here too (one load): tramp.S's fast
+	 * paths meet it when a full ring page sends them to hook_begin, but
+	 * this path writes a full page's record itself.
+	 */
+	if (t->hot_stack && !t->busy &&
+	    t->hot_stack == __atomic_load_n(&rt.ctl->gen, __ATOMIC_ACQUIRE) + 1 &&
+	    likely(!rt_orphaned())) {
+		f = lookup_fast(key);
+		/* acquire: pairs with rt_func_eval's release of the epoch */
+		if (f && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch) {
+			/* f's caller: see below */
+			struct rt_ustate us = { *slot, (uint64_t)(slot + 1),
+						kind == RT_HOOK_MCOUNT
+							? slot[-1]
+							: *(uint64_t *)__builtin_frame_address(0) };
+			int done;
+
+			if (!(f->flags & RF_HOOK))
+				return;
+			rt_guard_recursion(t);
+			done = fast_entry_stack(t, f, slot, &us);
+			rt_unguard_recursion(t);
+			if (done)
+				return;
+		}
+	}
 	if (!hook_begin(t, key))
 		return;
 	if (thread_ready(t)) {

@@ -210,6 +210,13 @@ struct rt_frame {
 	uint32_t fid;
 	uint16_t flags; /* FR_* */
 	uint16_t pad;
+	/*
+	 * -T: the id + 1 of the stack recorded with this frame's ENTRY (0:
+	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack).
+	 * Every push writes both (tramp.S: one 8-byte store of 0).
+	 */
+	uint32_t sid1;
+	uint32_t sepoch;
 };
 
 #define RT_MAX_FRAMES 16384
@@ -260,10 +267,20 @@ struct rt_thread {
 	uint32_t sig_level;
 	uint32_t sig_signo[RT_SIG_LEVELS];
 	uint64_t sig_sp[RT_SIG_LEVELS];
+	/*
+	 * ctl gen + 1 when hooks.c's -T fast path may run for this thread
+	 * (rt.fast_stack, else 0): t->hot's twin, which tramp.S never reads
+	 * (its fast paths record no stacks).  hooks.c: rt_hot_update.
+	 */
+	uint32_t hot_stack;
 };
 
-/* a thread's unwind rule cache (unwind.c: 512 entries of 16 bytes) */
-#define RT_UCACHE_BYTES 8192
+/*
+ * a thread's unwind rule cache (unwind.c: 4096 entries of 16 bytes), then
+ * its -T stack memo (unwind.c: 65536 entries of 32 bytes); touched only
+ * as used, so a thread that takes no stack pays address space only
+ */
+#define RT_UCACHE_BYTES (65536 + 65536 * 32)
 
 /* Process-wide runtime state. */
 struct rt_state {
@@ -293,6 +310,8 @@ struct rt_state {
 	uint32_t stack_depth;
 	int have_graph_roots;
 	int fast; /* function_graph with nothing but filters: hooks.c's fast path */
+	/* the same with option stacktrace and the stack map: hooks.c's -T fast path */
+	int fast_stack;
 
 	struct rt_module mods[RT_MAX_MODS];
 	int nr_mods;
@@ -509,6 +528,10 @@ RT_HIDDEN uint32_t rt_ustack_slots(struct rt_thread *t, const struct rt_ustate *
 RT_HIDDEN uint64_t rt_ustack_top(struct rt_thread *t, uint64_t sp);
 RT_HIDDEN void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
 			     int standalone);
+RT_HIDDEN uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_t first,
+				  const struct rt_ustate *st, uint32_t *sepoch);
+RT_HIDDEN uint32_t rt_stack_memo(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+				 uint32_t *sepoch);
 RT_HIDDEN void rt_unwind_forget(void);
 RT_HIDDEN uint64_t rt_shadow_ret(struct rt_thread *t, uint64_t slot);
 

@@ -168,6 +168,7 @@ static void thread_dtor(void *arg)
 		rt_unguard_recursion(t);
 	}
 	t->hot = 0; /* no fast path from here on (hooks.c) */
+	t->hot_stack = 0;
 	ft_barrier();
 	if (t->rb.area)
 		ft_rb_thread_detach(&t->rb);

@@ -55,6 +55,7 @@
 
 #include "core/clock.h"
 #include "core/options.h"
+#include "core/ringbuf_fast.h"
 #include "runtime/rt.h"
 
 extern void *__libc_stack_end; /* ld.so: the initial stack pointer of the process */
@@ -115,7 +116,17 @@ struct ur_ent {
 	uint8_t pad;
 };
 
-#define UR_CACHE 512 /* entries per thread (8 KiB, RT_UCACHE_BYTES) */
+/*
+ * Entries per thread (64 KiB, RT_UCACHE_BYTES), in sets of UR_WAYS: one
+ * 64-byte line per set.  Direct-mapped (and 512 entries), two return
+ * addresses of one stack that share a slot evicted each other at every
+ * walk, and each eviction cost a libunwind step (two sigprocmask calls):
+ * Lua's -T run spent 40% of its CPU there.  Four ways and 1024 sets hold
+ * a program's hot call sites; a full set loses the entry the thread's
+ * victim counter names (no ordering to keep: any one is as good).
+ */
+#define UR_CACHE 4096
+#define UR_WAYS 4
 
 /*
  * Per thread, so only a signal handler of the same thread can interleave
@@ -132,37 +143,56 @@ struct ur_ent {
  * 1.6 KiB), where `ftrail record -P` loads it.  NULL: no cache (yet).
  */
 #define ur_cache ((struct ur_ent *)rt_self.ucache)
-_Static_assert(UR_CACHE * sizeof(struct ur_ent) == RT_UCACHE_BYTES, "rt.h: RT_UCACHE_BYTES");
 static __thread uint32_t ur_cache_gen RT_TLS;
 static __thread int ur_writing RT_TLS;
+static __thread uint32_t ur_victim RT_TLS; /* the way a full set loses next */
 static uint32_t ur_gen;	      /* bumped when code is unmapped: cached rules of it are stale */
 static uint64_t ur_stack_max; /* RLIMIT_STACK, read once */
 
+/* The first entry of ip's set. */
 static inline uint32_t ur_hash(uint64_t ip)
 {
-	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 55) & (UR_CACHE - 1);
+	return (uint32_t)((ip * 0x9e3779b97f4a7c15ull) >> 54) * UR_WAYS; /* 1024 sets */
 }
+_Static_assert(UR_CACHE == 1024 * UR_WAYS && UR_WAYS == 4, "ur_hash's shift and mask");
 
-static int ur_lookup(uint64_t ip, struct ur_ent *out)
+static inline __attribute__((always_inline)) int ur_lookup(uint64_t ip, struct ur_ent *out)
 {
-	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
+	struct ur_ent *e;
+	int w;
 
-	if (!e || __atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+	if (!ur_cache)
 		return 0;
-	ft_barrier();
-	out->cfa_off = e->cfa_off;
-	out->rbp_off = e->rbp_off;
-	out->kind = e->kind;
-	ft_barrier();
-	return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
+	e = &ur_cache[ur_hash(ip)];
+	for (w = 0; w < UR_WAYS; w++, e++) {
+		if (__atomic_load_n(&e->ip, __ATOMIC_RELAXED) != ip)
+			continue;
+		ft_barrier();
+		out->cfa_off = e->cfa_off;
+		out->rbp_off = e->rbp_off;
+		out->kind = e->kind;
+		ft_barrier();
+		return __atomic_load_n(&e->ip, __ATOMIC_RELAXED) == ip;
+	}
+	return 0;
 }
 
 static void ur_store(uint64_t ip, const struct ur_ent *r)
 {
-	struct ur_ent *e = ur_cache ? &ur_cache[ur_hash(ip)] : NULL;
+	struct ur_ent *set = ur_cache ? &ur_cache[ur_hash(ip)] : NULL, *e = NULL;
+	int w;
 
-	if (!e || ur_writing)
+	if (!set || ur_writing)
 		return;
+	/* ip's own entry (a UR_DWARF rule learnt again), else a free one, else the victim */
+	for (w = 0; w < UR_WAYS && !e; w++)
+		if (set[w].ip == ip)
+			e = &set[w];
+	for (w = 0; w < UR_WAYS && !e; w++)
+		if (!set[w].ip)
+			e = &set[w];
+	if (!e)
+		e = &set[ur_victim++ % UR_WAYS];
 	ur_writing = 1;
 	ft_barrier();
 	__atomic_store_n(&e->ip, 0, __ATOMIC_RELAXED);
@@ -174,6 +204,17 @@ static void ur_store(uint64_t ip, const struct ur_ent *r)
 	__atomic_store_n(&e->ip, ip, __ATOMIC_RELAXED);
 	ft_barrier();
 	ur_writing = 0;
+}
+
+/* Empty the thread's rule cache when code was unmapped since its last use. */
+static inline void ur_cache_check(void)
+{
+	uint32_t g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
+
+	if (ur_cache_gen != g && !ur_writing && ur_cache) {
+		memset(ur_cache, 0, UR_CACHE * sizeof(*ur_cache));
+		ur_cache_gen = g;
+	}
 }
 
 /**
@@ -414,13 +455,10 @@ static inline __attribute__((always_inline)) uint32_t ur_walk(struct rt_thread *
 {
 	struct ur_regs r = { st->ip, st->sp, st->fp };
 	struct ur_bounds b;
-	uint32_t n = 0, g = __atomic_load_n(&ur_gen, __ATOMIC_RELAXED);
+	uint32_t n = 0;
 	int idx = (int)t->depth - 1;
 
-	if (ur_cache_gen != g && !ur_writing && ur_cache) {
-		memset(ur_cache, 0, UR_CACHE * sizeof(*ur_cache));
-		ur_cache_gen = g;
-	}
+	ur_cache_check();
 	if (!ur_bounds_of(t, r.sp, &b))
 		return 0;
 	while (n < max) {
@@ -551,4 +589,247 @@ void rt_emit_stack(struct rt_thread *t, uint64_t first, const struct rt_ustate *
 	s.nr = n;
 	s.zero = 0;
 	ft_rb_ext(&t->rb, FT_EXT_STACK, &s, 8 + 8 * n, now, standalone, standalone);
+}
+
+/* ---- -T at function_graph entries: the stack memo ---- */
+
+/*
+ * With -T every traced call records its stack.  Unwinding the whole call
+ * stack and hashing it into the stack map at every call costs in
+ * proportion to the stack's depth (Lua's are 20-64 frames deep), and
+ * nearly every call repeats a stack seen before.  But the stack of a call
+ * made directly by the function of the top shadow frame P is P's own
+ * stack with its first address (P's entry) replaced by two: the callee's
+ * entry and the return address into P.  So the id of the callee's stack
+ * is a function of (P's stack id, the return address, the callee's
+ * entry) -- as long as the caller really is P's activation, which one
+ * cached unwind step shows: the caller's CFA is P's slot + 8.  Each
+ * thread remembers that function in a memo, and a call whose triple is
+ * there costs one unwind step, a memo probe and ft_stackmap_hit_ref() (the
+ * map counts the reference as get_id would), not a walk of the stack and
+ * a hash of it.  A tail call (jmp) is a triple too: its return address
+ * is ft_rt_return and its stack is the tail-calling frame's with the
+ * first address replaced; what a tail callee calls follows the tail
+ * callee's id like any other call.  Anything else (no memo entry, a
+ * caller that is not P, P's stack recorded in full,
+ * -finstrument-functions, whose stack starts inside the callee) walks the
+ * stack and calls get_id as before, and teaches the memo when the triple
+ * applies.
+ *
+ * Ids are valid for one generation of the map (resets); a stack's content
+ * also depends on the stack depth option: the two make the stack epoch,
+ * kept in each memo entry and each shadow frame, and compared at use.
+ * ft_stackmap_hit_ref() checks the generation again, in flight in the map;
+ * the entry keeps the stack's element too, so the hit does not read the
+ * map's table.
+ *
+ * The memo lives after the rule cache in the thread's mapping and follows
+ * its signal protocol (ur_lookup / ur_store): the key's first word is 0
+ * while an entry is written, a reader reads it before and after the rest,
+ * and a handler that interrupts a write writes nothing.
+ */
+struct sm_ent {
+	uint64_t ret;	 /* return address into the caller; 0 while written */
+	uint64_t entry;	 /* the callee's entry address */
+	uint32_t parent; /* the caller frame's stack id + 1 */
+	uint32_t epoch;	 /* stack epoch of both ids */
+	uint32_t child;	 /* the callee's stack id */
+	uint32_t ref;	 /* its ft_stackmap_ref() (0: unknown) */
+};
+
+#define SM_ENTRIES 65536
+#define sm_memo ((struct sm_ent *)((char *)rt_self.ucache + UR_CACHE * sizeof(struct ur_ent)))
+_Static_assert(UR_CACHE * sizeof(struct ur_ent) + SM_ENTRIES * sizeof(struct sm_ent) ==
+		       RT_UCACHE_BYTES,
+	       "rt.h: RT_UCACHE_BYTES");
+
+static inline struct sm_ent *sm_slot(uint64_t ret, uint64_t entry, uint32_t parent)
+{
+	uint64_t h = (ret ^ (entry << 17) ^ ((uint64_t)parent << 40)) * 0x9e3779b97f4a7c15ull;
+
+	return &sm_memo[h >> (64 - 16)];
+}
+_Static_assert(SM_ENTRIES == 1 << 16, "sm_slot's shift");
+
+static inline __attribute__((always_inline)) int sm_lookup(const struct sm_ent *e, uint64_t ret,
+							   uint64_t entry, uint32_t parent,
+							   uint32_t epoch, uint32_t *child,
+							   uint32_t *ref)
+{
+	if (__atomic_load_n(&e->ret, __ATOMIC_RELAXED) != ret)
+		return 0;
+	ft_barrier();
+	if (e->entry != entry || e->parent != parent || e->epoch != epoch)
+		return 0;
+	*child = e->child;
+	*ref = e->ref;
+	ft_barrier();
+	return __atomic_load_n(&e->ret, __ATOMIC_RELAXED) == ret;
+}
+
+static void sm_store(struct sm_ent *e, uint64_t ret, uint64_t entry, uint32_t parent,
+		     uint32_t epoch, uint32_t child, uint32_t ref)
+{
+	if (ur_writing)
+		return;
+	ur_writing = 1;
+	ft_barrier();
+	__atomic_store_n(&e->ret, 0, __ATOMIC_RELAXED);
+	ft_barrier();
+	e->entry = entry;
+	e->parent = parent;
+	e->epoch = epoch;
+	e->child = child;
+	e->ref = ref;
+	ft_barrier();
+	__atomic_store_n(&e->ret, ret, __ATOMIC_RELAXED);
+	ft_barrier();
+	ur_writing = 0;
+}
+
+/*
+ * The stack id + 1 of the top shadow frame when the program's caller at
+ * st is that frame's activation (one cached unwind step lands on its
+ * slot) and its stack id belongs to epoch; else 0.  Reads no memory of
+ * the program's stack.
+ */
+static inline __attribute__((always_inline)) uint32_t
+sm_parent(struct rt_thread *t, const struct rt_ustate *st, uint32_t epoch)
+{
+	const uint64_t tramp = (uint64_t)(uintptr_t)ft_rt_return;
+	const struct rt_frame *p;
+	struct ur_ent r;
+	uint64_t cfa;
+
+	if (!t->depth || !t->frames || !ur_cache)
+		return 0;
+	p = &t->frames[t->depth - 1];
+	if (!p->sid1 || p->sepoch != epoch || (p->flags & FR_CYG))
+		return 0;
+	/*
+	 * A tail call (jmp) from P's function: the callee's slot is P's,
+	 * hijacked, and the walk would go on from P's real return address
+	 * as P's did: the callee's stack is P's with the first address
+	 * replaced (ft_rt_return in the key tells the case apart).
+	 */
+	if (st->ip == tramp)
+		return p->slot == st->sp - 8 ? p->sid1 : 0;
+	if (!ur_lookup(st->ip, &r) || (r.kind != UR_SP && r.kind != UR_FP))
+		return 0;
+	cfa = r.kind == UR_FP ? st->fp + 16 : st->sp + (uint64_t)(int64_t)r.cfa_off;
+	return cfa - 8 == p->slot ? p->sid1 : 0;
+}
+
+/* The stack depth option, as rt_emit_stack() applies it. */
+static inline uint32_t sm_max(void)
+{
+	uint32_t max = rt.stack_depth;
+
+	return !max || max > FT_STACKMAP_MAX_DEPTH ? FT_STACKMAP_MAX_DEPTH : max;
+}
+
+/*
+ * The memo's answer for the stack of a call of first from st (option
+ * stackmap on): its id, the hit counted in the map; else -1.  Sets the
+ * stack epoch, and, when the triple applies, the caller frame's id + 1
+ * and the memo entry for the caller to teach.
+ */
+static inline __attribute__((always_inline)) int sm_try(struct rt_thread *t, uint64_t first,
+							const struct rt_ustate *st, uint32_t max,
+							uint32_t *epoch, uint32_t *parent,
+							struct sm_ent **e)
+{
+	uint32_t mgen = ft_stackmap_gen(&rt.smap), v, ref;
+
+	*epoch = mgen << 7 | max; /* max <= 64 */
+	*parent = first ? sm_parent(t, st, *epoch) : 0;
+	*e = NULL;
+	if (!*parent)
+		return -1;
+	*e = sm_slot(st->ip, first, *parent);
+	if (!sm_lookup(*e, st->ip, first, *parent, *epoch, &v, &ref))
+		return -1;
+	return ft_stackmap_hit_ref(&rt.smap, v, ref, mgen);
+}
+
+/**
+ * rt_stack_memo() - the stack id of a call, when the memo knows it
+ * @t:      the calling thread
+ * @first:  the function's entry address
+ * @st:     where the program was (see rt_ustack)
+ * @sepoch: set to the stack epoch of the id returned
+ *
+ * For hooks.c's -T fast path: no walk, no write.  Async-signal-safe.
+ * Return: the id + 1, its reference counted in the map as get_id counts
+ * one; 0 when the memo cannot tell (then rt_entry_stack() does it all).
+ */
+uint32_t rt_stack_memo(struct rt_thread *t, uint64_t first, const struct rt_ustate *st,
+		       uint32_t *sepoch)
+{
+	uint32_t epoch, parent;
+	struct sm_ent *e;
+	int id;
+
+	if (!((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok) ||
+	    __atomic_load_n(&ur_gen, __ATOMIC_RELAXED) != ur_cache_gen)
+		return 0;
+	id = sm_try(t, first, st, sm_max(), &epoch, &parent, &e);
+	if (id < 0)
+		return 0;
+	*sepoch = epoch;
+	return (uint32_t)id + 1;
+}
+
+/**
+ * rt_entry_stack() - a function_graph ENTRY with its user stack (option stacktrace)
+ * @t:      the calling thread (a ring attached)
+ * @fid:    the function entered
+ * @now:    the entry's time
+ * @first:  the function's entry address, put first; 0 for none
+ *          (-finstrument-functions: @st is inside the function already)
+ * @st:     where the program was (see rt_ustack)
+ * @sepoch: set to the stack epoch of the id returned
+ *
+ * Writes the ENTRY and the stack (by id when option stackmap is on and the
+ * map can serve, else in full) in one reservation.  Async-signal-safe.
+ * Return: the stack's id + 1, for the shadow frame; 0 when the stack was
+ * not recorded by id.
+ */
+uint32_t rt_entry_stack(struct rt_thread *t, uint32_t fid, uint64_t now, uint64_t first,
+			const struct rt_ustate *st, uint32_t *sepoch)
+{
+	struct {
+		uint32_t nr, zero;
+		uint64_t ips[FT_STACKMAP_MAX_DEPTH];
+	} s;
+	uint32_t n = 0, max = sm_max(), epoch = 0, parent = 0, v;
+	struct sm_ent *e = NULL;
+	int id = -1;
+
+	*sepoch = 0;
+	ur_cache_check();
+	if ((rt.options & FT_OPT(STACKMAP)) && rt.smap_ok)
+		id = sm_try(t, first, st, max, &epoch, &parent, &e);
+	if (id < 0) {
+		if (first)
+			s.ips[n++] = first;
+		n += rt_ustack(t, st, s.ips + n, max - n);
+		if (epoch) {
+			id = ft_stackmap_get_id(&rt.smap, s.ips, n);
+			/* the ref with the gen read before get_id: see ft_stackmap_ref */
+			if (id >= 0 && e)
+				sm_store(e, st->ip, first, parent, epoch, (uint32_t)id,
+					 ft_stackmap_ref(&rt.smap, (uint32_t)id));
+		}
+	}
+	if (id >= 0) {
+		v = (uint32_t)id;
+		ft_rb_fast_entry_ext1(&t->rb, fid, now, FT_EXT_STACK_ID, v);
+		*sepoch = epoch;
+		return v + 1;
+	}
+	s.nr = n;
+	s.zero = 0;
+	ft_rb_entry_ext(&t->rb, fid, now, FT_EXT_STACK, &s, 8 + 8 * n);
+	return 0;
 }

@@ -16,6 +16,15 @@
  * Phase 2 (no reset): every call a thread or a handler saw succeed is one
  * success, no more, no less, and the refs add up again.
  *
+ * Half the calls of a thread whose stack it got an id for before take
+ * ft_stackmap_hit() with that id and the generation read before the
+ * get_id that gave it (the runtime's -T memo), handlers' too, and half of
+ * the thread's take ft_stackmap_hit_ref() with the element
+ * ft_stackmap_ref() gave after that get_id (the memo's): a hit on an
+ * id a reset made void must be refused (else the counts above break, and
+ * in phase 2 the id must name the stack), and a hit must count as a
+ * get_id hit does.
+ *
  * Fails also if no handler ever interrupted a get_id (outside TSan, which
  * defers asynchronous signals), on a deadlock (the harness timeout), if an
  * id resolves to another stack, or a reader sees a stack never inserted.
@@ -47,7 +56,23 @@
 #include "tests/stress/stackmap_harness.h"
 
 static atomic_int stop_threads, stop_reader, check_ids;
-static atomic_ullong total_ok, total_calls, total_inside;
+static atomic_ullong total_ok, total_calls, total_inside, total_hits;
+
+/*
+ * Per worker: the id get_id gave for each stack and the generation read
+ * before that call, -1 for none; written by the worker, read by its
+ * handler (a handler that sees an id with an older generation is refused).
+ * Kept from phase 1 to phase 2, so phase 2 starts with ids of the map
+ * before the reset between them: hits must refuse every one.
+ */
+struct memo {
+	int id[NSTACKS];
+	uint32_t gen[NSTACKS];
+	uint32_t ref[NSTACKS]; /* the worker's only */
+};
+static struct memo memos[NTHREADS];
+static __thread struct memo *memo;
+static __thread uint64_t t_hits;
 
 /* Per thread, shared with its own signal handler only. */
 static __thread volatile sig_atomic_t in_get_id;
@@ -84,13 +109,17 @@ static void on_timer(int sig)
 	uint32_t i;
 
 	(void)sig;
-	if (h_done || !atomic_load_explicit(&tracing_on, memory_order_relaxed))
+	if (h_done || !memo || !atomic_load_explicit(&tracing_on, memory_order_relaxed))
 		goto out;
 	h_calls++;
 	if (in_get_id)
 		h_inside++;
 	i = (uint32_t)(xorshift(&h_rng) % NSTACKS);
-	id = ft_stackmap_get_id(map, stacks[i], depths[i]);
+	id = -1;
+	if (memo->id[i] >= 0) /* -EAGAIN when it interrupted a call: then get_id */
+		id = ft_stackmap_hit(map, (uint32_t)memo->id[i], memo->gen[i]);
+	if (id < 0)
+		id = ft_stackmap_get_id(map, stacks[i], depths[i]);
 	if (id >= 0) {
 		h_ok++;
 		if (atomic_load_explicit(&check_ids, memory_order_relaxed) && !resolves(id, i))
@@ -112,6 +141,8 @@ static void *worker(void *arg)
 	sigset_t set;
 
 	h_rng = r ^ 0x1234;
+	memo = &memos[t];
+	t_hits = 0;
 	sev.sigev_notify = SIGEV_THREAD_ID;
 	sev.sigev_signo = SIGRTMIN;
 	sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
@@ -125,7 +156,32 @@ static void *worker(void *arg)
 		if (!atomic_load_explicit(&tracing_on, memory_order_relaxed))
 			continue;
 		in_get_id = 1;
-		id = ft_stackmap_get_id(map, stacks[i], depths[i]);
+		id = -1;
+		if (memo->id[i] >= 0 && (calls & 1)) {
+			id = calls & 2 ? ft_stackmap_hit_ref(map, (uint32_t)memo->id[i],
+							     memo->ref[i], memo->gen[i])
+				       : ft_stackmap_hit(map, (uint32_t)memo->id[i], memo->gen[i]);
+			if (id >= 0 && id != memo->id[i])
+				die("hit returned %d for id %d", id, memo->id[i]);
+			if (id >= 0)
+				t_hits++;
+			else if (id != -EINVAL && id != -EAGAIN)
+				die("hit returned %d", id);
+		}
+		if (id < 0) {
+			/* the generation before the call: an id of a later one is refused, never wrong */
+			uint32_t g = ft_stackmap_gen(map);
+
+			id = ft_stackmap_get_id(map, stacks[i], depths[i]);
+			if (id >= 0) {
+				memo->gen[i] = g;
+				/* a reset in between voids it with the id: gen is older */
+				memo->ref[i] = ft_stackmap_ref(map, (uint32_t)id);
+				atomic_signal_fence(
+					memory_order_seq_cst); /* gen before id (handler) */
+				memo->id[i] = id;
+			}
+		}
 		in_get_id = 0;
 		calls++;
 		if (id >= 0) {
@@ -153,6 +209,7 @@ static void *worker(void *arg)
 	atomic_fetch_add(&total_ok, t_ok + h_ok);
 	atomic_fetch_add(&total_calls, calls + h_calls);
 	atomic_fetch_add(&total_inside, h_inside);
+	atomic_fetch_add(&total_hits, t_hits);
 	ft_stackmap_thread_detach(map);
 	return NULL;
 }
@@ -214,6 +271,7 @@ static void run_phase(const char *name, int rounds, double secs)
 	atomic_store(&total_ok, 0);
 	atomic_store(&total_calls, 0);
 	atomic_store(&total_inside, 0);
+	atomic_store(&total_hits, 0);
 	atomic_store(&tracing_on, 1);
 	pthread_create(&rd, NULL, reader, &walks);
 	for (long t = 0; t < NTHREADS; t++)
@@ -249,11 +307,13 @@ static void run_phase(const char *name, int rounds, double secs)
 		die("%s: no reset succeeded", name);
 	if (!TSAN && !atomic_load(&total_inside))
 		die("%s: no handler interrupted a get_id", name);
-	printf("%s: %llu calls, %llu successes, %llu handler calls inside get_id, %ld resets "
-	       "(%ld busy), %ld reader walks\n",
+	if (!atomic_load(&total_hits))
+		die("%s: no call went through ft_stackmap_hit", name);
+	printf("%s: %llu calls (%llu by hit), %llu successes, %llu handler calls inside get_id, "
+	       "%ld resets (%ld busy), %ld reader walks\n",
 	       name, (unsigned long long)atomic_load(&total_calls),
-	       (unsigned long long)st.successes, (unsigned long long)atomic_load(&total_inside),
-	       resets, busy, walks);
+	       (unsigned long long)atomic_load(&total_hits), (unsigned long long)st.successes,
+	       (unsigned long long)atomic_load(&total_inside), resets, busy, walks);
 }
 
 int main(void)
@@ -263,6 +323,7 @@ int main(void)
 
 	stress_isa();
 	gen_stacks();
+	memset(memos, 0xff, sizeof(memos)); /* no ids yet */
 	map = ft_stackmap_create(12);
 	if (!map)
 		die("cannot create map");

@@ -48,7 +48,8 @@
 #define FT_OFF_FR_SLOT 16
 #define FT_OFF_FR_FID 32
 #define FT_OFF_FR_FLAGS 36
-#define FT_SIZEOF_FRAME 40
+#define FT_OFF_FR_SID 40 /* sid1, then sepoch: cleared together */
+#define FT_SIZEOF_FRAME 48
 
 /* struct ft_rb_slot, struct ft_rb_area, struct ft_page */
 #define FT_OFF_SLOT_BUSY 24

@@ -41,11 +41,7 @@
  */
 #include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
-
-/* as tramp.S: hooks.c's fast paths use no vector register only under gcc */
-#if !defined(__GNUC__) || defined(__clang__) || FT_ASAN || FT_TSAN
-#define FT_SAVE_ALL 1
-#endif
+#include "runtime/arch/x86_64/regs.inc"
 
 #define DYN_FRAME 384
 
@@ -56,70 +52,30 @@
 	.hidden	ft_rt_exit
 	.hidden	ft_rt_return
 
-/* In: r11 = the rsp after the pushes of r11 and rflags.  Clobbers nothing else. */
-.macro DYN_SAVE_GPR
-	and	$-16, %rsp
-	sub	$DYN_FRAME, %rsp
-	mov	%r11, 192(%rsp)
-	mov	%rdi, 0(%rsp)
-	mov	%rsi, 8(%rsp)
-	mov	%rdx, 16(%rsp)
-	mov	%rcx, 24(%rsp)
-	mov	%r8, 32(%rsp)
-	mov	%r9, 40(%rsp)
-	mov	%rax, 48(%rsp)
-	mov	%r10, 56(%rsp)
-.endm
-
+/* xmm0-7 where regs.inc's frame has them (args.c), xmm8-15 at 224 */
 .macro DYN_SAVE_XMM
-	movaps	%xmm0, 64(%rsp)
-	movaps	%xmm1, 80(%rsp)
-	movaps	%xmm2, 96(%rsp)
-	movaps	%xmm3, 112(%rsp)
-	movaps	%xmm4, 128(%rsp)
-	movaps	%xmm5, 144(%rsp)
-	movaps	%xmm6, 160(%rsp)
-	movaps	%xmm7, 176(%rsp)
-	movaps	%xmm8, 224(%rsp)
-	movaps	%xmm9, 240(%rsp)
-	movaps	%xmm10, 256(%rsp)
-	movaps	%xmm11, 272(%rsp)
-	movaps	%xmm12, 288(%rsp)
-	movaps	%xmm13, 304(%rsp)
-	movaps	%xmm14, 320(%rsp)
-	movaps	%xmm15, 336(%rsp)
+	SAVE_XMM
+	XMM_SAVE 224, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 .endm
 
 .macro DYN_RESTORE_XMM
-	movaps	64(%rsp), %xmm0
-	movaps	80(%rsp), %xmm1
-	movaps	96(%rsp), %xmm2
-	movaps	112(%rsp), %xmm3
-	movaps	128(%rsp), %xmm4
-	movaps	144(%rsp), %xmm5
-	movaps	160(%rsp), %xmm6
-	movaps	176(%rsp), %xmm7
-	movaps	224(%rsp), %xmm8
-	movaps	240(%rsp), %xmm9
-	movaps	256(%rsp), %xmm10
-	movaps	272(%rsp), %xmm11
-	movaps	288(%rsp), %xmm12
-	movaps	304(%rsp), %xmm13
-	movaps	320(%rsp), %xmm14
-	movaps	336(%rsp), %xmm15
+	RESTORE_XMM
+	XMM_RESTORE 224, xmm8, xmm9, xmm10, xmm11, xmm12, xmm13, xmm14, xmm15
 .endm
 
-/* Every general register DYN_SAVE_GPR saved but r11; then rsp = 192(%rsp) (no register needed). */
-.macro DYN_RESTORE_GPR
-	mov	0(%rsp), %rdi
-	mov	8(%rsp), %rsi
-	mov	16(%rsp), %rdx
-	mov	24(%rsp), %rcx
-	mov	32(%rsp), %r8
-	mov	40(%rsp), %r9
-	mov	48(%rsp), %rax
-	mov	56(%rsp), %r10
-	mov	192(%rsp), %rsp
+/*
+ * DYN_ENTER -- r11 and rflags pushed, then regs.inc's frame (DYN_FRAME
+ * bytes, the rsp after the two pushes at 192 and in r11), and xmm0-15
+ * when hooks.c's fast paths may use them (FT_SAVE_ALL).
+ */
+.macro DYN_ENTER
+	push	%r11
+	pushfq
+	mov	%rsp, %r11
+	FRAME_ENTER DYN_FRAME
+#ifdef FT_SAVE_ALL
+	DYN_SAVE_XMM
+#endif
 .endm
 
 /*
@@ -132,13 +88,7 @@
 	.hidden	ft_rt_dyn_entry
 	.type	ft_rt_dyn_entry, @function
 ft_rt_dyn_entry:
-	push	%r11
-	pushfq
-	mov	%rsp, %r11
-	DYN_SAVE_GPR
-#ifdef FT_SAVE_ALL
-	DYN_SAVE_XMM
-#endif
+	DYN_ENTER
 	/*
 	 * A tail call from a patched function: its slot holds our return
 	 * trampoline, shown to hooks.c as the ft_rt_return it knows (a tail
@@ -157,7 +107,7 @@ ft_rt_dyn_entry:
 #ifndef FT_SAVE_ALL
 	DYN_SAVE_XMM
 #endif
-	mov	192(%rsp), %r11
+	mov	FT_FRAME_SP(%rsp), %r11
 	mov	16(%r11), %rdi
 	lea	24(%r11), %rsi
 	mov	$FT_C_HOOK_PATCHED, %edx
@@ -171,13 +121,13 @@ ft_rt_dyn_entry:
 	DYN_RESTORE_XMM
 #endif
 	/* a hijacked return comes to us, which keeps every register */
-	mov	192(%rsp), %r11
+	mov	FT_FRAME_SP(%rsp), %r11
 	lea	ft_rt_return(%rip), %rax
 	cmp	%rax, 24(%r11)
 	jne	2f
 	lea	ft_rt_dyn_return(%rip), %rax
 	mov	%rax, 24(%r11)
-2:	DYN_RESTORE_GPR
+2:	FRAME_LEAVE
 	popfq
 	pop	%r11
 	ret
@@ -192,13 +142,7 @@ ft_rt_dyn_entry:
 	.hidden	ft_rt_dyn_return
 	.type	ft_rt_dyn_return, @function
 ft_rt_dyn_return:
-	push	%r11
-	pushfq
-	mov	%rsp, %r11
-	DYN_SAVE_GPR
-#ifdef FT_SAVE_ALL
-	DYN_SAVE_XMM
-#endif
+	DYN_ENTER
 	mov	48(%rsp), %rax
 	mov	%rax, 352(%rsp)
 	mov	16(%rsp), %rax
@@ -211,7 +155,7 @@ ft_rt_dyn_return:
 	DYN_SAVE_XMM
 #endif
 	movaps	%xmm0, 368(%rsp)
-	mov	192(%rsp), %r11
+	mov	FT_FRAME_SP(%rsp), %r11
 	lea	16(%r11), %rdi
 	lea	352(%rsp), %rsi			/* rax, rdx, xmm0 (args.c) */
 	call	ft_rt_exit
@@ -223,7 +167,7 @@ ft_rt_dyn_return:
 	 * hijack left in the slot: pop that frame too, here, every register
 	 * still saved, rather than through ft_rt_return.
 	 */
-	mov	192(%rsp), %r11
+	mov	FT_FRAME_SP(%rsp), %r11
 	lea	ft_rt_return(%rip), %rcx
 	cmp	%rcx, %rax
 	je	4b
@@ -238,7 +182,7 @@ ft_rt_dyn_return:
 	mov	%rcx, 208(%rsp)
 	mov	%rax, 8(%r11)
 	mov	208(%rsp), %r11
-	DYN_RESTORE_GPR
+	FRAME_LEAVE
 	popfq
 	ret
 	.size	ft_rt_dyn_return, .-ft_rt_dyn_return

@@ -49,66 +49,14 @@
  */
 #include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
+#include "runtime/arch/x86_64/regs.inc"
 
-#if !defined(__GNUC__) || defined(__clang__) || FT_ASAN || FT_TSAN
-#define FT_SAVE_ALL 1
-#endif
 
 	.text
 	.hidden	rt
 	.hidden	ft_rt_return
 	.hidden	ft_rt_cyg_enter
 	.hidden	ft_rt_cyg_exit
-
-/* frame: 0-63 GPR arguments, 64-191 xmm0-7, 192 the caller's rsp (r11 at entry) */
-.macro SAVE_GPR
-	mov	%rsp, %r11
-	and	$-16, %rsp
-	sub	$208, %rsp
-	mov	%r11, 192(%rsp)
-	mov	%rdi, 0(%rsp)
-	mov	%rsi, 8(%rsp)
-	mov	%rdx, 16(%rsp)
-	mov	%rcx, 24(%rsp)
-	mov	%r8, 32(%rsp)
-	mov	%r9, 40(%rsp)
-	mov	%rax, 48(%rsp)
-	mov	%r10, 56(%rsp)
-.endm
-
-.macro SAVE_XMM
-	movaps	%xmm0, 64(%rsp)
-	movaps	%xmm1, 80(%rsp)
-	movaps	%xmm2, 96(%rsp)
-	movaps	%xmm3, 112(%rsp)
-	movaps	%xmm4, 128(%rsp)
-	movaps	%xmm5, 144(%rsp)
-	movaps	%xmm6, 160(%rsp)
-	movaps	%xmm7, 176(%rsp)
-.endm
-
-.macro RESTORE_XMM
-	movaps	64(%rsp), %xmm0
-	movaps	80(%rsp), %xmm1
-	movaps	96(%rsp), %xmm2
-	movaps	112(%rsp), %xmm3
-	movaps	128(%rsp), %xmm4
-	movaps	144(%rsp), %xmm5
-	movaps	160(%rsp), %xmm6
-	movaps	176(%rsp), %xmm7
-.endm
-
-.macro RESTORE_GPR
-	mov	0(%rsp), %rdi
-	mov	8(%rsp), %rsi
-	mov	16(%rsp), %rdx
-	mov	24(%rsp), %rcx
-	mov	32(%rsp), %r8
-	mov	40(%rsp), %r9
-	mov	48(%rsp), %rax
-	mov	56(%rsp), %r10
-	mov	192(%rsp), %rsp
-.endm
 
 /*
  * An entry hook.  r11 = the rsp at entry ((%r11) = the hook's return
@@ -119,7 +67,8 @@
  *       regs: the frame above (rdi rsi rdx rcx r8 r9 at 0, xmm0-7 at 64)
  */
 .macro ENTRY_HOOK slot, kind
-	SAVE_GPR
+	mov	%rsp, %r11			/* regs.inc's frame, the caller's rsp in it */
+	FRAME_ENTER 208
 #ifdef FT_SAVE_ALL
 	SAVE_XMM
 #endif
@@ -128,7 +77,7 @@
 	call	ft_rt_entry_fast
 	test	%eax, %eax
 	jnz	1f
-	mov	192(%rsp), %r11
+	mov	FT_FRAME_SP(%rsp), %r11
 	mov	(%r11), %rdi
 	lea	\slot, %rsi
 	mov	$\kind, %edx
@@ -144,7 +93,7 @@
 #ifdef FT_SAVE_ALL
 	RESTORE_XMM
 #endif
-	RESTORE_GPR
+	FRAME_LEAVE
 	ret
 .endm
 
@@ -288,6 +237,14 @@
 	movl	$0, %fs:FT_OFF_T_BUSY(\t)
 .endm
 
+/* RING_IDLE t, fail -- no ring write in progress, and the thread has a ring slot */
+.macro RING_IDLE t, fail
+	cmpl	$0, %fs:FT_OFF_RB_NEST(\t)
+	jne	\fail
+	cmpq	$0, %fs:FT_OFF_RB_SLOT(\t)
+	je	\fail
+.endm
+
 /*
  * FRAME_OK t, slot, fail -- the last checks of hooks.c fast_entry(): room
  * on the shadow stack, no dead frame (the top frame's slot is above ours;
@@ -302,10 +259,30 @@
 	add	%fs:FT_OFF_T_FRAMES(\t), %rax
 	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), \slot
 	jae	\fail
-	cmpl	$0, %fs:FT_OFF_RB_NEST(\t)
+	RING_IDLE \t, \fail
+.endm
+
+/*
+ * TOP_FRAME t, fr, fail -- the first checks of hooks.c fast_exit(): no
+ * hook of the thread active, the thread ready.  Out: fr = &frames[depth -
+ * 1] (at depth 0 the sentinel).  Clobbers eax.
+ */
+.macro TOP_FRAME t, fr, fail
+	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
 	jne	\fail
-	cmpq	$0, %fs:FT_OFF_RB_SLOT(\t)
-	je	\fail
+	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
+	jne	\fail
+	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
+	imul	$FT_SIZEOF_FRAME, %rax, \fr
+	add	%fs:FT_OFF_T_FRAMES(\t), \fr
+	sub	$FT_SIZEOF_FRAME, \fr
+.endm
+
+/* FRAME_POP t -- after the EXIT: the top frame gone, the busy guard down */
+.macro FRAME_POP t
+	decl	%fs:FT_OFF_T_DEPTH(\t)
+	decl	%fs:FT_OFF_T_REC_DEPTH(\t)
+	movl	$0, %fs:FT_OFF_T_BUSY(\t)
 .endm
 
 /*
@@ -317,12 +294,7 @@
  * ring page; r8: the slot; rax: the frame; ecx: the fid, then the word.
  */
 .macro ENTRY_FAST slot, full
-	push	%rax
-	push	%rcx
-	push	%rdx
-	push	%rsi
-	push	%rdi
-	push	%r8
+	PUSH_SCRATCH
 	mov	rt_self@gottpoff(%rip), %rsi
 	mov	48(%rsp), %rdi
 	HOT_F	%rsi, %rdi, %r8, %r8d, 80f, 90f
@@ -338,6 +310,7 @@
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
+	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
 	RB_WORD	%rsi, %ecx, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
@@ -346,20 +319,10 @@
 	lea	ft_rt_return(%rip), %rax
 	mov	%rax, (%r8)
 	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-80:	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rax
+80:	POP_SCRATCH
 	ret
 85:	RB_UNDO	%rsi
-90:	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rdx
-	pop	%rcx
-	pop	%rax
+90:	POP_SCRATCH
 	jmp	\full
 .endm
 
@@ -420,52 +383,25 @@ ft_rt_return:
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
 	 * rt_self; rdi: the frame; r11: at the end, the real return address.
 	 */
-	push	%rax
-	push	%rdx
-	push	%rcx
-	push	%rsi
-	push	%rdi
-	push	%r8
+	PUSH_SCRATCH
 	mov	rt_self@gottpoff(%rip), %rsi
-	cmpl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-	jne	90f
-	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(%rsi)
-	jne	90f
-	mov	%fs:FT_OFF_T_DEPTH(%rsi), %eax
-	imul	$FT_SIZEOF_FRAME, %rax, %rdi
-	add	%fs:FT_OFF_T_FRAMES(%rsi), %rdi
-	sub	$FT_SIZEOF_FRAME, %rdi		/* &frames[d - 1]; at d = 0 the sentinel */
+	TOP_FRAME %rsi, %rdi, 90f
 	lea	40(%rsp), %r8			/* the slot: our stack pointer at entry - 8 */
 	cmp	FT_OFF_FR_SLOT(%rdi), %r8
 	jne	90f
 	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
 	jne	90f
-	cmpl	$0, %fs:FT_OFF_RB_NEST(%rsi)
-	jne	90f
-	cmpq	$0, %fs:FT_OFF_RB_SLOT(%rsi)
-	je	90f
+	RING_IDLE %rsi, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	mov	$1, %ecx			/* ft_rec_exit(0) */
 	RB_WORD	%rsi, %ecx, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
 	/* the record first, then the pop */
 	mov	FT_OFF_FR_RET(%rdi), %r11
-	decl	%fs:FT_OFF_T_DEPTH(%rsi)
-	decl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
-	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
-	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rcx
-	pop	%rdx
-	pop	%rax
+	FRAME_POP %rsi
+	POP_SCRATCH
 	jmp	*%r11
 85:	RB_UNDO	%rsi
-90:	pop	%r8
-	pop	%rdi
-	pop	%rsi
-	pop	%rcx
-	pop	%rdx
-	pop	%rax
+90:	POP_SCRATCH
 	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
 	mov	%rsp, %rbp
@@ -474,8 +410,7 @@ ft_rt_return:
 	mov	%rax, 0(%rsp)
 	mov	%rdx, 8(%rsp)
 #ifdef FT_SAVE_ALL
-	movaps	%xmm0, 16(%rsp)
-	movaps	%xmm1, 32(%rsp)
+	XMM_SAVE 16, xmm0, xmm1
 #endif
 	lea	8(%rbp), %rdi
 	call	ft_rt_exit_fast
@@ -483,19 +418,16 @@ ft_rt_return:
 	jnz	1f
 	lea	8(%rbp), %rdi
 #ifndef FT_SAVE_ALL
-	movaps	%xmm0, 16(%rsp)
-	movaps	%xmm1, 32(%rsp)
+	XMM_SAVE 16, xmm0, xmm1
 #endif
 	mov	%rsp, %rsi			/* rax, rdx, xmm0 as saved (args.c) */
 	call	ft_rt_exit
 #ifndef FT_SAVE_ALL
-	movaps	16(%rsp), %xmm0
-	movaps	32(%rsp), %xmm1
+	XMM_RESTORE 16, xmm0, xmm1
 #endif
 1:
 #ifdef FT_SAVE_ALL
-	movaps	16(%rsp), %xmm0
-	movaps	32(%rsp), %xmm1
+	XMM_RESTORE 16, xmm0, xmm1
 #endif
 	mov	%rax, %r11
 	mov	0(%rsp), %rax
@@ -541,6 +473,7 @@ __cyg_profile_func_enter:
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
+	movq	$0, FT_OFF_FR_SID(%rax)
 	shl	$14, %ecx
 	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
@@ -555,29 +488,17 @@ __cyg_profile_func_enter:
 	.type	__cyg_profile_func_exit, @function
 __cyg_profile_func_exit:
 	mov	rt_self@gottpoff(%rip), %r10
-	cmpl	$0, %fs:FT_OFF_T_BUSY(%r10)
-	jne	90f
-	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(%r10)
-	jne	90f
-	mov	%fs:FT_OFF_T_DEPTH(%r10), %eax
-	imul	$FT_SIZEOF_FRAME, %rax, %r8
-	add	%fs:FT_OFF_T_FRAMES(%r10), %r8
-	sub	$FT_SIZEOF_FRAME, %r8		/* &frames[d - 1]; at d = 0 the sentinel */
+	TOP_FRAME %r10, %r8, 90f
 	cmpw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%r8)
 	jne	90f
 	mov	FT_OFF_FR_FUNC(%r8), %rax
 	cmp	FT_OFF_F_ADDR(%rax), %rdi
 	jne	90f
-	cmpl	$0, %fs:FT_OFF_RB_NEST(%r10)
-	jne	90f
-	cmpq	$0, %fs:FT_OFF_RB_SLOT(%r10)
-	je	90f
+	RING_IDLE %r10, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
 	mov	$1, %ecx			/* ft_rec_exit(0) */
 	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
-	decl	%fs:FT_OFF_T_DEPTH(%r10)
-	decl	%fs:FT_OFF_T_REC_DEPTH(%r10)
-	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
+	FRAME_POP %r10
 	ret
 85:	RB_UNDO	%r10
 90:	jmp	ft_rt_cyg_exit
