@@ -351,7 +351,7 @@ static int account_cb(const struct ft_event *ev, void *arg)
 		return account_slow(r, ev);
 	s->timed = 1;
 	s->self += ev->duration > fr->child ? ev->duration - fr->child : 0;
-	for (size_t i = 0; i < d; i++)
+	for (size_t i = d; i--;) /* nearest first */
 		if (b->f[i].fid == ev->fid)
 			goto parent; /* recursion counts once in the total */
 	s->total += ev->duration;
