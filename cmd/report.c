@@ -22,7 +22,6 @@
 
 #include "cmd/builtin.h"
 #include "core/argspec.h"
-#include "core/symbols.h"
 #include "analysis/argfmt.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
@@ -453,16 +452,11 @@ int cmd_report(int argc, char **argv)
 			r.by = optarg;
 			r.by_ret = !strcmp(optarg, "retval");
 			break;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("report", c, argv);
+			ft_shared_option("report", c, argv);
 		}
 	}
-	if (optind < argc)
-		ft_die("report: unexpected argument '%s' (the trace file is given with -i)",
-		       argv[optind]);
+	ft_no_operands("report", argc, argv, "the trace file is given with -i");
 	t = ft_trace_open(input, err, sizeof(err));
 	if (!t)
 		ft_die("%s", err);
