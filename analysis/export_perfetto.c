@@ -140,12 +140,10 @@ static void itab_free(struct itab *t)
 /* Write one packet (a Trace of one), with what was interned for it. */
 static int emit(struct ft_perfetto *p, TracePacket *pk)
 {
-	Trace tr = PERFETTO__PROTOS__TRACE__INIT;
 	InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
 	EventName en[MAX_ANN + 2], *enp[MAX_ANN + 2];
 	EventCategory ec[MAX_ANN + 2], *ecp[MAX_ANN + 2];
 	DebugAnnotationName dn[MAX_ANN + 2], *dnp[MAX_ANN + 2];
-	TracePacket *pkp = pk;
 
 	if (!p->failed && (p->names.oom || p->cats.oom || p->anns.oom))
 		p->failed = ENOMEM;
@@ -176,20 +174,30 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 		pk->interned_data = &id;
 	}
 	p->names.nnew = p->cats.nnew = p->anns.nnew = 0;
-	tr.n_packet = 1;
-	tr.packet = &pkp;
 	{
-		/* packed in one piece: protobuf-c's buffer callback per field costs more */
-		size_t n = protobuf_c_message_get_packed_size(&tr.base);
-		uint8_t small[1024], *b = n <= sizeof(small) ? small : malloc(n);
+		/*
+		 * A Trace of this one packet, packed in one piece (protobuf-c's
+		 * buffer callback per field costs more).  The Trace's frame, field
+		 * 1 as a length-delimited record (tag 0x0a, varint length), is
+		 * written here: packing the Trace would size the packet and its
+		 * track event once more for nothing.
+		 */
+		size_t n = protobuf_c_message_get_packed_size(&pk->base), h = 1;
+		uint8_t small[1024], *b = n + 11 <= sizeof(small) ? small : malloc(n + 11);
 
 		if (!b) {
 			p->failed = ENOMEM;
 			errno = ENOMEM;
 			return -1;
 		}
-		protobuf_c_message_pack(&tr.base, b);
-		fb_append(&p->fb.base, n, b);
+		b[0] = 0x0a;
+		for (size_t v = n;; v >>= 7) {
+			b[h++] = (uint8_t)(v & 0x7f) | (v >= 0x80 ? 0x80 : 0);
+			if (v < 0x80)
+				break;
+		}
+		protobuf_c_message_pack(&pk->base, b + h);
+		fb_append(&p->fb.base, h + n, b);
 		if (b != small)
 			free(b);
 	}
