@@ -33,6 +33,10 @@ struct fbuf {
 	ProtobufCBuffer base;
 	FILE *out;
 	int err;
+	/* packets gather here and go out in one fwrite when it is full: an
+	 * fwrite per packet cost a quarter as much as making it */
+	size_t len;
+	uint8_t buf[1 << 16];
 };
 
 struct istr { /* an interned string */
@@ -49,6 +53,10 @@ struct itab {
 	const char *nname[MAX_ANN + 2];
 	size_t nnew;
 	int oom; /* an entry could not be made: the table is not used again */
+	/* the string interned last (kept by its entry) and its iid: a run of
+	 * calls asks for the same category over and over */
+	const char *last;
+	uint64_t last_iid;
 };
 
 struct pthread_ {	    /* per thread */
@@ -70,12 +78,28 @@ struct ft_perfetto {
 	struct ft_perfetto_stats st;
 };
 
+/* Write out what f gathered (f->err set on failure). */
+static void fb_flush(struct fbuf *f)
+{
+	if (!f->err && f->len && fwrite(f->buf, 1, f->len, f->out) != f->len)
+		f->err = errno ? errno : EIO;
+	f->len = 0;
+}
+
 static void fb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	struct fbuf *f = (struct fbuf *)b;
 
-	if (!f->err && len && fwrite(data, 1, len, f->out) != len)
-		f->err = errno ? errno : EIO;
+	if (f->len + len > sizeof(f->buf)) {
+		fb_flush(f);
+		if (len > sizeof(f->buf)) { /* a packet larger than the buffer */
+			if (!f->err && fwrite(data, 1, len, f->out) != len)
+				f->err = errno ? errno : EIO;
+			return;
+		}
+	}
+	memcpy(f->buf + f->len, data, len);
+	f->len += len;
 }
 
 static int str_eq(const void *entry, const void *key)
@@ -91,6 +115,8 @@ static uint64_t intern(struct itab *t, const char *s)
 
 	if (t->oom)
 		return 0;
+	if (t->last && !strcmp(s, t->last))
+		return t->last_iid;
 	e = ft_htab_get_eq(&t->h, ft_hash_fnv1a(s, strlen(s)), str_eq, s, 1, &created);
 	if (!e) {
 		t->oom = 1;
@@ -106,6 +132,8 @@ static uint64_t intern(struct itab *t, const char *s)
 		t->niid[t->nnew] = e->iid;
 		t->nname[t->nnew++] = e->s;
 	}
+	t->last = e->s;
+	t->last_iid = e->iid;
 	return e->iid;
 }
 
@@ -264,11 +292,11 @@ static int describe_process(struct ft_perfetto *p, uint32_t pid, const char *nam
 }
 
 /* The thread's state, its tracks described (again, with a new name). */
+static struct pthread_ *describe_thread(struct ft_perfetto *p, struct pthread_ *t, uint32_t tid,
+					uint32_t pid, const char *name);
+
 static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid, const char *name)
 {
-	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
 	struct pthread_ *t = ft_htab_get(&p->threads, tid, 1);
 
 	if (!t) {
@@ -276,7 +304,19 @@ static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid
 		return NULL;
 	}
 	if (t->described && !name)
-		return t;
+		return t; /* most calls: nothing to build */
+	return describe_thread(p, t, tid, pid, name);
+}
+
+/* thread()'s track descriptor packet, for a new thread or a new name. */
+static __attribute__((noinline)) struct pthread_ *describe_thread(struct ft_perfetto *p,
+								  struct pthread_ *t, uint32_t tid,
+								  uint32_t pid, const char *name)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+
 	if (!t->described) {
 		t->pid = pid ? pid : tid;
 		p->st.threads++;
@@ -565,6 +605,9 @@ int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
 			slice(p, p->last_ts, (uint32_t)t->h.key, 0, NULL, NULL);
 		}
 	}
+	fb_flush(&p->fb);
+	if (!p->failed && p->fb.err)
+		p->failed = p->fb.err;
 	if (p->failed) {
 		errno = p->failed;
 		rc = -1;
