@@ -176,6 +176,32 @@ static size_t pb_varint(uint8_t *b, uint64_t v)
 	return n;
 }
 
+#define FRAME_ROOM 11 /* a packet's frame: its tag and a varint of up to 10 bytes */
+
+/*
+ * Write the packet of n bytes at b + FRAME_ROOM as a Trace of one: the
+ * Trace's frame (field 1, length-delimited: tag 0x0a and the length) is
+ * put in front here, as packing a Trace would size the packet and its
+ * track event once more for nothing.  Counts it; 0, or -1 once the
+ * output failed.
+ */
+static int send_packet(struct ft_perfetto *p, uint8_t *b, size_t n)
+{
+	uint8_t frame[FRAME_ROOM];
+	size_t h = 1 + pb_varint(frame + 1, n);
+
+	frame[0] = 0x0a;
+	memcpy(b + FRAME_ROOM - h, frame, h);
+	fb_append(&p->fb.base, h + n, b + FRAME_ROOM - h);
+	p->st.packets++;
+	if (p->fb.err) {
+		p->failed = p->fb.err;
+		errno = p->failed;
+		return -1;
+	}
+	return 0;
+}
+
 /* Write one packet (a Trace of one), with what was interned for it. */
 static int emit(struct ft_perfetto *p, TracePacket *pk)
 {
@@ -214,36 +240,24 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 	}
 	p->names.nnew = p->cats.nnew = p->anns.nnew = 0;
 	{
-		/*
-		 * A Trace of this one packet, packed in one piece (protobuf-c's
-		 * buffer callback per field costs more).  The Trace's frame, field
-		 * 1 as a length-delimited record (tag 0x0a, varint length), is
-		 * written here: packing the Trace would size the packet and its
-		 * track event once more for nothing.
-		 */
-		size_t n = protobuf_c_message_get_packed_size(&pk->base), h = 1;
-		uint8_t small[1024], *b = n + 11 <= sizeof(small) ? small : malloc(n + 11);
+		/* packed in one piece: protobuf-c's buffer callback per field costs more */
+		size_t n = protobuf_c_message_get_packed_size(&pk->base);
+		uint8_t small[1024],
+			*b = n + FRAME_ROOM <= sizeof(small) ? small : malloc(n + FRAME_ROOM);
+		int ret;
 
 		if (!b) {
 			p->failed = ENOMEM;
 			errno = ENOMEM;
 			return -1;
 		}
-		b[0] = 0x0a;
-		h += pb_varint(b + 1, n);
-		protobuf_c_message_pack(&pk->base, b + h);
-		fb_append(&p->fb.base, h + n, b);
+		protobuf_c_message_pack(&pk->base, b + FRAME_ROOM);
+		pk->interned_data = NULL;
+		ret = send_packet(p, b, n);
 		if (b != small)
 			free(b);
+		return ret;
 	}
-	pk->interned_data = NULL;
-	p->st.packets++;
-	if (p->fb.err) {
-		p->failed = p->fb.err;
-		errno = p->failed;
-		return -1;
-	}
-	return 0;
 }
 
 struct ft_perfetto *ft_perfetto_open(FILE *out)
@@ -383,7 +397,7 @@ static int emit_slice(struct ft_perfetto *p, uint64_t ts, uint32_t type, uint64_
 		      uint64_t name_iid, size_t ncat, const uint64_t *ci)
 {
 	uint8_t ev[48], b[96];
-	size_t tn = 0, n = 11, h; /* b: room for the frame in front */
+	size_t tn = 0, n = FRAME_ROOM; /* b: room for the frame in front */
 
 	for (size_t i = 0; i < ncat; i++) {
 		ev[tn++] = 3 << 3; /* TrackEvent.category_iids, varint */
@@ -408,21 +422,7 @@ static int emit_slice(struct ft_perfetto *p, uint64_t ts, uint32_t type, uint64_
 	b[n++] = 13 << 3; /* sequence_flags */
 	n += pb_varint(b + n,
 		       PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
-	{
-		uint8_t frame[11];
-
-		frame[0] = 0x0a; /* Trace.packet, length-delimited */
-		h = 1 + pb_varint(frame + 1, n - 11);
-		memcpy(b + 11 - h, frame, h);
-	}
-	fb_append(&p->fb.base, n - 11 + h, b + 11 - h);
-	p->st.packets++;
-	if (p->fb.err) {
-		p->failed = p->fb.err;
-		errno = p->failed;
-		return -1;
-	}
-	return 0;
+	return send_packet(p, b, n - FRAME_ROOM);
 }
 
 /* A slice's packet through protobuf-c: the first, or one with new interned names. */
