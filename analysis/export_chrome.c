@@ -143,12 +143,8 @@ static size_t event_head(struct ft_chrome *c, char *buf, const char *ph, uint64_
 	if (!c->ids_len || c->ids_pid != pid || c->ids_tid != tid) {
 		char *q = c->ids;
 
-		memcpy(q, ",\"pid\":", 7);
-		q += 7;
-		q += ft_u64_dec(q, pid);
-		memcpy(q, ",\"tid\":", 7);
-		q += 7;
-		q += ft_u64_dec(q, tid);
+		q = ft_lit_u64(q, ",\"pid\":", 7, pid);
+		q = ft_lit_u64(q, ",\"tid\":", 7, tid);
 		c->ids_len = (size_t)(q - c->ids);
 		c->ids_pid = pid;
 		c->ids_tid = tid;

@@ -222,12 +222,8 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 	memcpy(p, "{\"type\":\"", 9);
 	p += 9;
 	*p++ = type;
-	memcpy(p, "\",\"frame\":", 10);
-	p += 10;
-	p += ft_u64_dec(p, frame);
-	memcpy(p, ",\"at\":", 6);
-	p += 6;
-	p += ft_u64_dec(p, at);
+	p = ft_lit_u64(p, "\",\"frame\":", 10, frame);
+	p = ft_lit_u64(p, ",\"at\":", 6, at);
 	*p++ = '}';
 	n = (size_t)(p - tmp);
 	if (!t->buf) {
