@@ -45,7 +45,35 @@ struct ft_chrome {
 	uint64_t base, last;
 	struct ft_chrome_stats st;
 	int err;
+	/*
+	 * The plain calls' events are written here and go to out in large
+	 * pieces: an fwrite per event cost more than making the event.  Every
+	 * other write takes out through out_of(), which empties this first,
+	 * so the order stays.
+	 */
+	size_t olen;
+	char ob[1 << 16];
 };
+
+#define OB_EVENT 512 /* room for one plain event */
+
+/* out_of(c) for a write of its own, after what ob holds. */
+static FILE *out_of(struct ft_chrome *c)
+{
+	if (c->olen) {
+		fwrite_unlocked(c->ob, 1, c->olen, c->out);
+		c->olen = 0;
+	}
+	return c->out;
+}
+
+/* Where a plain event of up to OB_EVENT bytes is made (c->olen += its length). */
+static char *ob_room(struct ft_chrome *c)
+{
+	if (c->olen > sizeof(c->ob) - OB_EVENT)
+		out_of(c);
+	return c->ob + c->olen;
+}
 
 struct ft_chrome *ft_chrome_open(FILE *out, const struct ft_chrome_opts *opts)
 {
@@ -86,7 +114,7 @@ static void begin_event(struct ft_chrome *c, const char *ph, uint64_t ts, uint32
 {
 	char buf[160];
 
-	fwrite_unlocked(buf, 1, event_head(c, buf, ph, ts, pid, tid), c->out);
+	fwrite_unlocked(buf, 1, event_head(c, buf, ph, ts, pid, tid), out_of(c));
 }
 
 /* begin_event()'s text into buf (160 bytes); returns its length. */
@@ -115,12 +143,8 @@ static size_t event_head(struct ft_chrome *c, char *buf, const char *ph, uint64_
 	if (!c->ids_len || c->ids_pid != pid || c->ids_tid != tid) {
 		char *q = c->ids;
 
-		memcpy(q, ",\"pid\":", 7);
-		q += 7;
-		q += ft_u64_dec(q, pid);
-		memcpy(q, ",\"tid\":", 7);
-		q += 7;
-		q += ft_u64_dec(q, tid);
+		q = ft_lit_u64(q, ",\"pid\":", 7, pid);
+		q = ft_lit_u64(q, ",\"tid\":", 7, tid);
 		c->ids_len = (size_t)(q - c->ids);
 		c->ids_pid = pid;
 		c->ids_tid = tid;
@@ -145,11 +169,11 @@ static int json_plain(const char *s, size_t n)
 
 static void put_name_cat(struct ft_chrome *c, const char *name, const char *cat)
 {
-	fputs(",\"name\":", c->out);
-	ft_json_str(c->out, name ? name : "?");
+	fputs(",\"name\":", out_of(c));
+	ft_json_str(out_of(c), name ? name : "?");
 	if (cat) {
-		fputs(",\"cat\":", c->out);
-		ft_json_str(c->out, cat);
+		fputs(",\"cat\":", out_of(c));
+		ft_json_str(out_of(c), cat);
 	}
 }
 
@@ -158,13 +182,13 @@ static void put_args_members(struct ft_chrome *c, const struct ft_xarg *args, si
 {
 	for (size_t i = 0; i < n; i++) {
 		if (comma || i)
-			fputc(',', c->out);
-		ft_json_str(c->out, args[i].key);
-		fputc(':', c->out);
+			fputc(',', out_of(c));
+		ft_json_str(out_of(c), args[i].key);
+		fputc(':', out_of(c));
 		if (is_json_int(args[i].value))
-			fputs(args[i].value, c->out);
+			fputs(args[i].value, out_of(c));
 		else
-			ft_json_str(c->out, args[i].value ? args[i].value : "");
+			ft_json_str(out_of(c), args[i].value ? args[i].value : "");
 	}
 }
 
@@ -223,7 +247,7 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const 
 		uint64_t dur = ts > oc->start ? ts - oc->start : 0;
 		const char *p = t->names + oc->name_off;
 		size_t nl = strlen(p);
-		char buf[512];
+		char *buf = ob_room(c);
 		size_t n = event_head(c, buf, "X", oc->start, t->h.aux, (uint32_t)t->h.key);
 
 		memcpy(buf + n, ",\"dur\":", 7);
@@ -236,16 +260,16 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const 
 			memcpy(buf + n + 9, p, nl);
 			n += 9 + nl;
 			memcpy(buf + n, tail, sizeof(tail) - 1);
-			fwrite_unlocked(buf, 1, n + sizeof(tail) - 1, c->out);
+			c->olen += n + sizeof(tail) - 1;
 			t->nlen = oc->name_off;
 			t->depth--;
 			c->st.calls++;
 			return;
 		}
-		fwrite_unlocked(buf, 1, n, c->out);
+		c->olen += n; /* the rest follows through out_of() */
 		put_name_cat(c, p, "function");
 		if (oc->nargs || nrv) {
-			fputs(",\"args\":{", c->out);
+			fputs(",\"args\":{", out_of(c));
 			p += strlen(p) + 1;
 			for (size_t i = 0; i < oc->nargs; i++) {
 				struct ft_xarg a = { p, p + strlen(p) + 1 };
@@ -254,24 +278,24 @@ static void end_call(struct ft_chrome *c, struct cthread *t, uint64_t ts, const 
 				p = a.value + strlen(a.value) + 1;
 			}
 			put_args_members(c, rv, nrv, oc->nargs > 0);
-			fputc('}', c->out);
+			fputc('}', out_of(c));
 		}
-		fputc('}', c->out);
+		fputc('}', out_of(c));
 		t->nlen = oc->name_off;
 	} else if (!nrv) {
-		char buf[160];
+		char *buf = ob_room(c);
 		size_t n = event_head(c, buf, "E", ts, t->h.aux, (uint32_t)t->h.key);
 
 		buf[n] = '}';
-		fwrite_unlocked(buf, 1, n + 1, c->out);
+		c->olen += n + 1;
 	} else {
 		begin_event(c, "E", ts, t->h.aux, (uint32_t)t->h.key);
 		if (nrv) {
-			fputs(",\"args\":{", c->out);
+			fputs(",\"args\":{", out_of(c));
 			put_args_members(c, rv, nrv, 0);
-			fputc('}', c->out);
+			fputc('}', out_of(c));
 		}
-		fputc('}', c->out);
+		fputc('}', out_of(c));
 	}
 	t->depth--;
 	c->st.calls++;
@@ -318,7 +342,7 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 			   (!ev->cat || !strcmp(ev->cat, "function"))) {
 			/* a call without arguments: the whole event in one write */
 			static const char tail[] = "\",\"cat\":\"function\"}";
-			char buf[512];
+			char *buf = ob_room(c);
 			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid),
 			       nl = strlen(ev->name);
 
@@ -326,16 +350,16 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 			memcpy(buf + n + 9, ev->name, nl);
 			n += 9 + nl;
 			memcpy(buf + n, tail, sizeof(tail) - 1);
-			fwrite_unlocked(buf, 1, n + sizeof(tail) - 1, c->out);
+			c->olen += n + sizeof(tail) - 1;
 		} else {
 			begin_event(c, "B", ev->ts, ev->pid, ev->tid);
 			put_name_cat(c, ev->name, ev->cat ? ev->cat : "function");
 			if (ev->nargs) {
-				fputs(",\"args\":{", c->out);
+				fputs(",\"args\":{", out_of(c));
 				put_args_members(c, ev->args, ev->nargs, 0);
-				fputc('}', c->out);
+				fputc('}', out_of(c));
 			}
-			fputc('}', c->out);
+			fputc('}', out_of(c));
 		}
 		t->depth++;
 		break;
@@ -351,22 +375,22 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		break;
 	case FT_XEV_INSTANT:
 		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
-		fputs(",\"s\":\"t\"", c->out);
+		fputs(",\"s\":\"t\"", out_of(c));
 		put_name_cat(c, ev->name, ev->cat);
-		fputs(",\"args\":{", c->out);
+		fputs(",\"args\":{", out_of(c));
 		for (size_t i = 0; i < ev->nargs; i++) {
 			if (i)
-				fputc(',', c->out);
-			ft_json_str(c->out, ev->args[i].key);
-			fputc(':', c->out);
+				fputc(',', out_of(c));
+			ft_json_str(out_of(c), ev->args[i].key);
+			fputc(':', out_of(c));
 			if (is_json_int(ev->args[i].value))
-				fputs(ev->args[i].value, c->out);
+				fputs(ev->args[i].value, out_of(c));
 			else
-				ft_json_str(c->out, ev->args[i].value);
+				ft_json_str(out_of(c), ev->args[i].value);
 		}
 		if (ev->cpu >= 0)
-			fprintf(c->out, "%s\"cpu\":%d", ev->nargs ? "," : "", ev->cpu);
-		fputs("}}", c->out);
+			fprintf(out_of(c), "%s\"cpu\":%d", ev->nargs ? "," : "", ev->cpu);
+		fputs("}}", out_of(c));
 		c->st.instants++;
 		break;
 	case FT_XEV_THREAD_NAME:
@@ -375,13 +399,13 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		fputs(ev->type == FT_XEV_THREAD_NAME
 			      ? ",\"name\":\"thread_name\",\"args\":{\"name\":"
 			      : ",\"name\":\"process_name\",\"args\":{\"name\":",
-		      c->out);
-		ft_json_str(c->out, ev->name);
-		fputs("}}", c->out);
+		      out_of(c));
+		ft_json_str(out_of(c), ev->name);
+		fputs("}}", out_of(c));
 		break;
 	case FT_XEV_LOST:
 		begin_event(c, "i", ev->ts, ev->pid, ev->tid);
-		fprintf(c->out,
+		fprintf(out_of(c),
 			",\"s\":\"%s\",\"name\":\"lost events\",\"cat\":\"ftrail\",\"args\":{\"count\":%" PRIu64
 			"}}",
 			ev->tid ? "t" : "g", ev->count);
@@ -389,7 +413,7 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		c->st.lost_events += ev->count;
 		break;
 	}
-	if (ferror(c->out)) {
+	if (ferror(c->out)) { /* what ob holds is checked when it goes */
 		c->err = errno ? errno : EIO;
 		return -1;
 	}
@@ -413,19 +437,19 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 			c->st.closed_at_end++;
 		}
 	}
-	fprintf(c->out,
+	fprintf(out_of(c),
 		"\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"producer\":\"ftrail %s\"",
 		FTRAIL_VERSION);
 	if (c->o.source) {
-		fputs(",\"source\":", c->out);
-		ft_json_str(c->out, c->o.source);
+		fputs(",\"source\":", out_of(c));
+		ft_json_str(out_of(c), c->o.source);
 	}
-	fprintf(c->out,
+	fprintf(out_of(c),
 		",\"base_ns\":\"%" PRIu64 "\",\"calls\":\"%" PRIu64 "\",\"lost_events\":\"%" PRIu64
 		"\",\"unmatched_exits\":\"%" PRIu64 "\",\"closed_at_end\":\"%" PRIu64 "\"}}\n",
 		c->o.absolute_time ? 0 : c->base, c->st.calls, c->st.lost_events,
 		c->st.unmatched_exits, c->st.closed_at_end);
-	if (fflush(c->out) || ferror(c->out)) {
+	if (fflush(out_of(c)) || ferror(out_of(c))) {
 		ret = -1;
 		if (!errno)
 			errno = EIO;

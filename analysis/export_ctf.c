@@ -113,22 +113,29 @@ static void fail(struct ctf *c, int e)
 
 /* --- binary ---------------------------------------------------------- */
 
-static void put(struct cstream *s, struct ctf *c, const void *p, size_t n)
+/* put()'s slow path: room for n more bytes in s.  0, or -1 (failed). */
+static __attribute__((noinline)) int put_grow(struct cstream *s, struct ctf *c, size_t n)
 {
-	if (s->len + n > s->cap) {
-		size_t cap = s->cap ? s->cap : PACKET_BYTES + 4096;
-		unsigned char *b;
+	size_t cap = s->cap ? s->cap : PACKET_BYTES + 4096;
+	unsigned char *b;
 
-		while (cap < s->len + n)
-			cap *= 2;
-		b = realloc(s->buf, cap);
-		if (!b) {
-			fail(c, ENOMEM);
-			return;
-		}
-		s->buf = b;
-		s->cap = cap;
+	while (cap < s->len + n)
+		cap *= 2;
+	b = realloc(s->buf, cap);
+	if (!b) {
+		fail(c, ENOMEM);
+		return -1;
 	}
+	s->buf = b;
+	s->cap = cap;
+	return 0;
+}
+
+/* Inline: with a constant n (the fixed-size fields) the copy is one store. */
+static inline void put(struct cstream *s, struct ctf *c, const void *p, size_t n)
+{
+	if (s->len + n > s->cap && put_grow(s, c, n) < 0)
+		return;
 	memcpy(s->buf + s->len, p, n);
 	s->len += n;
 }

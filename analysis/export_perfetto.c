@@ -33,6 +33,10 @@ struct fbuf {
 	ProtobufCBuffer base;
 	FILE *out;
 	int err;
+	/* packets gather here and go out in one fwrite when it is full: an
+	 * fwrite per packet cost a quarter as much as making it */
+	size_t len;
+	uint8_t buf[1 << 16];
 };
 
 struct istr { /* an interned string */
@@ -49,6 +53,10 @@ struct itab {
 	const char *nname[MAX_ANN + 2];
 	size_t nnew;
 	int oom; /* an entry could not be made: the table is not used again */
+	/* the string interned last (kept by its entry) and its iid: a run of
+	 * calls asks for the same category over and over */
+	const char *last;
+	uint64_t last_iid;
 };
 
 struct pthread_ {	    /* per thread */
@@ -70,12 +78,28 @@ struct ft_perfetto {
 	struct ft_perfetto_stats st;
 };
 
+/* Write out what f gathered (f->err set on failure). */
+static void fb_flush(struct fbuf *f)
+{
+	if (!f->err && f->len && fwrite(f->buf, 1, f->len, f->out) != f->len)
+		f->err = errno ? errno : EIO;
+	f->len = 0;
+}
+
 static void fb_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
 	struct fbuf *f = (struct fbuf *)b;
 
-	if (!f->err && len && fwrite(data, 1, len, f->out) != len)
-		f->err = errno ? errno : EIO;
+	if (f->len + len > sizeof(f->buf)) {
+		fb_flush(f);
+		if (len > sizeof(f->buf)) { /* a packet larger than the buffer */
+			if (!f->err && fwrite(data, 1, len, f->out) != len)
+				f->err = errno ? errno : EIO;
+			return;
+		}
+	}
+	memcpy(f->buf + f->len, data, len);
+	f->len += len;
 }
 
 static int str_eq(const void *entry, const void *key)
@@ -91,6 +115,8 @@ static uint64_t intern(struct itab *t, const char *s)
 
 	if (t->oom)
 		return 0;
+	if (t->last && !strcmp(s, t->last))
+		return t->last_iid;
 	e = ft_htab_get_eq(&t->h, ft_hash_fnv1a(s, strlen(s)), str_eq, s, 1, &created);
 	if (!e) {
 		t->oom = 1;
@@ -106,6 +132,8 @@ static uint64_t intern(struct itab *t, const char *s)
 		t->niid[t->nnew] = e->iid;
 		t->nname[t->nnew++] = e->s;
 	}
+	t->last = e->s;
+	t->last_iid = e->iid;
 	return e->iid;
 }
 
@@ -137,15 +165,50 @@ static void itab_free(struct itab *t)
 		}                                                                                  \
 	} while (0)
 
+/* v as a protobuf varint at b; returns its length (at most 10). */
+static size_t pb_varint(uint8_t *b, uint64_t v)
+{
+	size_t n = 0;
+
+	for (; v >= 0x80; v >>= 7)
+		b[n++] = (uint8_t)(v | 0x80);
+	b[n++] = (uint8_t)v;
+	return n;
+}
+
+#define FRAME_ROOM 11 /* a packet's frame: its tag and a varint of up to 10 bytes */
+
+/*
+ * Write the packet of n bytes at b + FRAME_ROOM as a Trace of one: the
+ * Trace's frame (field 1, length-delimited: tag 0x0a and the length) is
+ * put in front here, as packing a Trace would size the packet and its
+ * track event once more for nothing.  Counts it; 0, or -1 once the
+ * output failed.
+ */
+static int send_packet(struct ft_perfetto *p, uint8_t *b, size_t n)
+{
+	uint8_t frame[FRAME_ROOM];
+	size_t h = 1 + pb_varint(frame + 1, n);
+
+	frame[0] = 0x0a;
+	memcpy(b + FRAME_ROOM - h, frame, h);
+	fb_append(&p->fb.base, h + n, b + FRAME_ROOM - h);
+	p->st.packets++;
+	if (p->fb.err) {
+		p->failed = p->fb.err;
+		errno = p->failed;
+		return -1;
+	}
+	return 0;
+}
+
 /* Write one packet (a Trace of one), with what was interned for it. */
 static int emit(struct ft_perfetto *p, TracePacket *pk)
 {
-	Trace tr = PERFETTO__PROTOS__TRACE__INIT;
 	InternedData id = PERFETTO__PROTOS__INTERNED_DATA__INIT;
 	EventName en[MAX_ANN + 2], *enp[MAX_ANN + 2];
 	EventCategory ec[MAX_ANN + 2], *ecp[MAX_ANN + 2];
 	DebugAnnotationName dn[MAX_ANN + 2], *dnp[MAX_ANN + 2];
-	TracePacket *pkp = pk;
 
 	if (!p->failed && (p->names.oom || p->cats.oom || p->anns.oom))
 		p->failed = ENOMEM;
@@ -176,31 +239,25 @@ static int emit(struct ft_perfetto *p, TracePacket *pk)
 		pk->interned_data = &id;
 	}
 	p->names.nnew = p->cats.nnew = p->anns.nnew = 0;
-	tr.n_packet = 1;
-	tr.packet = &pkp;
 	{
 		/* packed in one piece: protobuf-c's buffer callback per field costs more */
-		size_t n = protobuf_c_message_get_packed_size(&tr.base);
-		uint8_t small[1024], *b = n <= sizeof(small) ? small : malloc(n);
+		size_t n = protobuf_c_message_get_packed_size(&pk->base);
+		uint8_t small[1024],
+			*b = n + FRAME_ROOM <= sizeof(small) ? small : malloc(n + FRAME_ROOM);
+		int ret;
 
 		if (!b) {
 			p->failed = ENOMEM;
 			errno = ENOMEM;
 			return -1;
 		}
-		protobuf_c_message_pack(&tr.base, b);
-		fb_append(&p->fb.base, n, b);
+		protobuf_c_message_pack(&pk->base, b + FRAME_ROOM);
+		pk->interned_data = NULL;
+		ret = send_packet(p, b, n);
 		if (b != small)
 			free(b);
+		return ret;
 	}
-	pk->interned_data = NULL;
-	p->st.packets++;
-	if (p->fb.err) {
-		p->failed = p->fb.err;
-		errno = p->failed;
-		return -1;
-	}
-	return 0;
 }
 
 struct ft_perfetto *ft_perfetto_open(FILE *out)
@@ -249,11 +306,11 @@ static int describe_process(struct ft_perfetto *p, uint32_t pid, const char *nam
 }
 
 /* The thread's state, its tracks described (again, with a new name). */
+static struct pthread_ *describe_thread(struct ft_perfetto *p, struct pthread_ *t, uint32_t tid,
+					uint32_t pid, const char *name);
+
 static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid, const char *name)
 {
-	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
-	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
-	ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
 	struct pthread_ *t = ft_htab_get(&p->threads, tid, 1);
 
 	if (!t) {
@@ -261,7 +318,19 @@ static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid
 		return NULL;
 	}
 	if (t->described && !name)
-		return t;
+		return t; /* most calls: nothing to build */
+	return describe_thread(p, t, tid, pid, name);
+}
+
+/* thread()'s track descriptor packet, for a new thread or a new name. */
+static __attribute__((noinline)) struct pthread_ *describe_thread(struct ft_perfetto *p,
+								  struct pthread_ *t, uint32_t tid,
+								  uint32_t pid, const char *name)
+{
+	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
+	TrackDescriptor td = PERFETTO__PROTOS__TRACK_DESCRIPTOR__INIT;
+	ThreadDescriptor th = PERFETTO__PROTOS__THREAD_DESCRIPTOR__INIT;
+
 	if (!t->described) {
 		t->pid = pid ? pid : tid;
 		p->st.threads++;
@@ -316,25 +385,85 @@ static void track_event_name(struct ft_perfetto *p, TrackEvent *tev, const char 
 	}
 }
 
-static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
-		 const char *cat)
+/*
+ * emit() of a slice's packet with nothing new to intern and not the first
+ * packet (the most of a trace), encoded here: a call's begin or end went
+ * through protobuf-c's generic walk of the descriptors twice (size, then
+ * pack), about 2,000 instructions, for a dozen bytes.  The bytes are
+ * protobuf-c's: the fields in its order (by number), none packed.
+ * name_iid 0: none (an end); ncat 0 or 1 category iids in *ci.
+ */
+static int emit_slice(struct ft_perfetto *p, uint64_t ts, uint32_t type, uint64_t uuid,
+		      uint64_t name_iid, size_t ncat, const uint64_t *ci)
+{
+	uint8_t ev[48], b[96];
+	size_t tn = 0, n = FRAME_ROOM; /* b: room for the frame in front */
+
+	for (size_t i = 0; i < ncat; i++) {
+		ev[tn++] = 3 << 3; /* TrackEvent.category_iids, varint */
+		tn += pb_varint(ev + tn, ci[i]);
+	}
+	ev[tn++] = 9 << 3; /* type */
+	tn += pb_varint(ev + tn, type);
+	if (name_iid) {
+		ev[tn++] = 10 << 3; /* name_iid */
+		tn += pb_varint(ev + tn, name_iid);
+	}
+	ev[tn++] = 11 << 3; /* track_uuid */
+	tn += pb_varint(ev + tn, uuid);
+	b[n++] = 8 << 3; /* TracePacket.timestamp */
+	n += pb_varint(b + n, ts);
+	b[n++] = 10 << 3; /* trusted_packet_sequence_id */
+	n += pb_varint(b + n, SEQ_ID);
+	b[n++] = 11 << 3 | 2; /* track_event, length-delimited */
+	n += pb_varint(b + n, tn);
+	memcpy(b + n, ev, tn);
+	n += tn;
+	b[n++] = 13 << 3; /* sequence_flags */
+	n += pb_varint(b + n,
+		       PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
+	return send_packet(p, b, n - FRAME_ROOM);
+}
+
+/* A slice's packet through protobuf-c: the first, or one with new interned names. */
+static __attribute__((noinline)) int emit_slice_pb(struct ft_perfetto *p, uint64_t ts,
+						   uint32_t type, uint64_t uuid, uint64_t name_iid,
+						   size_t ncat, uint64_t *ci)
 {
 	TracePacket pk = PERFETTO__PROTOS__TRACE_PACKET__INIT;
 	TrackEvent tev = PERFETTO__PROTOS__TRACK_EVENT__INIT;
-	uint64_t ci;
 
-	track_event(&pk, &tev, ts,
-		    begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
-			  : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END,
-		    UUID_THREAD | tid);
+	track_event(&pk, &tev, ts, (Perfetto__Protos__TrackEvent__Type)type, uuid);
+	tev.has_name_iid = name_iid != 0;
+	tev.name_iid = name_iid;
+	tev.n_category_iids = ncat;
+	tev.category_iids = ncat ? ci : NULL;
+	return emit(p, &pk);
+}
+
+static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
+		 const char *cat)
+{
+	uint32_t type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
+			      : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
+	uint64_t ci = 0, name_iid = 0;
+	size_t ncat = 0;
+
 	if (begin) {
-		track_event_name(p, &tev, name, cat, &ci);
-		if (!tev.name_iid) {
+		name_iid = intern(&p->names, name ? name : "?");
+		if (cat) {
+			ci = intern(&p->cats, cat);
+			ncat = 1;
+		}
+		if (!name_iid) {
 			errno = ENOMEM;
 			return -1;
 		}
 	}
-	return emit(p, &pk);
+	if (!p->failed && !p->first && !p->names.nnew && !p->cats.nnew && !p->anns.nnew &&
+	    !p->names.oom && !p->cats.oom && !p->anns.oom)
+		return emit_slice(p, ts, type, UUID_THREAD | tid, name_iid, ncat, &ci);
+	return emit_slice_pb(p, ts, type, UUID_THREAD | tid, name_iid, ncat, &ci);
 }
 
 /* An int64 when the text is one decimal integer, for int_value. */
@@ -476,6 +605,9 @@ int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
 			slice(p, p->last_ts, (uint32_t)t->h.key, 0, NULL, NULL);
 		}
 	}
+	fb_flush(&p->fb);
+	if (!p->failed && p->fb.err)
+		p->failed = p->fb.err;
 	if (p->failed) {
 		errno = p->failed;
 		rc = -1;

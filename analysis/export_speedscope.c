@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/escape.h"
+#include "analysis/numfmt.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
 #include "core/version.h"
@@ -210,12 +211,21 @@ static int spill_thread(struct ft_speedscope *s, struct sthread *t)
 static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint32_t frame,
 		     uint64_t at)
 {
-	char tmp[96];
-	int n;
+	/* ,\n{"type":"O","frame":F,"at":A} without printf (analysis/numfmt.h) */
+	char tmp[96], *p = tmp;
+	size_t n;
 
-	n = snprintf(tmp, sizeof(tmp),
-		     "%s{\"type\":\"%c\",\"frame\":%" PRIu32 ",\"at\":%" PRIu64 "}",
-		     t->nevents ? ",\n" : "", type, frame, at);
+	if (t->nevents) {
+		memcpy(p, ",\n", 2);
+		p += 2;
+	}
+	memcpy(p, "{\"type\":\"", 9);
+	p += 9;
+	*p++ = type;
+	p = ft_lit_u64(p, "\",\"frame\":", 10, frame);
+	p = ft_lit_u64(p, ",\"at\":", 6, at);
+	*p++ = '}';
+	n = (size_t)(p - tmp);
 	if (!t->buf) {
 		t->buf = malloc(THREAD_BUF);
 		if (!t->buf) {
@@ -223,10 +233,10 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 			return -1;
 		}
 	}
-	if (t->blen + (size_t)n > THREAD_BUF && spill_thread(s, t))
+	if (t->blen + n > THREAD_BUF && spill_thread(s, t))
 		return -1;
-	memcpy(t->buf + t->blen, tmp, (size_t)n);
-	t->blen += (size_t)n;
+	memcpy(t->buf + t->blen, tmp, n);
+	t->blen += n;
 	if (!t->nevents)
 		t->first = at;
 	t->last = at;

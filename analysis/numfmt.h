@@ -54,6 +54,13 @@ static inline size_t ft_u64_dec(char *dst, uint64_t v)
 	return n;
 }
 
+/* The n bytes of lit, then v in decimal, at dst ("\"at\":" 123); returns the end. */
+static inline char *ft_lit_u64(char *dst, const char *lit, size_t n, uint64_t v)
+{
+	memcpy(dst, lit, n);
+	return dst + n + ft_u64_dec(dst + n, v);
+}
+
 /* ns as "usecs.nnn" (microseconds with three decimals) at dst; returns the length. */
 static inline size_t ft_ns_as_us(char *dst, uint64_t ns)
 {

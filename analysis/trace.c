@@ -851,6 +851,104 @@ fail:
 	return -1;
 }
 
+/*
+ * ft_trace_scan_buffers()'s loop over a run of plain calls in the current
+ * page: the records decode_call() takes, decoded as it decodes them, into
+ * ev and to fn one by one.  The cursor's state is kept in locals for the
+ * run: fn is opaque, so through c the compiler would load every field
+ * again after each call.  Stops before the first record decode_call()
+ * would leave to decode_next() (or at the page's end) with the state
+ * stored back; returns fn's nonzero value, else 0.
+ */
+DECODE_INLINE int scan_run_clocked(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+				   int (*fn)(const struct ft_event *ev, void *arg), void *arg,
+				   int clocked)
+{
+	const struct ft_clock clk = t->clk;
+	const unsigned char *data = c->data;
+	size_t rec = c->rec, end = c->page_end, nr = c->nr_frames, cap = c->cap_frames;
+	struct frame *fr = c->frames;
+	uint64_t tk = c->t, decoded = 0;
+	uint32_t last_fid = c->last_fid;
+	int ret = 0;
+
+	if (!c->in_page || c->unwind_pending || rec >= end)
+		return 0;
+	if (ev != c->lean[0] && ev != c->lean[1]) { /* as call_event() */
+		fill_event(t, c, ev, FT_EV_ENTRY);
+		c->lean[c->lean[0] ? 1 : 0] = ev;
+	}
+	/* fields no call record of the run changes: once (fn sees ev as const) */
+	ev->unwound = 0;
+	ev->data = NULL;
+	ev->len = 0;
+	do {
+		uint32_t w = rd32(data + rec), x;
+		uint64_t ns;
+
+		if (ft_rec_kind(w) > FT_REC_EXIT)
+			break;
+		if (rec + 4 < end) {
+			x = rd32(data + rec + 4);
+			if (ft_rec_kind(x) == FT_REC_EXT &&
+			    (ft_ext_type(x) == FT_EXT_ARGS || ft_ext_type(x) == FT_EXT_RETVAL))
+				break;
+		}
+		if (ft_rec_kind(w) == FT_REC_ENTRY) {
+			if (nr == cap)
+				break; /* push_frame() would grow: decode_next()'s business */
+			tk += ft_rec_edelta(w);
+			ns = clocked ? ft_clock_ns(&clk, tk) : tk; /* as trace_ns() */
+			last_fid = ft_rec_fid(w);
+			ev->type = FT_EV_ENTRY;
+			ev->ts = ns;
+			ev->depth = (int)nr;
+			ev->fid = last_fid;
+			ev->duration = 0;
+			ev->has_entry = 0;
+			fr[nr].fid = last_fid;
+			fr[nr].known = 1;
+			fr[nr].ts = ns;
+			nr++;
+		} else {
+			tk += ft_rec_xdelta(w);
+			ns = clocked ? ft_clock_ns(&clk, tk) : tk;
+			ev->type = FT_EV_EXIT;
+			ev->ts = ns;
+			ev->duration = 0;
+			if (nr) {
+				const struct frame *f = &fr[--nr];
+
+				ev->fid = f->fid;
+				ev->has_entry = f->known;
+				if (f->known)
+					ev->duration = ns >= f->ts ? ns - f->ts : 0;
+			} else {
+				ev->fid = FT_FID_UNKNOWN;
+				ev->has_entry = 0;
+			}
+			ev->depth = (int)nr;
+		}
+		rec += 4;
+		decoded++;
+		ret = fn(ev, arg);
+	} while (!ret && rec < end);
+	c->rec = rec;
+	c->t = tk;
+	c->nr_frames = nr;
+	c->last_fid = last_fid;
+	t->decoded += decoded;
+	return ret;
+}
+
+/* scan_run_clocked() with the clock's test out of the loop. */
+static int scan_run(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
+		    int (*fn)(const struct ft_event *ev, void *arg), void *arg)
+{
+	return t->have_clock ? scan_run_clocked(t, c, ev, fn, arg, 1)
+			     : scan_run_clocked(t, c, ev, fn, arg, 0);
+}
+
 int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *ev, void *arg),
 			  void *arg, char *err, size_t errlen)
 {
@@ -866,8 +964,13 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 
 		reset_cursor(c);
 		c->lean[0] = c->lean[1] = NULL;
-		while ((ret = decode_call(t, c, &ev)) == 1 ||
-		       (ret = decode_next(t, c, &ev, err, errlen)) == 1) {
+		for (;;) {
+			ret = scan_run(t, c, &ev, fn, arg);
+			if (ret)
+				return ret;
+			ret = decode_next(t, c, &ev, err, errlen);
+			if (ret != 1)
+				break;
 			if (ev.type == FT_EV_COMM)
 				trace_task_set(t, ev.tid, ev.data, strnlen(ev.data, ev.len));
 			ret = fn(&ev, arg);

@@ -757,7 +757,14 @@ const char *ft_trace_func_name(const struct ft_trace *t, uint32_t fid, int sym_o
 		mt->names[k] = calloc(t->nr_funcs, sizeof(char *));
 	cache = mt->names[k];
 	if (cache && cache[fid]) {
-		snprintf(buf, len, "%s", cache[fid]);
+		/* snprintf("%s")'s result without its format parsing: the exporters
+		 * ask for a name per call */
+		if (len) {
+			size_t n = strnlen(cache[fid], len - 1);
+
+			memcpy(buf, cache[fid], n);
+			buf[n] = '\0';
+		}
 		return buf;
 	}
 	/* the module FUNCS names: exact even when address spaces overlap (exec) */

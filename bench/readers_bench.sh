@@ -8,7 +8,10 @@
 #     show   ftrail show | cat >/dev/null     vs  uftrace replay | cat >/dev/null
 #     report ftrail report >/dev/null         vs  uftrace report >/dev/null
 #     flame  ftrail flame --stacks --format folded   vs  ftrail stacks (on a -T trace)
-#     export ftrail export --format chrome    vs  ftrail show
+#     export ftrail export --format F         vs  ftrail show, for every F:
+#            chrome (the first, measured both ways), speedscope, perfetto
+#            to a pipe (-o - | cat, as show is measured) and to a file;
+#            pprof and ctf to a file (a gzip, a directory)
 #
 # Each reader runs RUNS times; the best wall time and the best CPU time
 # (user + sys of the reader and its children, the pipe's cat included on
@@ -70,9 +73,20 @@ row ureport "uftrace report" "uftrace report -d uft.data"
 row stacks "ftrail stacks (-T trace)" "'$FTRAIL' stacks -i ftT.dat"
 row flame "ftrail flame --stacks --format folded" "'$FTRAIL' flame --stacks --format folded -i ftT.dat -o fl.txt"
 row export "ftrail export --format chrome" "'$FTRAIL' export --format chrome -i ft.dat -o x.json"
+row xchrome "export chrome -o - | cat" "'$FTRAIL' export --format chrome -i ft.dat -o - | cat"
+row xspeed "export speedscope -o - | cat" "'$FTRAIL' export --format speedscope -i ft.dat -o - | cat"
+row xspeedf "export speedscope -o FILE" "'$FTRAIL' export --format speedscope -i ft.dat -o x.ss"
+row xperf "export perfetto -o - | cat" "'$FTRAIL' export --format perfetto -i ft.dat -o - | cat"
+row xperff "export perfetto -o FILE" "'$FTRAIL' export --format perfetto -i ft.dat -o x.pf"
+row xpprof "export pprof -o FILE" "'$FTRAIL' export --format pprof -i ft.dat -o x.pb.gz"
+row xctf "export ctf -o DIR" "'$FTRAIL' export --format ctf --force -i ft.dat -o xctf"
 col() { cut -d' ' -f"$2" "$W/$1.res"; }
 echo "# ratios (wall, cpu)"
 echo "show:   uftrace replay / ftrail show   $(ratio "$(col replay 1)" "$(col show 1)")  $(ratio "$(col replay 2)" "$(col show 2)")   (target >= 10)"
 echo "report: uftrace report / ftrail report $(ratio "$(col ureport 1)" "$(col report 1)")  $(ratio "$(col ureport 2)" "$(col report 2)")   (target >= 10)"
 echo "flame:  flame --stacks / stacks         $(ratio "$(col flame 1)" "$(col stacks 1)")  $(ratio "$(col flame 2)" "$(col stacks 2)")   (target <= 1)"
-echo "export: export chrome / show            $(ratio "$(col export 1)" "$(col show 1)")  $(ratio "$(col export 2)" "$(col show 2)")   (target <= 2)"
+echo "export: export chrome / show            $(ratio "$(col export 1)" "$(col show 1)")  $(ratio "$(col export 2)" "$(col show 2)")   (target <= 2; to a file)"
+for x in xchrome:chrome xspeed:speedscope xspeedf:speedscope-file xperf:perfetto xperff:perfetto-file xpprof:pprof xctf:ctf; do
+	printf 'export: %-30s %s  %s   (target <= 2)\n' "${x#*:} / show" \
+		"$(ratio "$(col "${x%%:*}" 1)" "$(col show 1)")" "$(ratio "$(col "${x%%:*}" 2)" "$(col show 2)")"
+done

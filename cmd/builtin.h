@@ -20,6 +20,20 @@
 void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn));
 
 /*
+ * The default case of a reader's getopt loop: the options every reader
+ * takes (--no-demangle) are applied and it returns; anything else goes to
+ * ft_bad_option() (one line, exit(1)).
+ */
+void ft_shared_option(const char *cmd, int c, char **argv);
+
+/*
+ * After the options of a command that takes no operand: an operand left
+ * at argv[optind] is one line, "CMD: unexpected argument 'ARG' (HINT)",
+ * and exit(1).
+ */
+void ft_no_operands(const char *cmd, int argc, char **argv, const char *hint);
+
+/*
  * --format NAME (-F NAME), the one way every command chooses its output.
  * names: the command's formats, NULL-terminated; cur: the format chosen so
  * far, or -1.  Returns name's index.  An unknown name, or a second format
@@ -36,7 +50,7 @@ int ft_format_deprecated(const char *cmd, const char *old, const char *name,
 
 /*
  * --no-demangle, for every command that prints user symbols: its getopt
- * entry, its case value (calls ft_symbols_set_demangle(0)) and help line.
+ * entry, its case value (ft_shared_option() takes it) and help line.
  */
 #define FT_OPT_NO_DEMANGLE 0x4e444d /* "NDM": apart from every command's own values */
 #define FT_NO_DEMANGLE_LONGOPT                                                                     \

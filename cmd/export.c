@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cmd/builtin.h"
-#include "core/symbols.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_ctf.h"
 #include "analysis/export_perfetto.h"
@@ -405,15 +404,11 @@ int cmd_export(int argc, char **argv)
 				ft_die("export: --threshold wants milliseconds, not '%s'", optarg);
 			po.offcpu_thresh_ns = ms * 1000000;
 			break;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("export", c, argv);
+			ft_shared_option("export", c, argv);
 		}
 	}
-	if (optind < argc)
-		ft_die("export: unexpected argument '%s' (see ftrail export --help)", argv[optind]);
+	ft_no_operands("export", argc, argv, "see ftrail export --help");
 	if (!format)
 		ft_die("export: --format chrome|speedscope|perfetto|pprof|ctf is required");
 	if (!strcmp(format, "chrome"))

@@ -20,7 +20,6 @@
 #include "analysis/stackset.h"
 #include "cmd/builtin.h"
 #include "core/outfile.h"
-#include "core/symbols.h"
 #include "core/util.h"
 
 const char cmd_flame_usage[] =
@@ -396,15 +395,11 @@ int cmd_flame(int argc, char **argv)
 				ft_die("--max-memory wants megabytes in [1,1048576], not '%s'",
 				       optarg);
 			break;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("flame", c, argv);
+			ft_shared_option("flame", c, argv);
 		}
 	}
-	if (optind < argc)
-		ft_die("flame: unexpected argument '%s' (see ftrail flame --help)", argv[optind]);
+	ft_no_operands("flame", argc, argv, "see ftrail flame --help");
 	if (nmodes > 1)
 		ft_die("flame: choose one of --graph, --stacks, --offcpu");
 	if (from_folded && nmodes)

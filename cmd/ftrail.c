@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
+#include "core/symbols.h"
 #include "core/util.h"
 #include "core/version.h"
 
@@ -38,6 +39,19 @@ void ft_bad_option(const char *cmd, int c, char **argv)
 	if (optopt > ' ' && optopt < 127)
 		ft_die("%s: unknown option '-%c' (see 'ftrail help %s')", cmd, optopt, cmd);
 	ft_die("%s: unknown option '%s' (see 'ftrail help %s')", cmd, arg, cmd);
+}
+
+void ft_shared_option(const char *cmd, int c, char **argv)
+{
+	if (c != FT_OPT_NO_DEMANGLE)
+		ft_bad_option(cmd, c, argv);
+	ft_symbols_set_demangle(0);
+}
+
+void ft_no_operands(const char *cmd, int argc, char **argv, const char *hint)
+{
+	if (optind < argc)
+		ft_die("%s: unexpected argument '%s' (%s)", cmd, argv[optind], hint);
 }
 
 int ft_format_choose(const char *cmd, const char *name, const char *const *names, int cur)

@@ -447,9 +447,7 @@ int cmd_latency(int argc, char **argv)
 			ft_bad_option("latency", c, argv);
 		}
 	}
-	if (optind < argc)
-		ft_die("latency: unexpected argument '%s' (the trace file is given with -i)",
-		       argv[optind]);
+	ft_no_operands("latency", argc, argv, "the trace file is given with -i");
 	if (!from || !to)
 		ft_die("latency: --from SYS:EVENT and --to SYS:EVENT are both needed");
 	if (hist && summary)

@@ -112,8 +112,7 @@ int cmd_list(int argc, char **argv)
 		if (ft_uev_scan_file(prog, put_uevent, &l, err, sizeof(err)) < 0)
 			ft_die("list: %s", err);
 	}
-	if (optind < argc)
-		ft_die("list: unexpected argument '%s' (see 'ftrail help list')", argv[optind]);
+	ft_no_operands("list", argc, argv, "see 'ftrail help list'");
 	if (prog && !tracers && !options && !kevents)
 		return 0;
 	if (!tracers && !options && !kevents) {

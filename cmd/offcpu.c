@@ -171,11 +171,8 @@ static void parse_args(int argc, char **argv, struct offcpu_args *a)
 		case 'h':
 			fputs(cmd_offcpu_usage, stdout);
 			exit(0);
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("offcpu", c, argv);
+			ft_shared_option("offcpu", c, argv);
 		}
 	}
 	if (optind < argc)

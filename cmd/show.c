@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cmd/builtin.h"
-#include "core/symbols.h"
 #include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
 #include "analysis/prefetch.h"
@@ -440,16 +439,11 @@ int cmd_show(int argc, char **argv)
 				ft_die("show: --snapshot=N wants a snapshot number (1 is the first), not '%s'",
 				       optarg);
 			break;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("show", c, argv);
+			ft_shared_option("show", c, argv);
 		}
 	}
-	if (optind < argc)
-		ft_die("show: unexpected argument '%s' (the trace file is given with -i)",
-		       argv[optind]);
+	ft_no_operands("show", argc, argv, "the trace file is given with -i");
 
 	t = snapshot ? ft_trace_open_snapshot(input, (int)nth, err, sizeof(err))
 		     : ft_trace_open(input, err, sizeof(err));

@@ -28,7 +28,6 @@
 #include "core/outfile.h"
 #include "core/smapfull.h"
 #include "core/stackmap.h"
-#include "core/symbols.h"
 #include "analysis/trace.h"
 #include "core/tracefile.h"
 #include "core/util.h"
@@ -586,11 +585,8 @@ int cmd_stackmap(int argc, char **argv)
 			o.elf = ft_realloc(o.elf, (o.nr_elf + 1) * sizeof(char *));
 			o.elf[o.nr_elf++] = optarg;
 			break;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("stackmap", c, argv);
+			ft_shared_option("stackmap", c, argv);
 		}
 	}
 	o.json = o.format == FMT_JSON;

@@ -17,7 +17,6 @@
 #include <event-parse.h>
 
 #include "cmd/builtin.h"
-#include "core/symbols.h"
 #include "analysis/kevents.h"
 #include "analysis/stackset.h"
 #include "analysis/trace.h"
@@ -189,17 +188,12 @@ int cmd_stacks(int argc, char **argv)
 		case 'h':
 			fputs(cmd_stacks_usage, stdout);
 			return 0;
-		case FT_OPT_NO_DEMANGLE:
-			ft_symbols_set_demangle(0);
-			break;
 		default:
-			ft_bad_option("stacks", c, argv);
+			ft_shared_option("stacks", c, argv);
 		}
 	}
 	folded = fmt == FMT_FOLDED;
-	if (optind < argc)
-		ft_die("stacks: unexpected argument '%s' (the trace file is given with -i)",
-		       argv[optind]);
+	ft_no_operands("stacks", argc, argv, "the trace file is given with -i");
 	if (!want_user && !want_kernel)
 		ft_die("stacks: --user and --kernel exclude each other");
 
