@@ -72,6 +72,13 @@ struct ft_kevent {
 	uint32_t kstack_nr;	   /* 0: the event has no kernel stack */
 	const uint64_t *ustack;
 	uint32_t ustack_nr;
+	/*
+	 * 1 (kernel) or 2 (user): the record is a stack that joined no event
+	 * (its event was lost, or came before the recording): event is
+	 * ftrace/kernel_stack or user_stack, its frames are in the record,
+	 * and the printers show it as the kernel does, where it lies.
+	 */
+	int stack_rec;
 };
 
 /*
