@@ -107,6 +107,7 @@ struct ft_kevents {
 	 * joined no event are read as the kernel prints them */
 	struct tep_event *kstack_ev, *ustack_ev;
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
+	uint64_t seq;		      /* records handed out since open or rewind */
 	char errbuf[256];
 	int failed;
 };
@@ -955,6 +956,7 @@ void ft_kevents_rewind(struct ft_kevents *k)
 		k->cpus[c].h.valid = 0;
 		k->cpus[c].done = 0;
 	}
+	k->seq = 0;
 	k->failed = 0;
 	k->errbuf[0] = 0;
 }
@@ -1139,6 +1141,7 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 	ev->ticks = h->ticks;
 	ev->ts = to_ns(k, h->ticks);
 	ev->cpu = c;
+	ev->seq = k->seq++;
 	ev->kstack_id = ev->ustack_id = -1;
 	ev->missed = h->missed;
 	if (h->kind == FT_KEV_EVENT) {

@@ -60,6 +60,7 @@ struct ft_kevent {
 	uint64_t ts;	/* ns, on the file's clock (ft_clock_ns of ticks) */
 	uint64_t ticks; /* the raw trace-clock value */
 	int cpu;
+	uint64_t seq;	  /* its place in the merged order: 0, 1, ... since open or rewind */
 	int pid;	  /* common_pid */
 	const char *comm; /* from the saved cmdlines, or "<...>" */
 	uint64_t missed;  /* FT_KEV_MISSED: events lost (0: unknown number) */
