@@ -7,25 +7,12 @@ need_cmd python3
 # standing alone, 3 and 11 kernel frames (the kernel writes them as long
 # as their frames: 40 and 104 bytes, against caller[8] in the format) and
 # a user stack of 2 frames, at the time of the seed's first event
-python3 - "$TOP/tests/fuzz/corpus/kern-offcpu-ustack" <<'PY' >want || fail "cannot build the file"
-import struct, sys, zlib
-SEC = struct.Struct("<IIQQQ")
-HDR = SEC.size + 8
-def section(out, typ, fl, sid, body):
-    h = SEC.pack(typ, fl, sid, len(body), len(body)) + struct.pack("<I", zlib.crc32(body))
-    return h + struct.pack("<I", zlib.crc32(h, zlib.crc32(struct.pack("<Q", len(out))))) + body
-def uv(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7f | 0x80); v >>= 7
-    return bytes(b + bytes([v]))
-d = open(sys.argv[1], "rb").read()
-off = struct.unpack_from("<I", d, 12)[0]
-out, syms, t0 = bytearray(d[:off]), [], None
-while off + HDR <= len(d):
-    typ, fl, sid, disk, raw = SEC.unpack_from(d, off)
-    body = d[off + HDR:off + HDR + disk]
-    off += HDR + disk
+python3 - "$TOP/tests/e2e/t0299-kfile.py" "$TOP/tests/fuzz/corpus/kern-offcpu-ustack" <<'PY' >want || fail "cannot build the file"
+import struct, sys
+exec(open(sys.argv[1]).read())
+head, secs = read_sections(sys.argv[2])
+out, syms, t0 = bytearray(head), [], None
+for typ, fl, sid, body in secs:
     if typ == 5:  # KALLSYMS: text symbols to name the frames
         for l in body.decode().splitlines():
             a, k, name = l.split()[:3]
@@ -33,6 +20,7 @@ while off + HDR <= len(d):
                 syms.append((int(a, 16), name))
     if typ == 9 and sid == 0 and t0 is None:  # KDATA: KREC_TIME first
         t0 = struct.unpack_from("<Q", body, 1)[0]
+for typ, fl, sid, body in secs:
     if typ == 0:  # END: the new section goes before it
         syms = sorted(set(syms))[100:]
         ks = [a + 1 for a, _ in syms[:11]]
@@ -41,10 +29,7 @@ while off + HDR <= len(d):
         k11 = common + struct.pack("<iI", 11, 0) + struct.pack("<11Q", *ks)
         u2 = struct.pack("<HBBi", 13, 0, 0, 1) + struct.pack("<II", 1, 0) + \
             struct.pack("<8Q", 0x401010, 0x401020, 0, 0, 0, 0, 0, 0)
-        kd = b"\x01" + struct.pack("<Q", t0)
-        for r in (k3, k11, u2):
-            kd += b"\x02" + uv(0) + uv(len(r)) + r
-        out += section(out, 9, 0, 0, kd)
+        out += section(out, 9, 0, 0, kdata(t0, [(t0, k3), (t0, k11), (t0, u2)]))
         for a, n in syms[:11]:
             print(n)
     out += section(out, typ, fl, sid, body)

@@ -10,26 +10,11 @@ need_cmd python3
 #   CPU0 t1   sched_wakeup pid=998       inside
 #   CPU0 t2   sched_switch next_pid=4242 the end of the window
 #   CPU0 t2   sched_wakeup pid=996       same time as the switch, after it
-python3 - "$TOP/tests/fuzz/corpus/kern-offcpu-ustack" <<'PY' || fail "cannot build the file"
-import re, struct, sys, zlib
-SEC = struct.Struct("<IIQQQ")
-HDR = SEC.size + 8
-def section(out, typ, fl, sid, body):
-    h = SEC.pack(typ, fl, sid, len(body), len(body)) + struct.pack("<I", zlib.crc32(body))
-    return h + struct.pack("<I", zlib.crc32(h, zlib.crc32(struct.pack("<Q", len(out))))) + body
-def uv(v):
-    b = bytearray()
-    while v >= 0x80:
-        b.append(v & 0x7f | 0x80); v >>= 7
-    return bytes(b + bytes([v]))
-d = open(sys.argv[1], "rb").read()
-off = struct.unpack_from("<I", d, 12)[0]
-out, fmts, ref = bytearray(d[:off]), {}, None
-secs = []
-while off + HDR <= len(d):
-    typ, fl, sid, disk, raw = SEC.unpack_from(d, off)
-    secs.append((typ, fl, sid, d[off + HDR:off + HDR + disk]))
-    off += HDR + disk
+python3 - "$TOP/tests/e2e/t0299-kfile.py" "$TOP/tests/fuzz/corpus/kern-offcpu-ustack" <<'PY' || fail "cannot build the file"
+import re, struct, sys
+exec(open(sys.argv[1]).read())
+head, secs = read_sections(sys.argv[2])
+out, fmts, ref = bytearray(head), {}, None
 for typ, fl, sid, body in secs:
     if typ == 8:  # KFORMATS: u32 len, name, u32 len, data
         p = 0
@@ -56,16 +41,10 @@ def rec(name, cpid, **vals):
 def wake(pid, waker):
     return rec("sched_wakeup", waker, comm="t%d" % pid, pid=pid, prio=120, target_cpu=0)
 t0, t1, t2 = ref + 1000000, ref + 1010000, ref + 1100000
-def kdata(evs):
-    b, last = b"\x01" + struct.pack("<Q", t0), t0
-    for t, r in evs:
-        b += b"\x02" + uv(t - last) + uv(len(r)) + r
-        last = t
-    return b
 sw = rec("sched_switch", 997, prev_comm="hog", prev_pid=997, prev_prio=120, prev_state=0,
          next_comm="t4242", next_pid=4242, next_prio=120)
-cpu0 = kdata([(t0, wake(999, 997)), (t1, wake(998, 997)), (t2, sw), (t2, wake(996, 4242))])
-cpu1 = kdata([(t0, wake(4242, 555))])
+cpu0 = kdata(t0, [(t0, wake(999, 997)), (t1, wake(998, 997)), (t2, sw), (t2, wake(996, 4242))])
+cpu1 = kdata(t0, [(t0, wake(4242, 555))])
 for typ, fl, sid, body in secs:
     if typ == 9:
         continue
