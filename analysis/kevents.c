@@ -102,8 +102,12 @@ struct ft_kevents {
 	struct tep_record rec;
 	uint64_t *recbuf; /* 8-aligned copy of the raw bytes */
 	size_t recbuf_cap;
-	uint64_t *cur_ips;	      /* 2 x MAX_FULL_STACK, on first use: kernel, then user */
+	uint64_t *cur_ips; /* 2 x MAX_FULL_STACK, on first use: kernel, then user */
+	/* ftrace/kernel_stack and ftrace/user_stack, or NULL: records that
+	 * joined no event are read as the kernel prints them */
+	struct tep_event *kstack_ev, *ustack_ev;
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
+	uint64_t seq;		      /* records handed out since open or rewind */
 	char errbuf[256];
 	int failed;
 };
@@ -849,6 +853,8 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 	}
 	free(fm);
 	k->tep_ready = 1;
+	k->kstack_ev = tep_find_event_by_name(k->tep, "ftrace", "kernel_stack");
+	k->ustack_ev = tep_find_event_by_name(k->tep, "ftrace", "user_stack");
 	k->nr_cpus = k->formats_nr_cpus;
 	if (k->ktext)
 		load_kallsyms(k, klen);
@@ -950,6 +956,7 @@ void ft_kevents_rewind(struct ft_kevents *k)
 		k->cpus[c].h.valid = 0;
 		k->cpus[c].done = 0;
 	}
+	k->seq = 0;
 	k->failed = 0;
 	k->errbuf[0] = 0;
 }
@@ -1134,6 +1141,7 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 	ev->ticks = h->ticks;
 	ev->ts = to_ns(k, h->ticks);
 	ev->cpu = c;
+	ev->seq = k->seq++;
 	ev->kstack_id = ev->ustack_id = -1;
 	ev->missed = h->missed;
 	if (h->kind == FT_KEV_EVENT) {
@@ -1167,11 +1175,18 @@ int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
 		memcpy(&type, h->raw, 2);
 		ev->event = tep_find_event(k->tep, type);
 		/*
+		 * A stack record that joined no event is as long as its frames
+		 * (the format's caller[8] is only what the kernel declares):
+		 * it is read by its length, never through its print format.
+		 */
+		if (ev->event && (ev->event == k->kstack_ev || ev->event == k->ustack_ev))
+			ev->stack_rec = ev->event == k->kstack_ev ? 1 : 2;
+		/*
 		 * A record shorter than its format's fields (a corrupt or hostile
 		 * file) is shown as an unknown event: libtraceevent's printers
 		 * read fields at their format offsets without checking the size.
 		 */
-		if (ev->event && !fields_fit(ev->event, (int)h->raw_len))
+		else if (ev->event && !fields_fit(ev->event, (int)h->raw_len))
 			ev->event = NULL;
 		ev->record = &k->rec;
 		{
@@ -1335,6 +1350,46 @@ static void print_stack(struct ft_kevents *k, const struct ft_kevent *ev, struct
 }
 
 /*
+ * A kernel_stack or user_stack record that joined no event, as the kernel
+ * prints it where it lies (trace_stack_print, trace_user_stack_print):
+ * "<stack trace>" then a " => " line per frame, as many as the record
+ * holds (a kernel stack ends at its size or ULONG_MAX, a user one at 0).
+ * The lines end with a newline each but the last.
+ */
+static void print_stack_rec(struct ft_kevents *k, const struct ft_kevent *ev, struct trace_seq *s,
+			    uint64_t options)
+{
+	const unsigned char *d = ev->record->data;
+	int size = ev->record->size, user = ev->stack_rec == 2;
+	uint32_t max = size >= 16 ? (uint32_t)(size - 16) / 8 : 0;
+	char sym[512];
+	int32_t n;
+
+	if (!user && size >= 12) {
+		memcpy(&n, d + 8, 4);
+		if (n >= 0 && (uint32_t)n < max)
+			max = (uint32_t)n;
+	}
+	trace_seq_printf(s, "<%sstack trace>", user ? "user " : "");
+	for (uint32_t i = 0; i < max; i++) {
+		uint64_t ip;
+
+		memcpy(&ip, d + 16 + 8 * i, 8);
+		if (user ? !ip : ip == ~0ull)
+			break;
+		if (user) {
+			trace_seq_printf(s, "\n =>  <%016llx>", (unsigned long long)ip);
+			continue;
+		}
+		ft_kevents_sym(k, ip, !!(options & FT_OPT(SYM_OFFSET)), sym, sizeof(sym));
+		if (options & FT_OPT(SYM_ADDR))
+			trace_seq_printf(s, "\n => %s <%016llx>", sym, (unsigned long long)ip);
+		else
+			trace_seq_printf(s, "\n => %s", sym);
+	}
+}
+
+/*
  * libtraceevent evaluates the '/' and '%' of a print format's arguments
  * without checking the divisor (1.7: SIGFPE on "REC->a / REC->b" when b is
  * 0, or on a divisor that is not a number or names no field, both read as
@@ -1442,6 +1497,10 @@ int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t 
 		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]\n",
 				 ev->record ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record ? ev->record->size : 0);
+	} else if (ev->stack_rec) {
+		print_prefix(k, ev, &s);
+		print_stack_rec(k, ev, &s, options);
+		trace_seq_putc(&s, '\n');
 	} else {
 		if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev))
 			tep_print_event(k->tep, &s, ev->record,
@@ -1537,6 +1596,8 @@ int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint
 		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]",
 				 ev->record->size >= 2 ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record->size);
+	} else if (ev->stack_rec) {
+		print_stack_rec(k, ev, &s, options);
 	} else if (options & FT_OPT(HEX)) {
 		trace_seq_printf(&s, "%s: ", ev->event->name);
 		print_hex_fields(ev, &s);

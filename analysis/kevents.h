@@ -60,6 +60,7 @@ struct ft_kevent {
 	uint64_t ts;	/* ns, on the file's clock (ft_clock_ns of ticks) */
 	uint64_t ticks; /* the raw trace-clock value */
 	int cpu;
+	uint64_t seq;	  /* its place in the merged order: 0, 1, ... since open or rewind */
 	int pid;	  /* common_pid */
 	const char *comm; /* from the saved cmdlines, or "<...>" */
 	uint64_t missed;  /* FT_KEV_MISSED: events lost (0: unknown number) */
@@ -72,6 +73,13 @@ struct ft_kevent {
 	uint32_t kstack_nr;	   /* 0: the event has no kernel stack */
 	const uint64_t *ustack;
 	uint32_t ustack_nr;
+	/*
+	 * 1 (kernel) or 2 (user): the record is a stack that joined no event
+	 * (its event was lost, or came before the recording): event is
+	 * ftrace/kernel_stack or user_stack, its frames are in the record,
+	 * and the printers show it as the kernel does, where it lies.
+	 */
+	int stack_rec;
 };
 
 /*

@@ -424,7 +424,7 @@ int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
 	return 0;
 }
 
-int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
+int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, int user)
 {
 	struct thread *t;
 
@@ -433,8 +433,8 @@ int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid)
 	t = thread_get(oc, tid, 0);
 	if (!t || !t->off || ts < t->ts_out || !accepted(oc, tid, t->tgid))
 		return 0;
-	if (close_interval(oc, t, t->ts_out, t->ts_wake ? t->ts_wake : ts, t->ts_wake, t->state,
-			   t->kstack, t->ustack, FT_OFFCPU_WHOLE, 1))
+	if (close_interval(oc, t, t->ts_out, !user && t->ts_wake ? t->ts_wake : ts, t->ts_wake,
+			   t->state, t->kstack, t->ustack, FT_OFFCPU_WHOLE, 1))
 		return -1;
 	t->off = 0;
 	t->last_ts = ts;

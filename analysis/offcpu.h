@@ -24,10 +24,13 @@
  *
  * A lost switch-in (the thread is seen switching out again while still
  * off-CPU: some kernels do not report every switch away from the idle task)
- * ends the interval at the thread's wakeup when one was seen after its
- * switch-out -- the thread was runnable from then on, and a switch from an
- * idle CPU follows within microseconds -- or else at the first event the
- * thread emitted itself (ft_offcpu_running()), and is counted as estimated
+ * ends the interval at the first record the thread wrote from user space
+ * after its switch-out (a traced program writes one as soon as the blocking
+ * call returns into its code), else at its wakeup when one was seen -- it was
+ * runnable from then on, but an idle virtual CPU may take milliseconds to
+ * run it when the host is busy, time the thread spent off-CPU -- or else at
+ * the first kernel event the thread emitted itself (ft_offcpu_running()),
+ * and is counted as estimated
  * (stats.estimated, sample.estimated); with neither, the interval cannot be
  * bounded and is dropped (stats.unpaired).
  *
@@ -165,13 +168,15 @@ int ft_offcpu_switch_in(struct ft_offcpu *oc, uint64_t ts, int cpu, uint32_t tid
 int ft_offcpu_wakeup(struct ft_offcpu *oc, uint64_t ts, uint32_t tid);
 
 /*
- * tid was running at ts: an event it emitted itself (a user record, or a
- * kernel event whose common_pid it is) other than its own switch-out.
- * While the engine has it off-CPU, its switch-in was lost: the interval
- * ends at its wakeup if one was seen, else at ts, and is counted as
+ * tid was running at ts: an event it emitted itself (user 1: a record it
+ * wrote from user space; 0: a kernel event whose common_pid it is) other
+ * than its own switch-out.  While the engine has it off-CPU, its switch-in
+ * was lost: the interval ends at ts for a user record (the switch-in lay
+ * just before it), else at its wakeup if one was seen (a kernel event may
+ * come long after the thread resumed), else at ts, and is counted as
  * estimated.  Otherwise nothing happens.  0, or -1 (ENOMEM).
  */
-int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid);
+int ft_offcpu_running(struct ft_offcpu *oc, uint64_t ts, uint32_t tid, int user);
 
 /*
  * A thread was created at ts (sched_wakeup_new): its first switch-in ends a

@@ -126,7 +126,7 @@ static int feed_user(struct ft_offcpu_file *f, struct ft_event *pend, int *have,
 	while (*have == 1 && pend->ts <= ts) {
 		f->st.uevents++;
 		/* the thread wrote this record: it was on a CPU */
-		if (ft_offcpu_running(f->oc, pend->ts, pend->tid)) {
+		if (ft_offcpu_running(f->oc, pend->ts, pend->tid, 1)) {
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
@@ -225,7 +225,7 @@ static int feed_kernel(struct ft_offcpu_file *f, const struct ft_kevent *ev, cha
 
 	/* the task that emitted an event (other than its switch-out) was running */
 	if (ev->pid > 0 && !is_event(ev, "sched_switch") &&
-	    ft_offcpu_running(f->oc, ev->ts, (uint32_t)ev->pid))
+	    ft_offcpu_running(f->oc, ev->ts, (uint32_t)ev->pid, 0))
 		goto nomem;
 	if (is_event(ev, "sched_switch")) {
 		struct ft_offcpu_out o = { 0 };

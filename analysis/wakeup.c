@@ -220,6 +220,7 @@ static int on_wake(struct ft_wakeup *w, const struct ft_kevent *ev)
 	t->pending = 1;
 	memset(&t->c, 0, sizeof(t->c));
 	t->c.wake_ts = ev->ts;
+	t->c.wake_seq = ev->seq;
 	t->c.tid = (int)pid;
 	t->c.prio = (int)prio;
 	str(ev, "comm", t->c.comm, sizeof(t->c.comm));
@@ -254,6 +255,7 @@ static int on_switch(struct ft_wakeup *w, const struct ft_kevent *ev)
 		return 0;
 	t->pending = 0;
 	t->c.run_ts = ev->ts;
+	t->c.run_seq = ev->seq;
 	t->c.cpu = ev->cpu;
 	t->c.run_nr = frames(ev, t->c.run_ips);
 	/* the name it runs under now (the kernel's header shows the current one) */
@@ -361,9 +363,7 @@ void ft_wakeup_get_stats(const struct ft_wakeup *w, struct ft_wakeup_stats *st)
 	*st = w->st;
 }
 
-int ft_wakeup_in_window(const struct ft_wakeup_case *c, int cpu, uint64_t ts)
+int ft_wakeup_in_window(const struct ft_wakeup_case *c, int cpu, uint64_t seq)
 {
-	if (cpu == c->wake_cpu && ts == c->wake_ts)
-		return 1;
-	return cpu == c->cpu && ts >= c->wake_ts && ts <= c->run_ts;
+	return seq == c->wake_seq || (cpu == c->cpu && seq >= c->wake_seq && seq <= c->run_seq);
 }

@@ -56,8 +56,10 @@ enum ft_wakeup_class {
 struct ft_wakeup_case {
 	uint64_t wake_ts; /* ns: the waking event */
 	uint64_t run_ts;  /* ns: the sched_switch that runs the task */
-	uint64_t lat;	  /* run_ts - wake_ts */
-	int tid, prio;	  /* the woken task, its kernel priority when woken */
+	/* the same two events' places in the kernel events' order (ft_kevent.seq) */
+	uint64_t wake_seq, run_seq;
+	uint64_t lat;  /* run_ts - wake_ts */
+	int tid, prio; /* the woken task, its kernel priority when woken */
 	char comm[16];
 	int wake_cpu; /* CPU that recorded the waking event */
 	int cpu;      /* CPU that ran the task (the window's CPU) */
@@ -120,9 +122,13 @@ const struct ft_wakeup_case *ft_wakeup_cases(const struct ft_wakeup *w, size_t *
 void ft_wakeup_get_stats(const struct ft_wakeup *w, struct ft_wakeup_stats *st);
 
 /*
- * Is event (cpu, ts) in the window of c: the waking event, or an event
- * its CPU recorded from the wakeup to the switch that ran the task?
+ * Is the kernel event of CPU cpu at place seq (ft_kevent.seq) in the window
+ * of c: the waking event, or an event its CPU recorded from the wakeup to
+ * the switch that ran the task, both included?  As ftrace's max buffer
+ * (the wakeup resets the buffer, the switch ends the trace), the bounds are
+ * those two events, not their times: an event of the CPU at the waking's
+ * time that came before it, or at the switch's time after it, is out.
  */
-int ft_wakeup_in_window(const struct ft_wakeup_case *c, int cpu, uint64_t ts);
+int ft_wakeup_in_window(const struct ft_wakeup_case *c, int cpu, uint64_t seq);
 
 #endif

@@ -168,7 +168,7 @@ static int in_window(const struct ft_wakeup_case *c, const struct ft_event *ev,
 		     const struct ft_ksource *ks)
 {
 	return ev->type == FT_EV_SOURCE && ev->priv == &ks->cur && ks->cur.kind == FT_KEV_EVENT &&
-	       ft_wakeup_in_window(c, ks->cur.cpu, ks->cur.ts);
+	       ft_wakeup_in_window(c, ks->cur.cpu, ks->cur.seq);
 }
 
 /*
@@ -269,7 +269,7 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 		ft_fmt_set_latency(f, &lat);
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
 			if (ev->ts > c->run_ts)
-				break; /* time order: the window is over */
+				break; /* time order: the window is over (in_window() says where it ends) */
 			if (!in_window(c, ev, ks))
 				continue;
 			entries += 1 + (ks->cur.kstack_id >= 0 || ks->cur.kstack_nr) +
@@ -291,7 +291,7 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 			if (ft_fmt_event(f, ev) < 0)
 				ft_die("writing the output: write error");
 			/* the window ends at the switch that runs the task */
-			if (ks->cur.ts >= c->run_ts && ks->cur.cpu == c->cpu)
+			if (ks->cur.seq == c->run_seq)
 				break;
 		}
 		if (ret < 0)

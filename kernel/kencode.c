@@ -19,6 +19,42 @@
 #define SUBBUF_COMMIT_MASK ((1ul << 27) - 1)
 #define SUBBUF_MISSED_STORED (1ul << 30)
 
+/*
+ * An event held back until its stacks have come, or cannot come any more.
+ *
+ * The kernel writes an event's stacks right after it (ftrace_trace_stack(),
+ * then ftrace_trace_userstack(), with preemption off) and with the event's
+ * own trace_ctx: common_flags, common_preempt_count and common_pid are the
+ * event's.  Only an interrupt (softirq, hardirq, NMI) can write in between,
+ * and it writes its own events and stacks, so a CPU's ring may hold
+ * "event, irq event, irq stack, stack".  A stack therefore belongs to the
+ * last event of its own context level on its CPU, when that event's
+ * common fields are the stack's.
+ */
+struct kenc_pend {
+	unsigned char *raw; /* the event's bytes */
+	size_t len, cap;
+	uint64_t ticks;
+	uint8_t flags;	/* KF_* of the stacks attached */
+	uint8_t level;	/* rec_level() */
+	uint8_t open;	/* its stacks may still come */
+	uint8_t missed; /* not an event: a KREC_MISSED of count */
+	uint64_t count;
+	/* the stacks attached, encoded (kdata.h): kernel, then user */
+	unsigned char kst[10 + FT_KENC_MAX_STACK * 8], ust[10 + FT_KENC_MAX_STACK * 8];
+	size_t kst_len, ust_len;
+};
+
+/*
+ * Events held back at once.  At most one per context level is open (a
+ * later record of a level closes the earlier event of that level and
+ * those of the levels above it); closed ones wait behind the oldest open
+ * one so that records go out in the kernel's order.  When that wait grows
+ * to this bound (a task's event whose stack never comes while interrupts
+ * go on: the stacktrace option off), the oldest is written as it is.
+ */
+#define KENC_PEND_MAX 32
+
 struct ft_kenc {
 	struct ft_kenc_conf conf;
 	struct ft_kenc_ops ops;
@@ -28,14 +64,9 @@ struct ft_kenc {
 	unsigned char *chunk;
 	size_t len, cap;
 	uint64_t last_ticks;
-	/* the event waiting for the stack records that may follow it */
-	unsigned char *pend;
-	size_t pend_len, pend_cap;
-	uint64_t pend_ticks;
-	int pending;
-	uint8_t pend_flags;
-	unsigned char pend_stacks[2 * (10 + 10 + FT_KENC_MAX_STACK * 8)];
-	size_t pend_stacks_len;
+	/* the events held back, oldest first: a ring of KENC_PEND_MAX */
+	struct kenc_pend pend[KENC_PEND_MAX];
+	unsigned int pend_head, pend_nr;
 	struct ft_kenc_stats st;
 	int err; /* errno of the first failure, 0 */
 };
@@ -64,7 +95,8 @@ void ft_kenc_free(struct ft_kenc *e)
 		return;
 	kbuffer_free(e->kbuf);
 	free(e->chunk);
-	free(e->pend);
+	for (int i = 0; i < KENC_PEND_MAX; i++)
+		free(e->pend[i].raw);
 	free(e);
 }
 
@@ -126,7 +158,26 @@ static uint64_t delta(struct ft_kenc *e, uint64_t ticks)
 	return d;
 }
 
-static void put_missed(struct ft_kenc *e, uint64_t ticks, uint64_t count)
+/* ftrace's TRACE_FLAG_* bits of common_flags (kernel/trace/trace.h;
+ * libtraceevent's enum trace_flag_type names the first of them) */
+#define KFLAG_HARDIRQ 0x08
+#define KFLAG_SOFTIRQ 0x10
+#define KFLAG_NMI 0x40
+
+/* The context a record was written in: 0 task, 1 softirq, 2 hardirq, 3 NMI. */
+static uint8_t rec_level(const unsigned char *raw)
+{
+	uint8_t f = raw[2];
+
+	return f & KFLAG_NMI ? 3 : f & KFLAG_HARDIRQ ? 2 : f & KFLAG_SOFTIRQ ? 1 : 0;
+}
+
+static struct kenc_pend *pend_at(struct ft_kenc *e, unsigned int i)
+{
+	return &e->pend[(e->pend_head + i) % KENC_PEND_MAX];
+}
+
+static void put_missed_now(struct ft_kenc *e, uint64_t ticks, uint64_t count)
 {
 	if (chunk_begin(e, 21, ticks)) {
 		kenc_fail(e, ENOMEM);
@@ -137,27 +188,101 @@ static void put_missed(struct ft_kenc *e, uint64_t ticks, uint64_t count)
 	e->len += ft_uv_put(e->chunk + e->len, count);
 }
 
-/* Write the pending event (with the stacks attached to it) into the chunk. */
-static void flush_pending(struct ft_kenc *e)
+/* Write the oldest record held back (an event with its stacks, or a mark) into the chunk. */
+static void write_oldest(struct ft_kenc *e)
 {
-	size_t need;
+	struct kenc_pend *p = pend_at(e, 0);
+	size_t need = 1 + 10 + 10 + p->len + p->kst_len + p->ust_len;
 
-	if (!e->pending)
+	e->pend_head = (e->pend_head + 1) % KENC_PEND_MAX;
+	e->pend_nr--;
+	if (p->missed) {
+		put_missed_now(e, p->ticks, p->count);
 		return;
-	e->pending = 0;
-	need = 1 + 10 + 10 + e->pend_len + e->pend_stacks_len;
-	if (chunk_begin(e, need, e->pend_ticks)) {
+	}
+	if (chunk_begin(e, need, p->ticks)) {
 		kenc_fail(e, ENOMEM);
 		return;
 	}
-	e->chunk[e->len++] = (unsigned char)(KREC_EVENT | e->pend_flags);
-	e->len += ft_uv_put(e->chunk + e->len, delta(e, e->pend_ticks));
-	e->len += ft_uv_put(e->chunk + e->len, e->pend_len);
-	memcpy(e->chunk + e->len, e->pend, e->pend_len);
-	e->len += e->pend_len;
-	memcpy(e->chunk + e->len, e->pend_stacks, e->pend_stacks_len);
-	e->len += e->pend_stacks_len;
+	e->chunk[e->len++] = (unsigned char)(KREC_EVENT | p->flags);
+	e->len += ft_uv_put(e->chunk + e->len, delta(e, p->ticks));
+	e->len += ft_uv_put(e->chunk + e->len, p->len);
+	memcpy(e->chunk + e->len, p->raw, p->len);
+	e->len += p->len;
+	/* kdata.h: the kernel stack first, then the user one */
+	memcpy(e->chunk + e->len, p->kst, p->kst_len);
+	e->len += p->kst_len;
+	memcpy(e->chunk + e->len, p->ust, p->ust_len);
+	e->len += p->ust_len;
 	e->st.events++;
+}
+
+/* Write out, in order, the records held back that no stack can join any more. */
+static void pend_drain(struct ft_kenc *e)
+{
+	while (e->pend_nr && !pend_at(e, 0)->open)
+		write_oldest(e);
+}
+
+/* Write out every record held back (before a lost page, at the end). */
+static void flush_pending(struct ft_kenc *e)
+{
+	while (e->pend_nr)
+		write_oldest(e);
+}
+
+/*
+ * A record of context level lvl came: the interrupts above that level
+ * have returned, so their events get no more stacks; with same, neither
+ * does the event of that level (a new event of the context came).
+ */
+static void pend_close(struct ft_kenc *e, uint8_t lvl, int same)
+{
+	for (unsigned int i = 0; i < e->pend_nr; i++) {
+		struct kenc_pend *p = pend_at(e, i);
+
+		if (p->level > lvl || (same && p->level == lvl))
+			p->open = 0;
+	}
+}
+
+/* The slot for one more record held back (the oldest goes out when all are used). */
+static struct kenc_pend *pend_new(struct ft_kenc *e, uint64_t ticks)
+{
+	struct kenc_pend *p;
+
+	if (e->pend_nr == KENC_PEND_MAX)
+		write_oldest(e);
+	p = pend_at(e, e->pend_nr);
+	p->len = p->kst_len = p->ust_len = 0;
+	p->flags = 0;
+	p->level = 0;
+	p->open = 0;
+	p->missed = 0;
+	p->count = 0;
+	/* records go out in the kernel's order: times never go back */
+	p->ticks = e->pend_nr && pend_at(e, e->pend_nr - 1)->ticks > ticks
+			   ? pend_at(e, e->pend_nr - 1)->ticks
+			   : ticks;
+	e->pend_nr++;
+	return p;
+}
+
+/*
+ * A KREC_MISSED at ticks: after the records held back, since what was
+ * lost came after what was read (written at once when nothing is held).
+ */
+static void put_missed(struct ft_kenc *e, uint64_t ticks, uint64_t count)
+{
+	struct kenc_pend *p;
+
+	if (!e->pend_nr) {
+		put_missed_now(e, ticks, count);
+		return;
+	}
+	p = pend_new(e, ticks);
+	p->missed = 1;
+	p->count = count;
 }
 
 static void kenc_note_addr(struct ft_kenc *e, uint64_t v)
@@ -166,24 +291,32 @@ static void kenc_note_addr(struct ft_kenc *e, uint64_t v)
 		e->ops.note_addr(e->arg, v);
 }
 
-static void set_pending(struct ft_kenc *e, const void *data, size_t len, uint64_t ticks)
+/*
+ * Hold a record (len >= 8) back: an event its stacks may follow (open),
+ * or a stack that joins no event.
+ */
+static struct kenc_pend *pend_push(struct ft_kenc *e, const unsigned char *data, size_t len,
+				   uint64_t ticks, int open)
 {
 	const struct ft_kenc_ptrs *ptrs = e->conf.ptrs;
+	struct kenc_pend *p = pend_new(e, ticks);
 
-	flush_pending(e);
-	if (len > e->pend_cap) {
-		unsigned char *n = realloc(e->pend, len);
+	if (len > p->cap) {
+		unsigned char *n = realloc(p->raw, len);
 
 		if (!n) {
 			kenc_fail(e, ENOMEM);
-			return;
+			e->pend_nr--; /* the slot just taken */
+			return NULL;
 		}
-		e->pend = n;
-		e->pend_cap = len;
+		p->raw = n;
+		p->cap = len;
 	}
-	memcpy(e->pend, data, len);
-	e->pend_len = len;
-	if (ptrs && ptrs->idx && len >= 2) {
+	memcpy(p->raw, data, len);
+	p->len = len;
+	p->level = rec_level(data);
+	p->open = (uint8_t)open;
+	if (ptrs && ptrs->idx) {
 		uint16_t id;
 
 		memcpy(&id, data, 2);
@@ -195,25 +328,31 @@ static void set_pending(struct ft_kenc *e, const void *data, size_t len, uint64_
 
 				if ((size_t)pf->off[i] + 8 > len)
 					continue;
-				memcpy(&v, (const char *)data + pf->off[i], 8);
+				memcpy(&v, data + pf->off[i], 8);
 				if (v >= FT_KTEXT_MIN)
 					kenc_note_addr(e, v);
 			}
 		}
 	}
-	e->pend_ticks = ticks;
-	e->pend_flags = 0;
-	e->pend_stacks_len = 0;
-	e->pending = 1;
+	return p;
+}
+
+/* An event (not a stack): the end of the earlier events of its level and above. */
+static void handle_event(struct ft_kenc *e, const unsigned char *data, size_t len, uint64_t ticks)
+{
+	pend_close(e, rec_level(data), 1);
+	pend_push(e, data, len, ticks, e->conf.kstack_id >= 0 || e->conf.ustack_id >= 0);
+	pend_drain(e);
 }
 
 /*
- * Attach a stack (ips, innermost first) to the pending event as a stack_id
- * when the map serves it, else in full.  user selects the KF_U* flags.
+ * Attach a stack (ips, innermost first) to event p as a stack_id when the
+ * map serves it, else in full.  user selects the KF_U* flags.
  */
-static void attach_stack(struct ft_kenc *e, const uint64_t *ips, uint32_t nr, int user)
+static void attach_stack(struct ft_kenc *e, struct kenc_pend *p, const uint64_t *ips, uint32_t nr,
+			 int user)
 {
-	unsigned char *p = e->pend_stacks + e->pend_stacks_len;
+	unsigned char *start = user ? p->ust : p->kst, *o = start;
 	int id = -1;
 
 	if (nr > FT_KENC_MAX_STACK)
@@ -222,34 +361,56 @@ static void attach_stack(struct ft_kenc *e, const uint64_t *ips, uint32_t nr, in
 	if (e->conf.map && nr)
 		id = ft_stackmap_get_id(e->conf.map, ips, nr);
 	if (id >= 0) {
-		e->pend_flags |= user ? KF_USTACK_ID : KF_KSTACK_ID;
-		p += ft_uv_put(p, (uint64_t)id);
+		p->flags |= user ? KF_USTACK_ID : KF_KSTACK_ID;
+		o += ft_uv_put(o, (uint64_t)id);
 		e->st.stack_ids++;
 	} else {
-		e->pend_flags |= user ? KF_USTACK_FULL : KF_KSTACK_FULL;
-		p += ft_uv_put(p, nr);
-		for (uint32_t i = 0; i < nr; i++, p += 8) {
-			ft_le64_put(p, ips[i]);
+		p->flags |= user ? KF_USTACK_FULL : KF_KSTACK_FULL;
+		o += ft_uv_put(o, nr);
+		for (uint32_t i = 0; i < nr; i++, o += 8) {
+			ft_le64_put(o, ips[i]);
 			if (!user)
 				kenc_note_addr(e, ips[i]);
 		}
 	}
-	e->pend_stacks_len = (size_t)(p - e->pend_stacks);
+	*(user ? &p->ust_len : &p->kst_len) = (size_t)(o - start);
 }
 
 /*
  * A kernel_stack record: int size at 8, callers from 16 (size entries,
  * bounded by the record).  A user_stack one: 8 callers from 16, ended by 0.
+ * It joins the open event of its context level when that event's common
+ * fields are its own and it has no such stack yet (a kernel stack comes
+ * before the user one); otherwise it stays a record of its own, where the
+ * kernel wrote it.
  */
 static void handle_stack(struct ft_kenc *e, const unsigned char *data, int size, int user,
 			 uint64_t ticks)
 {
 	uint64_t ips[FT_KENC_MAX_STACK];
 	uint32_t nr = 0, max;
+	uint8_t lvl = rec_level(data),
+		want = user ? KF_USTACK_ID | KF_USTACK_FULL : KF_KSTACK_ID | KF_KSTACK_FULL;
+	struct kenc_pend *p = NULL;
 	int32_t n;
 
-	if (size < 16) {
-		set_pending(e, data, (size_t)(size > 0 ? size : 0), ticks);
+	pend_close(e, lvl, 0);
+	for (unsigned int i = e->pend_nr; i-- > 0;) {
+		struct kenc_pend *q = pend_at(e, i);
+
+		if (q->open && q->level == lvl) {
+			p = q;
+			break;
+		}
+	}
+	/* the 6 bytes after common_type: common_flags, common_preempt_count, common_pid */
+	if (p && memcmp(p->raw + 2, data + 2, 6))
+		p->open =
+			0; /* a record of another task or state: that event's stacks are not coming */
+	if (size < 16 || !p || !p->open || (p->flags & want) ||
+	    (!user && (p->flags & (KF_USTACK_ID | KF_USTACK_FULL)))) {
+		pend_push(e, data, (size_t)size, ticks, 0);
+		pend_drain(e);
 		return;
 	}
 	max = (uint32_t)(size - 16) / 8;
@@ -266,13 +427,10 @@ static void handle_stack(struct ft_kenc *e, const unsigned char *data, int size,
 			break;
 		ips[nr++] = ip;
 	}
-	/* a stack that does not follow an event of this CPU stays an event */
-	if (!e->pending || (e->pend_flags & (user ? (KF_USTACK_ID | KF_USTACK_FULL)
-						  : (KF_KSTACK_ID | KF_KSTACK_FULL)))) {
-		set_pending(e, data, (size_t)size, ticks);
-		return;
-	}
-	attach_stack(e, ips, nr, user);
+	attach_stack(e, p, ips, nr, user);
+	if (user)
+		p->open = 0; /* the user stack comes last */
+	pend_drain(e);
 }
 
 /*
@@ -299,9 +457,10 @@ static int sync_lost(struct ft_kenc *e, uint64_t ticks)
 
 int ft_kenc_sync_lost(struct ft_kenc *e)
 {
-	/* the pending event stays pending (its stack may follow): the mark goes at its time */
-	return sync_lost(e, e->pending && e->pend_ticks > e->last_ticks ? e->pend_ticks
-									: e->last_ticks) > 0;
+	/* events held back stay so (their stacks may follow): the mark goes after them */
+	return sync_lost(e, e->pend_nr && pend_at(e, e->pend_nr - 1)->ticks > e->last_ticks
+				    ? pend_at(e, e->pend_nr - 1)->ticks
+				    : e->last_ticks) > 0;
 }
 
 void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
@@ -355,7 +514,7 @@ void ft_kenc_page(struct ft_kenc *e, void *page, size_t size)
 		else if (type == e->conf.ustack_id)
 			handle_stack(e, data, len, 1, ts);
 		else
-			set_pending(e, data, (size_t)len, ts);
+			handle_event(e, data, (size_t)len, ts);
 	}
 }
 

@@ -4,13 +4,17 @@
  * trace_pipe_raw) re-encoded as KDATA records (core/kdata.h), parsed with
  * libtraceevent's kbuffer.  One encoder per CPU, used by one thread.
  *
- * A kernel_stack or user_stack record that follows an event of the same
- * CPU is attached to it (a stack_id from the stack map, or the frames in
- * full), so an event is held back until the next record shows whether a
- * stack follows.  Losses become KREC_MISSED records where they happened:
- * before a page the kernel marked, with the count from the kernel's own
- * counters when its owner can read them (the page's stored count
- * otherwise, or 0 for "unknown").
+ * A kernel_stack or user_stack record is attached to its own event (a
+ * stack_id from the stack map, or the frames in full): the last event of
+ * the same CPU and context level (task, softirq, hardirq, NMI) whose
+ * common fields are the stack's, since the kernel writes a stack with its
+ * event's trace_ctx and only an interrupt's records can come in between.
+ * Events are held back (in order, a bounded number) until no stack can
+ * join them any more; a stack that joins none stays a record of its own,
+ * where the kernel wrote it.  Losses become KREC_MISSED records where they
+ * happened: before a page the kernel marked, with the count from the
+ * kernel's own counters when its owner can read them (the page's stored
+ * count otherwise, or 0 for "unknown").
  */
 #ifndef FTRAIL_KENCODE_H
 #define FTRAIL_KENCODE_H
@@ -84,8 +88,8 @@ void ft_kenc_free(struct ft_kenc *e);
  * ft_kenc_page() - encode one sub-buffer as read from trace_pipe_raw
  * @page: the sub-buffer (header, then records), @size bytes
  *
- * Events go to the chunk (an event is held back until the next record,
- * which may be its stack); a page marked with lost events first gets a
+ * Events go to the chunk (an event is held back until no stack can join
+ * it any more); a page marked with lost events first gets a
  * KREC_MISSED.  Full chunks are written through ops->write.  Failures are
  * remembered for ft_kenc_error().
  */

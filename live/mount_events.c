@@ -48,28 +48,59 @@ static int uev_fd_of(pid_t pid)
 	return fd;
 }
 
-void mnt_events_attach(struct mnt *m)
+/* The program's user-event area, mapped read-only, or NULL. */
+static const struct ft_uev_area *uev_map(pid_t pid)
 {
 	char path[64];
-	int n = uev_fd_of(m->pid), fd;
+	int n = uev_fd_of(pid), fd;
+	const struct ft_uev_area *a;
 	void *p;
 
-	m->uev = NULL;
 	if (n < 0)
-		return;
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)m->pid, n);
+		return NULL;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return;
+		return NULL;
 	p = mmap(NULL, sizeof(struct ft_uev_area), PROT_READ, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
-		return;
-	m->uev = p;
-	if (m->uev->magic != FT_UEV_MAGIC || m->uev->version != FT_UEV_VERSION) {
+		return NULL;
+	a = p;
+	if (a->magic != FT_UEV_MAGIC || a->version != FT_UEV_VERSION) {
 		munmap(p, sizeof(struct ft_uev_area));
-		m->uev = NULL;
+		return NULL;
 	}
+	return a;
+}
+
+void mnt_events_attach(struct mnt *m)
+{
+	m->uev = uev_map(m->pid);
+}
+
+/*
+ * The area, mapped on first need when the mount came before it could be
+ * found: record --mount may attach to the program between its fork and
+ * its exec, when /proc/PID/environ is still the recorder's and names no
+ * FTRAIL_UEV_FD; events/u would then stay empty for the whole run.
+ * Requests run on several FUSE threads, without the mount's lock: the
+ * first mapping is published with a compare-and-swap (release, paired
+ * with the acquire loads here), a loser unmaps its own.
+ */
+static const struct ft_uev_area *uev_get(struct mnt *m)
+{
+	const struct ft_uev_area *a = __atomic_load_n(&m->uev, __ATOMIC_ACQUIRE), *none = NULL;
+
+	if (a)
+		return a;
+	a = uev_map(m->pid);
+	if (!a)
+		return NULL;
+	if (__atomic_compare_exchange_n(&m->uev, &none, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return a;
+	munmap((void *)a, sizeof(struct ft_uev_area));
+	return none; /* the winner's */
 }
 
 void mnt_events_detach(struct mnt *m)
@@ -113,7 +144,7 @@ int mnt_events_each(struct mnt *m,
 			      void *arg),
 		    void *arg)
 {
-	const struct ft_uev_area *a = m->uev;
+	const struct ft_uev_area *a = uev_get(m);
 	uint32_t used, off = 0;
 
 	if (!a)
@@ -149,13 +180,14 @@ int mnt_events_each(struct mnt *m,
 void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which, char *out,
 		    size_t len)
 {
+	const struct ft_uev_area *a = uev_get(m);
 	char *text, *p, *save = NULL;
 
 	out[0] = 0;
-	if (!m->uev)
+	if (!a)
 		return;
 	text = ft_malloc(FT_UEV_SEL_MAX + 1);
-	memcpy(text, m->uev->sel, FT_UEV_SEL_MAX);
+	memcpy(text, a->sel, FT_UEV_SEL_MAX);
 	text[FT_UEV_SEL_MAX] = 0;
 	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
 		char *f[3] = { p, NULL, NULL };

@@ -5,8 +5,9 @@
 gcc -O1 -I"$TOP/include" -o evs "$TOP/tests/progs/ev_sleep.c" || fail "build ev_sleep"
 mkdir m
 MNT=m
+# the program outlives the checks however slow the machine (100 s; stopped below)
 $FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -f 'n > 3' -R 'traceoff:5' \
-	-- ./evs 400 >rec.out 2>rec.err &
+	-- ./evs 2000 >rec.out 2>rec.err &
 REC=$!
 wait_mounted m "$REC"
 for i in $(seq 300); do

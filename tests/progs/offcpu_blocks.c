@@ -148,7 +148,7 @@ static void *sleep_thread(void *arg)
 /* --- mutex ------------------------------------------------------------------ */
 
 static pthread_mutex_t mtx = PTHREAD_MUTEX_INITIALIZER;
-static atomic_int mtx_held, mtx_round;
+static atomic_int mtx_held, mtx_round, mtx_got;
 
 NOINLINE void offcpu_mutex_long(void);
 NOINLINE void offcpu_mutex_short(void);
@@ -179,7 +179,14 @@ static void *mutex_helper(void *arg)
 		ms_sleep(1);
 		ms_sleep(i == 0 ? long_ms : short_ms);
 		pthread_mutex_unlock(&mtx);
-		ms_sleep(2);
+		/*
+		 * the next round's lock only once the waiter has had this one:
+		 * mutexes are not fair, and a waiter that the unlock woke but
+		 * that did not run before our next lock would wait for it while
+		 * we wait for its mtx_round, forever (a loaded machine, or a
+		 * slow recorder, makes that wake-up late)
+		 */
+		wait_flag(&mtx_got, i + 1);
 	}
 	return NULL;
 }
@@ -193,6 +200,7 @@ static void *mutex_thread(void *arg)
 			offcpu_mutex_long();
 		else
 			offcpu_mutex_short();
+		atomic_store(&mtx_got, i + 1);
 	}
 	return NULL;
 }

@@ -95,8 +95,14 @@ static void rec_padding(struct page *pg, uint32_t delta, size_t len)
 	pg->off += len - 8;
 }
 
-/* A kernel_stack record (size entries at 8, ips from 16) of the given ips. */
-static void rec_kstack(struct page *pg, uint32_t delta, const uint64_t *ips, int n)
+/*
+ * A kernel_stack record (size entries at 8, ips from 16) of the given ips,
+ * as the kernel writes it for an event made by rec_event(..., ctx): its
+ * common fields (flags, preempt count, pid) are the event's, all ctx bytes.
+ * The record is as long as its frames: shorter than the format's caller[8]
+ * when there are fewer.
+ */
+static void rec_kstack(struct page *pg, uint32_t delta, const uint64_t *ips, int n, uint8_t ctx)
 {
 	size_t len = 16 + 8 * (size_t)n;
 	unsigned char *d;
@@ -107,7 +113,25 @@ static void rec_kstack(struct page *pg, uint32_t delta, const uint64_t *ips, int
 	d = pg->p + pg->off;
 	memset(d, 0, len);
 	memcpy(d, &id, 2);
+	memset(d + 2, ctx, 6);
 	memcpy(d + 8, &size, 4);
+	memcpy(d + 16, ips, 8 * (size_t)n);
+	pg->off += len;
+}
+
+/* A user_stack record: tgid at 8, 8 callers from 16 ended by 0. */
+static void rec_ustack(struct page *pg, uint32_t delta, const uint64_t *ips, int n, uint8_t ctx)
+{
+	const size_t len = 16 + 8 * 8;
+	unsigned char *d;
+	uint16_t id = USTACK_ID;
+
+	assert_true(n <= 8);
+	rec_hdr(pg, (unsigned int)(len / 4), delta);
+	d = pg->p + pg->off;
+	memset(d, 0, len);
+	memcpy(d, &id, 2);
+	memset(d + 2, ctx, 6);
 	memcpy(d + 16, ips, 8 * (size_t)n);
 	pg->off += len;
 }
@@ -139,8 +163,10 @@ struct rec {
 	uint64_t count; /* MISSED */
 	unsigned char raw[PAGE_SIZE];
 	size_t len;
-	uint64_t stack[8]; /* the first stack: ids[0] = id, or the ips */
+	uint64_t stack[8]; /* the kernel stack: stack[0] = id, or the ips */
 	uint64_t nr;
+	uint64_t ustack[8]; /* the user stack, the same way */
+	uint64_t unr;
 };
 
 struct out {
@@ -188,16 +214,19 @@ static int out_write(void *arg, const unsigned char *c, size_t len)
 		for (int f = KF_KSTACK_ID; f <= KF_USTACK_FULL; f <<= 1) {
 			if (!(r->flags & f))
 				continue;
+			uint64_t *st = f <= KF_KSTACK_FULL ? r->stack : r->ustack;
+			uint64_t *nr = f <= KF_KSTACK_FULL ? &r->nr : &r->unr;
+
 			assert_int_equal(ft_uv_get(&c, end, &v), 0);
 			if (f == KF_KSTACK_ID || f == KF_USTACK_ID) {
-				r->stack[0] = v;
-				r->nr = 1;
+				st[0] = v;
+				*nr = 1;
 				continue;
 			}
-			r->nr = v;
+			*nr = v;
 			assert_true(v <= 8 && c + 8 * v <= end);
 			for (uint64_t i = 0; i < v; i++, c += 8)
-				r->stack[i] = ft_le64_get(c);
+				st[i] = ft_le64_get(c);
 		}
 	}
 	return 0;
@@ -251,6 +280,14 @@ static void assert_event(const struct rec *r, uint64_t ticks, uint16_t id, size_
 	memcpy(&got, r->raw, 2);
 	assert_int_equal(got, id);
 	assert_int_equal(r->raw[len - 1], tag);
+}
+
+/* r carries flags, and its kernel stack in full is the nr frames of ips. */
+static void assert_kfull(const struct rec *r, uint8_t flags, const uint64_t *ips, uint64_t nr)
+{
+	assert_int_equal(r->flags, flags);
+	assert_int_equal(r->nr, nr);
+	assert_memory_equal(r->stack, ips, nr * 8);
 }
 
 /* ---- each case's encoder, its output and the page it builds ---- */
@@ -437,9 +474,12 @@ static void test_lost_counters(void **state)
 
 	assert_int_equal(f->o.n, 3);
 	assert_missed(&f->o.r[0], 405, 50);
-	/* the event is still held back (a stack may follow): the mark goes at its time */
-	assert_missed(&f->o.r[1], 405, 7);
-	assert_event(&f->o.r[2], 405, EV_ID, 8, 0xf1);
+	/*
+	 * the event is still held back (a stack may follow): the mark, for
+	 * entries lost after what was read, goes after it, at its time
+	 */
+	assert_event(&f->o.r[1], 405, EV_ID, 8, 0xf1);
+	assert_missed(&f->o.r[2], 405, 7);
 	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.lost, 57);
 }
@@ -455,24 +495,161 @@ static void test_stacks(void **state)
 	struct fx *f = *state;
 	struct ft_kenc_stats st;
 
-	rec_kstack(&f->pg, 1, ips, 1); /* nothing before it */
+	rec_kstack(&f->pg, 1, ips, 1, 0x11); /* nothing before it */
 	rec_event(&f->pg, 2, EV_ID, 8, 0x11);
-	rec_kstack(&f->pg, 0, ips, 3);
+	rec_kstack(&f->pg, 0, ips, 3, 0x11);
 	send_last(f, 700);
 
 	assert_int_equal(f->o.n, 2);
 	assert_event(&f->o.r[0], 701, KSTACK_ID, 24, 0xff); /* ips[0]'s top byte */
 	assert_int_equal(f->o.r[0].flags, 0);
 	assert_event(&f->o.r[1], 703, EV_ID, 8, 0x11);
-	assert_int_equal(f->o.r[1].flags, KF_KSTACK_FULL);
-	assert_int_equal(f->o.r[1].nr, 3);
-	assert_memory_equal(f->o.r[1].stack, ips, sizeof(ips));
+	assert_kfull(&f->o.r[1], KF_KSTACK_FULL, ips, 3);
 	assert_int_equal(f->o.nr_addrs, 3);
 	assert_memory_equal(f->o.addrs, ips, sizeof(ips));
 	ft_kenc_get_stats(f->e, &st);
 	assert_int_equal(st.events, 2);
 	assert_int_equal(st.stacks, 1);
 	assert_int_equal(st.stack_ids, 0);
+}
+
+/* Context bytes (common_flags, preempt count, pid) of the events below. */
+#define CTX_TASK 0x01  /* irqs off, no interrupt */
+#define CTX_TASK2 0x05 /* the same level, another state (need-resched) */
+#define CTX_SOFTIRQ 0x10
+#define CTX_HARDIRQ 0x09
+
+static const uint64_t kips[] = { 0xffffffff81000110ull, 0xffffffff81000120ull,
+				 0xffffffff81000130ull, 0xffffffff81000140ull };
+static const uint64_t uips[] = { 0x401010, 0x401020 };
+
+/*
+ * An interrupt's event and its stack land between an event and its own
+ * stack ("event, irq event, irq stack, stack"): each stack joins its own
+ * event, by context and common fields, and both go out in the kernel's
+ * order.  Both stacks are short (fewer than the format's 8 callers).
+ */
+static void test_stack_after_irq(void **state)
+{
+	struct fx *f = *state;
+	struct ft_kenc_stats st;
+
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	rec_event(&f->pg, 2, EV_ID, 12, CTX_HARDIRQ);
+	rec_kstack(&f->pg, 0, kips + 2, 2, CTX_HARDIRQ);
+	rec_kstack(&f->pg, 1, kips, 3, CTX_TASK);
+	rec_event(&f->pg, 5, EV_ID, 8, CTX_TASK); /* the next event of the task */
+	send_last(f, 100);
+
+	assert_int_equal(f->o.n, 3);
+	assert_event(&f->o.r[0], 101, EV_ID, 8, CTX_TASK);
+	assert_kfull(&f->o.r[0], KF_KSTACK_FULL, kips, 3);
+	assert_event(&f->o.r[1], 103, EV_ID, 12, CTX_HARDIRQ);
+	assert_kfull(&f->o.r[1], KF_KSTACK_FULL, kips + 2, 2);
+	assert_event(&f->o.r[2], 109, EV_ID, 8, CTX_TASK);
+	assert_int_equal(f->o.r[2].flags, 0);
+	ft_kenc_get_stats(f->e, &st);
+	assert_int_equal(st.events, 3);
+	assert_int_equal(st.stacks, 2);
+}
+
+/*
+ * Nested: a softirq interrupts the task, a hardirq the softirq, each
+ * event's kernel and user stacks after the inner ones; the event's stacks
+ * come across a page boundary.
+ */
+static void test_stack_nested_pages(void **state)
+{
+	struct fx *f = *state;
+
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_SOFTIRQ);
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_HARDIRQ);
+	send_page(f, 200, 0);
+	assert_int_equal(f->o.n, 0); /* all three may still get stacks */
+
+	rec_kstack(&f->pg, 1, kips, 1, CTX_HARDIRQ);
+	rec_kstack(&f->pg, 1, kips + 1, 1, CTX_SOFTIRQ);
+	rec_ustack(&f->pg, 0, uips, 1, CTX_SOFTIRQ);
+	rec_kstack(&f->pg, 1, kips + 2, 2, CTX_TASK);
+	rec_ustack(&f->pg, 0, uips, 2, CTX_TASK);
+	send_last(f, 300);
+
+	assert_int_equal(f->o.n, 3);
+	assert_event(&f->o.r[0], 201, EV_ID, 8, CTX_TASK);
+	assert_kfull(&f->o.r[0], KF_KSTACK_FULL | KF_USTACK_FULL, kips + 2, 2);
+	assert_int_equal(f->o.r[0].unr, 2);
+	assert_memory_equal(f->o.r[0].ustack, uips, 2 * 8);
+	assert_event(&f->o.r[1], 202, EV_ID, 8, CTX_SOFTIRQ);
+	assert_kfull(&f->o.r[1], KF_KSTACK_FULL | KF_USTACK_FULL, kips + 1, 1);
+	assert_int_equal(f->o.r[1].unr, 1);
+	assert_event(&f->o.r[2], 203, EV_ID, 8, CTX_HARDIRQ);
+	assert_kfull(&f->o.r[2], KF_KSTACK_FULL, kips, 1);
+}
+
+/*
+ * A stack that is not its event's stays a record of its own, where the
+ * kernel wrote it: one whose common fields differ from the last event of
+ * its context (that event lost its stack), a second kernel stack for one
+ * event, and a kernel stack after the user one.
+ */
+static void test_stack_not_joined(void **state)
+{
+	struct fx *f = *state;
+	struct ft_kenc_stats st;
+
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	rec_kstack(&f->pg, 1, kips, 2, CTX_TASK2); /* same level, other fields */
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	rec_kstack(&f->pg, 1, kips, 2, CTX_TASK);
+	rec_kstack(&f->pg, 1, kips, 1, CTX_TASK); /* a second one */
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	rec_ustack(&f->pg, 1, uips, 1, CTX_TASK);
+	rec_kstack(&f->pg, 1, kips, 3, CTX_TASK); /* after the user stack */
+	send_last(f, 400);
+
+	assert_int_equal(f->o.n, 6);
+	assert_event(&f->o.r[0], 401, EV_ID, 8, CTX_TASK);
+	assert_int_equal(f->o.r[0].flags, 0);
+	assert_int_equal(f->o.r[1].ticks, 402);
+	assert_int_equal(f->o.r[1].len, 32); /* the stack, whole, as an event */
+	assert_int_equal(f->o.r[1].raw[0], KSTACK_ID);
+	assert_int_equal(f->o.r[1].flags, 0);
+	assert_event(&f->o.r[2], 403, EV_ID, 8, CTX_TASK);
+	assert_kfull(&f->o.r[2], KF_KSTACK_FULL, kips, 2);
+	assert_int_equal(f->o.r[3].raw[0], KSTACK_ID);
+	assert_int_equal(f->o.r[3].len, 24);
+	assert_event(&f->o.r[4], 406, EV_ID, 8, CTX_TASK);
+	assert_int_equal(f->o.r[4].flags, KF_USTACK_FULL);
+	assert_int_equal(f->o.r[4].unr, 1);
+	assert_int_equal(f->o.r[5].raw[0], KSTACK_ID);
+	assert_int_equal(f->o.r[5].ticks, 408);
+	assert_int_equal(f->o.r[5].len, 40);
+	ft_kenc_get_stats(f->e, &st);
+	assert_int_equal(st.events, 6);
+	assert_int_equal(st.stacks, 2);
+}
+
+/*
+ * A task's event whose stack never comes (the option off) while
+ * interrupts go on: the records held behind it are bounded, and all go
+ * out in order.
+ */
+static void test_stack_hold_bound(void **state)
+{
+	struct fx *f = *state;
+
+	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
+	for (int i = 0; i < 50; i++)
+		rec_event(&f->pg, 1, EV_ID, 8, CTX_HARDIRQ);
+	send_page(f, 500, 0);
+	ft_kenc_flush(f->e);
+	assert_true(f->o.n > 0 && f->o.n < 51); /* some went out before the end */
+	ft_kenc_finish(f->e);
+	assert_int_equal(f->o.n, 51);
+	assert_event(&f->o.r[0], 501, EV_ID, 8, CTX_TASK);
+	for (int i = 1; i < 51; i++)
+		assert_event(&f->o.r[i], 501 + (uint64_t)i, EV_ID, 8, CTX_HARDIRQ);
 }
 
 /*
@@ -517,6 +694,10 @@ int main(void)
 		KENC_TEST(test_lost_flag),
 		cmocka_unit_test_setup_teardown(test_lost_counters, fx_setup_lost, fx_teardown),
 		KENC_TEST(test_stacks),
+		KENC_TEST(test_stack_after_irq),
+		KENC_TEST(test_stack_nested_pages),
+		KENC_TEST(test_stack_not_joined),
+		KENC_TEST(test_stack_hold_bound),
 		KENC_TEST(test_record_past_end),
 	};
 

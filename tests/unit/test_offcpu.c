@@ -424,7 +424,10 @@ static void test_lost_switch_in_wakeup(void **state)
 
 /*
  * A lost switch-in without a wakeup: the thread's own next event (a user
- * record, a kernel event it emitted) ends the interval, once.
+ * record, a kernel event it emitted) ends the interval, once.  With a
+ * wakeup: a kernel event of the thread ends it at the wakeup, a user
+ * record where it lies (the time from the wakeup to it was spent waiting
+ * for a CPU: an idle virtual CPU of a busy host takes that long).
  */
 static void test_lost_switch_in_running(void **state)
 {
@@ -433,26 +436,31 @@ static void test_lost_switch_in_running(void **state)
 
 	ft_offcpu_begin(oc, 0);
 	out(oc, 10 * MS, 23, S_STATE, KSTACK_A, 3, USTACK_A, 3);
-	assert_int_equal(ft_offcpu_running(oc, 5 * MS, 23), 0);	 /* before: ignored */
-	assert_int_equal(ft_offcpu_running(oc, 70 * MS, 23), 0); /* it ran: 60 ms */
-	assert_int_equal(ft_offcpu_running(oc, 71 * MS, 23), 0); /* on CPU: nothing */
+	assert_int_equal(ft_offcpu_running(oc, 5 * MS, 23, 1), 0);  /* before: ignored */
+	assert_int_equal(ft_offcpu_running(oc, 70 * MS, 23, 1), 0); /* it ran: 60 ms */
+	assert_int_equal(ft_offcpu_running(oc, 71 * MS, 23, 1), 0); /* on CPU: nothing */
 	out(oc, 75 * MS, 23, S_STATE, KSTACK_A, 3, USTACK_A, 3);
-	/* a wakeup seen before the evidence wins: the interval ends there */
+	/* a kernel event of the thread after its wakeup: the interval ends at the wakeup */
 	ft_offcpu_wakeup(oc, 78 * MS, 23);
-	ft_offcpu_running(oc, 79 * MS, 23);
+	ft_offcpu_running(oc, 79 * MS, 23, 0);
 	ft_offcpu_switch_in(oc, 80 * MS, 0, 23); /* a switch-in while on: unpaired */
-	ft_offcpu_running(oc, 81 * MS, 99);	 /* unknown thread: nothing */
+	ft_offcpu_running(oc, 81 * MS, 99, 1);	 /* unknown thread: nothing */
+	out(oc, 82 * MS, 23, S_STATE, KSTACK_A, 3, USTACK_A, 3);
+	/* a user record after the wakeup: it ends there, 2 ms later than the wakeup */
+	ft_offcpu_wakeup(oc, 88 * MS, 23);
+	ft_offcpu_running(oc, 90 * MS, 23, 1);
+	ft_offcpu_running(oc, 91 * MS, 23, 0); /* on CPU: nothing */
 	ft_offcpu_end(oc, 100 * MS);
 	ft_offcpu_get_stats(oc, &st);
-	assert_int_equal(st.intervals, 2);
-	assert_int_equal(st.estimated, 2);
-	assert_int_equal(st.estimated_ns, 60 * MS + 3 * MS);
+	assert_int_equal(st.intervals, 3);
+	assert_int_equal(st.estimated, 3);
+	assert_int_equal(st.estimated_ns, 60 * MS + 3 * MS + 8 * MS);
 	assert_int_equal(st.direct, 1);
 	assert_int_equal(ft_offcpu_sample(oc, 0)->period, 60 * MS);
 	assert_int_equal(ft_offcpu_sample(oc, 0)->estimated, 1);
-	assert_int_equal(st.aggregated_ns, 3 * MS);
+	assert_int_equal(st.aggregated_ns, 3 * MS + 8 * MS);
 	assert_int_equal(st.unpaired, 1);
-	assert_int_equal(rows_total(oc, NULL), 63 * MS);
+	assert_int_equal(rows_total(oc, NULL), 71 * MS);
 	ft_offcpu_free(oc);
 }
 
