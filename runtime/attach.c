@@ -36,6 +36,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/uevent.h"
 #include "runtime/rt.h"
 
 /* A compiler hook's GOT slot we redirected, and what it held. */
@@ -216,22 +217,26 @@ static int open_peer_fd(int pid, int n)
  * @life_fd: its lifeline's number, or -1
  * @caller_pc: where the thread running this call was stopped (dynpatch.c
  *	never overwrites the bytes holding it), 0 when unknown
+ * @uev_fd: its user event area's number (the selection of -e u:...), or
+ *	-1: user events and markers stay disabled
  *
  * Called once per attach by recorder/inject.c, in one thread of the
  * program, the others stopped.  Maps the session (the fds are closed once
  * mapped: nothing stays open), registers the loaded objects, redirects the
  * compiler hooks' GOT slots and applies the control block (patching the
- * selected sites).  Threads trace from their next hook on; frames entered
- * before are never hijacked.
+ * selected sites), then enables the selected user events and the markers
+ * (events.c; the area stays mapped, as the session does).  Threads trace
+ * from their next hook on; frames entered before are never hijacked.
  *
  * Return: 0, -EBUSY when this process is traced already (by `ftrail record
  * -- PROG` or another attach), or -errno when the session cannot be
  * opened or mapped (-EPROTO: not a session of this ftrail's version).
  */
 __attribute__((visibility("default"))) int ftrail_attach(int rec_pid, int sess_fd, int life_fd,
-							 uint64_t caller_pc);
-int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc)
+							 uint64_t caller_pc, int uev_fd);
+int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc, int uev_fd)
 {
+	struct ft_uev_area *uev = NULL;
 	const uint32_t *life = NULL;
 	struct ft_session_hdr *h;
 	struct stat st;
@@ -277,6 +282,16 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc)
 		hook_got_of(&rt.mods[i]);
 	rt.detach_more = restore_locked; /* a dead recorder: rt_detach restores too */
 	pthread_mutex_unlock(&rt.lock);
+	if (uev_fd >= 0) {
+		fd = open_peer_fd(rec_pid, uev_fd);
+		uev = ft_uev_map(fd);
+		if (fd >= 0)
+			close(fd); /* mapped: the fd is not needed */
+		if (!uev)
+			ft_session_msg(h, "cannot open the user event area: user events and "
+					  "markers are not recorded");
+	}
+	rt_events_attach(uev);
 	return 0;
 }
 
@@ -286,7 +301,7 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc)
  * Called by recorder/inject.c in one thread, the others stopped: tracing
  * off, the nop tracer with every site unpatched (patch.c's protocol), the
  * compiler hooks' and library calls' GOT slots back to their old values,
- * the program's own SIGTRAP action back.  Frames hijacked while tracing
+ * user events and markers disabled, the program's own SIGTRAP action back.  Frames hijacked while tracing
  * still return through ft_rt_return, which only pops them.  Return: 0, or
  * -ENOENT when no session is attached.
  */
@@ -296,6 +311,7 @@ int ftrail_detach(void)
 	if (!rt.sess)
 		return -ENOENT;
 	ft_session_set_tracing_on(rt.sess, 0);
+	rt_events_detach();
 	pthread_mutex_lock(&rt.lock);
 	stop_locked();
 	pthread_mutex_unlock(&rt.lock);

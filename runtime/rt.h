@@ -576,6 +576,9 @@ RT_HIDDEN int rt_ll_in_section(const struct rt_thread *t);
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);
+struct ft_uev_area;
+RT_HIDDEN void rt_events_attach(struct ft_uev_area *a);
+RT_HIDDEN void rt_events_detach(void);
 RT_HIDDEN void rt_snapshot(struct rt_thread *t);
 RT_HIDDEN int rt_snapshot_ready(void);
 
