@@ -192,8 +192,12 @@ static void emit_exec(const char *path)
 	rt_unguard_recursion(t);
 }
 
-__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
-						  char *const envp[])
+/*
+ * The wrappers' bodies, called by the execl family below directly: a call
+ * to our exported execv would bind, in a process we were dlopen()ed into
+ * (record -P), to libc's, past the wrapper.
+ */
+static int wrap_execve(const char *path, char *const argv[], char *const envp[])
 {
 	static int (*real)(const char *, char *const[], char *const[]);
 
@@ -203,7 +207,7 @@ __attribute__((visibility("default"))) int execve(const char *path, char *const 
 	return real(path, argv, envp);
 }
 
-__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+static int wrap_execv(const char *path, char *const argv[])
 {
 	static int (*real)(const char *, char *const[]);
 
@@ -213,7 +217,7 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 	return real(path, argv);
 }
 
-__attribute__((visibility("default"))) int execvp(const char *file, char *const argv[])
+static int wrap_execvp(const char *file, char *const argv[])
 {
 	static int (*real)(const char *, char *const[]);
 
@@ -221,6 +225,22 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 		real = RT_REAL(execvp);
 	emit_exec(file);
 	return real(file, argv);
+}
+
+__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
+						  char *const envp[])
+{
+	return wrap_execve(path, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+{
+	return wrap_execv(path, argv);
+}
+
+__attribute__((visibility("default"))) int execvp(const char *file, char *const argv[])
+{
+	return wrap_execvp(file, argv);
 }
 
 __attribute__((visibility("default"))) int execvpe(const char *file, char *const argv[],
@@ -270,13 +290,13 @@ static int execl_common(enum execl_kind kind, const char *path, const char *arg,
 		argv[i] = va_arg(ap, char *);
 	switch (kind) {
 	case EXECL_PATH:
-		return execv(path, argv);
+		return wrap_execv(path, argv);
 	case EXECL_SEARCH:
-		return execvp(path, argv);
+		return wrap_execvp(path, argv);
 	case EXECL_ENV:
 		break;
 	}
-	return execve(path, argv, va_arg(ap, char **));
+	return wrap_execve(path, argv, va_arg(ap, char **));
 }
 
 __attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)
@@ -314,7 +334,8 @@ __attribute__((visibility("default"))) int execle(const char *path, const char *
 
 /* ---- _exit ---- */
 
-__attribute__((visibility("default"), noreturn)) void _exit(int status)
+/* _exit's body, called by _Exit directly (see wrap_execve) */
+static __attribute__((noreturn)) void wrap_exit(int status)
 {
 	static void (*real)(int);
 
@@ -327,9 +348,14 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 	__builtin_unreachable();
 }
 
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	wrap_exit(status);
+}
+
 __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 {
-	_exit(status);
+	wrap_exit(status);
 }
 
 /* ---- unwinding: C++ exceptions, pthread_exit ---- */
