@@ -13,7 +13,13 @@
  * libc's (which does nothing, or gprof's counting for -pg); attaching
  * points those GOT slots to ours and detaching puts the saved values back,
  * beside the patchable sites (patch.c) and the library-call stubs (plt.c),
- * which go back to what they were as well.
+ * which go back to what they were as well.  The same goes for the libc
+ * functions whose wrappers follow the process's life (dlopen, dlclose,
+ * fork, the exec family, posix_spawn, _exit: init.c, dl.c, proc.c), which
+ * LD_PRELOAD binds to ours by interposition: while attached, an
+ * instrumented object's calls to them reach the wrappers, so a library
+ * it dlopen()s is traced (and its own slots pointed to ours, before the
+ * program gets the handle), a fork, exec or _exit is recorded.
  *
  * What stays in the process after a detach, and why: the library itself
  * (mapped, never dlclose()d: a thread may still return through
@@ -39,21 +45,50 @@
 #include "core/uevent.h"
 #include "runtime/rt.h"
 
-/* A compiler hook's GOT slot we redirected, and what it held. */
+/* A compiler hook's or wrapped function's GOT slot we redirected, and what it held. */
 struct got_hook {
 	uint64_t *slot;
 	uint64_t old;
 	int relro;
+	int mod; /* index in rt.mods: a module dlclose()d meanwhile is never written */
 };
 
 #define MAX_GOT_HOOKS 1024
 static struct got_hook got_hooks[MAX_GOT_HOOKS];
 static int nr_got_hooks;
 
-/* The compiler hooks and our definitions of them (resolved in our own object). */
-static const char *const hook_names[] = { "mcount", "_mcount", "__fentry__",
-					  "__cyg_profile_func_enter", "__cyg_profile_func_exit" };
-static uint64_t hook_addr[5];
+/*
+ * The compiler hooks, then the wrapped libc functions, and our definitions
+ * of them (resolved in our own object).  Not wrapped here: the functions
+ * whose real definition lies outside libc (the unwinder's entry points,
+ * __cxa_begin_catch: RT_REAL looks in our own scope, which need not hold
+ * libgcc_s or libstdc++), and those whose wrappers must see every call
+ * from the start (sigaction, signal, sigaltstack, the context switches,
+ * vfork, thread names).
+ */
+static const char *const hook_names[] = {
+	"mcount",
+	"_mcount",
+	"__fentry__",
+	"__cyg_profile_func_enter",
+	"__cyg_profile_func_exit",
+	"dlopen",
+	"dlclose",
+	"fork",
+	"execve",
+	"execv",
+	"execvp",
+	"execvpe",
+	"execl",
+	"execlp",
+	"execle",
+	"posix_spawn",
+	"posix_spawnp",
+	"_exit",
+	"_Exit",
+};
+#define NR_HOOKS (sizeof(hook_names) / sizeof(hook_names[0]))
+static uint64_t hook_addr[NR_HOOKS];
 
 /* Write v into the GOT word at slot, made writable for the store when it is RELRO. */
 static void got_write(uint64_t *slot, uint64_t v, int relro)
@@ -75,10 +110,21 @@ static int in_mod(const struct rt_module *m, uint64_t p)
 	return p >= m->start && p + 8 <= m->end && !(p & 7);
 }
 
+/* Is slot one hook_got_of() redirected already (in a module still mapped)? */
+static int got_hooked(const uint64_t *slot)
+{
+	for (int i = 0; i < nr_got_hooks; i++)
+		if (got_hooks[i].slot == slot && !rt.mods[got_hooks[i].mod].gone)
+			return 1;
+	return 0;
+}
+
 /*
- * Point every GOT slot of m that holds a compiler hook (JUMP_SLOT or
- * GLOB_DAT relocation against mcount, __fentry__, __cyg_profile_func_*)
- * to ours.  Caller holds rt.lock.
+ * Point every GOT slot of m that holds a compiler hook or a wrapped
+ * function (JUMP_SLOT or GLOB_DAT relocation against one of hook_names)
+ * to ours.  Runs before plt.c hooks m's library calls (rt.got_more), so
+ * a wrapped function's stub jumps to our wrapper, as under LD_PRELOAD.
+ * Caller holds rt.lock.
  */
 static void hook_got_of(struct rt_module *m)
 {
@@ -116,16 +162,18 @@ static void hook_got_of(struct rt_module *m)
 			    sym >= dsym->sh_size / sizeof(*syms) ||
 			    syms[sym].st_name >= dstr->sh_size || !in_mod(m, (uint64_t)slot))
 				continue;
-			for (int h = 0; h < 5; h++) {
+			for (size_t h = 0; h < NR_HOOKS; h++) {
 				if (!hook_addr[h] ||
 				    strcmp(strs + syms[sym].st_name, hook_names[h]))
 					continue;
-				if (*slot == hook_addr[h] || nr_got_hooks == MAX_GOT_HOOKS)
+				if (*slot == hook_addr[h] || got_hooked(slot) ||
+				    nr_got_hooks == MAX_GOT_HOOKS)
 					break;
 				got_hooks[nr_got_hooks].slot = slot;
 				got_hooks[nr_got_hooks].old = *slot;
 				got_hooks[nr_got_hooks].relro = (uint64_t)slot >= rlo &&
 								(uint64_t)slot < rhi;
+				got_hooks[nr_got_hooks].mod = (int)(m - rt.mods);
 				got_write(slot, hook_addr[h], got_hooks[nr_got_hooks].relro);
 				nr_got_hooks++;
 				break;
@@ -134,11 +182,22 @@ static void hook_got_of(struct rt_module *m)
 	}
 }
 
-/* Put back every GOT slot hook_got_of() changed.  Caller holds rt.lock. */
+/*
+ * Put back every GOT slot hook_got_of() changed, but those of modules
+ * the program dlclose()d since (unmapped: nothing to put back) or is
+ * closing now (going: left as they are).  Caller holds rt.lock.
+ */
 static void unhook_got(void)
 {
-	for (int i = nr_got_hooks - 1; i >= 0; i--)
-		got_write(got_hooks[i].slot, got_hooks[i].old, got_hooks[i].relro);
+	enum rt_modmem mm = rt_modmem_enter();
+
+	for (int i = nr_got_hooks - 1; i >= 0; i--) {
+		const struct rt_module *m = &rt.mods[got_hooks[i].mod];
+
+		if (!m->gone && rt_modmem_may(m, mm))
+			got_write(got_hooks[i].slot, got_hooks[i].old, got_hooks[i].relro);
+	}
+	rt_modmem_exit();
 	nr_got_hooks = 0;
 }
 
@@ -153,7 +212,7 @@ static void restore_locked(void)
 {
 	enum rt_modmem mm;
 
-	unhook_got();
+	rt.got_more = NULL; /* a module loaded from now on keeps its slots */
 	mm = rt_modmem_enter();
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
@@ -165,7 +224,9 @@ static void restore_locked(void)
 	}
 	rt_patch_flush();
 	rt_modmem_exit();
+	/* the stubs' slots back to their targets (a wrapper of ours), then those to libc's */
 	rt_plt_unhook_all();
+	unhook_got();
 }
 
 /*
@@ -196,7 +257,7 @@ static void find_hooks(void)
 	h = dlopen(self.dli_fname, RTLD_NOW | RTLD_NOLOAD);
 	if (!h)
 		return;
-	for (int i = 0; i < 5; i++)
+	for (size_t i = 0; i < NR_HOOKS; i++)
 		hook_addr[i] = (uint64_t)dlsym(h, hook_names[i]);
 	dlclose(h); /* only the reference NOLOAD took: the library stays */
 }
@@ -274,6 +335,14 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc, int
 	find_hooks();
 	pthread_mutex_lock(&rt.lock);
 	rt_dynpatch_hold_pc(caller_pc);
+	/*
+	 * Objects known from an earlier attach: their slots before plt.c
+	 * hooks them again; the others as rt_start loads them, and those
+	 * the program dlopen()s while attached (module.c calls got_more).
+	 */
+	rt.got_more = hook_got_of;
+	for (int i = 0; i < rt.nr_mods; i++)
+		hook_got_of(&rt.mods[i]);
 	pthread_mutex_unlock(&rt.lock);
 	if (rt_start(h, (size_t)st.st_size, life, 1))
 		return -EBUSY;

@@ -344,6 +344,14 @@ struct rt_state {
 	 */
 	void (*detach_more)(void);
 	/*
+	 * What loading a module does besides, before its library calls are
+	 * hooked (module.c, under rt.lock, inside the module memory guard):
+	 * set by attach.c, which points the module's GOT slots of the
+	 * compiler hooks and the wrapped libc functions to ours; NULL under
+	 * LD_PRELOAD, where the loader binds them to ours.
+	 */
+	void (*got_more)(struct rt_module *m);
+	/*
 	 * 1 while the live-control thread runs (control.c, rt_live_start):
 	 * set by its starter, cleared by the thread as it leaves.
 	 */
