@@ -1,0 +1,52 @@
+# description: record -P follows what a running program does while attached: a library it dlopen()s is traced, fork, _exit and exec are recorded (children traced from their start), a thread started later is traced from its start; its GOT slots of dlopen, fork, exec and _exit are back after the detach
+# requires: cc
+. "$TOP/tests/e2e/t0349-attach.inc"
+wrapped='dlopen|dlclose|fork|execl|_exit'
+for flags in "-O2 -fpatchable-function-entry=5" "-O2 -pg" "-O2 -finstrument-functions"; do
+	build libdl.so gcc $flags -shared -fPIC "$P/dl_lib.c" || continue
+	build adl gcc $flags "$P/attach_dl.c" -lpthread -ldl || continue
+	rm -f go
+	start_srv ./adl "$PWD/go" "$PWD/libdl.so"
+	got0=$(got_hooks "$SRV_PID" ./adl "$wrapped")
+	[ -n "$got0" ] || fail "$flags: no GOT slot of $wrapped in attach_dl"
+	"$FTRAIL" record -P "$SRV_PID" -o d.dat >rec.out 2>rec.err &
+	rec=$!
+	for _ in $(seq 200); do
+		grep -q '^ftrail: attached to' rec.err && break
+		kill -0 $rec 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q '^ftrail: attached to' rec.err || fail "$flags: no attach: $(cat rec.err)"
+	[ "$(got_hooks "$SRV_PID" ./adl "$wrapped")" != "$got0" ] ||
+		fail "$flags: the wrapped functions' GOT slots were not redirected"
+	touch go
+	for _ in $(seq 300); do
+		grep -q '^went' srv.out && break
+		sleep 0.1
+	done
+	grep -q '^went 0$' srv.out || { kill -INT $rec; fail "$flags: the program: $(cat srv.out)"; }
+	kill -INT $rec
+	wait $rec || fail "$flags: record: $(cat rec.err)"
+	stopped "$SRV_PID" && fail "$flags: a thread was left stopped"
+	[ "$(got_hooks "$SRV_PID" ./adl "$wrapped")" = "$got0" ] ||
+		fail "$flags: the wrapped functions' GOT slots were not put back"
+	"$FTRAIL" show -i d.dat >show.out || fail "$flags: show"
+	# the library loaded while attached: every call, its callee nested
+	[ "$(calls d.dat lib_entry)" = 3 ] || fail "$flags: lib_entry: $(calls d.dat lib_entry) calls"
+	[ "$(grep -A1 -E '[|] +lib_entry\(\) \{$' show.out | grep -cE '[|] +lib_leaf\(\);$')" = 3 ] ||
+		fail "$flags: lib_leaf not under lib_entry: $(grep -A1 lib_entry show.out | head -n 6)"
+	n=$(grep -c 'sched_process_fork: child_pid=' show.out)
+	[ "$n" = 2 ] || fail "$flags: $n fork records"
+	grep -q "sched_process_exit: status=3 \*/" show.out || fail "$flags: no exit record of the _exit child"
+	grep -q 'sched_process_exec: filename=/bin/true \*/' show.out || fail "$flags: no exec record"
+	# the forked child runs work(5) in a process of its own
+	c=$(sed -n 's/.*sched_process_fork: child_pid=\([0-9]*\).*/\1/p' show.out | head -n 1)
+	grep -qE "adl-$c +[|].*[|] +work\(\)" show.out || fail "$flags: the child $c did not trace work()"
+	# the thread started while attached: from its start function, at depth 0
+	grep -qE '[|]  late_worker\(\) \{$' show.out || fail "$flags: late_worker not traced from its start"
+	sleep 0.3
+	stop_srv
+	grep -q 'errors=0 text_changed=0$' srv.out || fail "$flags: the program changed: $(cat srv.out)"
+done
+expect_built 3
+exit 0

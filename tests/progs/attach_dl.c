@@ -1,0 +1,136 @@
+/*
+ * A running program that, once attached (t0351), loads a library, forks,
+ * execs and starts a thread: what `ftrail record -P` must follow through
+ * the runtime's wrappers, which an attach reaches through the GOT.  A
+ * worker thread loops on work with short sleeps until STOPFILE appears.
+ * When GOFILE appears, the main thread:
+ *   dlopen(LIB) and calls its lib_entry() three times, then dlclose();
+ *   forks a child that calls work(5) and _exit(3)s;
+ *   forks a child that execs /bin/true;
+ *   starts a thread running late_worker() (work(6) twice);
+ * checks every result and status, and prints "went".  At the end it prints
+ * the errors and whether the first bytes of its functions changed.
+ *
+ *   attach_dl STOPFILE GOFILE LIB
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile int done;
+static long iters, errors;
+
+__attribute__((noinline)) long leaf(long x)
+{
+	__asm__ volatile("" ::: "memory");
+	return x * 3 + 1;
+}
+
+__attribute__((noinline)) long work(long n)
+{
+	long s = 0;
+
+	for (long i = 0; i < n; i++)
+		s += leaf(i) + leaf(i + 1);
+	return s;
+}
+
+static long expect(long n)
+{
+	return 3 * n * (n - 1) + 5 * n;
+}
+
+static void nap(int ms)
+{
+	struct timespec ts = { 0, ms * 1000L * 1000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	while (!done) {
+		if (work(9) != expect(9))
+			errors++;
+		iters++;
+		nap(2);
+	}
+	return NULL;
+}
+
+__attribute__((noinline)) void *late_worker(void *arg)
+{
+	long *res = arg;
+
+	res[0] = work(6);
+	res[1] = work(6);
+	return NULL;
+}
+
+/* Everything an attach must follow, in the main thread; 0 when all went right. */
+__attribute__((noinline)) int go(const char *lib)
+{
+	long res[2] = { 0, 0 };
+	int st, bad = 0;
+	pthread_t th;
+	void (*entry)(void);
+	void *h = dlopen(lib, RTLD_NOW);
+	pid_t c;
+
+	if (!h || !(entry = (void (*)(void))dlsym(h, "lib_entry")))
+		return 1;
+	for (int i = 0; i < 3; i++)
+		entry();
+	bad += dlclose(h) != 0;
+	c = fork();
+	if (c == 0)
+		_exit(work(5) == expect(5) ? 3 : 4);
+	bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 3;
+	c = fork();
+	if (c == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	bad += pthread_create(&th, NULL, late_worker, res) != 0 || pthread_join(th, NULL) != 0;
+	bad += res[0] != expect(6) || res[1] != expect(6);
+	return bad;
+}
+
+int main(int argc, char **argv)
+{
+	void *fns[] = { (void *)leaf, (void *)work, (void *)late_worker, (void *)go };
+	unsigned char text[4][16];
+	int changed = 0;
+	pthread_t th;
+
+	if (argc < 4)
+		return 2;
+	for (int i = 0; i < 4; i++)
+		memcpy(text[i], fns[i], 16);
+	pthread_create(&th, NULL, worker, NULL);
+	printf("ready %d\n", (int)getpid());
+	fflush(stdout);
+	while (access(argv[2], F_OK) && access(argv[1], F_OK))
+		nap(20);
+	if (!access(argv[2], F_OK)) {
+		int bad = go(argv[3]);
+
+		errors += bad;
+		printf("went %d\n", bad);
+		fflush(stdout);
+	}
+	while (access(argv[1], F_OK))
+		nap(20);
+	done = 1;
+	pthread_join(th, NULL);
+	for (int i = 0; i < 4; i++)
+		changed += memcmp(text[i], fns[i], 16) != 0;
+	printf("iterations=%ld errors=%ld text_changed=%d\n", iters, errors, changed);
+	return errors || changed ? 1 : 0;
+}
