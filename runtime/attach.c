@@ -58,13 +58,14 @@ static struct got_hook got_hooks[MAX_GOT_HOOKS];
 static int nr_got_hooks;
 
 /*
- * The compiler hooks, then the wrapped libc functions, and our definitions
- * of them (resolved in our own object).  Not wrapped here: the functions
- * whose real definition lies outside libc (the unwinder's entry points,
- * __cxa_begin_catch: RT_REAL looks in our own scope, which need not hold
- * libgcc_s or libstdc++), and those whose wrappers must see every call
- * from the start (sigaction, signal, sigaltstack, the context switches,
- * vfork, thread names).
+ * The compiler hooks (NR_COMPILER_HOOKS), then the wrapped functions, and
+ * our definitions of them (resolved in our own object).  The unwinder's
+ * entry points and __cxa_begin_catch put hijacked return addresses back
+ * before an exception walks the stack (init.c): without them a C++
+ * exception thrown through a traced frame terminates the program.  Not
+ * wrapped here: the functions whose wrappers must see every call from the
+ * start (sigaction, signal, sigaltstack, the context switches, vfork,
+ * thread names).
  */
 static const char *const hook_names[] = {
 	"mcount",
@@ -72,6 +73,10 @@ static const char *const hook_names[] = {
 	"__fentry__",
 	"__cyg_profile_func_enter",
 	"__cyg_profile_func_exit",
+	"_Unwind_RaiseException",
+	"_Unwind_Resume_or_Rethrow",
+	"_Unwind_ForcedUnwind",
+	"__cxa_begin_catch",
 	"dlopen",
 	"dlclose",
 	"fork",
@@ -88,6 +93,7 @@ static const char *const hook_names[] = {
 	"_Exit",
 };
 #define NR_HOOKS (sizeof(hook_names) / sizeof(hook_names[0]))
+#define NR_COMPILER_HOOKS 5
 static uint64_t hook_addr[NR_HOOKS];
 
 /* Write v into the GOT word at slot, made writable for the store when it is RELRO. */
@@ -117,6 +123,19 @@ static int got_hooked(const uint64_t *slot)
 		if (got_hooks[i].slot == slot && !rt.mods[got_hooks[i].mod].gone)
 			return 1;
 	return 0;
+}
+
+/* Record slot (of module m; RELRO or not) as redirected to v, and redirect it. */
+static void got_redirect(struct rt_module *m, uint64_t *slot, uint64_t v, int relro)
+{
+	if (*slot == v || got_hooked(slot) || nr_got_hooks == MAX_GOT_HOOKS)
+		return;
+	got_hooks[nr_got_hooks].slot = slot;
+	got_hooks[nr_got_hooks].old = *slot;
+	got_hooks[nr_got_hooks].relro = relro;
+	got_hooks[nr_got_hooks].mod = (int)(m - rt.mods);
+	got_write(slot, v, relro);
+	nr_got_hooks++;
 }
 
 /*
@@ -166,20 +185,114 @@ static void hook_got_of(struct rt_module *m)
 				if (!hook_addr[h] ||
 				    strcmp(strs + syms[sym].st_name, hook_names[h]))
 					continue;
-				if (*slot == hook_addr[h] || got_hooked(slot) ||
-				    nr_got_hooks == MAX_GOT_HOOKS)
-					break;
-				got_hooks[nr_got_hooks].slot = slot;
-				got_hooks[nr_got_hooks].old = *slot;
-				got_hooks[nr_got_hooks].relro = (uint64_t)slot >= rlo &&
-								(uint64_t)slot < rhi;
-				got_hooks[nr_got_hooks].mod = (int)(m - rt.mods);
-				got_write(slot, hook_addr[h], got_hooks[nr_got_hooks].relro);
-				nr_got_hooks++;
+				got_redirect(m, slot, hook_addr[h],
+					     (uint64_t)slot >= rlo && (uint64_t)slot < rhi);
 				break;
 			}
 		}
 	}
+}
+
+/* An address from a dynamic entry: glibc relocates most of them in place, not all. */
+static uint64_t dyn_addr(uint64_t v, uint64_t bias)
+{
+	return v < bias ? v + bias : v;
+}
+
+/*
+ * An object that is not instrumented (no file mapped: module.c never
+ * loaded it) calls the wrapped functions too: libstdc++'s __cxa_throw
+ * calls _Unwind_RaiseException.  Its JUMP_SLOT and GLOB_DAT relocations
+ * are read from its dynamic section in memory, where the loader keeps
+ * them.  Caller holds rt.lock (dl_iterate_phdr's callback).
+ */
+static int hook_got_dyn(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const ElfW(Rela) * rel[2] = { NULL, NULL };
+	uint64_t rel_len[2] = { 0, 0 }, bias = info->dlpi_addr, rlo = 0, rhi = 0, strsz = 0;
+	uint64_t pg = (uint64_t)sysconf(_SC_PAGESIZE);
+	const ElfW(Sym) *syms = NULL;
+	const char *strs = NULL;
+	const ElfW(Dyn) *dyn = NULL;
+	struct rt_module *m = NULL;
+
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !*info->dlpi_name || strstr(info->dlpi_name, "/ld-linux") ||
+	    strstr(info->dlpi_name, "linux-vdso"))
+		return 0; /* the main program is instrumented: hook_got_of's */
+	for (int i = 0; i < rt.nr_mods && !m; i++)
+		if (!rt.mods[i].gone && rt.mods[i].bias == bias && !rt.mods[i].is_self &&
+		    rt.mods[i].loaded != RT_MOD_LOADED)
+			m = &rt.mods[i];
+	if (!m)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_DYNAMIC) {
+			dyn = (const ElfW(Dyn) *)(bias + ph->p_vaddr);
+		} else if (ph->p_type == PT_GNU_RELRO) {
+			rlo = (bias + ph->p_vaddr) & ~(pg - 1);
+			rhi = (bias + ph->p_vaddr + ph->p_memsz) & ~(pg - 1);
+		}
+	}
+	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+		switch (dyn->d_tag) {
+		case DT_JMPREL:
+			rel[0] = (const ElfW(Rela) *)dyn_addr(dyn->d_un.d_ptr, bias);
+			break;
+		case DT_PLTRELSZ:
+			rel_len[0] = dyn->d_un.d_val;
+			break;
+		case DT_RELA:
+			rel[1] = (const ElfW(Rela) *)dyn_addr(dyn->d_un.d_ptr, bias);
+			break;
+		case DT_RELASZ:
+			rel_len[1] = dyn->d_un.d_val;
+			break;
+		case DT_SYMTAB:
+			syms = (const ElfW(Sym) *)dyn_addr(dyn->d_un.d_ptr, bias);
+			break;
+		case DT_STRTAB:
+			strs = (const char *)dyn_addr(dyn->d_un.d_ptr, bias);
+			break;
+		case DT_STRSZ:
+			strsz = dyn->d_un.d_val;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!syms || !strs)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; rel[k] && i < rel_len[k] / sizeof(ElfW(Rela)); i++) {
+			uint64_t sym = ELF64_R_SYM(rel[k][i].r_info),
+				 t = ELF64_R_TYPE(rel[k][i].r_info);
+			uint64_t *slot = (uint64_t *)(bias + rel[k][i].r_offset);
+
+			if ((t != R_X86_64_JUMP_SLOT && t != R_X86_64_GLOB_DAT) || !sym ||
+			    syms[sym].st_name >= strsz || !in_mod(m, (uint64_t)slot))
+				continue;
+			for (size_t h = NR_COMPILER_HOOKS; h < NR_HOOKS; h++)
+				if (hook_addr[h] &&
+				    !strcmp(strs + syms[sym].st_name, hook_names[h])) {
+					got_redirect(m, slot, hook_addr[h],
+						     (uint64_t)slot >= rlo && (uint64_t)slot < rhi);
+					break;
+				}
+		}
+	}
+	return 0;
+}
+
+/* Every object's slots: the instrumented ones' from their files, the others' from memory. */
+static void hook_got_all(void)
+{
+	for (int i = 0; i < rt.nr_mods; i++)
+		hook_got_of(&rt.mods[i]);
+	dl_iterate_phdr(hook_got_dyn, NULL);
 }
 
 /*
@@ -341,14 +454,12 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc, int
 	 * the program dlopen()s while attached (module.c calls got_more).
 	 */
 	rt.got_more = hook_got_of;
-	for (int i = 0; i < rt.nr_mods; i++)
-		hook_got_of(&rt.mods[i]);
+	hook_got_all();
 	pthread_mutex_unlock(&rt.lock);
 	if (rt_start(h, (size_t)st.st_size, life, 1))
 		return -EBUSY;
 	pthread_mutex_lock(&rt.lock);
-	for (int i = 0; i < rt.nr_mods; i++)
-		hook_got_of(&rt.mods[i]);
+	hook_got_all();
 	rt.detach_more = restore_locked; /* a dead recorder: rt_detach restores too */
 	pthread_mutex_unlock(&rt.lock);
 	if (uev_fd >= 0) {

@@ -360,6 +360,26 @@ __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 
 /* ---- unwinding: C++ exceptions, pthread_exit ---- */
 
+/*
+ * The real definition of a wrapped function that lives outside libc (the
+ * unwinder's in libgcc_s, libstdc++'s __cxa_begin_catch).  Under
+ * LD_PRELOAD the global scope finds ours: the next one after ours
+ * (RT_REAL).  In a process we were dlopen()ed into (record -P) the global
+ * scope's is the one the program was bound to, while our own scope
+ * (RTLD_NEXT) holds libc only.
+ */
+static void *real_global(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	Dl_info self, d;
+
+	if (p && dladdr((void *)ft_rt_return, &self) && dladdr(p, &d) &&
+	    d.dli_fbase != self.dli_fbase)
+		return p;
+	return dlsym(RTLD_NEXT, name);
+}
+#define RT_REAL_GLOBAL(name) ((__typeof__(&name))real_global(#name))
+
 /* After a catch: close the frames below sp, re-hijack the live ones. */
 static void rehijack(struct rt_thread *t, uint64_t sp)
 {
@@ -386,7 +406,7 @@ _Unwind_RaiseException(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_RaiseException);
+		real = RT_REAL_GLOBAL(_Unwind_RaiseException);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -397,7 +417,7 @@ _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_Resume_or_Rethrow);
+		real = RT_REAL_GLOBAL(_Unwind_Resume_or_Rethrow);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -408,7 +428,7 @@ _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Unwind_Stop_Fn stop, void *ar
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_ForcedUnwind);
+		real = RT_REAL_GLOBAL(_Unwind_ForcedUnwind);
 	rt_restore_frames(&rt_self);
 	return real(e, stop, arg);
 }
@@ -419,7 +439,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	static void *(*real)(void *);
 
 	if (!real)
-		real = RT_REAL(__cxa_begin_catch);
+		real = RT_REAL_GLOBAL(__cxa_begin_catch);
 	/* our caller's stack pointer: frames below it were left by the throw */
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);
