@@ -10,6 +10,11 @@ bad_sums() {
 		awk '{ if ($2 != 3 * $1 * ($1 - 1) + 5 * $1) b++ } END { print b + 0 }'
 }
 start_srv ./ev 3
+# a filter naming no field of the event: refused from the program's file,
+# before anything is loaded into the process
+expect_fail "ftrail: -e u:srv:req: filter 'nosuch == 1' for srv:req: *unknown field 'nosuch'*" \
+	"$FTRAIL" record -P "$SRV_PID" -e u:srv:req -f 'nosuch == 1' -o bad.dat
+grep -q libftrail /proc/"$SRV_PID"/maps && fail "a refused -e loaded the runtime"
 # 1: events and markers, plus a marker and a snapshot from a shell meanwhile
 "$FTRAIL" record -P "$SRV_PID" -e u:srv:req --duration 3 -o e1.dat >rec.out 2>rec.err &
 rec=$!
