@@ -15,7 +15,7 @@
  * beside the patchable sites (patch.c) and the library-call stubs (plt.c),
  * which go back to what they were as well.  The same goes for the libc
  * functions whose wrappers follow the process's life (dlopen, dlclose,
- * fork, the exec family, posix_spawn, _exit: init.c, dl.c, proc.c), which
+ * fork, vfork, the exec family, posix_spawn, _exit: init.c, dl.c, proc.c), which
  * LD_PRELOAD binds to ours by interposition: while attached, an
  * instrumented object's calls to them reach the wrappers, so a library
  * it dlopen()s is traced (and its own slots pointed to ours, before the
@@ -62,10 +62,12 @@ static int nr_got_hooks;
  * our definitions of them (resolved in our own object).  The unwinder's
  * entry points and __cxa_begin_catch put hijacked return addresses back
  * before an exception walks the stack (init.c): without them a C++
- * exception thrown through a traced frame terminates the program.  Not
- * wrapped here: the functions whose wrappers must see every call from the
- * start (sigaction, signal, sigaltstack, the context switches, vfork,
- * thread names).
+ * exception thrown through a traced frame terminates the program; vfork's
+ * keeps the child, which runs in the caller's memory, from recording as
+ * it.  Not wrapped here: the functions whose wrappers must see every call
+ * from the program's start (sigaction, signal and the signal masks, whose
+ * handlers run behind signal.c's shim; the context switches, whose
+ * contexts context.c must have seen made).
  */
 static const char *const hook_names[] = {
 	"mcount",
@@ -91,6 +93,10 @@ static const char *const hook_names[] = {
 	"posix_spawnp",
 	"_exit",
 	"_Exit",
+	"vfork",
+	"sigaltstack",
+	"prctl",
+	"pthread_setname_np",
 };
 #define NR_HOOKS (sizeof(hook_names) / sizeof(hook_names[0]))
 #define NR_COMPILER_HOOKS 5

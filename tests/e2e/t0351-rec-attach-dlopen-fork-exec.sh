@@ -1,7 +1,7 @@
-# description: record -P follows what a running program does while attached: a library it dlopen()s is traced, fork, _exit and exec are recorded (children traced from their start), a thread started later is traced from its start; its GOT slots of dlopen, fork, exec and _exit are back after the detach
+# description: record -P follows what a running program does while attached: a library it dlopen()s is traced, fork, vfork, _exit and exec are recorded (children traced from their start, a vfork child never as its parent), a thread started later is traced from its start; its GOT slots of dlopen, fork, exec and _exit are back after the detach
 # requires: cc
 . "$TOP/tests/e2e/t0349-attach.inc"
-wrapped='dlopen|dlclose|fork|execl|_exit'
+wrapped='dlopen|dlclose|fork|vfork|execl|_exit'
 for flags in "-O2 -fpatchable-function-entry=5" "-O2 -pg" "-O2 -finstrument-functions"; do
 	build libdl.so gcc $flags -shared -fPIC "$P/dl_lib.c" || continue
 	build adl gcc $flags "$P/attach_dl.c" -lpthread -ldl || continue
@@ -36,7 +36,10 @@ for flags in "-O2 -fpatchable-function-entry=5" "-O2 -pg" "-O2 -finstrument-func
 	[ "$(grep -A1 -E '[|] +lib_entry\(\) \{$' show.out | grep -cE '[|] +lib_leaf\(\);$')" = 3 ] ||
 		fail "$flags: lib_leaf not under lib_entry: $(grep -A1 lib_entry show.out | head -n 6)"
 	n=$(grep -c 'sched_process_fork: child_pid=' show.out)
-	[ "$n" = 2 ] || fail "$flags: $n fork records"
+	[ "$n" = 3 ] || fail "$flags: $n fork records (fork, fork, vfork)"
+	# the vfork child ran in the parent's memory, untraced: no exec as the parent
+	grep -qE "adl-$SRV_PID +[|].*(execl\(\)|sched_process_exec)" show.out &&
+		fail "$flags: the vfork child's exec recorded as its parent's"
 	grep -q "sched_process_exit: status=3 \*/" show.out || fail "$flags: no exit record of the _exit child"
 	grep -q 'sched_process_exec: filename=/bin/true \*/' show.out || fail "$flags: no exec record"
 	# the forked child runs work(5) in a process of its own

@@ -6,7 +6,7 @@
  * When GOFILE appears, the main thread:
  *   dlopen(LIB) and calls its lib_entry() three times, then dlclose();
  *   forks a child that calls work(5) and _exit(3)s;
- *   forks a child that execs /bin/true;
+ *   forks a child that execs /bin/true, vforks one that does the same;
  *   starts a thread running late_worker() (work(6) twice);
  * checks every result and status, and prints "went".  At the end it prints
  * the errors and whether the first bytes of its functions changed.
@@ -97,6 +97,13 @@ __attribute__((noinline)) int go(const char *lib)
 		_exit(127);
 	}
 	bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	c = vfork();
+	if (c == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	bad += c < 0 || waitpid(c, &st, 0) != c || !WIFEXITED(st) || WEXITSTATUS(st) != 0;
+	bad += work(8) != expect(8); /* the vfork child ran in our memory */
 	bad += pthread_create(&th, NULL, late_worker, res) != 0 || pthread_join(th, NULL) != 0;
 	bad += res[0] != expect(6) || res[1] != expect(6);
 	return bad;
