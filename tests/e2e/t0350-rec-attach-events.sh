@@ -16,17 +16,10 @@ expect_fail "ftrail: -e u:srv:req: filter 'nosuch == 1' for srv:req: *unknown fi
 	"$FTRAIL" record -P "$SRV_PID" -e u:srv:req -f 'nosuch == 1' -o bad.dat
 grep -q libftrail /proc/"$SRV_PID"/maps && fail "a refused -e loaded the runtime"
 # 1: events and markers, plus a marker and a snapshot from a shell meanwhile
-"$FTRAIL" record -P "$SRV_PID" -e u:srv:req --duration 3 -o e1.dat >rec.out 2>rec.err &
-rec=$!
-for _ in $(seq 200); do
-	grep -q '^ftrail: attached to' rec.err && break
-	kill -0 $rec 2>/dev/null || break
-	sleep 0.1
-done
-grep -q '^ftrail: attached to' rec.err || fail "no attach: $(cat rec.err)"
+record_attached e1.dat -e u:srv:req --duration 3
 "$FTRAIL" marker -P "$SRV_PID" hello from the shell || fail "marker -P of an attached process"
 "$FTRAIL" snapshot -P "$SRV_PID" 1 || fail "snapshot -P of an attached process"
-wait $rec || fail "attach 1: $(cat rec.err)"
+wait "$REC_PID" || fail "attach 1: $(cat rec.err)"
 stopped "$SRV_PID" && fail "attach 1 left a thread stopped"
 "$FTRAIL" show -i e1.dat >show1.out || fail "show 1"
 nev=$(grep -c ' req: worker=[0-2] ' show1.out)

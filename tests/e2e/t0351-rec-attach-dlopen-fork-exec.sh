@@ -9,24 +9,12 @@ for flags in "-O2 -fpatchable-function-entry=5" "-O2 -pg" "-O2 -finstrument-func
 	start_srv ./adl "$PWD/go" "$PWD/libdl.so"
 	got0=$(got_hooks "$SRV_PID" ./adl "$wrapped")
 	[ -n "$got0" ] || fail "$flags: no GOT slot of $wrapped in attach_dl"
-	"$FTRAIL" record -P "$SRV_PID" -o d.dat >rec.out 2>rec.err &
-	rec=$!
-	for _ in $(seq 200); do
-		grep -q '^ftrail: attached to' rec.err && break
-		kill -0 $rec 2>/dev/null || break
-		sleep 0.1
-	done
-	grep -q '^ftrail: attached to' rec.err || fail "$flags: no attach: $(cat rec.err)"
+	record_attached d.dat
 	[ "$(got_hooks "$SRV_PID" ./adl "$wrapped")" != "$got0" ] ||
 		fail "$flags: the wrapped functions' GOT slots were not redirected"
-	touch go
-	for _ in $(seq 300); do
-		grep -q '^went' srv.out && break
-		sleep 0.1
-	done
-	grep -q '^went 0$' srv.out || { kill -INT $rec; fail "$flags: the program: $(cat srv.out)"; }
-	kill -INT $rec
-	wait $rec || fail "$flags: record: $(cat rec.err)"
+	went
+	kill -INT "$REC_PID"
+	wait "$REC_PID" || fail "$flags: record: $(cat rec.err)"
 	stopped "$SRV_PID" && fail "$flags: a thread was left stopped"
 	[ "$(got_hooks "$SRV_PID" ./adl "$wrapped")" = "$got0" ] ||
 		fail "$flags: the wrapped functions' GOT slots were not put back"

@@ -7,24 +7,11 @@ build adl gcc -O2 -fpatchable-function-entry=5 "$P/attach_dl.c" -lpthread -ldl |
 rm -f go
 start_srv ./adl "$PWD/go" "$PWD/libdl.so"
 tids0=$(ls /proc/"$SRV_PID"/task | tr '\n' ' ')
-"$FTRAIL" record -P "$SRV_PID" -e sched:sched_switch -e sched:sched_process_exec -T -o k.dat \
-	>rec.out 2>rec.err &
-rec=$!
-for _ in $(seq 200); do
-	grep -q '^ftrail: attached to' rec.err && break
-	kill -0 $rec 2>/dev/null || break
-	sleep 0.1
-done
-grep -q '^ftrail: attached to' rec.err || fail "no attach: $(cat rec.err)"
-touch go
-for _ in $(seq 300); do
-	grep -q '^went' srv.out && break
-	sleep 0.1
-done
-grep -q '^went 0$' srv.out || { kill -INT $rec; fail "the program: $(cat srv.out)"; }
+record_attached k.dat -e sched:sched_switch -e sched:sched_process_exec -T
+went
 sleep 0.2
-kill -INT $rec
-wait $rec || fail "record: $(cat rec.err)"
+kill -INT "$REC_PID"
+wait "$REC_PID" || fail "record: $(cat rec.err)"
 grep -q '^ftrail: [1-9][0-9]* kernel events (0 lost)' rec.err || fail "summary: $(cat rec.err)"
 "$FTRAIL" show -i k.dat >show.out || fail show
 # the thread started while attached: its tid from its runtime records

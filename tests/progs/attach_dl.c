@@ -21,28 +21,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attach_work.h"
+
 static volatile int done;
 static long iters, errors;
-
-__attribute__((noinline)) long leaf(long x)
-{
-	__asm__ volatile("" ::: "memory");
-	return x * 3 + 1;
-}
-
-__attribute__((noinline)) long work(long n)
-{
-	long s = 0;
-
-	for (long i = 0; i < n; i++)
-		s += leaf(i) + leaf(i + 1);
-	return s;
-}
-
-static long expect(long n)
-{
-	return 3 * n * (n - 1) + 5 * n;
-}
 
 static void nap(int ms)
 {

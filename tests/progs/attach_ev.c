@@ -16,31 +16,12 @@
 
 #include <ftrail/ftrail.h>
 
+#include "attach_work.h"
+
 FTRAIL_EVENT(srv, req, (u32, worker), (s64, n), (s64, sum));
 
 static volatile int done;
 static long iters[16], errors[16];
-
-__attribute__((noinline)) long leaf(long x)
-{
-	__asm__ volatile("" ::: "memory");
-	return x * 3 + 1;
-}
-
-__attribute__((noinline)) long work(long n)
-{
-	long s = 0;
-
-	for (long i = 0; i < n; i++)
-		s += leaf(i) + leaf(i + 1);
-	return s;
-}
-
-/* sum over i < n of (3i+1) + (3i+4) */
-static long expect(long n)
-{
-	return 3 * n * (n - 1) + 5 * n;
-}
 
 static void *worker(void *arg)
 {
