@@ -210,7 +210,8 @@ static uint64_t dyn_addr(uint64_t v, uint64_t bias)
  * loaded it) calls the wrapped functions too: libstdc++'s __cxa_throw
  * calls _Unwind_RaiseException.  Its JUMP_SLOT and GLOB_DAT relocations
  * are read from its dynamic section in memory, where the loader keeps
- * them.  Caller holds rt.lock (dl_iterate_phdr's callback).
+ * them.  Caller holds rt.lock and the module memory guard (arg: its
+ * answer); dl_iterate_phdr's callback.
  */
 static int hook_got_dyn(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -220,10 +221,10 @@ static int hook_got_dyn(struct dl_phdr_info *info, size_t size, void *arg)
 	const ElfW(Sym) *syms = NULL;
 	const char *strs = NULL;
 	const ElfW(Dyn) *dyn = NULL;
+	const enum rt_modmem *mm = arg;
 	struct rt_module *m = NULL;
 
 	(void)size;
-	(void)arg;
 	if (!info->dlpi_name || !*info->dlpi_name || strstr(info->dlpi_name, "/ld-linux") ||
 	    strstr(info->dlpi_name, "linux-vdso"))
 		return 0; /* the main program is instrumented: hook_got_of's */
@@ -231,7 +232,7 @@ static int hook_got_dyn(struct dl_phdr_info *info, size_t size, void *arg)
 		if (!rt.mods[i].gone && rt.mods[i].bias == bias && !rt.mods[i].is_self &&
 		    rt.mods[i].loaded != RT_MOD_LOADED)
 			m = &rt.mods[i];
-	if (!m)
+	if (!m || !rt_modmem_may(m, *mm)) /* a dlclose in flight may unmap it */
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
@@ -293,12 +294,32 @@ static int hook_got_dyn(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-/* Every object's slots: the instrumented ones' from their files, the others' from memory. */
+/*
+ * Every object's slots: the instrumented ones' from their files, the
+ * others' from memory.  Caller holds rt.lock.
+ */
 static void hook_got_all(void)
 {
+	enum rt_modmem mm;
+
 	for (int i = 0; i < rt.nr_mods; i++)
 		hook_got_of(&rt.mods[i]);
-	dl_iterate_phdr(hook_got_dyn, NULL);
+	mm = rt_modmem_enter();
+	dl_iterate_phdr(hook_got_dyn, &mm);
+	rt_modmem_exit();
+}
+
+/*
+ * rt.got_more: a module being loaded (m), before plt.c hooks its library
+ * calls; or, NULL, after a dlopen: the objects it brought that are not
+ * instrumented.  Caller holds rt.lock.
+ */
+static void got_more(struct rt_module *m)
+{
+	if (m)
+		hook_got_of(m);
+	else
+		hook_got_all();
 }
 
 /*
@@ -459,7 +480,7 @@ int ftrail_attach(int rec_pid, int sess_fd, int life_fd, uint64_t caller_pc, int
 	 * hooks them again; the others as rt_start loads them, and those
 	 * the program dlopen()s while attached (module.c calls got_more).
 	 */
-	rt.got_more = hook_got_of;
+	rt.got_more = got_more;
 	hook_got_all();
 	pthread_mutex_unlock(&rt.lock);
 	if (rt_start(h, (size_t)st.st_size, life, 1))

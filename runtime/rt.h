@@ -345,10 +345,12 @@ struct rt_state {
 	void (*detach_more)(void);
 	/*
 	 * What loading a module does besides, before its library calls are
-	 * hooked (module.c, under rt.lock, inside the module memory guard):
-	 * set by attach.c, which points the module's GOT slots of the
-	 * compiler hooks and the wrapped libc functions to ours; NULL under
-	 * LD_PRELOAD, where the loader binds them to ours.
+	 * hooked (module.c, under rt.lock, inside the module memory guard),
+	 * and, called with NULL, what a dlopen does besides for the objects
+	 * it brought that are not instrumented (dl.c, under rt.lock): set by
+	 * attach.c, which points their GOT slots of the compiler hooks and
+	 * the wrapped functions to ours; NULL under LD_PRELOAD, where the
+	 * loader binds them to ours.
 	 */
 	void (*got_more)(struct rt_module *m);
 	/*
