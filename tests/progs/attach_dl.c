@@ -8,10 +8,12 @@
  *   forks a child that calls work(5) and _exit(3)s;
  *   forks a child that execs /bin/true, vforks one that does the same;
  *   starts a thread running late_worker() (work(6) twice);
+ *   with PLAINLIB (attach_plain_lib.c, not instrumented): dlopen()s it and
+ *   calls its plain_fork(), which forks a child that _exit(5)s;
  * checks every result and status, and prints "went".  At the end it prints
  * the errors and whether the first bytes of its functions changed.
  *
- *   attach_dl STOPFILE GOFILE LIB
+ *   attach_dl STOPFILE GOFILE LIB [PLAINLIB]
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -55,7 +57,7 @@ __attribute__((noinline)) void *late_worker(void *arg)
 }
 
 /* Everything an attach must follow, in the main thread; 0 when all went right. */
-__attribute__((noinline)) int go(const char *lib)
+__attribute__((noinline)) int go(const char *lib, const char *plain)
 {
 	long res[2] = { 0, 0 };
 	int st, bad = 0;
@@ -88,6 +90,14 @@ __attribute__((noinline)) int go(const char *lib)
 	bad += work(8) != expect(8); /* the vfork child ran in our memory */
 	bad += pthread_create(&th, NULL, late_worker, res) != 0 || pthread_join(th, NULL) != 0;
 	bad += res[0] != expect(6) || res[1] != expect(6);
+	if (plain) {
+		int (*plain_fork)(void);
+
+		h = dlopen(plain, RTLD_NOW);
+		if (!h || !(plain_fork = (int (*)(void))dlsym(h, "plain_fork")))
+			return bad + 1;
+		bad += plain_fork();
+	}
 	return bad;
 }
 
@@ -108,7 +118,7 @@ int main(int argc, char **argv)
 	while (access(argv[2], F_OK) && access(argv[1], F_OK))
 		nap(20);
 	if (!access(argv[2], F_OK)) {
-		int bad = go(argv[3]);
+		int bad = go(argv[3], argc > 4 ? argv[4] : NULL);
 
 		errors += bad;
 		printf("went %d\n", bad);
