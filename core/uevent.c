@@ -21,20 +21,14 @@
 
 /* ---- shared by both sides ---- */
 
-struct ft_uev_area *ft_uev_attach(void)
+struct ft_uev_area *ft_uev_map(int fd)
 {
-	const char *e = getenv(FT_UEV_ENV_FD);
 	struct ft_uev_area *a;
 	struct stat st;
-	char *end;
-	long fd;
 
-	if (!e || !*e)
+	if (fd < 0 || fstat(fd, &st) || (size_t)st.st_size < sizeof(*a))
 		return NULL;
-	fd = strtol(e, &end, 10);
-	if (*end || fd < 0 || fstat((int)fd, &st) || (size_t)st.st_size < sizeof(*a))
-		return NULL;
-	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd, 0);
+	a = mmap(NULL, sizeof(*a), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (a == MAP_FAILED)
 		return NULL;
 	if (a->magic != FT_UEV_MAGIC || a->version != FT_UEV_VERSION) {
@@ -42,6 +36,20 @@ struct ft_uev_area *ft_uev_attach(void)
 		return NULL;
 	}
 	return a;
+}
+
+struct ft_uev_area *ft_uev_attach(void)
+{
+	const char *e = getenv(FT_UEV_ENV_FD);
+	char *end;
+	long fd;
+
+	if (!e || !*e)
+		return NULL;
+	fd = strtol(e, &end, 10);
+	if (*end || fd < 0 || fd > INT32_MAX)
+		return NULL;
+	return ft_uev_map((int)fd);
 }
 
 /* Glob compare of one name component (a '*' or '?' or '[' makes it a glob). */

@@ -79,6 +79,13 @@ struct ft_uev_area {
 struct ft_uev_area *ft_uev_attach(void);
 
 /*
+ * Runtime side: map the area open as fd (record -P hands it over through
+ * ftrail_attach, not the environment).  The mapping outlives fd; NULL when
+ * fd is not an area of this version.
+ */
+struct ft_uev_area *ft_uev_map(int fd);
+
+/*
  * Does the -e name select sys:event?  Names: "all", "SYS", "SYS:EVENT",
  * each optionally prefixed "u:" (user events only); SYS and EVENT may be
  * globs.  Returns 1 or 0.

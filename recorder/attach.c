@@ -37,14 +37,23 @@ static int session_fd_of(pid_t pid)
 	return -1;
 }
 
-/*
- * The session memfd among PID's open files, by its name ("ftrail-session",
- * recorder/urecord.c): the recorder's own (record -P attaches to a program
- * whose environment never names it); the fd number, or -1.
- */
-static int session_fd_listed(pid_t pid)
+static const char session_name[] = "/memfd:ftrail-session";
+
+/* Does a /proc link or maps path name the session memfd ("ftrail-session", recorder/urecord.c)? */
+static int is_session_name(const char *s)
 {
-	static const char name[] = "/memfd:ftrail-session";
+	size_t l = sizeof(session_name) - 1;
+
+	return !strncmp(s, session_name, l) && (!s[l] || s[l] == ' ' || s[l] == '\n');
+}
+
+/*
+ * The session memfd among PID's open files: the recorder's own (record -P
+ * attaches to a program whose environment never names it).  With nr
+ * inodes in ino[], only a memfd with one of those.  The fd number, or -1.
+ */
+static int session_fd_listed(pid_t pid, const ino_t *ino, int nr)
+{
 	char dir[64], path[64 + 256 + 2], link[128];
 	struct dirent *de;
 	int n = -1;
@@ -55,33 +64,86 @@ static int session_fd_listed(pid_t pid)
 	if (!d)
 		return -1;
 	while (n < 0 && (de = readdir(d))) {
+		struct stat st;
 		ssize_t k;
+		int i;
 
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		k = readlink(path, link, sizeof(link) - 1);
-		if (k < (ssize_t)sizeof(name) - 1)
+		if (k < (ssize_t)sizeof(session_name) - 1)
 			continue;
 		link[k] = 0;
-		if (!strncmp(link, name, sizeof(name) - 1) &&
-		    (!link[sizeof(name) - 1] || link[sizeof(name) - 1] == ' '))
+		if (!is_session_name(link))
+			continue;
+		for (i = 0; i < nr && !stat(path, &st) && st.st_ino != ino[i]; i++)
+			;
+		if (!nr || i < nr)
 			n = atoi(de->d_name);
 	}
 	closedir(d);
 	return n;
 }
 
+#define MAX_MAPPED 64
+
+/*
+ * A process that record -P attached to holds no fd of its session, only
+ * its mapping -- and the mappings of earlier attaches, which stay mapped
+ * after a detach (doc/attach.md).  The session it is traced into now is
+ * the one of those memfds that a live process, its recorder, still holds
+ * open: matched by inode among every process's open files.  Returns that
+ * process's pid with the fd number in *fdn, or 0.
+ */
+static pid_t session_fd_holder(pid_t pid, int *fdn)
+{
+	char path[64], line[512];
+	ino_t ino[MAX_MAPPED];
+	struct dirent *de;
+	pid_t found = 0;
+	int nr = 0;
+	DIR *d;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (nr < MAX_MAPPED && fgets(line, sizeof(line), f)) {
+		unsigned long long i;
+		int off = 0;
+
+		if (sscanf(line, "%*s %*s %*s %*s %llu %n", &i, &off) == 1 && off &&
+		    is_session_name(line + off) && (!nr || ino[nr - 1] != (ino_t)i))
+			ino[nr++] = (ino_t)i;
+	}
+	fclose(f);
+	if (!nr || !(d = opendir("/proc")))
+		return 0;
+	while (!found && (de = readdir(d))) {
+		pid_t p = (pid_t)atoi(de->d_name);
+
+		if (p > 0 && p != pid && (*fdn = session_fd_listed(p, ino, nr)) >= 0)
+			found = p;
+	}
+	closedir(d);
+	return found;
+}
+
 /*
  * PID's session memfd, opened read-write, and its stat; -1 when it has
  * none we can open.  listed: also look for it among PID's open files
- * (asked for one pid: the recorder of an attached program).
+ * (the recorder of an attached program); mapped: also through the
+ * recorder of the session PID has mapped (the attached program itself).
  */
-static int open_session(pid_t pid, struct stat *st, int listed)
+static int open_session(pid_t pid, struct stat *st, int listed, int mapped)
 {
 	char path[64];
 	int fd, n = session_fd_of(pid);
 
 	if (n < 0 && listed)
-		n = session_fd_listed(pid);
+		n = session_fd_listed(pid, NULL, 0);
+	if (n < 0 && mapped && (pid = session_fd_holder(pid, &n)) == 0)
+		return -1;
 	if (n < 0)
 		return -1;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
@@ -115,7 +177,7 @@ static int find_session(struct stat *out, char *err, size_t errlen)
 
 		if (pid <= 0 || pid == self)
 			continue;
-		f = open_session(pid, &st, 0);
+		f = open_session(pid, &st, 1, 0); /* a recorder that attached counts too */
 		if (f < 0)
 			continue;
 		if (fd >= 0 && st.st_dev == out->st_dev && st.st_ino == out->st_ino) {
@@ -156,7 +218,7 @@ int ft_live_session_attach(pid_t pid, struct ft_live_session *s, char *err, size
 
 	memset(s, 0, sizeof(*s));
 	if (pid) {
-		fd = open_session(pid, &st, 1);
+		fd = open_session(pid, &st, 1, 1);
 		if (fd < 0) {
 			ft_seterr(err, errlen,
 				  "process %d is not traced by ftrail record (or not ours)",

@@ -27,9 +27,11 @@ struct ft_live_session {
 
 /*
  * Map the session of process pid (a process of the traced session, named
- * by its FTRAIL_SHM_FD variable, or the recorder, which holds the session
- * memfd open: a program traced with record -P has no such variable), or
- * with pid 0 the one traced session running now (processes of one session, after fork, count once).  Returns
+ * by its FTRAIL_SHM_FD variable; or the recorder, which holds the session
+ * memfd open; or a program traced with record -P, which has no such
+ * variable: its session is found through the recorder that holds the
+ * memfd it maps), or with pid 0 the one traced session running now
+ * (processes of one session, after fork, and its recorder count once).  Returns
  * 0, or -1 with a one-line reason in err: "process N is not traced by ftrail
  * record (or not ours)", "no program is being traced by ftrail record now
  * (or not as this user)", "N traced sessions are running (pids A, B...):

@@ -618,6 +618,8 @@ int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int 
 		r.rdx = args[2];
 	if (nargs > 3)
 		r.rcx = args[3];
+	if (nargs > 4)
+		r.r8 = args[4];
 	r.rax = 0;
 	r.orig_rax = (unsigned long long)-1; /* no system call to restart on the way out */
 	if (ptrace(PTRACE_SETREGS, t->tid, 0, &r) || ptrace(PTRACE_CONT, t->tid, 0, 0)) {

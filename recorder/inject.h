@@ -63,7 +63,7 @@ int ft_inject_mapped(struct ft_inject *in, const char *prefix, char *path, size_
 int ft_inject_read(struct ft_inject *in, uint64_t addr, void *buf, size_t len);
 
 /*
- * Call fn(args[0..nargs)) in the process's chosen thread (its main thread
+ * Call fn(args[0..nargs)) (nargs <= 5) in the process's chosen thread (its main thread
  * when it can); when str is non-NULL it is copied to the thread's stack and
  * its address replaces args[0].  *ret: rax on return.  Waits at most
  * timeout_ms for the call to return (other threads are let run after a

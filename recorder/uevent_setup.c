@@ -269,7 +269,9 @@ static int check_event(const struct ftrail_event *d, void *argp)
 
 /*
  * Check the user -e selections against the events the program file
- * defines (its libraries are checked by the runtime, which warns).
+ * defines (its libraries are checked by the runtime, which warns): the
+ * file of PROG, or of the -P process (/proc/PID/exe), before it is
+ * attached to.
  */
 static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const char *), char *err,
 			 size_t errlen)
@@ -281,8 +283,13 @@ static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const 
 	const char *prog;
 	int n;
 
-	if (!o->argv || !o->argv[0] || !(prog = find_program(o->argv[0], buf, sizeof(buf))))
+	if (!o->argv && o->attach_pid > 0) {
+		snprintf(buf, sizeof(buf), "/proc/%d/exe", (int)o->attach_pid);
+		prog = buf;
+	} else if (!o->argv || !o->argv[0] ||
+		   !(prog = find_program(o->argv[0], buf, sizeof(buf)))) {
 		return 0; /* the recorder reports a missing program */
+	}
 	if (!msgs) {
 		snprintf(err, errlen, "out of memory");
 		return -1;

@@ -70,6 +70,7 @@
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/tracefile.h"
+#include "core/uevent.h"
 #include "core/util.h"
 #include "recorder/inject.h"
 #include "recorder/urec_int.h"
@@ -927,8 +928,9 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 {
 	pid_t pid = u->o->attach_pid;
 	uint64_t fn, rc = 0, t0 = mono_ns();
-	uint64_t args[4] = { (uint64_t)getpid(), (uint64_t)u->memfd, (uint64_t)(int64_t)u->life.fd,
-			     0 };
+	uint64_t args[5] = { (uint64_t)getpid(), (uint64_t)u->memfd, (uint64_t)(int64_t)u->life.fd,
+			     0, (uint64_t)(int64_t)-1 };
+	const char *uev = getenv(FT_UEV_ENV_FD); /* -e u:...: uevent_setup.c made the area */
 	char other[PATH_MAX];
 	struct ft_inject *in;
 
@@ -958,7 +960,9 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 	}
 	/* its thread's pc: --patch never overwrites the bytes it resumes in */
 	args[3] = ft_inject_caller_pc(in);
-	if (call_in(in, fn, args, 4, NULL, &rc, err, errlen))
+	if (uev && *uev)
+		args[4] = (uint64_t)(int64_t)atoi(uev);
+	if (call_in(in, fn, args, 5, NULL, &rc, err, errlen))
 		goto fail;
 	if ((int)rc) {
 		int e = -(int)rc;

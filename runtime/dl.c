@@ -148,6 +148,15 @@ __attribute__((visibility("default"))) void *dlopen(const char *file, int mode)
 	h = real(file, mode);
 	if (h)
 		rt_modules_after_dlopen();
+	if (h && rt.got_more && rt.sess && !rt_self.busy) {
+		/* attached: the new objects' calls to the wrapped functions (attach.c) */
+		rt_guard_recursion(&rt_self);
+		pthread_mutex_lock(&rt.lock);
+		if (rt.got_more) /* again: a detach clears it under rt.lock */
+			rt.got_more(NULL);
+		pthread_mutex_unlock(&rt.lock);
+		rt_unguard_recursion(&rt_self);
+	}
 	if (h)
 		rt_events_rescan(); /* the library's user events */
 	return h;

@@ -54,7 +54,8 @@
 #define EV_MAX_TYPES 4096
 #define EV_MAX_TRIG 8
 #define EV_MAX_OBJS 512
-#define EV_MAX_DESCS 64 /* object files defining one event */
+#define EV_MAX_DESCS 64	    /* object files defining one event */
+#define EV_MAX_MARKERS 1024 /* files with a trace_marker descriptor */
 
 struct ev_type {
 	char sys[64], name[64];
@@ -90,6 +91,10 @@ static struct {
 	uint32_t nr_types;		 /* release-stored after types[n] */
 	struct ev_obj objs[EV_MAX_OBJS]; /* the objects scanned so far */
 	int nr_objs;
+	/* the marker descriptors we enabled, for a detach to disable (ev.lock) */
+	struct ftrail_event *markers[EV_MAX_MARKERS];
+	int nr_markers;
+	char *sel_txt; /* what ev.sels point into */
 	pthread_mutex_t lock;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -478,6 +483,12 @@ static void add_desc(struct ftrail_event *d)
 	if (!sane_desc(d))
 		return;
 	if (d->kind == FTRAIL_KIND_MARKER) {
+		int j;
+
+		for (j = 0; j < ev.nr_markers && ev.markers[j] != d; j++)
+			;
+		if (j == ev.nr_markers && j < EV_MAX_MARKERS)
+			ev.markers[ev.nr_markers++] = d;
 		d->priv = NULL;
 		__atomic_store_n(&d->write, ev_write, __ATOMIC_RELEASE);
 		__atomic_store_n(&d->enabled, 1, __ATOMIC_RELAXED);
@@ -610,6 +621,14 @@ static void forget_range(uint64_t lo, uint64_t hi)
 		    (uint64_t)(uintptr_t)e->first < hi)
 			e->first = NULL; /* not a copy (out of memory): gone with it */
 	}
+	for (int k = 0; k < ev.nr_markers;) {
+		uint64_t a = (uint64_t)(uintptr_t)ev.markers[k];
+
+		if (a >= lo && a < hi)
+			ev.markers[k] = ev.markers[--ev.nr_markers];
+		else
+			k++;
+	}
 }
 
 struct scan_arg {
@@ -705,6 +724,7 @@ static int parse_sel(void)
 
 	if (!txt)
 		return -1;
+	ev.sel_txt = txt;
 	for (line = strtok_r(txt, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *f = strchr(line, FT_UEV_SEP), *t = f ? strchr(f + 1, FT_UEV_SEP) : NULL;
 		struct sel *ns = realloc(ev.sels, (ev.nr_sels + 1) * sizeof(*ns));
@@ -720,7 +740,7 @@ static int parse_sel(void)
 		ev.sels[ev.nr_sels].matched = 0;
 		ev.nr_sels++;
 	}
-	return 0; /* txt stays: the selections point into it */
+	return 0; /* txt stays (ev.sel_txt): the selections point into it */
 }
 
 /* After a dlopen or dlclose: pick up the events of newly loaded objects, forget the gone. */
@@ -734,25 +754,109 @@ void rt_events_rescan(void)
 }
 
 /*
+ * Use area a: parse its selection, enable the selected events of every
+ * loaded object, warn about names nothing defines.  Caller holds ev.lock.
+ */
+static void start_locked(struct ft_uev_area *a)
+{
+	ev.area = a;
+	if (parse_sel()) {
+		ev_msg("user events: out of memory");
+		return;
+	}
+	scan_all();
+	for (int i = 0; i < ev.nr_sels; i++)
+		if (!ev.sels[i].matched && strcmp(ev.sels[i].name, "all") &&
+		    strcmp(ev.sels[i].name, "u:all"))
+			ev_msg("-e %s: no such user event in %s (events are looked up in the program and its libraries)",
+			       ev.sels[i].name, program_invocation_short_name);
+}
+
+/*
+ * Every descriptor we enabled (markers included) back to disabled, as
+ * the program's enabled bytes were before: the emitters stop calling us.
+ * Their write hooks stay set (harmless while disabled).  Caller holds
+ * ev.lock.
+ */
+static void disable_all(void)
+{
+	for (uint32_t i = 0; i < ev.nr_types; i++) {
+		struct ev_type *e = ev.types[i];
+
+		__atomic_store_n(&e->enabled, 0, __ATOMIC_RELAXED);
+		for (uint32_t k = 0; k < e->nr_descs; k++)
+			if (e->descs[k] != &ev_gone)
+				__atomic_store_n(&e->descs[k]->enabled, 0, __ATOMIC_RELAXED);
+	}
+	for (int k = 0; k < ev.nr_markers; k++)
+		__atomic_store_n(&ev.markers[k]->enabled, 0, __ATOMIC_RELAXED);
+}
+
+/*
+ * Forget the previous attach's area, selection, types and scanned
+ * objects, so the next one starts as a load-time start would (new ids,
+ * its own selection and formats).  The old types are not freed: a thread
+ * that was inside ev_write when the process was stopped may still read
+ * one (a few hundred bytes per event type and attach).  Caller holds
+ * ev.lock, the program's other threads stopped (ftrail_attach).
+ */
+static void reset_locked(void)
+{
+	disable_all();
+	for (uint32_t i = 0; i < ev.nr_types; i++) {
+		struct ev_type *e = ev.types[i];
+
+		/* disabled above: a new scan gives them a type again (add_desc) */
+		for (uint32_t k = 0; k < e->nr_descs; k++)
+			if (e->descs[k] != &ev_gone)
+				e->descs[k]->priv = NULL;
+	}
+	/* pairs with find_type's acquire: no type is found any more */
+	__atomic_store_n(&ev.nr_types, 0, __ATOMIC_RELEASE);
+	ev.nr_objs = 0;
+	ev.nr_markers = 0;
+	free(ev.sels);
+	free(ev.sel_txt);
+	ev.sels = NULL;
+	ev.sel_txt = NULL;
+	ev.nr_sels = 0;
+	ev.area = NULL;
+}
+
+/*
+ * `ftrail record -P` attached (attach.c): user events and markers record
+ * into this attach's area a (the selection of its -e u:...), or, a NULL,
+ * stay disabled.  What an earlier attach set up is forgotten first.
+ */
+void rt_events_attach(struct ft_uev_area *a)
+{
+	pthread_mutex_lock(&ev.lock);
+	reset_locked();
+	if (a)
+		start_locked(a);
+	pthread_mutex_unlock(&ev.lock);
+}
+
+/* The detach (attach.c): every event and marker disabled again. */
+void rt_events_detach(void)
+{
+	pthread_mutex_lock(&ev.lock);
+	disable_all();
+	pthread_mutex_unlock(&ev.lock);
+}
+
+/*
  * Runs at load time, before the program's constructors.  Without the
  * area (not under `ftrail record -e`, or a kernel-only selection) nothing
  * is enabled and every event keeps costing one byte test.
  */
 __attribute__((constructor)) static void events_init(void)
 {
-	ev.area = ft_uev_attach();
-	if (!ev.area)
+	struct ft_uev_area *a = ft_uev_attach();
+
+	if (!a)
 		return;
-	if (parse_sel()) {
-		ev_msg("user events: out of memory");
-		return;
-	}
 	pthread_mutex_lock(&ev.lock);
-	scan_all();
+	start_locked(a);
 	pthread_mutex_unlock(&ev.lock);
-	for (int i = 0; i < ev.nr_sels; i++)
-		if (!ev.sels[i].matched && strcmp(ev.sels[i].name, "all") &&
-		    strcmp(ev.sels[i].name, "u:all"))
-			ev_msg("-e %s: no such user event in %s (events are looked up in the program and its libraries)",
-			       ev.sels[i].name, program_invocation_short_name);
 }

@@ -192,8 +192,12 @@ static void emit_exec(const char *path)
 	rt_unguard_recursion(t);
 }
 
-__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
-						  char *const envp[])
+/*
+ * The wrappers' bodies, called by the execl family below directly: a call
+ * to our exported execv would bind, in a process we were dlopen()ed into
+ * (record -P), to libc's, past the wrapper.
+ */
+static int wrap_execve(const char *path, char *const argv[], char *const envp[])
 {
 	static int (*real)(const char *, char *const[], char *const[]);
 
@@ -203,7 +207,7 @@ __attribute__((visibility("default"))) int execve(const char *path, char *const 
 	return real(path, argv, envp);
 }
 
-__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+static int wrap_execv(const char *path, char *const argv[])
 {
 	static int (*real)(const char *, char *const[]);
 
@@ -213,7 +217,7 @@ __attribute__((visibility("default"))) int execv(const char *path, char *const a
 	return real(path, argv);
 }
 
-__attribute__((visibility("default"))) int execvp(const char *file, char *const argv[])
+static int wrap_execvp(const char *file, char *const argv[])
 {
 	static int (*real)(const char *, char *const[]);
 
@@ -221,6 +225,22 @@ __attribute__((visibility("default"))) int execvp(const char *file, char *const 
 		real = RT_REAL(execvp);
 	emit_exec(file);
 	return real(file, argv);
+}
+
+__attribute__((visibility("default"))) int execve(const char *path, char *const argv[],
+						  char *const envp[])
+{
+	return wrap_execve(path, argv, envp);
+}
+
+__attribute__((visibility("default"))) int execv(const char *path, char *const argv[])
+{
+	return wrap_execv(path, argv);
+}
+
+__attribute__((visibility("default"))) int execvp(const char *file, char *const argv[])
+{
+	return wrap_execvp(file, argv);
 }
 
 __attribute__((visibility("default"))) int execvpe(const char *file, char *const argv[],
@@ -270,13 +290,13 @@ static int execl_common(enum execl_kind kind, const char *path, const char *arg,
 		argv[i] = va_arg(ap, char *);
 	switch (kind) {
 	case EXECL_PATH:
-		return execv(path, argv);
+		return wrap_execv(path, argv);
 	case EXECL_SEARCH:
-		return execvp(path, argv);
+		return wrap_execvp(path, argv);
 	case EXECL_ENV:
 		break;
 	}
-	return execve(path, argv, va_arg(ap, char **));
+	return wrap_execve(path, argv, va_arg(ap, char **));
 }
 
 __attribute__((visibility("default"))) int execl(const char *path, const char *arg, ...)
@@ -314,7 +334,8 @@ __attribute__((visibility("default"))) int execle(const char *path, const char *
 
 /* ---- _exit ---- */
 
-__attribute__((visibility("default"), noreturn)) void _exit(int status)
+/* _exit's body, called by _Exit directly (see wrap_execve) */
+static __attribute__((noreturn)) void wrap_exit(int status)
 {
 	static void (*real)(int);
 
@@ -327,12 +348,37 @@ __attribute__((visibility("default"), noreturn)) void _exit(int status)
 	__builtin_unreachable();
 }
 
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	wrap_exit(status);
+}
+
 __attribute__((visibility("default"), noreturn)) void _Exit(int status)
 {
-	_exit(status);
+	wrap_exit(status);
 }
 
 /* ---- unwinding: C++ exceptions, pthread_exit ---- */
+
+/*
+ * The real definition of a wrapped function that lives outside libc (the
+ * unwinder's in libgcc_s, libstdc++'s __cxa_begin_catch).  Under
+ * LD_PRELOAD the global scope finds ours: the next one after ours
+ * (RT_REAL).  In a process we were dlopen()ed into (record -P) the global
+ * scope's is the one the program was bound to, while our own scope
+ * (RTLD_NEXT) holds libc only.
+ */
+static void *real_global(const char *name)
+{
+	void *p = dlsym(RTLD_DEFAULT, name);
+	Dl_info self, d;
+
+	if (p && dladdr((void *)ft_rt_return, &self) && dladdr(p, &d) &&
+	    d.dli_fbase != self.dli_fbase)
+		return p;
+	return dlsym(RTLD_NEXT, name);
+}
+#define RT_REAL_GLOBAL(name) ((__typeof__(&name))real_global(#name))
 
 /* After a catch: close the frames below sp, re-hijack the live ones. */
 static void rehijack(struct rt_thread *t, uint64_t sp)
@@ -360,7 +406,7 @@ _Unwind_RaiseException(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_RaiseException);
+		real = RT_REAL_GLOBAL(_Unwind_RaiseException);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -371,7 +417,7 @@ _Unwind_Resume_or_Rethrow(struct _Unwind_Exception *e)
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_Resume_or_Rethrow);
+		real = RT_REAL_GLOBAL(_Unwind_Resume_or_Rethrow);
 	rt_restore_frames(&rt_self);
 	return real(e);
 }
@@ -382,7 +428,7 @@ _Unwind_ForcedUnwind(struct _Unwind_Exception *e, _Unwind_Stop_Fn stop, void *ar
 	static _Unwind_Reason_Code (*real)(struct _Unwind_Exception *, _Unwind_Stop_Fn, void *);
 
 	if (!real)
-		real = RT_REAL(_Unwind_ForcedUnwind);
+		real = RT_REAL_GLOBAL(_Unwind_ForcedUnwind);
 	rt_restore_frames(&rt_self);
 	return real(e, stop, arg);
 }
@@ -393,7 +439,7 @@ __attribute__((visibility("default"))) void *__cxa_begin_catch(void *exc)
 	static void *(*real)(void *);
 
 	if (!real)
-		real = RT_REAL(__cxa_begin_catch);
+		real = RT_REAL_GLOBAL(__cxa_begin_catch);
 	/* our caller's stack pointer: frames below it were left by the throw */
 	if (rt.sess)
 		rehijack(&rt_self, (uint64_t)__builtin_frame_address(0) + 16);

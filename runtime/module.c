@@ -737,7 +737,9 @@ static void load_sites(struct rt_module *m)
 			__atomic_fetch_or(&rt.ctl->rt_hooks, FT_HOOK_PATCHABLE, __ATOMIC_RELAXED);
 	}
 	rt_patch_normalize(m); /* 1-byte nop runs: one 5-byte nop each (patch.c) */
-	rt_plt_hook(m);	       /* its library calls (plt.c) */
+	if (rt.got_more)
+		rt.got_more(m); /* attached: hooks and wrapped calls to ours (attach.c) */
+	rt_plt_hook(m);		/* its library calls (plt.c) */
 	rt_modmem_exit();
 }
 

@@ -344,6 +344,16 @@ struct rt_state {
 	 */
 	void (*detach_more)(void);
 	/*
+	 * What loading a module does besides, before its library calls are
+	 * hooked (module.c, under rt.lock, inside the module memory guard),
+	 * and, called with NULL, what a dlopen does besides for the objects
+	 * it brought that are not instrumented (dl.c, under rt.lock): set by
+	 * attach.c, which points their GOT slots of the compiler hooks and
+	 * the wrapped functions to ours; NULL under LD_PRELOAD, where the
+	 * loader binds them to ours.
+	 */
+	void (*got_more)(struct rt_module *m);
+	/*
 	 * 1 while the live-control thread runs (control.c, rt_live_start):
 	 * set by its starter, cleared by the thread as it leaves.
 	 */
@@ -576,6 +586,9 @@ RT_HIDDEN int rt_ll_in_section(const struct rt_thread *t);
 
 /* events.c: the program's user events and trace_marker; the snapshot swap */
 RT_HIDDEN void rt_events_rescan(void);
+struct ft_uev_area;
+RT_HIDDEN void rt_events_attach(struct ft_uev_area *a);
+RT_HIDDEN void rt_events_detach(void);
 RT_HIDDEN void rt_snapshot(struct rt_thread *t);
 RT_HIDDEN int rt_snapshot_ready(void);
 
