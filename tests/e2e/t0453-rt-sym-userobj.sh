@@ -1,4 +1,4 @@
-# description: sym-userobj: library calls and user stack frames name their object in show, report and export
+# description: sym-userobj: library calls and user stack frames name their object in show, stacks, report and export
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -50,6 +50,16 @@ $want"
 		[ $((0x$off > 0x$wstart && 0x$off < 0x$wstart + 0x$wsize)) = 1 ] && inwork=1
 	done
 	[ $inwork = 1 ] || fail "$flags: no frame inside work (0x$wstart+0x$wsize): $frames"
+	# stacks --sym-userobj: the same frames
+	"$FTRAIL" stacks -i s.dat --sym-userobj >stacks.out 2>stacks.err ||
+		fail "stacks: $(cat stacks.err)"
+	sframes=$(grep '^    ' stacks.out)
+	[ -n "$sframes" ] || fail "$flags stacks: $(cat stacks.out)"
+	bad=$(echo "$sframes" | grep -v '^    /[^ ]*\[+0x[0-9a-f]*\]$' || true)
+	[ -z "$bad" ] || fail "$flags stacks: frames not as object[+0xoff]: $bad"
+	for f in $(echo "$frames" | sed 's/^ => //'); do
+		grep -qxF "    $f" stacks.out || fail "$flags stacks: no frame $f"
+	done
 	# without the option: names, as before
 	"$FTRAIL" show -i s.dat -O expand-stacks >show.out 2>show.err || fail "show: $(cat show.err)"
 	grep -q '^ => work$' show.out || fail "$flags: no named frame without sym-userobj"
