@@ -1,4 +1,4 @@
-# description: sym-userobj: library calls and user stack frames name their object in show, stacks, report and export
+# description: sym-userobj: library calls and user stack frames name their object in show, stacks, flame, report and export
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -70,6 +70,19 @@ $want"
 	"$FTRAIL" report -i t.dat -s object >report.out 2>report.err || fail "report -s object: $(cat report.err)"
 	objs=$(awk 'NR > 2 { print $(NF-1) }' report.out | uniq | tr '\n' ' ')
 	case $objs in "lc libc.so.6 "|"libc.so.6 lc ") ;; *) fail "$flags report -s object: grouped as '$objs'" ;; esac
+	# flame --graph: a library call's frame names its library, the program's do not
+	"$FTRAIL" flame -i t.dat --sym-userobj -F folded -o folded.out 2>flame.err ||
+		fail "flame: $(cat flame.err)"
+	grep -q '^main;work;qsort \[libc\.so\.6\];cmp [0-9]*$' folded.out ||
+		fail "$flags flame: $(cat folded.out)"
+	"$FTRAIL" flame -i t.dat -F folded -o folded.out 2>flame.err || fail "flame: $(cat flame.err)"
+	grep -q '^main;work;qsort;cmp [0-9]*$' folded.out || fail "$flags flame plain: $(cat folded.out)"
+	# flame --stacks: show's frames
+	"$FTRAIL" flame -i s.dat --stacks --sym-userobj -F folded -o folded.out 2>flame.err ||
+		fail "flame --stacks: $(cat flame.err)"
+	for f in $(echo "$frames" | sed 's/^ => //'); do
+		grep -qF "$f" folded.out || fail "$flags flame --stacks: no frame $f"
+	done
 	# export: a library call's entry names its library
 	"$FTRAIL" export -i t.dat --format chrome -o t.json 2>exp.err || fail "export: $(cat exp.err)"
 	grep -q '"name":"qsort","cat":"function","args":{"object":"libc.so.6"}' t.json ||
