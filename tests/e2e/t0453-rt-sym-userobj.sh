@@ -1,4 +1,4 @@
-# description: sym-userobj: library calls and user stack frames name their object in show, stacks, flame, report and export
+# description: sym-userobj: library calls and user stack frames name their object in show, stacks, flame, report, export and pprof
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -88,6 +88,17 @@ $want"
 	grep -q '"name":"qsort","cat":"function","args":{"object":"libc.so.6"}' t.json ||
 		fail "$flags export: $(grep -o '"name":"qsort"[^}]*}' t.json | head -n 2)"
 	grep -q '"name":"cmp","cat":"function"}' t.json || fail "$flags export: cmp has args"
+	# pprof: a library call's location is in its library's mapping
+	if command -v go >/dev/null 2>&1 && go tool pprof -h >/dev/null 2>&1; then
+		"$FTRAIL" export -i t.dat --format pprof -o t.pb.gz 2>exp.err || fail "pprof: $(cat exp.err)"
+		HOME=$PWD PPROF_BINARY_PATH=/nonexistent go tool pprof -raw t.pb.gz >raw.out 2>&1 ||
+			fail "go tool pprof: $(tail -n 3 raw.out)"
+		mlibc=$(sed -n 's|^\([0-9]*\): .*/libc\.so\.6 .*|\1|p' raw.out | head -n 1)
+		mlc=$(sed -n "s|^\\([0-9]*\\): .* $PWD/lc .*|\\1|p" raw.out | head -n 1)
+		[ -n "$mlibc" ] && [ -n "$mlc" ] || fail "$flags pprof mappings: $(cat raw.out)"
+		grep -q " M=$mlibc qsort " raw.out || fail "$flags pprof: qsort not in libc: $(grep qsort raw.out)"
+		grep -q " M=$mlc cmp " raw.out || fail "$flags pprof: cmp not in lc: $(grep cmp raw.out)"
+	fi
 	n=$((n + 1))
 done
 [ $n -ge 2 ] || fail "only $n of the instrumentations built"
