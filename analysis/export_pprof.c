@@ -183,6 +183,37 @@ static void load_modules(struct ctx *c, struct ft_reader *r)
  * starting at fstart (0: unknown); lookup: the address whose line to give
  * (a return address minus one for callers' frames).
  */
+/*
+ * A library call's location (fid a PLT import): in its library's mapping,
+ * at no address (the trace has the import's, in the caller's object, not
+ * the function's in the library), so pprof names the library; 0 when fid
+ * is not a library call or its library is not among pid's modules.
+ */
+static uint64_t lib_loc(struct ctx *c, uint32_t pid, uint32_t fid, const char *name)
+{
+	const char *lib = ft_trace_func_library(c->t, fid);
+	struct xmod *any = NULL;
+
+	if (!lib)
+		return 0;
+	for (size_t i = c->nmods; i-- > 0;) {
+		struct xmod *m = &c->mods[i];
+
+		if (strcmp(m->path, lib))
+			continue;
+		if (m->pid == pid) {
+			any = m;
+			break;
+		}
+		if (!any)
+			any = m;
+	}
+	if (!any)
+		return 0;
+	return ft_pprof_location(c->p, mod_mapping(c, any), 0,
+				 ft_pprof_function(c->p, name, NULL, 0), 0);
+}
+
 static uint64_t user_loc(struct ctx *c, uint32_t pid, uint64_t ip, uint64_t lookup,
 			 const char *name, uint64_t fstart)
 {
@@ -459,7 +490,9 @@ static int graph_write(struct ctx *c, struct graph *g)
 					snprintf(name, sizeof(name), "[unknown]");
 				else
 					ft_trace_func_name(c->t, fid, 0, name, sizeof(name));
-				fidloc[slot] = user_loc(c, s->pid, addr, addr, name, addr);
+				fidloc[slot] = lib_loc(c, s->pid, fid, name);
+				if (!fidloc[slot])
+					fidloc[slot] = user_loc(c, s->pid, addr, addr, name, addr);
 			}
 			if (n == cap) {
 				size_t nc = cap ? cap * 2 : 64;

@@ -349,6 +349,16 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 		ev.cat = "function";
 		ev.nargs = call_args(x, e, 0);
 		ev.args = x->args;
+		{
+			/* a library call names its library (sym-userobj's object) */
+			const char *lib = ft_trace_func_library(x->t, e->fid), *base;
+
+			if (lib) {
+				base = strrchr(lib, '/');
+				x->args[ev.nargs++] =
+					(struct ft_xarg){ "object", base ? base + 1 : lib };
+			}
+		}
 		if (emit(x, &ev))
 			return -1;
 		b->depth++;

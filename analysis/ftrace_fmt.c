@@ -822,23 +822,59 @@ plain:
 	ob_puts(f, ft_trace_func_name(f->t, fid, k, buf, sizeof(buf)));
 }
 
+/*
+ * sym-userobj: " [libc.so.6]", the file name of the object fid's code is
+ * in (a library call's: the library's, not the PLT of its caller).
+ */
+static void print_fid_object(struct ft_fmt *f, uint32_t fid)
+{
+	const char *obj, *b;
+
+	if (!OPT(f, SYM_USEROBJ) || !(obj = ft_trace_func_object(f->t, fid)))
+		return;
+	b = strrchr(obj, '/');
+	ob_printf(f, " [%s]", b ? b + 1 : obj);
+}
+
 static void print_sym_fid(struct ft_fmt *f, uint32_t fid)
 {
 	print_fid_name(f, fid, OPT(f, SYM_OFFSET));
+	print_fid_object(f, fid);
 	if (OPT(f, SYM_ADDR))
 		ob_printf(f, " <%016llx>", (unsigned long long)ft_trace_func_addr(f->t, fid));
 }
 
-/* function_graph names: "%ps", the sym-* options do not apply */
+/* function_graph names: "%ps", the sym-* options do not apply but sym-userobj */
 static void print_graph_fid(struct ft_fmt *f, uint32_t fid)
 {
 	print_fid_name(f, fid, 0);
+	print_fid_object(f, fid);
+}
+
+/*
+ * A user address as ftrace's seq_print_user_ip() prints it with
+ * sym-userobj: "/path/of/object[+0xoff]" (the offset from the object's
+ * load base), " <addr>" too with sym-addr.  Returns 0 when no module of
+ * the trace holds addr (nothing printed).
+ */
+static int print_userobj(struct ft_fmt *f, uint32_t pid, uint64_t addr)
+{
+	char buf[512];
+
+	if (ft_symbols_userobj(ft_trace_symbols(f->t), pid, addr, buf, sizeof(buf)))
+		return 0;
+	ob_puts(f, buf);
+	if (OPT(f, SYM_ADDR))
+		ob_printf(f, " <%016llx>", (unsigned long long)addr);
+	return 1;
 }
 
 static void print_sym_addr(struct ft_fmt *f, uint32_t pid, uint64_t addr)
 {
 	char buf[512];
 
+	if (OPT(f, SYM_USEROBJ) && print_userobj(f, pid, addr))
+		return;
 	ob_puts(f, ft_trace_addr_name_pid(f->t, pid, addr, OPT(f, SYM_OFFSET), buf, sizeof(buf)));
 	if (OPT(f, SYM_ADDR))
 		ob_printf(f, " <%016llx>", (unsigned long long)addr);
@@ -1389,8 +1425,10 @@ static void kstack_lines(struct ft_fmt *f, const struct ft_kevent *ke, int user)
 			continue;
 		}
 		if (user) {
-			/* seq_print_user_ip() without sym-userobj */
-			ob_printf(f, " <%016llx>\n", (unsigned long long)ips[i]);
+			/* seq_print_user_ip(): the object with sym-userobj, else " <addr>" */
+			if (!OPT(f, SYM_USEROBJ) || !print_userobj(f, (uint32_t)ke->pid, ips[i]))
+				ob_printf(f, " <%016llx>", (unsigned long long)ips[i]);
+			ob_putc(f, '\n');
 			continue;
 		}
 		f->kops.sym(f->kev, ips[i], OPT(f, SYM_OFFSET), sym, sizeof(sym));

@@ -232,6 +232,15 @@ const char *ft_trace_func_name(const struct ft_trace *t, uint32_t fid, int sym_o
 const char *ft_trace_addr_name(const struct ft_trace *t, uint64_t addr, int sym_offset, char *buf,
 			       size_t len);
 
+/*
+ * Path of the object fid's code is in: a library call's library (the
+ * PLT import's target), else the object that holds fid; NULL when the
+ * trace does not say.  Valid while t is open.
+ */
+const char *ft_trace_func_object(const struct ft_trace *t, uint32_t fid);
+/* The library of a library call (fid a PLT import), else NULL. */
+const char *ft_trace_func_library(const struct ft_trace *t, uint32_t fid);
+
 /* The same for an address seen in process pid (its own modules first). */
 const char *ft_trace_addr_name_pid(const struct ft_trace *t, uint32_t pid, uint64_t addr,
 				   int sym_offset, char *buf, size_t len);

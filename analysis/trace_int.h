@@ -104,6 +104,7 @@ struct task {
 struct func {
 	uint64_t addr;
 	uint32_t module;
+	uint32_t lib; /* a library call: 1 + the defining library's module index, else 0 */
 };
 
 struct ft_trace {

@@ -237,6 +237,8 @@ static int load_funcs(struct ft_trace *t, char *err, size_t errlen)
 		for (uint32_t k = 0; k < n; k++) {
 			t->funcs[s->id + k].addr = rd64(p + 4 + k * 16);
 			t->funcs[s->id + k].module = rd32(p + 4 + k * 16 + 8);
+			t->funcs[s->id + k].lib = (rd32(p + 4 + k * 16 + 12) >> FT_FUNC_LIB_SHIFT) &
+						  FT_FUNC_LIB_MASK;
 		}
 		free(p);
 	}
@@ -736,6 +738,22 @@ const char *ft_trace_addr_name_pid(const struct ft_trace *t, uint32_t pid, uint6
 {
 	ft_symbols_resolve_pid(t->syms, pid, addr, sym_offset, buf, len);
 	return buf;
+}
+
+const char *ft_trace_func_library(const struct ft_trace *t, uint32_t fid)
+{
+	if (fid >= t->nr_funcs || !t->funcs[fid].lib)
+		return NULL;
+	return ft_symbols_module_path(t->syms, t->funcs[fid].lib - 1);
+}
+
+const char *ft_trace_func_object(const struct ft_trace *t, uint32_t fid)
+{
+	const char *lib = ft_trace_func_library(t, fid);
+
+	if (lib || fid >= t->nr_funcs)
+		return lib;
+	return ft_symbols_module_path(t->syms, t->funcs[fid].module);
 }
 
 const char *ft_trace_func_name(const struct ft_trace *t, uint32_t fid, int sym_offset, char *buf,

@@ -67,14 +67,24 @@ if have_callgrind; then
 	VG="valgrind --tool=callgrind --callgrind-out-file=$W/cg.%p"
 	# the traced program under valgrind, the recorder outside it
 	vgft() { "$FTRAIL" record -q -o "$W/t.dat" "$@"; }
+	# -pg's profiling timer (SIGPROF) sometimes ends valgrind before it
+	# writes its counts, more often on a loaded machine: up to 3 tries
+	icount3() {
+		local v i
+		for i in 1 2 3; do
+			v=$(icount "$@")
+			[ -n "$v" ] && break
+		done
+		echo "$v"
+	}
 	i_base=$(icount $VG "$W/plain" $NI)
 	declare -A I
-	I[ftrail]=$(icount vgft -- $VG "$W/pg" $NI)
-	I[ftrail_other_spec]=$(icount vgft -A 'never_called@arg1' -- $VG "$W/pg" $NI)
-	I[ftrail_args_ret]=$(icount vgft "${A_FT[@]}" -- $VG "$W/pg" $NI)
+	I[ftrail]=$(icount3 vgft -- $VG "$W/pg" $NI)
+	I[ftrail_other_spec]=$(icount3 vgft -A 'never_called@arg1' -- $VG "$W/pg" $NI)
+	I[ftrail_args_ret]=$(icount3 vgft "${A_FT[@]}" -- $VG "$W/pg" $NI)
 	if [ $have_uftrace = 1 ]; then
-		I[uftrace]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" $NI)
-		I[uftrace_args_ret]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "${A_UFT[@]}" "$W/pg" $NI)
+		I[uftrace]=$(icount3 $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" $NI)
+		I[uftrace_args_ret]=$(icount3 $VG --trace-children=yes uftrace record -d "$W/uft.i" "${A_UFT[@]}" "$W/pg" $NI)
 	fi
 	icount_table $((3 * NI)) 20 ftrail ftrail_other_spec ftrail_args_ret uftrace uftrace_args_ret
 	echo "instr ratio ftrail_other_spec/ftrail          $(ratio "${I[ftrail_other_spec]}" "${I[ftrail]}")"

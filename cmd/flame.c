@@ -52,7 +52,10 @@ const char cmd_flame_usage[] =
 			  "  --inverted         icicle graph: roots at the top\n"
 			  "  --unit NAME        name of the weight for --from-folded (default samples;\n"
 			  "                     'ns' shows weights as times)\n"
-			  "  --max-memory MB    memory for aggregating stacks (default 256)\n";
+			  "  --max-memory MB    memory for aggregating stacks (default 256)\n"
+			  "  --sym-userobj      --graph: a library call's frame names its library\n"
+			  "                     (malloc [libc.so.6]); --stacks: user frames as\n"
+			  "                     /path/of/object[+0xoffset], as ftrace's sym-userobj\n";
 
 enum {
 	OPT_GRAPH = 256,
@@ -67,6 +70,7 @@ enum {
 	OPT_INVERTED,
 	OPT_UNIT,
 	OPT_MAXMEM,
+	OPT_USEROBJ,
 };
 
 static const struct option long_opts[] = {
@@ -86,6 +90,7 @@ static const struct option long_opts[] = {
 	{ "inverted", no_argument, NULL, OPT_INVERTED },
 	{ "unit", required_argument, NULL, OPT_UNIT },
 	{ "max-memory", required_argument, NULL, OPT_MAXMEM },
+	{ "sym-userobj", no_argument, NULL, OPT_USEROBJ },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -129,11 +134,25 @@ static void read_folded(struct ft_folded *f, const char *path)
 		       strcmp(path, "-") ? path : "stdin");
 }
 
+/* --sym-userobj: library calls and user frames name their object */
+static int userobj;
+
 struct graph_ctx {
 	struct ft_graphfold *g;
 	uint64_t last; /* latest timestamp seen */
 	int err;
 };
+
+/* ev's name, with its library's for a library call under --sym-userobj (buf) */
+static const char *graph_name(const struct ft_xevent *ev, char *buf, size_t len)
+{
+	for (size_t i = 0; userobj && i < ev->nargs; i++)
+		if (!strcmp(ev->args[i].key, "object") && ev->args[i].value) {
+			snprintf(buf, len, "%s [%s]", ev->name, ev->args[i].value);
+			return buf;
+		}
+	return ev->name;
+}
 
 /* function_graph entries/exits -> self time per stack. */
 static int graph_event(const struct ft_xevent *ev, void *arg)
@@ -142,9 +161,12 @@ static int graph_event(const struct ft_xevent *ev, void *arg)
 
 	if (ev->ts > gc->last)
 		gc->last = ev->ts;
-	if (ev->type == FT_XEV_ENTRY)
-		gc->err = ft_graphfold_entry(gc->g, ev->tid, NULL, ev->name, ev->ts);
-	else if (ev->type == FT_XEV_EXIT)
+	if (ev->type == FT_XEV_ENTRY) {
+		char buf[600];
+
+		gc->err = ft_graphfold_entry(gc->g, ev->tid, NULL, graph_name(ev, buf, sizeof(buf)),
+					     ev->ts);
+	} else if (ev->type == FT_XEV_EXIT)
 		gc->err = ft_graphfold_exit(gc->g, ev->tid, ev->ts);
 	return gc->err;
 }
@@ -198,7 +220,8 @@ static void add_stack(struct ft_folded *f, struct ft_trace *t, struct ft_kevents
 			else
 				snprintf(buf, sizeof(buf), "0x%llx_[k]",
 					 (unsigned long long)u->ips[i]);
-		} else {
+		} else if (!userobj || ft_symbols_userobj(ft_trace_symbols(t), 0, u->ips[i], buf,
+							  sizeof(buf))) {
 			ft_trace_addr_name(t, u->ips[i], 0, buf, sizeof(buf));
 		}
 		names[i] = ft_strdup(buf);
@@ -384,6 +407,9 @@ int cmd_flame(int argc, char **argv)
 				ft_die("--minwidth wants pixels in [0,1000], not '%s'", optarg);
 			break;
 		}
+		case OPT_USEROBJ:
+			userobj = 1;
+			break;
 		case OPT_INVERTED:
 			o.inverted = 1;
 			break;

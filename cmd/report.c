@@ -28,7 +28,7 @@
 #include "core/util.h"
 
 const char cmd_report_usage[] =
-	"usage: ftrail report [-i FILE] [-s total|self|calls|name]\n"
+	"usage: ftrail report [-i FILE] [-s total|self|calls|name|object] [--object]\n"
 	"\n"
 	"Per-function total time, self time and number of calls, like uftrace\n"
 	"report.  Times come from function_graph entries and exits; recursion is\n"
@@ -36,7 +36,10 @@ const char cmd_report_usage[] =
 	"tracer show their calls only.\n"
 	"\n"
 	"  -i FILE          trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
-		"    ") "  -s KEY           sort by total (default), self, calls or name\n"
+		"    ") "  -s KEY           sort by total (default), self, calls, name or object\n"
+			"  --object         an Object column: the file name of the object each\n"
+			"                   function's code is in (a library call: its library's,\n"
+			"                   as show -O sym-userobj); -s object implies it\n"
 			"  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
 			"                   fpargN) or of the return value (retval), for the calls\n"
 			"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
@@ -46,6 +49,7 @@ struct fstat {
 	uint64_t total, self, calls;
 	int timed;
 	char *name;
+	const char *obj; /* --object: the object's file name ("?": unknown) */
 };
 
 struct frame {
@@ -379,10 +383,30 @@ static int cmp_stat(const void *a, const void *b)
 		if (x->calls != y->calls)
 			return x->calls > y->calls ? -1 : 1;
 		break;
+	case 4: {
+		int o = strcmp(x->obj, y->obj);
+
+		if (o)
+			return o;
+		if (x->total != y->total)
+			return x->total > y->total ? -1 : 1;
+		break;
+	}
 	default:
 		break;
 	}
 	return strcmp(x->name, y->name);
+}
+
+/* The file name of fid's object (report --object), "?" when the trace does not say. */
+static const char *object_of(struct ft_trace *t, uint32_t fid)
+{
+	const char *o = ft_trace_func_object(t, fid), *b;
+
+	if (!o)
+		return "?";
+	b = strrchr(o, '/');
+	return b ? b + 1 : o;
 }
 
 /* uftrace's time cell: "150.829 us", "1.234 ms", "2.000  s"; blank when untimed. */
@@ -416,6 +440,7 @@ int cmd_report(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "by-arg", required_argument, NULL, 'B' },
+		{ "object", no_argument, NULL, 'b' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
@@ -424,7 +449,7 @@ int cmd_report(int argc, char **argv)
 	struct fstat *out;
 	size_t n = 0;
 	char err[1024];
-	int c;
+	int c, objects = 0;
 
 	while ((c = getopt_long(argc, argv, ":i:s:B:", longopts, NULL)) != -1) {
 		switch (c) {
@@ -440,9 +465,15 @@ int cmd_report(int argc, char **argv)
 				sort_key = 2;
 			else if (!strcmp(optarg, "name") || !strcmp(optarg, "func"))
 				sort_key = 3;
+			else if (!strcmp(optarg, "object"))
+				sort_key = 4, objects = 1;
 			else
-				ft_die("report: unknown sort key '%s' (total, self, calls or name)",
+				ft_die("report: unknown sort key '%s' (total, self, calls, name or "
+				       "object)",
 				       optarg);
+			break;
+		case 'b':
+			objects = 1;
 			break;
 		case 'B':
 			if (!*optarg || strpbrk(optarg, " ,=/@"))
@@ -475,6 +506,7 @@ int cmd_report(int argc, char **argv)
 			continue;
 		out[n] = r.fs[i];
 		out[n].name = ft_strdup(ft_trace_func_name(t, (uint32_t)i, 0, name, sizeof(name)));
+		out[n].obj = object_of(t, (uint32_t)i);
 		n++;
 	}
 	for (size_t i = 0; i < r.nr_xr; i++) {
@@ -487,24 +519,34 @@ int cmd_report(int argc, char **argv)
 			snprintf(row, sizeof(row), "%s(%s=%s)", name, r.by, r.xval[i]);
 		out[n] = r.xr[i];
 		out[n].name = ft_strdup(row);
+		out[n].obj = object_of(t, r.xr[i].fid);
 		n++;
 		free(r.xval[i]);
 	}
 	if (r.unknown.calls) {
 		out[n] = r.unknown;
 		out[n].name = ft_strdup("?");
+		out[n].obj = "?";
 		n++;
 	}
 	qsort(out, n, sizeof(*out), cmp_stat);
-	printf("  Total time   Self time       Calls  Function\n");
-	printf("  ==========  ==========  ==========  ====================\n");
+	if (objects) {
+		printf("  Total time   Self time       Calls  Object                Function\n");
+		printf("  ==========  ==========  ==========  ====================  "
+		       "====================\n");
+	} else {
+		printf("  Total time   Self time       Calls  Function\n");
+		printf("  ==========  ==========  ==========  ====================\n");
+	}
 	for (size_t i = 0; i < n; i++) {
 		char tot[32], self[32];
 
 		time_cell(tot, sizeof(tot), out[i].total, out[i].timed);
 		time_cell(self, sizeof(self), out[i].self, out[i].timed);
-		printf("  %10s  %10s  %10llu  %s\n", tot, self, (unsigned long long)out[i].calls,
-		       out[i].name);
+		printf("  %10s  %10s  %10llu  ", tot, self, (unsigned long long)out[i].calls);
+		if (objects)
+			printf("%-20s  ", out[i].obj);
+		printf("%s\n", out[i].name);
 		free(out[i].name);
 	}
 	if (ft_trace_nr_lost(t))

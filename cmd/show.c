@@ -57,7 +57,8 @@ const char cmd_show_usage[] =
 	"\n"
 	"  -i FILE            trace file (default ./ftrail.dat)\n" FT_NO_DEMANGLE_HELP(
 		"      ") "  -O [no]OPTION      display option, on top of those recorded; one of\n"
-			  "                     print-parent sym-offset sym-addr latency-format raw hex\n"
+			  "                     print-parent sym-offset sym-addr sym-userobj\n"
+			  "                     latency-format raw hex\n"
 			  "                     funcgraph-proc funcgraph-abstime funcgraph-duration\n"
 			  "                     funcgraph-cpu funcgraph-overhead funcgraph-tail\n"
 			  "                     funcgraph-args funcgraph-retval expand-stacks\n"
@@ -65,6 +66,9 @@ const char cmd_show_usage[] =
 			  "                     record captured (-A, --retval, -O funcgraph-args), as\n"
 			  "                     func(a=1, s=\"x\") { ... } /* func = 0x1 */; on when\n"
 			  "                     they were captured\n"
+			  "                     sym-userobj: each function names its object\n"
+			  "                     (malloc [libc.so.6]), user stack frames print as\n"
+			  "                     /path/of/object[+0xoffset], as ftrace's\n"
 			  "                     raw: 'tid cpu ts_ns' then numbers ('ip parent_ip'),\n"
 			  "                     hex: the same in hexadecimal, as ftrace's raw and hex\n"
 			  "                     options (the function_graph layout ignores them)\n"
@@ -91,7 +95,7 @@ const char cmd_show_usage[] =
 	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
 	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
 	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) | FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | \
-	 FT_OPT(HEX))
+	 FT_OPT(HEX) | FT_OPT(SYM_USEROBJ))
 
 /* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
 static const struct ft_fmt_kops kops = {

@@ -26,7 +26,7 @@
 
 const char cmd_stacks_usage[] =
 	"usage: ftrail stacks [-i FILE] [-e EVENT]... [--top N] [--format text|folded]\n"
-	"                     [--user|--kernel]\n"
+	"                     [--user|--kernel] [--sym-userobj]\n"
 	"\n"
 	"Unique stacks with the number of events that had them, most frequent first,\n"
 	"as bpftrace prints @[kstack()] = count():\n"
@@ -48,13 +48,16 @@ const char cmd_stacks_usage[] =
 		      "                 (flame graph input; --folded, the old spelling, still works\n"
 		      "                 with a warning)\n"
 		      "  --kernel       only kernel stacks\n"
-		      "  --user         only user stacks\n";
+		      "  --user         only user stacks\n"
+		      "  --sym-userobj  user frames as /path/of/object[+0xoffset] (the offset\n"
+		      "                 from its load base), as ftrace's sym-userobj option\n";
 
 enum {
 	OPT_TOP = 256,
 	OPT_FOLDED,
 	OPT_USER,
-	OPT_KERNEL
+	OPT_KERNEL,
+	OPT_USEROBJ
 };
 
 static const struct option long_options[] = {
@@ -64,6 +67,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'F' },
 	{ "user", no_argument, NULL, OPT_USER },
 	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "sym-userobj", no_argument, NULL, OPT_USEROBJ },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -122,6 +126,7 @@ static void add(struct ft_stackset *s, char kind, const uint64_t *ips, uint32_t 
 struct printer {
 	struct ft_kevents *k;
 	struct ft_trace *t;
+	int userobj; /* --sym-userobj */
 };
 
 /* Frame text: "sym+off" (decimal offset, as bpftrace) or the bare name. */
@@ -139,6 +144,8 @@ static void frame(struct printer *p, char kind, uint64_t ip, int with_off, char 
 			return;
 		}
 	} else if (kind == 'u' && p->t) {
+		if (p->userobj && !ft_symbols_userobj(ft_trace_symbols(p->t), 0, ip, buf, len))
+			return;
 		ft_trace_addr_name(p->t, ip, 0, buf, len);
 		if (strncmp(buf, "0x", 2))
 			return;
@@ -184,6 +191,9 @@ int cmd_stacks(int argc, char **argv)
 			break;
 		case OPT_KERNEL:
 			want_user = 0;
+			break;
+		case OPT_USEROBJ:
+			pr.userobj = 1;
 			break;
 		case 'h':
 			fputs(cmd_stacks_usage, stdout);

@@ -194,7 +194,17 @@ int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *o
 	out->glob = s;
 	out->glob_len = p;
 	p++;
+	/* the register locations: vector (xmm0-7, double by default), integer */
+	static const struct {
+		const char *prefix, *what;
+		long max;
+		uint8_t loc, fmt;
+	} regs[] = {
+		{ "fparg", "", 8, FT_AL_FP, FT_AF_F64 },
+		{ "arg", " (integer registers)", 6, FT_AL_INT, FT_AF_I64 },
+	};
 	for (;;) {
+		const typeof(regs[0]) *reg;
 		struct ft_arg_item it;
 		long n;
 
@@ -213,22 +223,18 @@ int ft_argspec_parse(const char *s, size_t len, int which, struct ft_arg_spec *o
 			p = at;
 		}
 		at = p;
-		if (starts(s, len, p, "fparg")) {
-			p += 5;
+		reg = starts(s, len, p, "fparg") ? &regs[0]
+		      : starts(s, len, p, "arg") ? &regs[1]
+						 : NULL;
+		if (reg) {
+			p += strlen(reg->prefix);
 			n = number(s, len, &p);
-			if (n < 1 || n > 8)
-				FAIL(at + 5, "fparg number must be 1..8");
-			it.loc = FT_AL_FP;
+			if (n < 1 || n > reg->max)
+				FAIL(at + strlen(reg->prefix), "%s number must be 1..%ld%s",
+				     reg->prefix, reg->max, reg->what);
+			it.loc = reg->loc;
 			it.idx = (uint8_t)(n - 1);
-			it.fmt = FT_AF_F64;
-		} else if (starts(s, len, p, "arg")) {
-			p += 3;
-			n = number(s, len, &p);
-			if (n < 1 || n > 6)
-				FAIL(at + 3, "arg number must be 1..6 (integer registers)");
-			it.loc = FT_AL_INT;
-			it.idx = (uint8_t)(n - 1);
-			it.fmt = FT_AF_I64;
+			it.fmt = reg->fmt;
 		} else if (starts(s, len, p, "retval")) {
 			p += 6;
 			it.loc = FT_AL_RET;

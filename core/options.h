@@ -34,7 +34,8 @@
 	X(block, BLOCK, 1, 'R')                       \
 	X(libcall, LIBCALL, 1, 'R')                   \
 	X(funcgraph-args, FUNCGRAPH_ARGS, 0, 'R')     \
-	X(funcgraph-retval, FUNCGRAPH_RETVAL, 0, 'R')
+	X(funcgraph-retval, FUNCGRAPH_RETVAL, 0, 'R') \
+	X(sym-userobj, SYM_USEROBJ, 0, 'D')
 
 /* clang-format on */
 enum ft_option_bit {

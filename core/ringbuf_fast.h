@@ -35,50 +35,37 @@
 #include "core/ringbuf.h"
 
 /*
- * Commit one record word at level 0 (thread context, no write in progress
- * on this thread): word | delta << 2, delta = now - the level's previous
- * record time, which must be <= dmax (FT_REC_EDELTA_MAX for an ENTRY word
- * built with delta 0, FT_REC_XDELTA_MAX for an EXIT).  ddepth: +1 for an
- * entry, -1 for an exit (the level's function_graph depth, kept as
- * ft_rb_entry/ft_rb_exit keep it: an exit never takes it below 0).
- * Returns 0 when committed, -1 when the caller must use the general writer
- * (nothing was written and no counter moved): a write in progress that we
- * interrupt (a signal handler's hook: the general writer goes one level
- * up), no slot, no page yet or no room in it, a delta too large, or a
- * snapshot swap to follow.  Level 0 only, so that every access is at a
- * fixed offset of the thread's TLS block.  Async-signal-safe.
+ * Reserve, at level 0 (thread context, no write in progress on this
+ * thread), room for a record of 1 + nx words whose first word takes a
+ * time delta of at most dmax (FT_REC_EDELTA_MAX for an ENTRY word built
+ * with delta 0, FT_REC_XDELTA_MAX for an EXIT) and whose nx more words are
+ * an attachment that takes its time (FT_EXT_ARGS after an ENTRY,
+ * FT_EXT_RETVAL after an EXIT, as ft_rb_entry_ext() / ft_rb_exit_ext()
+ * write them; nx <= ft_rb_max_words() - 1).  Returns where to write the
+ * words, with *delta the time delta to put in the first one, and the
+ * writer open: the caller writes the 1 + nx words and calls
+ * ft_rb_fast_commit(), calling nothing in between.  Returns NULL when the
+ * caller must use the general writer (nothing was written and no counter
+ * moved): a write in progress that we interrupt (a signal handler's hook:
+ * the general writer goes one level up), no slot, no page yet or no room
+ * in it, a delta too large, or a snapshot swap to follow.  Level 0 only,
+ * so that every access is at a fixed offset of the thread's TLS block.
+ * Async-signal-safe.
  */
-static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread *t, uint32_t word,
-							     uint32_t x0, uint32_t x1, uint32_t nx,
-							     uint64_t now, uint64_t dmax,
-							     int ddepth);
-
-static inline __attribute__((always_inline)) int
-ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dmax, int ddepth)
-{
-	return ft_rb__fast(t, word, 0, 0, 0, now, dmax, ddepth);
-}
-
-/*
- * ft_rb_fast_word's record word followed by nx (0 or 2, a constant) more
- * words x0, x1 that take the record's time: a one-word attachment
- * (FT_EXT_STACK_ID after an ENTRY).  One event, committed at once, as
- * ft_rb_entry_ext() writes it.
- */
-static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread *t, uint32_t word,
-							     uint32_t x0, uint32_t x1, uint32_t nx,
-							     uint64_t now, uint64_t dmax,
-							     int ddepth)
+static inline __attribute__((always_inline)) uint32_t *ft_rb_fast_reserve(struct ft_rb_thread *t,
+									  uint32_t nx, uint64_t now,
+									  uint64_t dmax,
+									  uint32_t *delta)
 {
 	struct ft_rb_wlevel *w = &t->lv[0];
 	struct ft_rb_slot *s = t->slot;
 	struct ft_rb_area *a;
 	struct ft_page *pg;
-	uint32_t off, cnt;
+	uint32_t off;
 	uint64_t d;
 
 	if (__builtin_expect(t->nest != 0 || !s, 0))
-		return -1;
+		return NULL;
 	a = t->area;
 	/* begin: ft_rb_begin's order (nest, then busy, then snap_gen) */
 	t->nest = 1;
@@ -99,21 +86,32 @@ static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread
 		t->nest = 0;
 		ft_barrier();
 		__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE); /* ft_rb__leave */
-		return -1;
+		return NULL;
 	}
-	/* ft_rb_reserve + ft_rb_commit, one word */
-	((uint32_t *)(pg + 1))[off / 4] = word | (uint32_t)d << 2;
-	if (nx) {
-		((uint32_t *)(pg + 1))[off / 4 + 1] = x0;
-		((uint32_t *)(pg + 1))[off / 4 + 2] = x1;
-	}
+	*delta = (uint32_t)d;
+	return (uint32_t *)(pg + 1) + off / 4;
+}
+
+/*
+ * Publish the 1 + nx words written where ft_rb_fast_reserve() said, as one
+ * event at time now, and close the writer.  ddepth: +1 for an entry, -1
+ * for an exit (the level's function_graph depth, kept as ft_rb_entry /
+ * ft_rb_exit keep it: an exit never takes it below 0).
+ */
+static inline __attribute__((always_inline)) void
+ft_rb_fast_commit(struct ft_rb_thread *t, uint32_t nx, uint64_t now, int ddepth)
+{
+	struct ft_rb_wlevel *w = &t->lv[0];
+	struct ft_rb_slot *s = t->slot;
+	uint32_t off = w->off + 4 + 4 * nx, cnt;
+
 	w->last_ts = now;
-	w->off = off + 4 + 4 * nx;
+	w->off = off;
 	cnt = w->count + 1;
 	w->count = cnt;
 	__atomic_store_n(w->nev, cnt, __ATOMIC_RELAXED); /* ordered by the release below */
 	/* release: a reader that acquires size sees the words (ringbuf.h, ft_page.size) */
-	__atomic_store_n(&pg->size, off + 4 + 4 * nx, __ATOMIC_RELEASE);
+	__atomic_store_n(&w->page->size, off, __ATOMIC_RELEASE);
 	if (ddepth > 0)
 		w->depth++;
 	else
@@ -124,10 +122,26 @@ static inline __attribute__((always_inline)) int ft_rb__fast(struct ft_rb_thread
 	ft_barrier();
 	/*
 	 * release (ft_rb__leave): every commit happens-before the recorder's
-	 * acquire of busy.  s, not t->slot reloaded: only this thread's exit
-	 * (never a handler that returns to us) detaches the slot.
+	 * acquire of busy.  s is t->slot as reserve saw it: only this thread's
+	 * exit (never a handler that returns to us) detaches the slot.
 	 */
 	__atomic_store_n(&s->busy, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Commit one record word at level 0: word | delta << 2 (see
+ * ft_rb_fast_reserve() for dmax, ddepth and when the caller must use the
+ * general writer).  Returns 0 when committed, -1 when nothing was written.
+ */
+static inline __attribute__((always_inline)) int
+ft_rb_fast_word(struct ft_rb_thread *t, uint32_t word, uint64_t now, uint64_t dmax, int ddepth)
+{
+	uint32_t d, *p = ft_rb_fast_reserve(t, 0, now, dmax, &d);
+
+	if (__builtin_expect(!p, 0))
+		return -1;
+	p[0] = word | d << 2;
+	ft_rb_fast_commit(t, 0, now, ddepth);
 	return 0;
 }
 
@@ -149,12 +163,17 @@ static inline __attribute__((always_inline)) int ft_rb_fast_entry(struct ft_rb_t
 static inline __attribute__((always_inline)) int
 ft_rb_fast_entry_ext1(struct ft_rb_thread *t, uint32_t fid, uint64_t now, uint32_t type, uint32_t v)
 {
-	if (__builtin_expect(fid <= FT_REC_FID_MAX, 1) &&
-	    __builtin_expect(!ft_rb__fast(t, ft_rec_entry(fid, 0), ft_rec_ext(type, 1, 0), v, 2,
-					  now, FT_REC_EDELTA_MAX, 1),
-			     1))
-		return 0;
-	return ft_rb_entry_ext(t, fid, now, type, &v, 4);
+	uint32_t d, *p = NULL;
+
+	if (__builtin_expect(fid <= FT_REC_FID_MAX, 1))
+		p = ft_rb_fast_reserve(t, 2, now, FT_REC_EDELTA_MAX, &d);
+	if (__builtin_expect(!p, 0))
+		return ft_rb_entry_ext(t, fid, now, type, &v, 4);
+	p[0] = ft_rec_entry(fid, d);
+	p[1] = ft_rec_ext(type, 1, 0);
+	p[2] = v;
+	ft_rb_fast_commit(t, 2, now, 1);
+	return 0;
 }
 
 /* function_graph exit at now: fast, else ft_rb_exit. */

@@ -65,6 +65,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/tracefile.h"
+
 #define FT_SESSION_MAGIC 0x53525446u /* "FTRS" little endian */
 #define FT_SESSION_VERSION 4
 #define FT_SESSION_ENV_FD "FTRAIL_SHM_FD"
@@ -164,6 +166,7 @@ struct ft_session_ctl {
 #define FT_SFUNC_VALID 0x80000000u
 #define FT_SFUNC_PATCHED 0x1u /* a run-time patched site */
 #define FT_SFUNC_CYG 0x2u     /* seen through -finstrument-functions */
+/* FT_FUNC_LIB_SHIFT, FT_FUNC_LIB_MASK (tracefile.h): a library call's library */
 struct ft_session_func {
 	uint64_t addr;	 /* absolute entry address in the traced process */
 	uint32_t module; /* index into the module table */

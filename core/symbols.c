@@ -674,6 +674,17 @@ static const char *sym_name(struct ft_symtab *st, const struct ft_sym *sym)
 	return st->demangled[i];
 }
 
+/* ftrace's sym-userobj shape: the object and the offset in it, else the address */
+static int print_userobj(const struct module *m, uint64_t ip, char *buf, size_t len)
+{
+	if (m && m->path) {
+		snprintf(buf, len, "%s[+0x%llx]", m->path, (unsigned long long)(ip - m->base));
+		return 0;
+	}
+	snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+	return -1;
+}
+
 static int resolve(const struct ft_symbols *s, uint32_t pid, size_t only, uint64_t ip,
 		   int with_offset, char *buf, size_t len)
 {
@@ -683,12 +694,7 @@ static int resolve(const struct ft_symbols *s, uint32_t pid, size_t only, uint64
 	const char *name;
 
 	if (!sym) {
-		/* like ftrace's sym-userobj: the object and the offset in it */
-		if (m && m->path)
-			snprintf(buf, len, "%s[+0x%llx]", m->path,
-				 (unsigned long long)(ip - m->base));
-		else
-			snprintf(buf, len, "0x%llx", (unsigned long long)ip);
+		print_userobj(m, ip, buf, len);
 		return -1;
 	}
 	name = sym_name(m ? m->st : s->kernel, sym);
@@ -710,6 +716,16 @@ int ft_symbols_resolve_module(const struct ft_symbols *s, size_t index, uint64_t
 			      int with_offset, char *buf, size_t len)
 {
 	return resolve(s, 0, index, ip, with_offset, buf, len);
+}
+
+int ft_symbols_userobj(const struct ft_symbols *s, uint32_t pid, uint64_t ip, char *buf, size_t len)
+{
+	return print_userobj(find_module(s, pid, SIZE_MAX, ip), ip, buf, len);
+}
+
+const char *ft_symbols_module_path(const struct ft_symbols *s, size_t index)
+{
+	return s && index < s->nr ? s->mods[index].path : NULL;
 }
 
 int ft_symbols_resolve(const struct ft_symbols *s, uint64_t ip, int with_offset, char *buf,

@@ -164,4 +164,17 @@ int ft_symbols_resolve_pid(const struct ft_symbols *s, uint32_t pid, uint64_t ip
 int ft_symbols_resolve_module(const struct ft_symbols *s, size_t index, uint64_t ip,
 			      int with_offset, char *buf, size_t len);
 
+/*
+ * ip as ftrace's sym-userobj prints a user address: "/path/of/object[+0xoff]",
+ * the offset from the object's load base (so it reads the same whatever
+ * the address-space layout), looking at pid's modules first as
+ * ft_symbols_resolve_pid().  Returns 0, or -1 when no module holds ip: buf
+ * then holds "0x<ip>".
+ */
+int ft_symbols_userobj(const struct ft_symbols *s, uint32_t pid, uint64_t ip, char *buf,
+		       size_t len);
+
+/* Path of the module added index-th (0-based), or NULL. */
+const char *ft_symbols_module_path(const struct ft_symbols *s, size_t index);
+
 #endif

@@ -34,7 +34,8 @@
  *   FUNCS     u32 count, then count x { u64 addr; u32 module; u32 flags }:
  *             fid -> absolute address in the traced process, and the index
  *             of its MODULES line (for offline symbolisation); section id =
- *             the fid of the first entry (chunks cover consecutive fids)
+ *             the fid of the first entry (chunks cover consecutive fids);
+ *             flags: FT_FUNC_LIB_* below
  *   SYMTAB    per module (section id = module index): u32 count, then
  *             count x { u64 offset; u32 size; u32 name_off }, then a string
  *             table; offsets are relative to the module's load bias
@@ -66,6 +67,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+/*
+ * FUNCS flags of a library call (a PLT import hooked at its GOT slot),
+ * whose addr and module are the import's, in the calling object: bits
+ * 8..30 hold 1 + the MODULES index of the library that defines the
+ * function (0: not known), for the readers' sym-userobj.
+ */
+#define FT_FUNC_LIB_SHIFT 8
+#define FT_FUNC_LIB_MASK 0x7fffffu
 
 #define FT_FILE_MAGIC "FTRAIL\r\n"
 #define FT_FILE_VERSION 2

@@ -6,8 +6,12 @@
  * Control path (rt.lock held): rt_args_parse() copies the session's spec
  * text and parses it; rt_args_eval() picks a function's lines (the last
  * matching line with arguments, the last with a return value) and returns
- * the RF_ARGS / RF_RETVAL flags that send its calls to the general path --
- * every other function keeps the fast paths and its 8 bytes per call.
+ * the RF_ARGS / RF_RETVAL flags -- every other function keeps the
+ * assembly fast paths and its 8 bytes per call.  A line whose items are
+ * all integer registers also gets a plan (struct rt_argplan: its record
+ * words but the values, computed here once), which the hooks' C fast path
+ * follows with no lookup and no call (hooks.c, fast_entry / fast_exit);
+ * strings, floats, structs and --filter take the general path below.
  *
  * Hook path: rt_args_capture() / rt_retval_capture() encode the values
  * from the registers the trampolines saved.  No allocation, no lock; the
@@ -44,6 +48,7 @@
 #include "core/argspec.h"
 #include "core/filter.h"
 #include "core/glob.h"
+#include "core/record.h"
 #include "runtime/rt.h"
 
 /* A spec line as the hooks use it. */
@@ -59,6 +64,8 @@ struct rt_cap {
 	struct rt_cap_item args[FT_ARG_MAX];
 	struct rt_cap_item ret;
 	const char *line; /* the line (NUL-terminated), for filters' field names */
+	/* the same items for the hooks' fast path (rt_args_plan); n = 0: none */
+	struct rt_argplan aplan, rplan;
 };
 
 struct rt_flt {
@@ -80,6 +87,41 @@ static struct {
 	struct ft_filter *f;
 } fcache[RT_FCACHE];
 static uint32_t nr_fcache, parse_gen;
+
+/*
+ * The fast path's plan of items it (n of them, of record type type), when
+ * every one is an integer register: the head words and the record's EXT
+ * word computed here once, so that the hook only copies registers.  Else
+ * p->n stays 0 and the general path (put_item) captures them.
+ */
+static void plan_items(struct rt_argplan *p, const struct rt_cap_item *it, uint32_t n,
+		       uint32_t type)
+{
+	uint32_t nw = 0;
+
+	p->n = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		int ret = it[i].loc == FT_AL_RET;
+
+		if (!it[i].w || (it[i].loc != FT_AL_INT && !ret) || it[i].fmt == FT_AF_F32 ||
+		    it[i].fmt == FT_AF_F64)
+			return;
+		p->head[i] = ft_arg_head(it[i].fmt, it[i].loc, it[i].idx, 0, it[i].w);
+		p->reg[i] = ret ? 0 : it[i].idx;
+		p->wide[i] = it[i].w > 4;
+		nw += 2u + p->wide[i]; /* the same bytes as put_item() writes */
+	}
+	p->ext = ft_rec_ext(type, nw, 0);
+	p->nw = nw;
+	p->n = n;
+}
+
+const struct rt_argplan *rt_args_plan(const struct rt_cap *c, int ret)
+{
+	const struct rt_argplan *p = c ? ret ? &c->rplan : &c->aplan : NULL;
+
+	return p && p->n ? p : NULL;
+}
 
 /* Parse the session's spec text when it changed.  Caller holds rt.lock. */
 void rt_args_parse(void)
@@ -151,6 +193,8 @@ void rt_args_parse(void)
 		nc[n].ret = (struct rt_cap_item){ sp.ret.fmt, sp.ret.loc, sp.ret.idx,
 						  (uint8_t)ft_arg_fmt_width(sp.ret.fmt),
 						  sp.ret.size };
+		plan_items(&nc[n].aplan, nc[n].args, nc[n].nargs, FT_EXT_ARGS);
+		plan_items(&nc[n].rplan, &nc[n].ret, nc[n].has_ret, FT_EXT_RETVAL);
 		nc[n].line = p;
 		nc[n].quiet = (uint8_t)quiet;
 		n++;

@@ -204,8 +204,11 @@ void rt_func_eval(struct rt_func *f)
 
 		f->cap_args = ca;
 		f->cap_filter = flt;
+		/* a --filter needs the general path's match */
+		f->plan_args = flt ? NULL : rt_args_plan(ca, 0);
 		/* relaxed: see rt_func.cap_ret */
 		__atomic_store_n(&f->cap_ret, cr, __ATOMIC_RELAXED);
+		__atomic_store_n(&f->plan_ret, rt_args_plan(cr, 1), __ATOMIC_RELAXED);
 		if (traced)
 			fl |= cap;
 	}

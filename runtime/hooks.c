@@ -592,20 +592,39 @@ static inline __attribute__((always_inline)) int hot_ok(struct rt_thread *t)
  * frame above the top may have been filled: it is free space).  Calls
  * nothing (see the top of the file).
  *
+ * With regs (the saved rdi..r9: the entry trampolines), a function whose
+ * spec captures integer registers only (f->plan_args, args.c) and perhaps
+ * its return value is a common case too: the ENTRY and its FT_EXT_ARGS in
+ * one write, the words the general path's entry_args() would write, the
+ * registers copied by the precomputed plan; the frame gets FR_RETVAL when
+ * the return value is wanted (fast_exit_retval).
+ *
  * The frame is filled first, the ENTRY record written, then the frame made
  * visible (depth) and the slot hijacked: a signal handler that runs before
  * the depth store sees the shadow stack without it (and, busy being set,
  * records nothing of its own anyway).
  */
 static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t, struct rt_func *f,
-							    uint64_t *slot, uint64_t ret, int cyg)
+							    uint64_t *slot, uint64_t ret, int cyg,
+							    const uint64_t *regs)
 {
-	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED);
+	uint32_t d = t->depth, fid = __atomic_load_n(&f->fid, __ATOMIC_RELAXED), nx = 0, delta, *p;
+	const struct rt_argplan *pl = NULL;
+	uint16_t fl = f->flags;
 	struct rt_frame *fr;
+	uint64_t now;
 
 	/* frames[-1] is a sentinel whose slot is above every stack (rt_frames_alloc) */
-	if (f->flags != RF_TRACE)
-		return 0;
+	if (fl != RF_TRACE) {
+		if (!regs || (fl & ~(RF_ARGS | RF_RETVAL)) != RF_TRACE)
+			return 0;
+		if (fl & RF_ARGS) {
+			pl = f->plan_args;
+			if (!pl)
+				return 0;
+			nx = pl->nw;
+		}
+	}
 	if (fid > FT_REC_FID_MAX)
 		return 0;
 	if (t->notrace)
@@ -621,12 +640,32 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 	fr->ret = ret;
 	fr->slot = (uint64_t)slot;
 	fr->fid = fid;
-	fr->flags = cyg ? FR_RECORDED | FR_CYG : FR_RECORDED; /* ts: for FR_THRESH only */
+	/* ts: for FR_THRESH only */
+	fr->flags =
+		(uint16_t)(FR_RECORDED | (cyg ? FR_CYG : 0) | ((fl & RF_RETVAL) ? FR_RETVAL : 0));
 	fr->sid1 = 0;
 	fr->sepoch = 0;
-	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_entry(fid, 0), ft_rdtsc(), FT_REC_EDELTA_MAX,
-				     1)))
-		return 0;
+	now = ft_rdtsc();
+	if (likely(!pl)) {
+		if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_entry(fid, 0), now, FT_REC_EDELTA_MAX,
+					     1)))
+			return 0;
+	} else {
+		/* room for one more word: each value is stored as 8 bytes, the last may spill */
+		p = ft_rb_fast_reserve(&t->rb, nx + 2, now, FT_REC_EDELTA_MAX, &delta);
+		if (unlikely(!p))
+			return 0;
+		p[0] = ft_rec_entry(fid, delta);
+		p[1] = pl->ext;
+		p += 2;
+		for (uint32_t i = 0; i < pl->n; i++) {
+			/* the register's low 4 or 8 bytes, little endian */
+			p[0] = pl->head[i];
+			__builtin_memcpy(&p[1], &regs[pl->reg[i]], 8);
+			p += 2 + pl->wide[i];
+		}
+		ft_rb_fast_commit(&t->rb, nx + 1, now, 1);
+	}
 	t->rec_depth++;
 	/* the frame is complete before it becomes visible (signal handlers) */
 	ft_barrier();
@@ -686,26 +725,47 @@ fast_entry_stack(struct rt_thread *t, struct rt_func *f, uint64_t *slot, const s
 /*
  * Pop the innermost frame when it is a plain recorded one owned by slot
  * (cyg: whose function is fn) and write its EXIT: function_graph's common
- * exit.  Runs with t->busy held; calls nothing.  Returns the frame's real
+ * exit.  With rv (the saved rax at 0: ft_rt_return), a frame recorded
+ * with a return-value spec whose plan reads rax (plan_ret, args.c) too:
+ * the EXIT and its FT_EXT_RETVAL in one write, as exit_retval() writes
+ * them.  Runs with t->busy held; calls nothing.  Returns the frame's real
  * return address, or 0 when the general path must handle the exit --
  * nothing changed then.
  */
-static inline __attribute__((always_inline)) uint64_t fast_exit(struct rt_thread *t, uint64_t slot,
-								uint64_t fn, int cyg)
+static inline __attribute__((always_inline)) uint64_t
+fast_exit(struct rt_thread *t, uint64_t slot, uint64_t fn, int cyg, const uint64_t *rv)
 {
-	uint32_t d = t->depth;
+	uint32_t d = t->depth, delta, *p;
 	struct rt_frame *fr =
 		&t->frames[(int32_t)d - 1]; /* d = 0: the sentinel (rt_frames_alloc) */
-	uint64_t ret;
+	const struct rt_argplan *pl = NULL;
+	uint64_t ret, now;
 
 	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn
-		: fr->flags != FR_RECORDED || fr->slot != slot)
+		: (fr->flags != FR_RECORDED && (!rv || fr->flags != (FR_RECORDED | FR_RETVAL))) ||
+			    fr->slot != slot)
 		return 0;
 	if (unlikely(t->state != RT_THREAD_READY))
 		return 0;
 	ret = fr->ret;
-	if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), ft_rdtsc(), FT_REC_XDELTA_MAX, -1)))
-		return 0;
+	now = ft_rdtsc();
+	if (likely(fr->flags == FR_RECORDED) || cyg) {
+		if (unlikely(ft_rb_fast_word(&t->rb, ft_rec_exit(0), now, FT_REC_XDELTA_MAX, -1)))
+			return 0;
+	} else {
+		/* relaxed: see rt_func.cap_ret */
+		pl = __atomic_load_n(&fr->func->plan_ret, __ATOMIC_RELAXED);
+		if (!pl)
+			return 0;
+		p = ft_rb_fast_reserve(&t->rb, 4, now, FT_REC_XDELTA_MAX, &delta);
+		if (unlikely(!p))
+			return 0;
+		p[0] = ft_rec_exit(delta);
+		p[1] = pl->ext;
+		p[2] = pl->head[0];
+		__builtin_memcpy(&p[3], rv, 8); /* rax's low 4 or 8 bytes */
+		ft_rb_fast_commit(&t->rb, 3u + pl->wide[0], now, -1);
+	}
 	/* the record first, then the pop: a handler in between sees the frame, busy */
 	ft_barrier();
 	t->depth = d - 1;
@@ -733,12 +793,12 @@ static __attribute__((noinline, cold, noreturn)) void lost_frame(void)
  * The entry trampolines' fast path (tramp.S), called with only the
  * general-purpose argument registers saved: calls nothing and uses no
  * vector register (see the top of the file).  key is the hook's return
- * address (inside the function), slot the function's return-address slot.
- * Returns 1 when the call is fully handled (traced through fast_entry, or a
+ * address (inside the function), slot the function's return-address slot,
+ * regs the saved rdi rsi rdx rcx r8 r9 (fast_entry: argument capture).  Returns 1 when the call is fully handled (traced through fast_entry, or a
  * function that is not hooked, no session, or detached), 0 when the trampoline must
  * call ft_rt_entry -- nothing changed then.
  */
-RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
+RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot, const uint64_t *regs)
 {
 	struct rt_thread *t = &rt_self;
 	struct rt_func *f;
@@ -754,7 +814,7 @@ RT_FAST_FN int ft_rt_entry_fast(uint64_t key, uint64_t *slot)
 	if (!(f->flags & RF_HOOK))
 		return 1;
 	rt_guard_recursion(t);
-	done = fast_entry(t, f, slot, *slot, 0);
+	done = fast_entry(t, f, slot, *slot, 0, regs);
 	rt_unguard_recursion(t);
 	return done;
 }
@@ -834,7 +894,7 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 	if (thread_ready(t)) {
 		f = lookup(key, 0);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
-			   fast_entry(t, f, slot, *slot, 0))) {
+			   fast_entry(t, f, slot, *slot, 0, regs))) {
 			/*
 			 * f's caller, for its stack: the trampoline leaves rbp
 			 * alone, so the program's is the one this frame saved;
@@ -854,10 +914,10 @@ __attribute__((visibility("hidden"), flatten)) void ft_rt_entry(uint64_t key, ui
 /*
  * ft_rt_return's fast path, called with only rax and rdx saved (no vector
  * register used, nothing called): sp is the stack pointer after the
- * hijacked function's ret.  Returns the real return address, or 0 when
+ * hijacked function's ret, rv the saved rax (at 0).  Returns the real return address, or 0 when
  * ft_rt_exit must handle this exit -- nothing changed then.
  */
-RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
+RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp, const uint64_t *rv)
 {
 	struct rt_thread *t = &rt_self;
 	uint64_t ret;
@@ -865,7 +925,7 @@ RT_FAST_FN uint64_t ft_rt_exit_fast(uint64_t sp)
 	if (unlikely(t->busy))
 		return 0;
 	rt_guard_recursion(t);
-	ret = fast_exit(t, sp - 8, 0, 0);
+	ret = fast_exit(t, sp - 8, 0, 0, rv);
 	rt_unguard_recursion(t);
 	return ret;
 }
@@ -945,7 +1005,7 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 					cyg_slot((uint64_t *)((char *)__builtin_frame_address(0) +
 							      16),
 						 call_site),
-					(uint64_t)call_site, 1);
+					(uint64_t)call_site, 1, NULL);
 				rt_unguard_recursion(t);
 			}
 			if (done)
@@ -962,7 +1022,7 @@ ft_rt_cyg_enter(void *fn, void *call_site)
 
 		f = lookup((uint64_t)fn, 1);
 		if (f && !(rt.fast && __atomic_load_n(&f->epoch, __ATOMIC_ACQUIRE) == rt.epoch &&
-			   fast_entry(t, f, sp, (uint64_t)call_site, 1))) {
+			   fast_entry(t, f, sp, (uint64_t)call_site, 1, NULL))) {
 			/* inside fn, at its call of the hook (tramp.S jumps here) */
 			uint64_t *fp = __builtin_frame_address(0);
 			struct rt_ustate us = { fp[1], (uint64_t)(fp + 2), fp[0] };
@@ -985,7 +1045,7 @@ ft_rt_cyg_exit(void *fn, void *call_site)
 		return;
 	rt_guard_recursion(t);
 	/* fast path: the innermost frame is fn's, recorded */
-	if (likely(fast_exit(t, 0, (uint64_t)fn, 1)))
+	if (likely(fast_exit(t, 0, (uint64_t)fn, 1, NULL)))
 		goto out;
 	f = lookup((uint64_t)fn, 1);
 	if (!f)

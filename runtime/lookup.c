@@ -134,7 +134,7 @@ struct rt_func *rt_func_in(struct rt_module *m, uint64_t a)
  */
 uint32_t rt_func_fid(struct rt_func *f)
 {
-	uint32_t fid = __atomic_load_n(&f->fid, __ATOMIC_ACQUIRE), want = RT_NOFID;
+	uint32_t fid = __atomic_load_n(&f->fid, __ATOMIC_ACQUIRE), want = RT_NOFID, lib = 0;
 	struct ft_session_func *e;
 
 	if (likely(fid != RT_NOFID))
@@ -152,8 +152,12 @@ uint32_t rt_func_fid(struct rt_func *f)
 	e = &rt.ftab[fid];
 	e->addr = f->addr;
 	e->module = (uint32_t)rt.mods[f->mod].shm_idx;
+	/* a library call: the library that defines it, for the readers' sym-userobj */
+	if (f->lib && rt.mods[f->lib - 1].shm_idx >= 0 &&
+	    (uint32_t)rt.mods[f->lib - 1].shm_idx < FT_FUNC_LIB_MASK)
+		lib = ((uint32_t)rt.mods[f->lib - 1].shm_idx + 1) << FT_FUNC_LIB_SHIFT;
 	/* release: addr and module are visible to whoever sees VALID */
-	__atomic_store_n(&e->flags, FT_SFUNC_VALID | (f->site ? FT_SFUNC_PATCHED : 0),
+	__atomic_store_n(&e->flags, FT_SFUNC_VALID | (f->site ? FT_SFUNC_PATCHED : 0) | lib,
 			 __ATOMIC_RELEASE);
 	if (!__atomic_compare_exchange_n(&f->fid, &want, fid, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))

@@ -58,6 +58,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/argspec.h"
 #include "core/barrier.h"
 #include "core/lifeline.h"
 #include "core/ringbuf.h"
@@ -84,7 +85,7 @@
 #define RF_GRAPH_NOTRACE 0x0004 /* set_graph_notrace */
 #define RF_CMD 0x0008		/* has a function command */
 #define RF_HOOK (RF_TRACE | RF_GRAPH_ROOT | RF_GRAPH_NOTRACE | RF_CMD) /* must be hooked */
-#define RF_ARGS 0x0010	     /* a spec captures its arguments (args.c): general path */
+#define RF_ARGS 0x0010	     /* a spec captures its arguments (args.c) */
 #define RF_RETVAL 0x0020     /* a spec captures its return value (args.c) */
 #define RF_LOAD_LOCAL 0x8000 /* rt_module_load's own, cleared before use: a local symbol */
 
@@ -146,6 +147,13 @@ struct rt_func {
 	const struct rt_cap *cap_args;
 	const struct rt_cap *cap_ret;
 	const struct ft_filter *cap_filter;
+	/*
+	 * The same lines as plans for the hooks' C fast path (NULL: the
+	 * general path captures them): written and read as cap_args and
+	 * cap_ret are.
+	 */
+	const struct rt_argplan *plan_args;
+	const struct rt_argplan *plan_ret;
 };
 
 /* rt_module.loaded: its symbols (rt_module_load) */
@@ -494,6 +502,25 @@ RT_HIDDEN void rt_filters_apply_all(int warn_now);
 /* args.c: argument and return-value capture */
 struct ft_filter;
 struct rt_cap;
+
+/*
+ * A spec line made ready for the hooks' fast path (hooks.c, which calls
+ * nothing): integer registers only, no string, float or filter.  The
+ * record is written as rt_args_capture() / rt_retval_capture() write it
+ * (core/argspec.h), every word but the values computed when the line is
+ * parsed: ext, the FT_EXT_ARGS / FT_EXT_RETVAL word; per item its head
+ * word, then the register's low 4 bytes, or its 8 (wide).
+ */
+struct rt_argplan {
+	uint32_t ext; /* ft_rec_ext(type, nw, 0) */
+	uint32_t nw;  /* payload words (head and value words of every item) */
+	uint32_t n;   /* items */
+	uint32_t head[FT_ARG_MAX];
+	uint8_t reg[FT_ARG_MAX]; /* rdi..r9 = 0..5 (arguments); 0 = rax (the return value) */
+	uint8_t wide[FT_ARG_MAX];
+};
+/* The plan of a line's arguments (ret 0) or return value (ret 1), or NULL. */
+RT_HIDDEN const struct rt_argplan *rt_args_plan(const struct rt_cap *c, int ret);
 RT_HIDDEN void rt_args_parse(void);
 RT_HIDDEN uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
 				const struct rt_cap **ret, const struct ft_filter **flt);
@@ -615,10 +642,12 @@ static inline int rt_is_ret_tramp(uint64_t a)
 }
 
 /* hooks.c: the C side of the trampolines, called by tramp.S only */
-int ft_rt_entry_fast(uint64_t key, uint64_t *slot);
+/* regs: the saved rdi rsi rdx rcx r8 r9 (at 0), general-purpose only */
+int ft_rt_entry_fast(uint64_t key, uint64_t *slot, const uint64_t *regs);
 /* regs: the saved rdi rsi rdx rcx r8 r9 (at 0), xmm0-7 (at 64 bytes), for args.c */
 void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind, const uint64_t *regs);
-uint64_t ft_rt_exit_fast(uint64_t sp);
+/* rv: the saved rax (at 0) */
+uint64_t ft_rt_exit_fast(uint64_t sp, const uint64_t *rv);
 /* rv: the saved rax (at 0), rdx (8), xmm0 (16 bytes), for args.c */
 uint64_t ft_rt_exit(uint64_t sp, const uint64_t *rv);
 void ft_rt_cyg_enter(void *fn, void *call_site);

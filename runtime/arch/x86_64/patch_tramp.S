@@ -20,8 +20,8 @@
  * functions it may call end with vzeroupper.
  *
  * They call hooks.c's C hooks as tramp.S's general paths do:
- *   int ft_rt_entry_fast(key, slot); void ft_rt_entry(key, slot, kind, regs)
- *   uint64_t ft_rt_exit_fast(sp);    uint64_t ft_rt_exit(sp, rv)
+ *   int ft_rt_entry_fast(key, slot, regs); void ft_rt_entry(key, slot, kind, regs)
+ *   uint64_t ft_rt_exit_fast(sp, rv);    uint64_t ft_rt_exit(sp, rv)
  * After the entry hook, a return address it hijacked (the slot holds
  * ft_rt_return) is pointed to ft_rt_dyn_return instead, which pops the
  * frame as ft_rt_return would.  Tail calls: a patched function
@@ -101,6 +101,7 @@ ft_rt_dyn_entry:
 	mov	%rax, 24(%r11)
 3:	mov	16(%r11), %rdi
 	lea	24(%r11), %rsi
+	mov	%rsp, %rdx			/* the saved argument registers (args.c) */
 	call	ft_rt_entry_fast
 	test	%eax, %eax
 	jnz	1f
@@ -148,6 +149,7 @@ ft_rt_dyn_return:
 	mov	16(%rsp), %rax
 	mov	%rax, 360(%rsp)
 4:	lea	16(%r11), %rdi
+	lea	352(%rsp), %rsi			/* rax (args.c) */
 	call	ft_rt_exit_fast
 	test	%rax, %rax
 	jnz	1f

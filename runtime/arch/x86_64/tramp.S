@@ -62,7 +62,7 @@
  * An entry hook.  r11 = the rsp at entry ((%r11) = the hook's return
  * address, the key); slot = where the function's return address is, in
  * terms of r11 or rbp; kind = ft_rt_entry's third argument.
- *   int ft_rt_entry_fast(uint64_t key, uint64_t *slot)      fast path
+ *   int ft_rt_entry_fast(uint64_t key, uint64_t *slot, const uint64_t *regs)  fast path
  *   void ft_rt_entry(uint64_t key, uint64_t *slot, uint32_t kind, const uint64_t *regs)
  *       regs: the frame above (rdi rsi rdx rcx r8 r9 at 0, xmm0-7 at 64)
  */
@@ -74,6 +74,7 @@
 #endif
 	mov	(%r11), %rdi
 	lea	\slot, %rsi
+	mov	%rsp, %rdx			/* the saved argument registers (args.c) */
 	call	ft_rt_entry_fast
 	test	%eax, %eax
 	jnz	1f
@@ -371,7 +372,7 @@ mcount_c:
 /*
  * Where a hijacked function returns to.  rbp+8 = the stack pointer after
  * its ret (the push of rbp reuses the dead return-address slot).
- *   uint64_t ft_rt_exit_fast(uint64_t sp)   real return address, or 0
+ *   uint64_t ft_rt_exit_fast(uint64_t sp, const uint64_t *rv)   real return address, or 0
  *   uint64_t ft_rt_exit(uint64_t sp)        real return address
  */
 	.globl	ft_rt_return
@@ -413,6 +414,7 @@ ft_rt_return:
 	XMM_SAVE 16, xmm0, xmm1
 #endif
 	lea	8(%rbp), %rdi
+	mov	%rsp, %rsi			/* rax as saved (args.c) */
 	call	ft_rt_exit_fast
 	test	%rax, %rax
 	jnz	1f
