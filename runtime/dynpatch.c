@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Dynamic patching (record --patch GLOB): functions built without any
+ * Dynamic patching (record --patch GLOB, or -l / -g on a program with no
+ * instrumentation and no --patch: by_filter()): functions built without any
  * instrumentation get a hook at their entry all the same.  Their first
  * instructions -- whole ones, at least 5 bytes -- are decoded with
  * capstone, copied into a trampoline slot near the object with their
