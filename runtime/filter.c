@@ -112,6 +112,24 @@ bad:
 	return -1;
 }
 
+/* Copy the control block's lists into txt and parse them into rs (nr each). */
+static void parse_lists(char (*txt)[FT_SESSION_LIST_MAX], struct rule (*rs)[MAX_RULES], int *nr)
+{
+	for (int l = 0; l < FT_SL_NR; l++) {
+		char *p, *save = NULL;
+
+		memcpy(txt[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
+		txt[l][FT_SESSION_LIST_MAX - 1] = '\0';
+		nr[l] = 0;
+		for (p = strtok_r(txt[l], "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+			if (nr[l] >= MAX_RULES)
+				break;
+			if (!parse_line(l, p, &rs[l][nr[l]]))
+				nr[l]++;
+		}
+	}
+}
+
 /*
  * Copy the control block's lists (seqlock read: retried by the caller when
  * gen moved) and parse them into rules.
@@ -119,19 +137,7 @@ bad:
 void rt_filters_parse(void)
 {
 	rt_args_parse();
-	for (int l = 0; l < FT_SL_NR; l++) {
-		char *p, *save = NULL;
-
-		memcpy(lists[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
-		lists[l][FT_SESSION_LIST_MAX - 1] = '\0';
-		nr_rules[l] = 0;
-		for (p = strtok_r(lists[l], "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-			if (nr_rules[l] >= MAX_RULES)
-				break;
-			if (!parse_line(l, p, &rules[l][nr_rules[l]]))
-				nr_rules[l]++;
-		}
-	}
+	parse_lists(lists, rules, nr_rules);
 }
 
 /*
@@ -148,28 +154,16 @@ static int nr_patch_rules[FT_SL_NR];
 
 int rt_filter_patch_parse(void)
 {
-	int pos = 0;
+	static const int sel[] = { FT_SL_FILTER, FT_SL_GRAPH };
 
 	quiet = 1;
-	for (int l = 0; l < FT_SL_NR; l++) {
-		char *p, *save = NULL;
-
-		memcpy(patch_lists[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
-		patch_lists[l][FT_SESSION_LIST_MAX - 1] = '\0';
-		nr_patch_rules[l] = 0;
-		for (p = strtok_r(patch_lists[l], "\n", &save); p && nr_patch_rules[l] < MAX_RULES;
-		     p = strtok_r(NULL, "\n", &save)) {
-			struct rule *r = &patch_rules[l][nr_patch_rules[l]];
-
-			if (parse_line(l, p, r))
-				continue;
-			nr_patch_rules[l]++;
-			if (!r->neg && (l == FT_SL_FILTER || l == FT_SL_GRAPH))
-				pos = 1;
-		}
-	}
+	parse_lists(patch_lists, patch_rules, nr_patch_rules);
 	quiet = 0;
-	return pos;
+	for (size_t k = 0; k < sizeof(sel) / sizeof(sel[0]); k++)
+		for (int i = 0; i < nr_patch_rules[sel[k]]; i++)
+			if (!patch_rules[sel[k]][i].neg)
+				return 1;
+	return 0;
 }
 
 /* Does r apply to m's functions for patching?  prog: the program's module. */
