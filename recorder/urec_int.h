@@ -132,6 +132,14 @@ int urec_find_program(const char *name, char *out, size_t outlen, char *err, siz
 int urec_elf_instrumented(const char *path);
 
 /*
+ * Will the runtime patch the functions -l / -g select because u's program
+ * has no instrumentation and no --patch was given (runtime/dynpatch.c)?
+ * If so, queue the one line that says it (NAME: how to call the program)
+ * and return 1; else 0.  urec_spawn.c, also for an attach.
+ */
+int urec_noinstr_say(struct ft_urecord *u, const char *name);
+
+/*
  * Is the ELF file statically linked (no PT_INTERP: LD_PRELOAD cannot load
  * the runtime into it)?  1 yes, 0 no, -1 cannot tell.
  */

@@ -92,6 +92,30 @@ static void free_child_env(struct ft_urecord *u, char **env)
 	free(env);
 }
 
+/* Does one line of l select functions (not a '!' removal)? */
+static int strv_selects(const struct ft_strv *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i][strspn(l->v[i], " \t")] != '!')
+			return 1;
+	return 0;
+}
+
+int urec_noinstr_say(struct ft_urecord *u, const char *name)
+{
+	const struct ft_record_opts *o = u->o;
+	int l = strv_selects(&o->filter), g = strv_selects(&o->graph);
+
+	if (!strcmp(o->tracer, "nop") || ft_tracer_is_kernel(o->tracer) || o->patch.n ||
+	    !(l || g) || urec_elf_instrumented(u->prog) != 0)
+		return 0;
+	/* the runtime gives the count and the refusals (runtime/dynpatch.c, by_filter) */
+	u->said_noinstr = 1;
+	urec_warn(u, "%s has no instrumentation: patching the functions %s%s%s selects (--patch)",
+		  name, l ? "-l" : "", l && g ? " and " : "", g ? "-g" : "");
+	return 1;
+}
+
 int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, char *err,
 		     size_t errlen)
 {
@@ -107,9 +131,9 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 			  "nothing of it will be traced (link it dynamically)",
 			  u->o->argv[0]);
 	} else if (u->inject && strcmp(u->o->tracer, "nop") && !ft_tracer_is_kernel(u->o->tracer)) {
-		int ins = urec_elf_instrumented(u->prog);
-
-		if (ins == 0 && !u->o->patch.n) { /* --patch: the runtime says what it patched */
+		/* -l / -g stand for a --patch not given; else the runtime says */
+		if (!urec_noinstr_say(u, u->o->argv[0]) && !u->o->patch.n &&
+		    urec_elf_instrumented(u->prog) == 0) {
 			u->said_noinstr = 1;
 			urec_warn(
 				u,

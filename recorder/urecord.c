@@ -958,6 +958,7 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen)
 		ft_seterr(err, errlen, "%s has no ftrail_attach: an older runtime?", u->lib);
 		goto fail;
 	}
+	urec_noinstr_say(u, u->name);
 	/* its thread's pc: --patch never overwrites the bytes it resumes in */
 	args[3] = ft_inject_caller_pc(in);
 	if (uev && *uev)

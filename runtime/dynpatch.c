@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Dynamic patching (record --patch GLOB): functions built without any
+ * Dynamic patching (record --patch GLOB, or -l / -g on a program with no
+ * instrumentation and no --patch: by_filter()): functions built without any
  * instrumentation get a hook at their entry all the same.  Their first
  * instructions -- whole ones, at least 5 bytes -- are decoded with
  * capstone, copied into a trampoline slot near the object with their
@@ -678,6 +679,36 @@ static int line_mod(const char *line, const struct rt_module *m, const struct rt
 	return ft_glob_match(mod + 5, m->name);
 }
 
+/* m, loaded, has no hook of its own: no hook imported, no patchable site. */
+static int bare(const struct rt_module *m)
+{
+	return m->loaded == RT_MOD_LOADED && !m->wants && !m->nr_sites && !m->sites_pending;
+}
+
+/*
+ * No --patch line, a program with no compiled-in hook at all, and -l / -g
+ * lines that select functions: those lines stand for --patch (filter.c
+ * parses them; a plain GLOB names the program's functions, GLOB:mod:MODULE
+ * the module's, which must have no hook either).  An instrumented program
+ * never gets patched because of -l: a function left without a hook on
+ * purpose (no_instrument_function, notrace) stays so.  Reads the
+ * program's symbols to tell.  1 when so.  Caller holds rt.lock.
+ */
+static int by_filter(int nl, struct rt_module *prog)
+{
+	if (nl || !prog || rt.ctl->tracer == FT_TRACER_NOP || !rt_filter_patch_parse())
+		return 0;
+	if (prog->loaded == RT_MOD_UNLOADED)
+		rt_module_load(prog);
+	return bare(prog);
+}
+
+/* Do the -l / -g lines name m (by_filter() said so)? */
+static int filter_mod(const struct rt_module *m, const struct rt_module *prog)
+{
+	return !m->gone && !m->is_self && m->pinned && rt_filter_patch_mod(m, prog);
+}
+
 /* The --patch lines of the session, copied (the control block is shared). */
 static int read_lines(char *buf, size_t len, char **lines, int max)
 {
@@ -703,8 +734,11 @@ void rt_dynpatch_load(void)
 	char *lines[DP_MAX_LINES];
 	struct rt_module *prog = main_module();
 	int nl = read_lines(buf, sizeof(buf), lines, DP_MAX_LINES);
+	int byf = by_filter(nl, prog);
 
-	for (int i = 0; i < rt.nr_mods; i++)
+	for (int i = 0; i < rt.nr_mods; i++) {
+		if (byf && filter_mod(&rt.mods[i], prog))
+			rt_module_load(&rt.mods[i]);
 		for (int l = 0; l < nl; l++) {
 			size_t gl;
 
@@ -713,6 +747,7 @@ void rt_dynpatch_load(void)
 				break;
 			}
 		}
+	}
 }
 
 /* One refusal line for the recorder. */
@@ -725,9 +760,10 @@ static void say(const char *name, const char *why)
 }
 
 /*
- * Patch the functions the session's --patch lines select (see the top for
- * when this may run), and tell the recorder: a summary line, then one line
- * per refused function (the first DP_MAX_REFUSED_SAID).  Functions that
+ * Patch the functions the session's --patch lines select, or -l / -g's
+ * (by_filter()), see the top for when this may run, and tell the
+ * recorder: a summary line, then one line per refused function (the
+ * first DP_MAX_REFUSED_SAID).  Functions that
  * have a compiled-in hook or patchable site are left to it.  Caller holds
  * rt.lock.
  */
@@ -742,14 +778,15 @@ void rt_dynpatch_apply(void)
 	char *lines[DP_MAX_LINES], line[FT_SESSION_MSG_LINE_MAX + 1];
 	struct rt_module *prog;
 	uint32_t patched = 0, nref = 0, matched = 0;
-	int nl, npcs = 0, running = 0;
+	int nl, byf, npcs = 0, running = 0;
 	const char *gen = NULL;
 	enum rt_modmem mm;
 
 	nl = read_lines(buf, sizeof(buf), lines, DP_MAX_LINES);
-	if (!nl)
-		return;
 	prog = main_module();
+	byf = by_filter(nl, prog);
+	if (!nl && !byf)
+		return;
 	npcs = stopped_pcs(pcs, DP_MAX_PCS - 1);
 	if (npcs < 0) {
 		running = 1;
@@ -770,7 +807,7 @@ void rt_dynpatch_apply(void)
 	for (int i = 0; i < rt.nr_mods; i++) {
 		struct rt_module *m = &rt.mods[i];
 
-		if (!rt_modmem_may(m, mm))
+		if (!rt_modmem_may(m, mm) || (byf && !(filter_mod(m, prog) && bare(m))))
 			continue;
 		for (uint32_t j = 0; j < m->nr_funcs && m->loaded == RT_MOD_LOADED; j++) {
 			struct rt_func *f = &m->funcs[j];
@@ -778,6 +815,8 @@ void rt_dynpatch_apply(void)
 			char why[160];
 			int hit = 0;
 
+			if (byf)
+				hit = rt_filter_patch_func(f, m, prog);
 			for (int l = 0; l < nl && !hit; l++) {
 				size_t gl;
 

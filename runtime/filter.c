@@ -45,6 +45,7 @@ static char lists[FT_SL_NR][FT_SESSION_LIST_MAX];
 static struct rule rules[FT_SL_NR][MAX_RULES];
 static int nr_rules[FT_SL_NR];
 static int filter_active; /* the filter set is non-empty */
+static int quiet;	  /* parse_line() does not warn (rt_filter_patch_parse) */
 
 static const char *const cmd_names[RT_CMD_NR] = { "traceon", "traceoff", "stacktrace", "snapshot" };
 static const char *const list_names[FT_SL_NR] = { "set_ftrace_filter", "set_ftrace_notrace",
@@ -56,7 +57,7 @@ static void warn(const char *list, const char *what, const char *text, size_t le
 	char line[256];
 
 	snprintf(line, sizeof(line), "%s: %s '%.*s'", list, what, (int)len, text);
-	if (rt.sess)
+	if (rt.sess && !quiet)
 		ft_session_msg(rt.sess, line);
 }
 
@@ -111,6 +112,24 @@ bad:
 	return -1;
 }
 
+/* Copy the control block's lists into txt and parse them into rs (nr each). */
+static void parse_lists(char (*txt)[FT_SESSION_LIST_MAX], struct rule (*rs)[MAX_RULES], int *nr)
+{
+	for (int l = 0; l < FT_SL_NR; l++) {
+		char *p, *save = NULL;
+
+		memcpy(txt[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
+		txt[l][FT_SESSION_LIST_MAX - 1] = '\0';
+		nr[l] = 0;
+		for (p = strtok_r(txt[l], "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+			if (nr[l] >= MAX_RULES)
+				break;
+			if (!parse_line(l, p, &rs[l][nr[l]]))
+				nr[l]++;
+		}
+	}
+}
+
 /*
  * Copy the control block's lists (seqlock read: retried by the caller when
  * gen moved) and parse them into rules.
@@ -118,19 +137,90 @@ bad:
 void rt_filters_parse(void)
 {
 	rt_args_parse();
-	for (int l = 0; l < FT_SL_NR; l++) {
-		char *p, *save = NULL;
+	parse_lists(lists, rules, nr_rules);
+}
 
-		memcpy(lists[l], rt.ctl->lists[l], FT_SESSION_LIST_MAX);
-		lists[l][FT_SESSION_LIST_MAX - 1] = '\0';
-		nr_rules[l] = 0;
-		for (p = strtok_r(lists[l], "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
-			if (nr_rules[l] >= MAX_RULES)
-				break;
-			if (!parse_line(l, p, &rules[l][nr_rules[l]]))
-				nr_rules[l]++;
+/*
+ * Dynamic patching chosen by -l / -g (dynpatch.c): when no --patch line is
+ * given, the functions these lists select are patched in the objects that
+ * have no compiled-in hook at all.  A plain GLOB names the program's own
+ * functions, GLOB:mod:MODULE those of the module.  Own copies of the
+ * rules, parsed quietly (the control sync parses and warns later), so this
+ * can run before the first sync.  Caller holds rt.lock.
+ */
+static char patch_lists[FT_SL_NR][FT_SESSION_LIST_MAX];
+static struct rule patch_rules[FT_SL_NR][MAX_RULES];
+static int nr_patch_rules[FT_SL_NR];
+
+int rt_filter_patch_parse(void)
+{
+	static const int sel[] = { FT_SL_FILTER, FT_SL_GRAPH };
+
+	quiet = 1;
+	parse_lists(patch_lists, patch_rules, nr_patch_rules);
+	quiet = 0;
+	for (size_t k = 0; k < sizeof(sel) / sizeof(sel[0]); k++)
+		for (int i = 0; i < nr_patch_rules[sel[k]]; i++)
+			if (!patch_rules[sel[k]][i].neg)
+				return 1;
+	return 0;
+}
+
+/* Does r apply to m's functions for patching?  prog: the program's module. */
+static int patch_rule_mod(const struct rule *r, const struct rt_module *m,
+			  const struct rt_module *prog)
+{
+	if (!r->mod)
+		return m == prog;
+	return ft_glob_match_n(r->mod_name, strlen(r->mod_name), m->name);
+}
+
+int rt_filter_patch_mod(const struct rt_module *m, const struct rt_module *prog)
+{
+	static const int sel[] = { FT_SL_FILTER, FT_SL_GRAPH };
+
+	for (size_t k = 0; k < sizeof(sel) / sizeof(sel[0]); k++)
+		for (int i = 0; i < nr_patch_rules[sel[k]]; i++) {
+			const struct rule *r = &patch_rules[sel[k]][i];
+
+			if (!r->neg && patch_rule_mod(r, m, prog))
+				return 1;
 		}
+	return 0;
+}
+
+/* Fold list l over f (f in m) as in_set(), commands skipped. */
+static int patch_in_set(int l, const struct rt_func *f, const struct rt_module *m,
+			const struct rt_module *prog)
+{
+	int in = 0;
+
+	for (int i = 0; i < nr_patch_rules[l]; i++) {
+		const struct rule *r = &patch_rules[l][i];
+
+		if (r->cmd == RT_CMD_NONE && patch_rule_mod(r, m, prog) &&
+		    ft_glob_match_n(r->glob, r->glob_len, f->name))
+			in = !r->neg;
 	}
+	return in;
+}
+
+int rt_filter_patch_func(const struct rt_func *f, const struct rt_module *m,
+			 const struct rt_module *prog)
+{
+	if (patch_in_set(FT_SL_FILTER, f, m, prog) && !patch_in_set(FT_SL_NOTRACE, f, m, prog))
+		return 1;
+	if (patch_in_set(FT_SL_GRAPH, f, m, prog))
+		return 1;
+	/* a function command hooks its function even when it is not traced */
+	for (int i = 0; i < nr_patch_rules[FT_SL_FILTER]; i++) {
+		const struct rule *r = &patch_rules[FT_SL_FILTER][i];
+
+		if (r->cmd != RT_CMD_NONE && !r->neg && patch_rule_mod(r, m, prog) &&
+		    ft_glob_match_n(r->glob, r->glob_len, f->name))
+			return 1;
+	}
+	return 0;
 }
 
 static int rule_match(struct rule *r, struct rt_func *f)

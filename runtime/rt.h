@@ -498,6 +498,15 @@ RT_HIDDEN void rt_plt_rehook_all(void);
 RT_HIDDEN void rt_filters_parse(void);
 RT_HIDDEN void rt_func_eval(struct rt_func *f);
 RT_HIDDEN void rt_filters_apply_all(int warn_now);
+/*
+ * -l / -g standing in for --patch (filter.c, for dynpatch.c): parse the
+ * lists (1: a line selects something), does a line name m's functions,
+ * does the selection take f (in m).  prog: the program's own module.
+ */
+RT_HIDDEN int rt_filter_patch_parse(void);
+RT_HIDDEN int rt_filter_patch_mod(const struct rt_module *m, const struct rt_module *prog);
+RT_HIDDEN int rt_filter_patch_func(const struct rt_func *f, const struct rt_module *m,
+				   const struct rt_module *prog);
 
 /* args.c: argument and return-value capture */
 struct ft_filter;
