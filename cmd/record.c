@@ -125,6 +125,20 @@ const char cmd_record_usage[] =
 	"                       and renamed over FILE when complete: a failed or killed\n"
 	"                       recording leaves FILE as it was (killed: FILE.partial\n"
 	"                       holds what was recorded); a symbolic link is refused\n"
+	"  -o -                 stream: print the trace on standard output while PROG\n"
+	"                       runs, as `ftrail show` prints it (without its header,\n"
+	"                       as trace_pipe), in time order across threads, each\n"
+	"                       line within about a second of its event; with another\n"
+	"                       -o FILE the trace is kept there too.  A closed output\n"
+	"                       (| head) ends the stream, not the recording\n"
+	"  --flight-recorder    keep only the recent past: the buffers (-b per thread)\n"
+	"                       overwrite their oldest records and nothing is written\n"
+	"                       while PROG runs; a snapshot trigger (-l FUNC:snapshot,\n"
+	"                       -R snapshot, ftrail snapshot -P PID 1) writes what\n"
+	"                       they hold as a snapshot, and so does PROG's end (exit,\n"
+	"                       crash, Ctrl-C); read them with show --snapshot[=N]\n"
+	"  --last SEC           with --flight-recorder: a snapshot holds only the SEC\n"
+	"                       seconds (decimals allowed) before its trigger\n"
 	"  -q                   no summary on stderr\n"
 	"  --mount DIR          while recording, serve a tracefs-like tree of the\n"
 	"                       program on DIR, an empty directory (FUSE, owner only;\n"
@@ -164,6 +178,8 @@ enum {
 	OPT_DURATION,
 	OPT_MOUNT,
 	OPT_PATCH,
+	OPT_FLIGHT,
+	OPT_LAST,
 };
 
 /* --mount DIR (live/mount.h), or NULL */
@@ -182,6 +198,8 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "mount", required_argument, NULL, OPT_MOUNT },
 	{ "patch", required_argument, NULL, OPT_PATCH },
+	{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
+	{ "last", required_argument, NULL, OPT_LAST },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
@@ -466,6 +484,36 @@ static void wakeup_summary(const struct ft_record_opts *o)
 		ft_reader_close(r);
 }
 
+/*
+ * Streaming and the flight recorder against the rest of the command line:
+ * what cannot go together gets one line.
+ */
+static void check_modes(struct ft_record_opts *o)
+{
+	if (o->flight_last_ms && !o->flight)
+		ft_die("--last needs --flight-recorder (it bounds what a flight recorder dump "
+		       "keeps)");
+	if (o->flight && o->stream)
+		ft_die("--flight-recorder writes nothing until a trigger: it cannot stream (-o -)");
+	if (o->flight && !o->argv && !o->attach_pid)
+		ft_die("--flight-recorder needs a program (-- ./prog) or a process (-P PID)");
+	if (o->flight && o->tracer && !strcmp(o->tracer, "nop") && !o->nr_events)
+		ft_die("--flight-recorder with the nop tracer and no event records nothing");
+	for (size_t i = 0; o->flight && i < o->nr_events; i++)
+		if (strncmp(o->events[i].name, "u:", 2))
+			ft_die("--flight-recorder keeps user-space records only: kernel event '%s' "
+			       "cannot be held in its buffers",
+			       o->events[i].name);
+	if (o->flight) {
+		/* the rings overwrite; nobody drains them, so nobody may be waited for */
+		o->options |= FT_OPT(OVERWRITE);
+		o->options &= ~FT_OPT(BLOCK);
+	}
+	if (o->stream && !o->argv && !o->attach_pid)
+		ft_die("-o - streams a program's trace: give a program (-- ./prog) or a process "
+		       "(-P PID)");
+}
+
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
 	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
@@ -600,8 +648,28 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case 'a':
 			o->all_cpus = 1;
 			break;
+		case OPT_FLIGHT:
+			o->flight = 1;
+			break;
+		case OPT_LAST: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 1e6)
+				ft_die("--last wants seconds (> 0), not '%s'", optarg);
+			o->flight_last_ms = (uint64_t)(d * 1000 + 0.5);
+			if (!o->flight_last_ms)
+				o->flight_last_ms = 1;
+			break;
+		}
 		case 'o':
-			o->output = optarg;
+			/* -o - streams; another -o names the file kept as well */
+			if (!strcmp(optarg, "-"))
+				o->stream = 1;
+			else
+				o->output = optarg;
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -635,6 +703,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	if (!o->argv && !o->attach_pid && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog), a process (-P PID) and/or "
 		       "events (-e)");
+	check_modes(o);
 	build_specs(o, &user_args, &user_ret, &user_flt);
 	for (size_t i = 0; i < user_args.n; i++)
 		free(user_args.v[i]);

@@ -421,8 +421,17 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		ft_urecord_destroy(u); /* a program still running detaches now */
 	}
 	restore_stop_signals(old_sa);
+	if (u && inject && o->flight && ures.snap_evicted)
+		ft_warn("flight recorder: %llu pages of exited threads were dropped to bound "
+			"its memory (the oldest threads' first)",
+			(unsigned long long)ures.snap_evicted);
 	if (!o->quiet) {
-		if (u && inject)
+		if (u && inject && o->flight)
+			fprintf(stderr,
+				"ftrail: flight recorder: %u snapshot(s) written, %llu records in "
+				"all (show --snapshot[=N] reads them)\n",
+				ures.snapshots, (unsigned long long)ures.snap_events);
+		else if (u && inject)
 			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
 				(unsigned long long)ures.events, (unsigned long long)ures.lost,
 				ures.threads);

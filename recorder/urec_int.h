@@ -79,6 +79,18 @@ struct ft_urecord {
 	int snap_last_state;
 
 	/*
+	 * Flight recorder (urec_flight.c): the rings of threads that exited
+	 * since the last dump, copied out so their slots can be reused; one
+	 * pend per buffer id, oldest first, FLIGHT_RETIRED_MAX bytes at most.
+	 */
+	struct pend *fl_ret;
+	size_t nr_fl_ret, fl_ret_bytes;
+	uint64_t fl_evicted;	/* pages of exited threads dropped for room */
+	uint64_t fl_window;	/* --last in clock ticks, 0: no limit */
+	uint32_t fl_dumps;	/* snapshots the flight recorder wrote */
+	const char *fl_trigger; /* what the snapshot being saved was taken for */
+
+	/*
 	 * '\n'-separated lines not yet handed out: the drain thread and the
 	 * writer thread (a module without symbols) add to them, warn_lock
 	 * makes them take turns.
@@ -173,6 +185,12 @@ int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 int urec_report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
 			  uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
 
+/* Remember thread (pid, tid) and its name for TASKS.  Drain thread. */
+void urec_note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid);
+
+/* Is thread tid of pid gone (no /proc entry)? */
+int urec_task_gone(uint32_t pid, uint32_t tid);
+
 /* The task (pid, tid) seen so far, or NULL.  Drain thread. */
 struct task *urec_task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid);
 
@@ -226,5 +244,35 @@ int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w);
  * Return: 0.  Drain thread.
  */
 int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w);
+
+/* ---- urec_flight.c: the flight recorder (ft_record_opts.flight) ---- */
+
+/*
+ * urec_flight_pass() - drain()'s pass in flight-recorder mode: nothing is
+ * consumed; a swapped-out set is saved as a snapshot (the last --last
+ * seconds of it) and reset, exited threads' rings are kept in memory and
+ * their slots recycled
+ * @everything: no writer is left (the end)
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread.
+ */
+int urec_flight_pass(struct ft_urecord *u, struct ft_writer *w, int everything);
+
+/*
+ * urec_flight_dump() - at the end: write what every ring (and every exited
+ * thread kept) holds as one more snapshot, taken for trigger ("exit",
+ * "crash", "stop", "detach"); signo the signal that killed the program, 0
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread, no writer left.
+ */
+int urec_flight_dump(struct ft_urecord *u, struct ft_writer *w, const char *trigger, int signo);
+
+/*
+ * urec_snap_header() - a snapshot header section (core/snapshot.h): state,
+ * the time it was taken (ts, clock ticks) and, in flight-recorder mode,
+ * trigger= and last_ns=.  Return: 0, or -1 with errno.
+ */
+int urec_snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state, uint64_t ts,
+		     const char *trigger, int signo);
 
 #endif

@@ -27,16 +27,30 @@ static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, con
  * A snapshot header (FT_SNAP_HDR_ID, text, core/snapshot.h): written when a
  * save starts (its rings' sections follow, one ring at a time, so the
  * recorder holds one ring's copy at most), or alone for "cleared"/"freed".
+ * A flight recorder's adds what took it and its window (--last).
  */
-static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
+int urec_snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state, uint64_t ts,
+		     const char *trigger, int signo)
 {
-	char hdr[256];
+	char hdr[384];
 	int n;
 
 	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
-		     state,
-		     (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
+		     state, (unsigned long long)ts);
+	if (trigger)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "trigger=%s\n", trigger);
+	if (signo)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "signal=%d\n", signo);
+	if (u->o->flight && u->o->flight_last_ms)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "last_ns=%llu\n",
+			      (unsigned long long)u->o->flight_last_ms * 1000000ull);
 	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
+}
+
+static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
+{
+	return urec_snap_header(u, w, state, __atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED),
+				u->o->flight ? "snapshot" : NULL, 0);
 }
 
 /*

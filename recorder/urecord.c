@@ -234,7 +234,12 @@ static void note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid, int rere
 		read_comm(pid, tid, t->comm, sizeof(t->comm));
 }
 
-static int task_gone(uint32_t pid, uint32_t tid)
+void urec_note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid)
+{
+	note_task(u, pid, tid, 0);
+}
+
+int urec_task_gone(uint32_t pid, uint32_t tid)
 {
 	char path[64];
 	struct stat st;
@@ -610,6 +615,14 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 				     "(restored; its records may be lost)");
 		}
 	}
+	if (u->o->flight) {
+		/* nothing is drained: the rings are the record (urec_flight.c) */
+		if (check_dead)
+			r |= urec_flight_pass(u, w, everything);
+		else if (u->snap_saving || everything)
+			r |= urec_flight_pass(u, w, everything);
+		return r;
+	}
 	for (uint32_t s = 0; s < a->nr_slots; s++) {
 		struct ft_rb_slotinfo si;
 		int final, skipped;
@@ -624,7 +637,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		 * any more, take everything.  pid 0: claimed a moment ago.
 		 */
 		if (si.state == FT_RB_ACTIVE && check_dead && !everything && si.pid &&
-		    task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
+		    urec_task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
 			si.state = FT_RB_EXITED;
 		final = everything || si.state == FT_RB_EXITED;
 		take_nest_lost(u, s);
@@ -797,7 +810,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	if (find_lib(u->lib, sizeof(u->lib), err, errlen))
 		goto fail;
 
-	ft_rb_params_default(&p, o->buffer_kb, !!(o->options & FT_OPT(OVERWRITE)));
+	ft_rb_params_default(&p, o->buffer_kb, o->flight || (o->options & FT_OPT(OVERWRITE)));
 	/* lossless by default: writers wait for the drain (ringbuf.h, "Blocking mode") */
 	if ((o->options & FT_OPT(BLOCK)) && !(o->options & FT_OPT(OVERWRITE)))
 		p.flags |= FT_RB_F_BLOCK;
@@ -847,8 +860,15 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 * allocates it when such a trigger is registered.  It costs address
 	 * space only until a swap writes into it.
 	 */
-	if (o->snapshot_alloc || wants_snapshot(o))
+	if (o->snapshot_alloc || wants_snapshot(o) || o->flight)
 		ft_rb_snapshot_alloc(u->area);
+	/* --last in ticks, for leaving out pages older than a dump's window */
+	if (o->flight && o->flight_last_ms) {
+		ft_clock_calibrate(&clk);
+		u->fl_window =
+			(uint64_t)(((unsigned __int128)o->flight_last_ms * 1000000u << clk.shift) /
+				   (clk.mult ? clk.mult : 1));
+	}
 	u->reported = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->reported));
 	u->nest_carry = calloc(u->area->nr_slots, sizeof(*u->nest_carry));
 	u->snap_done = calloc(u->area->nr_slots, 1);
@@ -1146,6 +1166,16 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		/* a swap during that pass (a program still running after Ctrl-C): save it too */
 		if (ft_rb_snapshot_state(u->area) == FT_RB_SNAP_SAVING)
 			wr |= drain(u, w, 1);
+		if (u->o->flight) {
+			/* the end is a trigger: what the rings hold now (urec_flight.c) */
+			int crash = u->main_done && WIFSIGNALED(u->main_status);
+
+			wr |= urec_flight_dump(u, w,
+					       stopped ? (u->attached ? "detach" : "stop")
+					       : crash ? "crash"
+						       : "exit",
+					       crash && !stopped ? WTERMSIG(u->main_status) : 0);
+		}
 		/* a writer still running (untraced after Ctrl-C, or a leftover child) never waits */
 		ft_rb_reader_done(u->area);
 		wr |= pend_flush_all(u, w);
@@ -1184,6 +1214,9 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 	}
 	res->events = u->events;
 	res->bytes = u->bytes;
+	res->snapshots = u->snaps_taken;
+	res->snap_events = u->snap_events;
+	res->snap_evicted = u->fl_evicted;
 	res->attached = u->attached;
 	res->target_exited = u->target_exited;
 	res->attach_ns = u->attach_ns;
@@ -1238,6 +1271,9 @@ void ft_urecord_destroy(struct ft_urecord *u)
 	free(u->nest_carry);
 	free(u->snap_done);
 	free(u->sbuf.buf);
+	for (size_t i = 0; i < u->nr_fl_ret; i++)
+		free(u->fl_ret[i].buf);
+	free(u->fl_ret);
 	free(u->tasks);
 	free(u->page);
 	free(u->warn);

@@ -40,6 +40,9 @@ struct ft_urecord_result {
 	int target_exited;	/* ... which exited while traced (else it was detached) */
 	uint64_t attach_ns;	/* time to stop it, load the runtime and start tracing */
 	uint64_t detach_ns;	/* time to stop it, unpatch and let it go */
+	uint32_t snapshots;	/* snapshots written (a flight recorder's dumps) */
+	uint64_t snap_events;	/* records in them */
+	uint64_t snap_evicted;	/* flight recorder: pages of exited threads dropped for room */
 };
 
 /*
