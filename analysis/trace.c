@@ -286,6 +286,8 @@ static int switch_ctx(struct cursor *c, uint32_t id)
 /* Bring the tracked depth to the page's (frames lost with dropped pages). */
 static int resync_depth(struct cursor *c)
 {
+	if (c->hdr.depth == FT_PAGE_DEPTH_CONT)
+		return 0; /* a piece of the page before: the depth carries on */
 	if (c->nr_frames > c->hdr.depth)
 		c->nr_frames = c->hdr.depth;
 	while (c->nr_frames < c->hdr.depth)

@@ -79,6 +79,24 @@ struct ft_urecord {
 	int snap_last_state;
 
 	/*
+	 * Streaming (ft_record_opts.stream; urecord.c "Streaming"): per ring
+	 * (RIDX), what was taken of its page being written -- that page's
+	 * number, bytes and events taken, the losses shown with them, and
+	 * the time of the last record taken -- so that the page, when it is
+	 * complete, goes out without them.
+	 */
+	struct spart {
+		uint64_t page;
+		uint64_t ts;
+		uint32_t off, nev, lost, pad;
+	} * spart;
+	uint64_t stream_wm_last; /* mono_ns of the last watermark written */
+	uint64_t stream_slack;	 /* STREAM_SLACK_NS in clock ticks */
+	int stream_behind;	 /* this pass left a ring not taken whole: no watermark */
+	int (*stream_sync)(struct ft_writer *w, void *arg, uint64_t *wm); /* urecord.h */
+	void *stream_sync_arg;
+
+	/*
 	 * Flight recorder (urec_flight.c): the rings of threads that exited
 	 * since the last dump, copied out so their slots can be reused; one
 	 * pend per buffer id, oldest first, FLIGHT_RETIRED_MAX bytes at most.

@@ -278,6 +278,7 @@ static struct pend *pend_get(struct ft_urecord *u, uint64_t id)
  */
 struct chunk {
 	struct chunk *next;
+	uint32_t type; /* FT_SEC_UDATA (compressed), or FT_SEC_META (a stream watermark) */
 	uint64_t id;
 	char *buf;
 	size_t len;
@@ -325,7 +326,7 @@ static void *writer_main(void *arg)
 			q->tail = NULL;
 		pthread_mutex_unlock(&q->lock);
 		if (urec_sync_tables(q->u, q->w, 0) ||
-		    ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
+		    ft_writer_add(q->w, c->type, c->id, c->buf, c->len, c->type == FT_SEC_UDATA)) {
 			pthread_mutex_lock(&q->lock);
 			q->failed = 1;
 			q->saved_errno = errno;
@@ -380,6 +381,7 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 	if (c && q->bytes + p->len <= QUEUE_MAX) {
 		/* hand the buffer over; the next page starts a new one */
 		c->next = NULL;
+		c->type = FT_SEC_UDATA;
 		c->id = p->id;
 		c->buf = p->buf;
 		c->len = p->len;
@@ -471,6 +473,179 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 
 /* ---- draining ---- */
 
+/*
+ * Streaming (record -o -, live/stream.h): the stream follows the trace
+ * file, so whatever was recorded must reach it within a bounded time --
+ * also the records of a thread that writes a few and then sleeps, whose
+ * page may take minutes to fill.  So in stream mode each pass also takes
+ * what was committed to the page being written (ft_rb_peek_set: the
+ * committed bytes, read after the writer's release of the size), as a
+ * page of its own; when the page is complete and consumed, what was taken
+ * is cut from its front (stream_strip).  A piece after the first has
+ * depth FT_PAGE_DEPTH_CONT and the time of the record before it as its
+ * ts, so a reader decodes the pieces as the whole page.  Losses and
+ * event counts are split between the pieces and add up to the page's.
+ *
+ * Then every STREAM_WM_NS a watermark goes out after the chunks, through
+ * the writer thread's FIFO: META stream_watermark=T (ticks) says every
+ * record stamped before T is in the file before it.  T is the clock at
+ * the start of the pass minus STREAM_SLACK_NS: a writer reads the clock
+ * before it reserves room, and one preempted in between commits a record
+ * older than the pass; the slack covers such a delay (the stream counts
+ * any record that comes later still, and says so).
+ */
+#define STREAM_WM_NS 200000000ull    /* a watermark (and a flush) this often */
+#define STREAM_SLACK_NS 200000000ull /* a writer delayed this long between clock and commit */
+
+struct walk_end {
+	uint64_t ts;
+};
+
+static int walk_last(const uint32_t *rec, uint32_t nwords, uint64_t ts, void *arg)
+{
+	(void)rec;
+	(void)nwords;
+	((struct walk_end *)arg)->ts = ts;
+	return 0;
+}
+
+/* A consumed page (u->page, info) whose front the stream took: keep only the rest. */
+static void stream_strip(struct ft_urecord *u, struct spart *sp, struct ft_rb_pageinfo *info)
+{
+	struct ft_page *pg = (struct ft_page *)u->page;
+
+	if (sp->page != info->number || !sp->off) {
+		if (info->number >= sp->page)
+			memset(sp, 0, sizeof(*sp)); /* not this one (overwritten meanwhile) */
+		return;
+	}
+	if (sp->off > pg->size)
+		sp->off = pg->size;
+	memmove(pg + 1, (char *)(pg + 1) + sp->off, pg->size - sp->off);
+	pg->size -= sp->off;
+	pg->ts = sp->ts;
+	pg->depth = FT_PAGE_DEPTH_CONT;
+	pg->lost = pg->lost > sp->lost ? pg->lost - sp->lost : 0;
+	info->lost = pg->lost;
+	info->nev = info->nev > sp->nev ? info->nev - sp->nev : 0;
+	info->len = (uint32_t)sizeof(*pg) + pg->size;
+	memset(sp, 0, sizeof(*sp));
+}
+
+/*
+ * Stream mode: take what was committed to the page being written of ring
+ * (s, set, l) since the last look, as a page of its own.  0, or -1.
+ */
+static int stream_take_partial(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			       uint32_t l)
+{
+	struct ft_rb_area *a = u->area;
+	struct spart *sp = &u->spart[RIDX(s, set, l)];
+	struct ft_page *pg = (struct ft_page *)u->page;
+	struct ft_rb_ring *ring = ft_rb_slot_ring(ft_rb_slot_at(a, s), set, l);
+	struct ft_rb_pageinfo info;
+	struct walk_end end = { 0 };
+	uint64_t wp = 0;
+	uint32_t size, nev, lost;
+	int r = 0, tries;
+
+	/*
+	 * Pages completed since the pass consumed them go first; a writer
+	 * that keeps switching pages meanwhile leaves the ring behind, and
+	 * then this pass writes no watermark.
+	 */
+	for (tries = 0; tries < 4; tries++) {
+		wp = __atomic_load_n(&ring->wpage, __ATOMIC_ACQUIRE);
+		if ((__atomic_load_n(&ring->rpage, __ATOMIC_ACQUIRE) >> 1) == wp)
+			break;
+		while (ft_rb_consume_set(a, s, set, l, 0, u->page, &info) == 1)
+			r |= urec_take_page(u, w, s, set, l, &info);
+	}
+	if (tries == 4 || ft_rb_peek_set(a, s, set, l, wp, u->page, &info) != 1) {
+		u->stream_behind = 1;
+		return r;
+	}
+	if (sp->page != wp)
+		memset(sp, 0, sizeof(*sp));
+	if (pg->size <= sp->off)
+		return r;
+	end.ts = pg->ts;
+	if (ft_rb_page_walk(pg, info.len, walk_last, &end)) {
+		u->stream_behind = 1; /* a torn copy: the next pass sees it whole */
+		return r;
+	}
+	size = pg->size;
+	nev = info.nev > sp->nev ? info.nev - sp->nev : 0;
+	lost = sp->off ? 0 : pg->lost;
+	if (sp->off) {
+		memmove(pg + 1, (char *)(pg + 1) + sp->off, size - sp->off);
+		pg->ts = sp->ts;
+		pg->depth = FT_PAGE_DEPTH_CONT;
+		pg->lost = 0;
+	}
+	pg->size = size - sp->off;
+	info.len = (uint32_t)sizeof(*pg) + pg->size;
+	info.nev = nev;
+	info.lost = lost;
+	sp->page = wp;
+	sp->off = size;
+	sp->ts = end.ts;
+	sp->nev += nev;
+	sp->lost += lost;
+	u->events += nev;
+	u->bytes += info.len - sizeof(*pg);
+	u->reported[RIDX(s, set, l)] += lost;
+	return r | pend_add(u, w, &info, u->page);
+}
+
+/*
+ * Stream mode, after a pass: every STREAM_WM_NS, flush what is pending
+ * and queue the watermark behind it (see "Streaming").  0, or -1.
+ */
+static int stream_watermark(struct ft_urecord *u, struct ft_writer *w, uint64_t pass_ticks,
+			    uint64_t now)
+{
+	struct wqueue *q = u->q;
+	struct chunk *c;
+	char line[64];
+	uint64_t slack = u->stream_slack;
+	int n, r;
+
+	if (now - u->stream_wm_last < STREAM_WM_NS || u->stream_behind)
+		return 0;
+	u->stream_wm_last = now;
+	r = pend_flush_all(u, w);
+	/* the names of what went before: threads, user event formats */
+	r |= urec_write_tasks(u, w);
+	if (u->stream_sync)
+		r |= u->stream_sync(w, u->stream_sync_arg, &pass_ticks);
+	n = snprintf(line, sizeof(line), "stream_watermark=%llu\n",
+		     (unsigned long long)(pass_ticks > slack ? pass_ticks - slack : 0));
+	c = q->running ? malloc(sizeof(*c)) : NULL;
+	if (c)
+		c->buf = malloc((size_t)n);
+	if (!c || !c->buf) {
+		free(c);
+		return r | urec_sync_tables(u, w, 0) |
+		       ft_writer_add(w, FT_SEC_META, 0, line, (size_t)n, 0);
+	}
+	memcpy(c->buf, line, (size_t)n);
+	c->next = NULL;
+	c->type = FT_SEC_META;
+	c->id = 0;
+	c->len = (size_t)n;
+	pthread_mutex_lock(&q->lock);
+	if (q->tail)
+		q->tail->next = c;
+	else
+		q->head = c;
+	q->tail = c;
+	q->bytes += c->len;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
 /* Buffer id of the losses of threads that got no slot (no thread of its own). */
 #define NOSLOT_BUF ft_rb_buf_id((1u << 30) - 1, 0, 0)
 
@@ -516,6 +691,8 @@ int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 {
 	struct ft_page *pg = (struct ft_page *)u->page;
 
+	if (u->spart)
+		stream_strip(u, &u->spart[RIDX(s, set, l)], info);
 	u->events += info->nev;
 	u->bytes += info->len - sizeof(struct ft_page);
 	u->pages++;
@@ -581,8 +758,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	struct ft_rb_area *a = u->area;
 	struct ft_rb_pageinfo info;
 	int check_dead = 0, r = 0;
-	uint64_t now = mono_ns();
+	uint64_t now = mono_ns(), pass_ticks = ft_rdtsc();
 
+	u->stream_behind = 0;
 	r |= urec_snap_poll(u, w);
 	ft_rb_reader_alive(a);
 	{
@@ -668,15 +846,19 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 							r |= urec_take_page(u, w, s, live ^ 1, l,
 									    &info);
 						skipped = 1;
+						u->stream_behind = 1;
 						continue;
 					}
 				}
 			} else if (ft_rb_ring_unread(a, s, live ^ 1, l)) {
 				skipped = 1;
+				u->stream_behind = 1; /* its live ring waits */
 				continue;
 			}
 			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
 				r |= urec_take_page(u, w, s, live, l, &info);
+			if (u->spart && !final)
+				r |= stream_take_partial(u, w, s, live, l);
 			if (final)
 				r |= urec_report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
 		}
@@ -686,6 +868,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			ft_rb_slot_recycle(a, s);
 			memset(&u->reported[RIDX(s, 0, 0)], 0,
 			       FT_RB_SETS * FT_RB_LEVELS * sizeof(uint64_t));
+			if (u->spart)
+				memset(&u->spart[RIDX(s, 0, 0)], 0,
+				       FT_RB_SETS * FT_RB_LEVELS * sizeof(*u->spart));
 			u->nest_carry[s] = 0;
 		}
 	}
@@ -701,6 +886,8 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		r |= urec_snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
+	if (u->spart && !everything)
+		r |= stream_watermark(u, w, pass_ticks, now);
 	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
 		r |= pend_flush_all(u, w);
 		u->last_flush = now;
@@ -876,6 +1063,16 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
+	if (o->stream) {
+		u->spart = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->spart));
+		if (!u->spart) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		ft_clock_calibrate(&clk);
+		u->stream_slack = (uint64_t)(((unsigned __int128)STREAM_SLACK_NS << clk.shift) /
+					     (clk.mult ? clk.mult : 1));
+	}
 	u->page = malloc(u->area->page_size);
 	if (!u->page) {
 		snprintf(err, errlen, "out of memory");
@@ -937,6 +1134,13 @@ static int inject_dlopen(struct ft_urecord *u, struct ft_inject *in, char *err, 
 	ft_seterr(err, errlen, "cannot load %s into %s: %s", u->lib, u->name,
 		  why[0] ? why : "dlopen failed");
 	return -1;
+}
+
+void ft_urecord_set_stream_sync(struct ft_urecord *u,
+				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg)
+{
+	u->stream_sync = fn;
+	u->stream_sync_arg = arg;
 }
 
 const char *ft_urecord_name(const struct ft_urecord *u)
@@ -1268,6 +1472,7 @@ void ft_urecord_destroy(struct ft_urecord *u)
 		free(u->pend[i].buf);
 	free(u->pend);
 	free(u->reported);
+	free(u->spart);
 	free(u->nest_carry);
 	free(u->snap_done);
 	free(u->sbuf.buf);

@@ -93,6 +93,17 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
  */
 int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen);
 
+/*
+ * A streamed recording (opts->stream): fn(w, arg, &wm) is called before
+ * each watermark (urecord.c "Streaming"), on the drain thread, to write
+ * what readers need to name the records before it that the recorder does
+ * not write itself (the user event formats), and to lower wm (clock ticks)
+ * to what the other writers of the file (kernel capture) have written.
+ * fn returns 0, or -1 with errno.
+ */
+void ft_urecord_set_stream_sync(struct ft_urecord *u,
+				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg);
+
 /* The program as messages name it: argv[0], or "process N (comm)" for -P. */
 const char *ft_urecord_name(const struct ft_urecord *u);
 
