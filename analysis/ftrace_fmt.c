@@ -282,6 +282,14 @@ int ft_fmt_flush(struct ft_fmt *f)
 	return f->ob_err || ferror(f->out) ? -1 : 0;
 }
 
+int ft_fmt_set_output(struct ft_fmt *f, FILE *out)
+{
+	int r = ft_fmt_flush(f);
+
+	f->out = out;
+	return r;
+}
+
 char ft_fmt_mark(uint64_t d)
 {
 	static const struct {

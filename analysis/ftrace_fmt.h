@@ -135,6 +135,14 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
 int ft_fmt_flush(struct ft_fmt *f);
 
 /*
+ * Flush what is formatted so far to the current stream, then write to out
+ * from now on (a follower of a growing trace formats the events it showed
+ * already into /dev/null, to bring the formatter's state where it was, and
+ * the new ones to its output: live/stream.c).  0, or -1 as ft_fmt_flush().
+ */
+int ft_fmt_set_output(struct ft_fmt *f, FILE *out);
+
+/*
  * The same for an event read ahead of the formatter (analysis/prefetch.h):
  * next is the following event of ev's buffer (NULL: none), which the
  * formatter would otherwise ask the reader for; ev->comm, when set, is the
