@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "analysis/kevents.h"
@@ -29,6 +30,7 @@
 #include "recorder/record_session.h"
 #include "live/mount.h"
 #include "core/util.h"
+#include "live/stream.h"
 
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"
@@ -204,6 +206,8 @@ static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static int output_named; /* -o FILE was given (not only -o -) */
 
 /* Check one -A / --retval spec; a bad one dies naming the position (1-based). */
 static void add_spec(struct ft_strv *sv, const char *opt, const char *arg, int which)
@@ -512,6 +516,9 @@ static void check_modes(struct ft_record_opts *o)
 	if (o->stream && !o->argv && !o->attach_pid)
 		ft_die("-o - streams a program's trace: give a program (-- ./prog) or a process "
 		       "(-P PID)");
+	if (o->stream && (o->options & FT_OPT(LATENCY_FORMAT)))
+		ft_die("-o - cannot stream -O latency-format: its delay column needs the event "
+		       "after each one, over the whole trace (record to a file, then show)");
 }
 
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
@@ -666,10 +673,12 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		}
 		case 'o':
 			/* -o - streams; another -o names the file kept as well */
-			if (!strcmp(optarg, "-"))
+			if (!strcmp(optarg, "-")) {
 				o->stream = 1;
-			else
+			} else {
 				o->output = optarg;
+				output_named = 1;
+			}
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -729,12 +738,36 @@ static int start_mount(struct ft_writer *w, const char *path, pid_t pid, int spa
 	return ft_mount_start(&mount_server, pid, err, errlen);
 }
 
+/* -o - with no -o FILE: the trace goes to a scratch directory, removed at the end */
+static char scratch_dir[4096], scratch_file[4200];
+
+static void scratch_remove(void)
+{
+	if (!scratch_dir[0])
+		return;
+	unlink(scratch_file);
+	snprintf(scratch_file + strlen(scratch_file), sizeof(scratch_file) - strlen(scratch_file),
+		 ".partial");
+	unlink(scratch_file);
+	rmdir(scratch_dir);
+	scratch_dir[0] = 0;
+}
+
+static int start_stream(const char *partial, void *arg, char *err, size_t errlen)
+{
+	struct ft_stream **s = arg;
+
+	*s = ft_stream_start(partial, stdout, err, errlen);
+	return *s ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
+	struct ft_record_extra x = { 0 };
+	struct ft_stream *stream = NULL;
 	struct ft_record_opts o;
 	char err[512] = "";
 	int status;
-	struct ft_record_extra x = { 0 };
 	char meta[128];
 
 	parse_args(argc, argv, &o);
@@ -757,8 +790,45 @@ int cmd_record(int argc, char **argv)
 		x.attached = start_mount;
 		o.live = 1; /* a write to the tree must reach the program at once */
 	}
+	if (o.stream) {
+		if (!output_named) {
+			const char *tmp = getenv("TMPDIR");
+
+			snprintf(scratch_dir, sizeof(scratch_dir), "%s/ftrail-stream-XXXXXX",
+				 tmp && *tmp ? tmp : "/tmp");
+			if (!mkdtemp(scratch_dir))
+				ft_die("cannot create a directory for the stream's trace in %s: %s",
+				       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			snprintf(scratch_file, sizeof(scratch_file), "%s/trace.dat", scratch_dir);
+			o.output = scratch_file;
+			x.output_name = "the stream";
+		}
+		x.opened = start_stream;
+		x.opened_arg = &stream;
+	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	ft_mount_reap(&mount_server);
+	if (stream) {
+		char serr[512];
+		uint64_t late = 0;
+		int closed = 0;
+
+		/* the complete file when there is one, else what the partial holds */
+		if (ft_stream_finish(stream, status < 0 ? "" : o.output, &late, &closed, serr,
+				     sizeof(serr)) &&
+		    status >= 0) {
+			scratch_remove();
+			ft_die("stream: %s", serr);
+		}
+		if (late)
+			ft_warn("stream: %llu events reached the trace after the stream had passed "
+				"their time and are not in it%s%s",
+				(unsigned long long)late, output_named ? "; they are in " : "",
+				output_named ? o.output : "");
+		if (closed && !o.quiet)
+			ft_warn("stream: the output was closed; the recording went on to the end");
+	}
+	scratch_remove();
 	if (status < 0)
 		ft_die("%s", err);
 	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)
