@@ -74,6 +74,18 @@ static int copy_ring(struct ft_urecord *u, uint32_t s, uint32_t set, uint32_t l,
 			continue;
 		if (!pg->size && !pg->lost)
 			continue; /* never started */
+		if (!p->len && start == first) {
+			/*
+			 * What the ring overwrote (or dropped) since it was last
+			 * reset: before its oldest page, as a reader shows it
+			 * (pages left out for --last are not losses)
+			 */
+			struct ft_rb_ring *ring = ft_rb_slot_ring(ft_rb_slot_at(a, s), set, l);
+			uint64_t lost = __atomic_load_n(&ring->lost_old, __ATOMIC_RELAXED) +
+					__atomic_load_n(&ring->lost_new, __ATOMIC_RELAXED);
+
+			pg->lost = lost > UINT32_MAX ? UINT32_MAX : (uint32_t)lost;
+		}
 		u->snap_pages++;
 		u->snap_events += info.nev;
 		r |= urec_pend_append(p, u->page, info.len);
