@@ -20,6 +20,17 @@ struct wqueue;
 /* Index of ring (slot, set, level) in the per-ring arrays. */
 #define RIDX(s, set, l) (((size_t)(s)*FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
 
+/*
+ * What a streaming recorder took of one ring's page being written
+ * (urec_stream.c): that page's number, the bytes and events taken, the
+ * losses shown with them, the time of the last record taken.
+ */
+struct urec_piece {
+	uint64_t page;
+	uint64_t ts;
+	uint32_t off, nev, lost, pad;
+};
+
 struct task {
 	uint32_t pid, tid;
 	char comm[32];
@@ -85,11 +96,7 @@ struct ft_urecord {
 	 * the time of the last record taken -- so that the page, when it is
 	 * complete, goes out without them.
 	 */
-	struct spart {
-		uint64_t page;
-		uint64_t ts;
-		uint32_t off, nev, lost, pad;
-	} * spart;
+	struct urec_piece *spart;
 	uint64_t stream_wm_last; /* mono_ns of the last watermark written */
 	uint64_t stream_slack;	 /* STREAM_SLACK_NS in clock ticks */
 	int stream_behind;	 /* this pass left a ring not taken whole: no watermark */
@@ -262,6 +269,31 @@ int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w);
  * Return: 0.  Drain thread.
  */
 int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w);
+
+/* ---- urec_stream.c: pages taken in pieces for a stream ---- */
+
+/*
+ * urec_piece_take() - the next of ring (s, set, l)'s records a stream needs
+ * now, into page (page_size bytes) and info
+ * @sp: what was taken of the page being written so far (zeroed at start)
+ *
+ * Return: 2, a complete page consumed (hand it on through
+ * urec_piece_strip(), then call again); 1, a piece of the page being
+ * written: what was committed to it since the last piece, as a page of
+ * its own; 0, nothing new; -1, the ring cannot be taken whole now (a
+ * torn or unreadable copy, a complete page that cannot be consumed): the
+ * caller must not promise a watermark for this pass.  One reader per ring.
+ */
+int urec_piece_take(struct ft_rb_area *a, uint32_t s, uint32_t set, uint32_t l,
+		    struct urec_piece *sp, void *page, struct ft_rb_pageinfo *info);
+
+/*
+ * urec_piece_strip() - a page consumed from a ring (page, info) whose front
+ * was taken in pieces: cut that front, so the page holds only the rest
+ * (depth FT_PAGE_DEPTH_CONT, ts the last taken record's); forget sp.  A
+ * page the pieces were not taken from is left as it is.
+ */
+void urec_piece_strip(struct urec_piece *sp, void *page, struct ft_rb_pageinfo *info);
 
 /* ---- urec_flight.c: the flight recorder (ft_record_opts.flight) ---- */
 

@@ -481,7 +481,7 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
  * what was committed to the page being written (ft_rb_peek_set: the
  * committed bytes, read after the writer's release of the size), as a
  * page of its own; when the page is complete and consumed, what was taken
- * is cut from its front (stream_strip).  A piece after the first has
+ * is cut from its front (urec_stream.c).  A piece after the first has
  * depth FT_PAGE_DEPTH_CONT and the time of the record before it as its
  * ts, so a reader decodes the pieces as the whole page.  Losses and
  * event counts are split between the pieces and add up to the page's.
@@ -497,104 +497,33 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 #define STREAM_WM_NS 200000000ull    /* a watermark (and a flush) this often */
 #define STREAM_SLACK_NS 200000000ull /* a writer delayed this long between clock and commit */
 
-struct walk_end {
-	uint64_t ts;
-};
-
-static int walk_last(const uint32_t *rec, uint32_t nwords, uint64_t ts, void *arg)
-{
-	(void)rec;
-	(void)nwords;
-	((struct walk_end *)arg)->ts = ts;
-	return 0;
-}
-
-/* A consumed page (u->page, info) whose front the stream took: keep only the rest. */
-static void stream_strip(struct ft_urecord *u, struct spart *sp, struct ft_rb_pageinfo *info)
-{
-	struct ft_page *pg = (struct ft_page *)u->page;
-
-	if (sp->page != info->number || !sp->off) {
-		if (info->number >= sp->page)
-			memset(sp, 0, sizeof(*sp)); /* not this one (overwritten meanwhile) */
-		return;
-	}
-	if (sp->off > pg->size)
-		sp->off = pg->size;
-	memmove(pg + 1, (char *)(pg + 1) + sp->off, pg->size - sp->off);
-	pg->size -= sp->off;
-	pg->ts = sp->ts;
-	pg->depth = FT_PAGE_DEPTH_CONT;
-	pg->lost = pg->lost > sp->lost ? pg->lost - sp->lost : 0;
-	info->lost = pg->lost;
-	info->nev = info->nev > sp->nev ? info->nev - sp->nev : 0;
-	info->len = (uint32_t)sizeof(*pg) + pg->size;
-	memset(sp, 0, sizeof(*sp));
-}
-
 /*
  * Stream mode: take what was committed to the page being written of ring
- * (s, set, l) since the last look, as a page of its own.  0, or -1.
+ * (s, set, l) since the last look, as a page of its own (urec_stream.c).
+ * 0, or -1 when writing failed.
  */
 static int stream_take_partial(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
 			       uint32_t l)
 {
-	struct ft_rb_area *a = u->area;
-	struct spart *sp = &u->spart[RIDX(s, set, l)];
-	struct ft_page *pg = (struct ft_page *)u->page;
-	struct ft_rb_ring *ring = ft_rb_slot_ring(ft_rb_slot_at(a, s), set, l);
 	struct ft_rb_pageinfo info;
-	struct walk_end end = { 0 };
-	uint64_t wp = 0;
-	uint32_t size, nev, lost;
-	int r = 0, tries;
+	int r = 0, got, pages = 0;
 
-	/*
-	 * Pages completed since the pass consumed them go first; a writer
-	 * that keeps switching pages meanwhile leaves the ring behind, and
-	 * then this pass writes no watermark.
-	 */
-	for (tries = 0; tries < 4; tries++) {
-		wp = __atomic_load_n(&ring->wpage, __ATOMIC_ACQUIRE);
-		if ((__atomic_load_n(&ring->rpage, __ATOMIC_ACQUIRE) >> 1) == wp)
+	/* pages completed since the pass consumed them go first, a few at most */
+	while ((got = urec_piece_take(u->area, s, set, l, &u->spart[RIDX(s, set, l)], u->page,
+				      &info)) == 2) {
+		r |= urec_take_page(u, w, s, set, l, &info);
+		if (++pages == 8)
 			break;
-		while (ft_rb_consume_set(a, s, set, l, 0, u->page, &info) == 1)
-			r |= urec_take_page(u, w, s, set, l, &info);
 	}
-	if (tries == 4 || ft_rb_peek_set(a, s, set, l, wp, u->page, &info) != 1) {
+	if (got < 0 || got == 2) {
 		u->stream_behind = 1;
 		return r;
 	}
-	if (sp->page != wp)
-		memset(sp, 0, sizeof(*sp));
-	if (pg->size <= sp->off)
+	if (!got)
 		return r;
-	end.ts = pg->ts;
-	if (ft_rb_page_walk(pg, info.len, walk_last, &end)) {
-		u->stream_behind = 1; /* a torn copy: the next pass sees it whole */
-		return r;
-	}
-	size = pg->size;
-	nev = info.nev > sp->nev ? info.nev - sp->nev : 0;
-	lost = sp->off ? 0 : pg->lost;
-	if (sp->off) {
-		memmove(pg + 1, (char *)(pg + 1) + sp->off, size - sp->off);
-		pg->ts = sp->ts;
-		pg->depth = FT_PAGE_DEPTH_CONT;
-		pg->lost = 0;
-	}
-	pg->size = size - sp->off;
-	info.len = (uint32_t)sizeof(*pg) + pg->size;
-	info.nev = nev;
-	info.lost = lost;
-	sp->page = wp;
-	sp->off = size;
-	sp->ts = end.ts;
-	sp->nev += nev;
-	sp->lost += lost;
-	u->events += nev;
-	u->bytes += info.len - sizeof(*pg);
-	u->reported[RIDX(s, set, l)] += lost;
+	u->events += info.nev;
+	u->bytes += info.len - sizeof(struct ft_page);
+	u->reported[RIDX(s, set, l)] += info.lost;
 	return r | pend_add(u, w, &info, u->page);
 }
 
@@ -692,7 +621,7 @@ int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 	struct ft_page *pg = (struct ft_page *)u->page;
 
 	if (u->spart)
-		stream_strip(u, &u->spart[RIDX(s, set, l)], info);
+		urec_piece_strip(&u->spart[RIDX(s, set, l)], u->page, info);
 	u->events += info->nev;
 	u->bytes += info->len - sizeof(struct ft_page);
 	u->pages++;
