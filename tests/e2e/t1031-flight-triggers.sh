@@ -6,9 +6,10 @@ cc -O1 -pg -I"$TOP/include" -o flight "$TOP/tests/progs/flight.c" -lpthread || f
 ticks() { grep -o 'tick: i=[0-9]*' "$1" | sed 's/.*=//'; }
 range() { echo "$(ticks "$1" | head -1)-$(ticks "$1" | tail -1)"; }
 
-# mark() fires every 100 ticks: snapshot:2 takes two, the exit a third
+# mark() fires every 100 ticks (100 ms: time to save a snapshot on a loaded machine):
+# snapshot:2 takes two, the exit a third
 $FTRAIL record -q --flight-recorder -e u:fl:tick -e u:fl:mark -R snapshot:2 -o t.dat -- \
-	./flight 1000 100 exit >/dev/null 2>err
+	./flight 1000 1000 exit >/dev/null 2>err
 [ $? = 3 ] || fail "exit status: $(cat err)"
 for n in 1 2 3; do $FTRAIL show -i t.dat --snapshot=$n >s$n || fail "show --snapshot=$n"; done
 [ "$(range s1)" = 0-99 ] || fail "snapshot 1: ticks $(range s1)"
@@ -18,7 +19,7 @@ expect_fail "*holds no snapshot 4*" $FTRAIL show -i t.dat --snapshot=4
 
 # the function command on mark()
 $FTRAIL record -q --flight-recorder -l 'mark:snapshot:1' -l 'step' -l 'mark' -e u:fl -o f.dat -- \
-	./flight 300 100 exit >/dev/null 2>err
+	./flight 300 1000 exit >/dev/null 2>err
 $FTRAIL show -i f.dat --snapshot=1 >f1 || fail "show f.dat"
 [ "$(range f1)" = 0-99 ] || fail "function command snapshot: ticks $(range f1)"
 
