@@ -516,6 +516,12 @@ static void check_modes(struct ft_record_opts *o)
 	if (o->stream && !o->argv && !o->attach_pid)
 		ft_die("-o - streams a program's trace: give a program (-- ./prog) or a process "
 		       "(-P PID)");
+	if (o->stream && o->tracer &&
+	    (!strcmp(o->tracer, "stack") || !strcmp(o->tracer, "lockheld") ||
+	     !strcmp(o->tracer, "sigsoff")))
+		ft_die("-o - cannot stream the %s tracer: show prints its result, known once the "
+		       "program ends (record to a file, then show)",
+		       o->tracer);
 	if (o->stream && (o->options & FT_OPT(LATENCY_FORMAT)))
 		ft_die("-o - cannot stream -O latency-format: its delay column needs the event "
 		       "after each one, over the whole trace (record to a file, then show)");
