@@ -17,8 +17,9 @@ const char cmd_stream_usage[] =
 	"`ftrail show` prints it (without its header), as trace-cmd stream does:\n"
 	"the same as `ftrail record -o - ...`, with record's options (see\n"
 	"`ftrail help record`; -o FILE keeps the trace too).  Lines come in time\n"
-	"order across threads, within about a second of their events; a closed\n"
-	"output (| head) ends the stream, not the recording.  Exit status: PROG's.\n";
+	"order across threads, about a second after their events (more as the\n"
+	"trace grows: doc/stream.md); a closed output (| head) ends the stream,\n"
+	"not the recording.  Exit status: PROG's.\n";
 
 int cmd_stream(int argc, char **argv)
 {
