@@ -4,33 +4,31 @@
  * while the program runs -- the lines `ftrail show` prints for the same
  * trace, after its header block (as trace_pipe prints no header).
  *
- * The stream follows the trace file the recorder writes (FILE.partial), and
- * formats it with show's own reader and formatter (analysis/trace.h,
- * analysis/ftrace_fmt.h): that is what makes the lines the same.  Ordering:
- * the recorder writes a watermark after its chunks (META stream_watermark=T,
+ * The stream follows the trace file the recorder writes (FILE.partial)
+ * with live/follow.h, which formats it with show's own reader and
+ * formatter: that is what makes the lines the same.  Ordering: the
+ * recorder writes a watermark after its chunks (META stream_watermark=T,
  * recorder/urecord.c "Streaming"): every user record stamped before T is
- * in the file before it, and every kernel event stamped before it too (each
- * kernel reader publishes the clock before its last read of a chunk it
- * wrote: kernel/kcapture.h ft_kcapture_watermark).  At each refresh the stream reads the file from its
- * start (the formatter's state -- open calls, thread names, leaf detection
- * -- comes from every event before), formats the events it printed already
- * into /dev/null, and prints the next ones in the reader's time order, up to
- * T; a function_graph entry whose next record is not in the file yet waits
- * (whether it prints as a leaf depends on it).  So a line is printed within
- * about the watermark's period plus its slack (0.2 s + 0.2 s) plus the
- * refresh interval of its event.
+ * in the file before it, and every kernel event stamped before it too
+ * (each kernel reader publishes the clock before its last read of a chunk
+ * it wrote: kernel/kcapture.h ft_kcapture_watermark).  At each refresh the
+ * stream prints the events not printed yet up to T, in the reader's time
+ * order; a function_graph entry whose next record is not in the file yet
+ * waits (whether it prints as a leaf depends on it).  So a line is printed
+ * within about the watermark's period plus its slack (0.2 s + 0.2 s) plus
+ * the refresh interval of its event.
  *
- * The cost of that simplicity: a refresh reads everything recorded so far,
- * so the interval between refreshes is twice the time the last one took (at
- * least STREAM_POLL_MS): the stream takes at most about a third of a CPU,
- * and its latency grows with the trace (seconds for a trace of millions of
- * records).  Records that reach the file after the stream passed their time
- * are not streamed: a user record whose writer was preempted longer than
- * the slack between reading the clock and committing, and -- seen on this
- * project's test machine -- now and then a kernel event that the kernel's
- * trace_pipe_raw keeps back in the page it still writes until that page
- * fills.  ft_stream_finish() counts them (record says how many), and they
- * are in the trace file.
+ * The cost of that simplicity: a refresh reads everything recorded so far
+ * (live/follow.h), so the interval between refreshes is twice the time the
+ * last one took (at least STREAM_POLL_MS): the stream takes at most about
+ * a third of a CPU, and its latency grows with the trace (seconds for a
+ * trace of millions of records).  Records that reach the file after the
+ * stream passed their time are not streamed: a user record whose writer
+ * was preempted longer than the slack between reading the clock and
+ * committing, and -- seen on this project's test machine -- now and then
+ * a kernel event that the kernel's trace_pipe_raw keeps back in the page
+ * it still writes until that page fills.  ft_stream_finish() counts them
+ * (record says how many), and they are in the trace file.
  *
  * Thread names are those the file holds when a line is printed (the
  * recorder writes TASKS and the kernel's saved comms with each watermark);
