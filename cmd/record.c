@@ -796,6 +796,8 @@ int cmd_record(int argc, char **argv)
 			ft_die("%s", err);
 		x.attached = start_mount;
 		o.live = 1; /* a write to the tree must reach the program at once */
+		/* trace and trace_pipe follow the file: events within about 0.5 s */
+		o.follow = !o.flight;
 	}
 	if (o.stream) {
 		if (!output_named) {
@@ -812,6 +814,7 @@ int cmd_record(int argc, char **argv)
 		}
 		x.opened = start_stream;
 		x.opened_arg = &stream;
+		o.follow = 1;
 	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	ft_mount_reap(&mount_server);

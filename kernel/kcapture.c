@@ -146,7 +146,7 @@ struct ft_kcapture {
 	pid_t watchdog;
 	int watch_fd;
 	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
-	int stream;		  /* opts->stream: flush often, publish watermarks */
+	int stream;		  /* opts->follow: flush often, publish watermarks */
 	int subset_syms;	  /* store only the kallsyms lines the trace needs */
 	/*
 	 * What readers need to name the KDATA chunks, written before each
@@ -784,7 +784,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	}
 	kc->w = w;
 	kc->options = opts->options;
-	kc->stream = opts->stream;
+	kc->stream = opts->follow;
 	kc->watch_fd = -1;
 	pthread_mutex_init(&kc->sync_lock, NULL);
 	snprintf(kc->name, sizeof(kc->name), "ftrail-%d", (int)getpid());

@@ -59,7 +59,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 				      pid_t pid, char *err, size_t errlen);
 
 /*
- * A streamed recording (opts->stream): the clock (ticks) before which every
+ * A streamed or followed recording (opts->follow): the clock (ticks) before which every
  * kernel event of every CPU is in the trace file, or 0 while a CPU has not
  * been read and written yet.  Each reader thread, when it writes its chunk
  * (every 200 ms then, 1 s otherwise), publishes the clock it read before

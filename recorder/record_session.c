@@ -383,7 +383,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	}
 	ss.uev = uev;
 	ss.kc = kc;
-	if (u && o->stream)
+	if (u && o->follow)
 		ft_urecord_set_stream_sync(u, sync_stream, &ss);
 	if (u) {
 		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {

@@ -90,7 +90,7 @@ struct ft_urecord {
 	int snap_last_state;
 
 	/*
-	 * Streaming (ft_record_opts.stream; urecord.c "Streaming"): per ring
+	 * Streaming (ft_record_opts.follow; urecord.c "Streaming"): per ring
 	 * (RIDX), what was taken of its page being written -- that page's
 	 * number, bytes and events taken, the losses shown with them, and
 	 * the time of the last record taken -- so that the page, when it is

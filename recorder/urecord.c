@@ -992,7 +992,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (o->stream) {
+	if (o->follow) {
 		u->spart = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->spart));
 		if (!u->spart) {
 			snprintf(err, errlen, "out of memory");

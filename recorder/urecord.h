@@ -94,7 +94,7 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen);
 
 /*
- * A streamed recording (opts->stream): fn(w, arg, &wm) is called before
+ * A streamed or followed recording (opts->follow): fn(w, arg, &wm) is called before
  * each watermark (urecord.c "Streaming"), on the drain thread, to write
  * what readers need to name the records before it that the recorder does
  * not write itself (the user event formats), and to lower wm (clock ticks)
