@@ -194,7 +194,6 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 	fh = ft_calloc(1, sizeof(*fh));
 	fh->node = n;
 	fh->tid = tid;
-	fh->pipe_size = -1;
 	memcpy(fh->ev_sys, sys, sizeof(fh->ev_sys));
 	memcpy(fh->ev_name, name, sizeof(fh->ev_name));
 	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY)) {
@@ -459,7 +458,8 @@ static void *watch(void *arg)
 		}
 	}
 	__atomic_store_n(&w->m->ended, 1, __ATOMIC_RELAXED);
-	/* trace_pipe readers look every 100 ms: their last pass, then end of file */
+	/* the trace's last events into the log, then readers take them and get EOF */
+	mnt_trace_end(w->m);
 	nanosleep(&grace, NULL);
 	fuse_session_exit(w->se);
 	for (;;) {
@@ -513,6 +513,8 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	mnt_init_state(&m);
 	mnt_trace_find(&m);
 	mnt_events_attach(&m);
+	if (mnt_trace_start(&m, err, errlen))
+		goto out_state;
 
 	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
 	if (!f) {
@@ -592,11 +594,11 @@ out_state:
 		fh_free(fh);
 	}
 	fuse_opt_free_args(&args);
+	mnt_trace_stop(&m);
 	mnt_free_state(&m);
 	mnt_events_detach(&m);
 	if (m.trace_fd >= 0)
 		close(m.trace_fd);
-	free(m.pos);
 	pthread_mutex_destroy(&m.lock);
 	ft_live_session_detach(&m.s);
 	return r;

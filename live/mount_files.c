@@ -546,7 +546,7 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 		fh_set(fh, buf, len);
 		break;
 	case MK_TRACE: {
-		int r = mnt_trace_text(m, fh->tid, 1, 0, 1, 0, &buf, &len);
+		int r = mnt_trace_text(m, fh->tid, &buf, &len);
 
 		if (r < 0)
 			return r;
@@ -570,15 +570,10 @@ int mnt_open_trunc(struct mnt *m, struct mnt_fh *fh)
 	case MK_ERROR_LOG:
 		elog_clear(m);
 		break;
-	case MK_TRACE: {
+	case MK_TRACE:
 		/* everything so far counts as consumed: trace and trace_pipe start empty */
-		char *text;
-		size_t len;
-		int r = mnt_trace_text(m, fh->tid, 0, 1, 0, 0, &text, &len);
-
-		free(text);
-		return r == -EAGAIN ? 0 : r;
-	}
+		mnt_trace_clear(m, fh->tid);
+		break;
 	default:
 		break;
 	}
