@@ -5,7 +5,8 @@
  * generation move copies them here and re-applies the filters (patching).
  * And the one-way switch to nop when the recorder is gone (rt_detach).
  * In a live session, a thread of ours applies changes as they come
- * (rt_live_start).  Calls filter.c (and what it calls).
+ * (rt_live_start).  Calls filter.c (and what it calls), and events.c for
+ * the user events a tool switched.
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -68,6 +69,7 @@ void rt_sync_locked(void)
 			return;
 	}
 	rt_filters_apply_all(1);
+	rt_events_sync(); /* events/u/.../enable of a live mount */
 	rt.fast = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
 		  !(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
 		  !rt.have_graph_roots;
