@@ -310,10 +310,12 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	 * The runtime goes in for function tracers, for user events (u:...),
 	 * and for the user stacks the kernel takes (userstacktrace): under nop
 	 * it hooks nothing, but publishes the program's modules, without which
-	 * those stacks could not be symbolised.
+	 * those stacks could not be symbolised.  A live session (--mount)
+	 * always has it: its tree changes the tracer and the events later.
 	 */
 	inject = (strcmp(o->tracer, "nop") && !ft_tracer_is_kernel(o->tracer)) ||
-		 want_user_events || (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
+		 want_user_events || (want_kernel && (o->options & FT_OPT(USERSTACKTRACE))) ||
+		 o->live;
 	/* -P: what is known against the process, before anything is created */
 	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
 		return -1;

@@ -375,7 +375,8 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 			return NULL;
 		}
 	}
-	if (!any)
+	/* --mount: the tree's events/u/ switches the program's events on and off */
+	if (!any && !o->live)
 		return NULL;
 	if (check_program(o, is_kernel, err, errlen))
 		return NULL;
