@@ -140,6 +140,7 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		return 0;
 	}
 	if (d->kind == MK_EV_DIR || !strcmp(path, "/events/u")) {
+		fill(buf, "enable", NULL, 0, 0);
 		mnt_events_readdir(m, d->kind == MK_EV_DIR ? sys : NULL, &fc, fill_one);
 		return 0;
 	}

@@ -144,9 +144,9 @@ struct mnt {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	long t0;		       /* mount time (s) for the nodes' times */
-	int start_tracer;	       /* the tracer when mounted: a latency tracer may come back */
-	const struct ft_uev_area *uev; /* the program's user-event area (read-only), or NULL */
+	long t0;		 /* mount time (s) for the nodes' times */
+	int start_tracer;	 /* the tracer when mounted: a latency tracer may come back */
+	struct ft_uev_area *uev; /* the program's user-event area, or NULL */
 	struct ft_stackmap smap;
 	struct ft_snapshot snap;
 	struct mnt_funcs funcs;
@@ -219,6 +219,19 @@ void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which,
  * the program has no such event.
  */
 const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *sys, char *name);
+/*
+ * Switch events on (on 1) or off in the area's en[]: those of sys and
+ * name ("" for any), or those an -e name pat matches (when not NULL).
+ * Returns how many ids; mnt_events_publish() then makes the runtime apply
+ * them.  Lock held.
+ */
+int mnt_events_switch(struct mnt *m, const char *sys, const char *name, const char *pat, int on);
+void mnt_events_publish(struct mnt *m);
+/*
+ * How many ids sys and name ("" for any), or pat, have, and in *nr_on how
+ * many of them are recorded.
+ */
+int mnt_events_state(struct mnt *m, const char *sys, const char *name, const char *pat, int *nr_on);
 /* Fill a directory of events/u (path "/events/u" or "/events/u/SYS"). */
 void mnt_events_readdir(struct mnt *m, const char *sys, void *buf,
 			int (*fill)(void *buf, const char *name));
