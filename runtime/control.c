@@ -86,6 +86,15 @@ void rt_sync_ctl(void)
 		return;
 	rt_sync_locked();
 	pthread_mutex_unlock(&rt.lock);
+	/*
+	 * A tool made the session live after it started (ftrail mount -P on
+	 * a recording started without --mount): the live thread starts now,
+	 * at the hook that saw the change -- not inside one of the program's
+	 * signal handlers, where creating a thread is not safe (the next hook
+	 * outside one starts it).
+	 */
+	if (!rt_self.sig_level)
+		rt_live_start();
 }
 
 /**
@@ -170,7 +179,8 @@ static void *live_main(void *arg)
 
 /*
  * Start the live-control thread if the session asks for one and none runs
- * in this process.  Called at the end of rt_start and in a fork's child.
+ * in this process.  Called at the end of rt_start, in a fork's child, and
+ * by rt_sync_ctl for a session a tool made live later.
  */
 void rt_live_start(void)
 {
