@@ -470,6 +470,25 @@ static void *watch(void *arg)
 	}
 }
 
+/*
+ * A recording started without --mount has no live thread in the program:
+ * a change reaches it only at its next traced call, and a selection that
+ * patches nothing it runs would leave it deaf.  Mark the session live and
+ * move its generation: the runtime's next hook starts its live thread
+ * (runtime/control.c, core/session.h "Live control").
+ */
+static void make_live(struct mnt *m)
+{
+	struct ft_session_hdr *h = m->s.hdr;
+	struct ft_session_ctl *c = ft_session_ctl(h);
+
+	if (__atomic_load_n(&c->live, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&c->live, 1, __ATOMIC_RELAXED);
+	ft_session_ctl_begin(h);
+	ft_session_ctl_end(h);
+}
+
 static int attach_retry(const struct ft_mount_params *p, struct mnt *m, char *err, size_t errlen)
 {
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
@@ -516,6 +535,7 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	mnt_events_attach(&m);
 	if (mnt_trace_start(&m, err, errlen))
 		goto out_state;
+	make_live(&m);
 
 	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
 	if (!f) {
