@@ -31,6 +31,7 @@
 #include "core/uevent.h"
 #include "core/util.h"
 #include "live/mount_int.h"
+#include "recorder/urecord.h"
 
 #define N(p, k, a, m)                                                                              \
 	{                                                                                          \
@@ -167,55 +168,6 @@ static void elog_clear(struct mnt *m)
 	m->elog_next = 0;
 }
 
-/* ---- the snapshot table's buffer side, on the shared ring area ---- */
-/*
- * As `ftrail snapshot` drives it (cmd/snapshot.c): commands cannot share
- * code with live/, so the five calls are repeated here.
- */
-static int snap_alloc(void *ctx)
-{
-	return ft_rb_snapshot_alloc(ctx);
-}
-
-/* The recorder may still be saving the previous snapshot: wait up to 5 s. */
-static int snap_swap(void *ctx)
-{
-	struct timespec ts = { 0, 2000000 };
-	int r;
-
-	for (int i = 0; i < 2500; i++) {
-		r = ft_rb_snapshot_swap(ctx, ft_rdtsc());
-		if (r != -EBUSY)
-			return r;
-		nanosleep(&ts, NULL);
-	}
-	return -EBUSY;
-}
-
-static void snap_clear(void *ctx)
-{
-	ft_rb_snapshot_clear(ctx);
-}
-
-static void snap_free(void *ctx)
-{
-	ft_rb_snapshot_free(ctx);
-}
-
-static int snap_state(void *ctx)
-{
-	return ft_rb_snapshot_state(ctx) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED
-							    : FT_SNAP_ALLOCATED;
-}
-
-static const struct ft_snapshot_ops snap_ops = {
-	.alloc = snap_alloc,
-	.swap = snap_swap,
-	.clear = snap_clear,
-	.free = snap_free,
-	.get_state = snap_state,
-};
-
 static int smap_tracing_on(void *arg)
 {
 	struct mnt *m = arg;
@@ -234,7 +186,7 @@ void mnt_init_state(struct mnt *m)
 	m->smap.tracing_is_on = smap_tracing_on;
 	m->start_tracer = (int)__atomic_load_n(&ft_session_ctl(m->s.hdr)->tracer, __ATOMIC_RELAXED);
 	m->smap.arg = m;
-	ft_snapshot_init(&m->snap, &snap_ops, m->s.area);
+	ft_snapshot_init(&m->snap, &ft_urec_area_snapshot_ops, m->s.area);
 }
 
 void mnt_free_state(struct mnt *m)

@@ -18,6 +18,16 @@
 
 struct ft_writer;
 struct ft_urecord;
+struct ft_snapshot_ops;
+
+/*
+ * The snapshot table's buffer side (core/snapshot.h) on a session's ring
+ * area (ctx: its struct ft_rb_area *), for the tools that drive it from
+ * outside the recorder: ftrail snapshot and the live mount's snapshot
+ * file.  swap waits up to 5 s while the recorder still saves the previous
+ * snapshot.  Code: urec_snapshot.c.
+ */
+extern const struct ft_snapshot_ops ft_urec_area_snapshot_ops;
 
 struct ft_urecord_result {
 	int exited; /* the program exited: status in exit_status */
