@@ -56,6 +56,13 @@ struct ft_fmt;
 
 /* A formatter writing to out with option bits (core/options.h).  NULL: ENOMEM. */
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out);
+
+/*
+ * The options a recording is displayed with: its display options as
+ * recorded (META options: print-parent, funcgraph-*, ...), the others as
+ * the defaults -- what show, the stream and the live mount format with.
+ */
+uint64_t ft_fmt_recorded_options(struct ft_trace *t);
 void ft_fmt_free(struct ft_fmt *f);
 
 /*

@@ -15,25 +15,9 @@
 #include "core/util.h"
 #include "live/follow.h"
 
-/* The options show takes from a recording (cmd/show.c DISPLAY_OPTS). */
-#define DISPLAY_OPTS                                                                               \
-	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
-	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
-	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
-	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) | FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | \
-	 FT_OPT(HEX))
-
 #define KBUF_KEY (1ull << 63) /* a kernel CPU's events: this bit, then the CPU */
 #define TEXT_RESET (1u << 20) /* the pass's text buffer starts again past this */
 #define MAX_COMMS 256
-
-static const struct ft_fmt_kops kops = {
-	.print_info = ft_kevents_print_info,
-	.lat_flags = ft_kevents_lat_flags,
-	.used_stackmap = ft_kevents_used_stackmap,
-	.sym = ft_kevents_sym,
-	.comm = ft_kevents_comm,
-};
 
 /* Events per buffer: an open-addressing table. */
 struct bufcount {
@@ -176,15 +160,8 @@ static const char *live_comm(struct ft_follow *fl, uint32_t pid, uint32_t tid)
 /* The options a pass formats with. */
 static uint64_t pass_options(const struct ft_follow_conf *conf, struct ft_trace *t)
 {
-	uint64_t options, def = ft_options_default();
-	const char *v;
+	uint64_t options = conf->use_file_options ? ft_fmt_recorded_options(t) : conf->options;
 
-	if (conf->use_file_options) {
-		v = ft_trace_meta(t, "options");
-		options = v ? (ft_options_parse(v) & DISPLAY_OPTS) | (def & ~DISPLAY_OPTS) : def;
-	} else {
-		options = conf->options;
-	}
 	/* a follower cannot know whether a second thread will come: name them always */
 	if (!strcmp(ft_trace_tracer(t), "function_graph"))
 		options |= FT_OPT(FUNCGRAPH_PROC);
@@ -301,7 +278,7 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 	ft_fmt_set_irq_info(f, ks.k != NULL);
 	fl->kernel = ks.k != NULL;
 	if (ks.k)
-		ft_fmt_set_kevents(f, ks.k, &src, &kops);
+		ft_fmt_set_kevents(f, ks.k, &src, &ft_kevents_fmt_ops);
 	while ((ret = ft_trace_next_ref(t, &ev, rerr, sizeof(rerr))) == 1) {
 		uint64_t key = ev->type == FT_EV_SOURCE ? KBUF_KEY | ev->cpu : ev->buffer;
 		struct bufcount *bc = count_of(fl, key);
