@@ -27,12 +27,7 @@ done
 grep -q 'sched_switch: prev_comm=slow ' p.out || fail "no kernel event in trace_pipe: $(tail -n 3 p.out) $(cat rec.err p.err)"
 grep -q 'bar <-main$' p.out || fail "no user event in trace_pipe: $(tail -n 3 p.out)"
 stop_rec
-for i in $(seq 300); do
-	kill -0 $c 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 $c 2>/dev/null && fail "trace_pipe reader still runs after the recording ended"
-wait $c || fail "trace_pipe reader exited $?"
+wait_exit $c "the trace_pipe reader"
 # every kernel line read from the pipe is one show prints (compared from the CPU column on)
 norm() { sed 's/^.*\(\[[0-9]*\] \)/\1/' "$@"; }
 $FTRAIL show -i t.dat | grep 'sched_switch:' | norm | sort >all

@@ -65,11 +65,7 @@ grep -q 'set_event: error: no such user event' m/error_log || fail "error_log: $
 kill -TERM $REC
 wait $REC
 REC=
-for i in $(seq 300); do
-	kill -0 $c 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 $c 2>/dev/null && fail "trace_pipe reader still runs after the recording ended"
+wait_exit $c "the trace_pipe reader"
 # the trace file has the ticks trace_pipe saw
 n=$($FTRAIL show -i t.dat | grep -c 'tick: n=')
 [ "$n" -ge 2 ] || fail "the trace has $n ticks"

@@ -42,12 +42,7 @@ sed -n '/beta-on$/,$p' p.out | grep -q 'beta <-run$' ||
 touch stop
 wait "$REC" || fail "record exited $?: $(cat rec.err)"
 REC=
-for i in $(seq 300); do
-	kill -0 $mnt 2>/dev/null || break
-	sleep 0.1
-done
-kill -0 $mnt 2>/dev/null && fail "ftrail mount still runs after the recording ended"
-wait $mnt || fail "ftrail mount exited $?: $(cat mnt.err)"
+wait_exit $mnt "ftrail mount"
 ! mounted m || fail "m still mounted"
 kill $c 2>/dev/null
 exit 0
