@@ -136,7 +136,7 @@ struct mnt_log {
 	uint64_t dropped;   /* unread events dropped to keep the log bounded */
 	uint64_t clear_tsc; /* the last "> trace" (ticks): older events are gone */
 	struct mnt_readc *readc;
-	size_t nr_readc;
+	size_t nr_readc, cap_readc;
 };
 
 struct mnt {

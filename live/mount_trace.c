@@ -145,27 +145,9 @@ static int log_add(struct mnt_log *l, uint32_t tid, const char *text, size_t len
 		l->ent[l->head++].consumed = 1;
 	}
 	log_trim(l);
-	if (l->tlen + len > l->tcap) {
-		size_t cap = l->tcap ? l->tcap : 65536;
-		char *t;
-
-		while (cap < l->tlen + len)
-			cap *= 2;
-		t = realloc(l->text, cap);
-		if (!t)
-			goto drop;
-		l->text = t;
-		l->tcap = cap;
-	}
-	if (l->nr == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 4096;
-		struct mnt_ent *e = realloc(l->ent, cap * sizeof(*e));
-
-		if (!e)
-			goto drop;
-		l->ent = e;
-		l->cap = cap;
-	}
+	if (FT_GROW(l->text, l->tcap, l->tlen + len, 65536) ||
+	    FT_GROW(l->ent, l->cap, l->nr + 1, 4096))
+		goto drop;
 	memcpy(l->text + l->tlen, text, len);
 	l->ent[l->nr].off = l->tlen;
 	l->ent[l->nr].len = (uint32_t)len;
@@ -389,18 +371,14 @@ void mnt_trace_clear(struct mnt *m, uint32_t tid)
 /* A thread's count of events read through trace_pipe.  Lock held; NULL: out of memory. */
 static uint64_t *readc_of(struct mnt_log *l, uint32_t tid)
 {
-	struct mnt_readc *v;
-
 	for (size_t i = 0; i < l->nr_readc; i++)
 		if (l->readc[i].tid == tid)
 			return &l->readc[i].n;
-	v = realloc(l->readc, (l->nr_readc + 1) * sizeof(*v));
-	if (!v)
+	if (FT_GROW(l->readc, l->cap_readc, l->nr_readc + 1, 16))
 		return NULL;
-	l->readc = v;
-	v[l->nr_readc].tid = tid;
-	v[l->nr_readc].n = 0;
-	return &v[l->nr_readc++].n;
+	l->readc[l->nr_readc].tid = tid;
+	l->readc[l->nr_readc].n = 0;
+	return &l->readc[l->nr_readc++].n;
 }
 
 /*
