@@ -18,11 +18,10 @@
 #   bench/flight_bench.sh [ITERATIONS]     (env RUNS=5, THREADS=2, BUILD=build, CC=gcc)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-. "$TOP/bench/lib.sh" # bench_setup
+. "$TOP/bench/lib.sh" # bench_setup, need_built
 bench_setup flight-bench "${1:-2000000}"
 THREADS=${THREADS:-2}
-FTRAIL=$BUILD/ftrail
-[ -x "$FTRAIL" ] || { echo "flight_bench: build first ($FTRAIL missing)"; exit 1; }
+need_built "$FTRAIL"
 P=$TOP/tests/progs/callheavy.c
 $CC -O2 -o "$W/plain" "$P" -lpthread || exit 1
 $CC -O2 -pg -o "$W/pg" "$P" -lpthread || exit 1
