@@ -10,10 +10,7 @@ $FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -f 'n > 3' -R 'trac
 	-- ./evs 2000 >rec.out 2>rec.err &
 REC=$!
 wait_mounted m "$REC"
-for i in $(seq 300); do
-	[ -d m/events/u/sleepy/tick ] && break
-	sleep 0.1
-done
+wait_dir m/events/u/sleepy/tick
 expect_eq "events/u" "$(ls m/events/u | tr '\n' ' ')" "enable sleepy "
 expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy | tr '\n' ' ')" "enable tick "
 expect_eq "event files" "$(ls m/events/u/sleepy/tick | tr '\n' ' ')" "enable filter format id trigger "

@@ -9,11 +9,7 @@ MNT=m
 $FTRAIL record -q -o t.dat --mount m -p nop -- ./evs 2400 >rec.out 2>rec.err &
 REC=$!
 wait_mounted m "$REC"
-for i in $(seq 300); do
-	[ -d m/events/u/sleepy/tick ] && break
-	sleep 0.1
-done
-[ -d m/events/u/sleepy/tick ] || fail "no events/u/sleepy/tick: $(ls m/events/u)"
+wait_dir m/events/u/sleepy/tick
 e=m/events/u/sleepy/tick/enable
 expect_eq "enable at start" "$(cat $e)" 0
 expect_eq "set_event at start" "$(cat m/set_event)" ""
