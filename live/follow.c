@@ -18,6 +18,7 @@
 #define KBUF_KEY (1ull << 63) /* a kernel CPU's events: this bit, then the CPU */
 #define TEXT_RESET (1u << 20) /* the pass's text buffer starts again past this */
 #define MAX_COMMS 256
+#define ENTRY_WAIT_NS 1000000000ull /* an entry waits for its next record this long */
 
 /* Events per buffer: an open-addressing table. */
 struct bufcount {
@@ -301,9 +302,17 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		}
 		if (!final && ev->ts > wm)
 			break;
-		/* a leaf or not depends on the next record of its buffer */
+		/*
+		 * A leaf or not depends on the next record of its buffer: wait
+		 * for it -- unless the entry precedes the watermark by more than
+		 * ENTRY_WAIT_NS: then its thread sits in that call (the next
+		 * record is stamped after the watermark) and every other thread
+		 * would wait with it; it prints as an open call ("func() {")
+		 * where show, knowing the end, prints "func();".
+		 */
 		if (!final && graph && ev->type == FT_EV_ENTRY &&
-		    ft_trace_peek_buffer_ref(t, ev, &next) != 1)
+		    ft_trace_peek_buffer_ref(t, ev, &next) != 1 &&
+		    (wm == UINT64_MAX || ev->ts + ENTRY_WAIT_NS > wm))
 			break;
 		if (!to_text) {
 			if (ft_fmt_set_output(f, x.mem) < 0)

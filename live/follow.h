@@ -24,7 +24,11 @@
  * recording that was not streamed) is handed on up to its end, in the
  * order the events came, never late.  A function_graph entry whose next
  * record is not in the file yet ends the pass (whether it prints as a
- * leaf depends on that record).
+ * leaf depends on that record), for a second past the watermark at most:
+ * a thread that sits longer in a call without traced callees would hold
+ * every other thread back, so its entry then prints as an open call
+ * ("func() {", where show prints "func();" -- its exit then prints
+ * nothing).
  *
  * The cost: a pass reads the file from its start (the formatter's state
  * needs every event before), so its time grows with the trace; callers
