@@ -2,7 +2,7 @@
 # requires: root fuse gcc
 # asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
-gcc -O1 -fpatchable-function-entry=5 -o slow "$TOP/tests/progs/mnt_slow.c" || fail "cannot build mnt_slow"
+gcc -O1 -fpatchable-function-entry=5 -o slow "$TOP/tests/progs/mnt_slow.c" -lpthread || fail "cannot build mnt_slow"
 mkdir m || fail "mkdir m"
 MNT=m
 $FTRAIL record -q -o t.dat --mount m -p function -- ./slow >rec.out 2>rec.err &
