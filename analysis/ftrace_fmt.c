@@ -282,6 +282,14 @@ int ft_fmt_flush(struct ft_fmt *f)
 	return f->ob_err || ferror(f->out) ? -1 : 0;
 }
 
+int ft_fmt_set_output(struct ft_fmt *f, FILE *out)
+{
+	int r = ft_fmt_flush(f);
+
+	f->out = out;
+	return r;
+}
+
 char ft_fmt_mark(uint64_t d)
 {
 	static const struct {
@@ -655,6 +663,25 @@ static void graph_header(struct ft_fmt *f, int lat)
 	if (OPT(f, FUNCGRAPH_DURATION))
 		ob_puts(f, "   |   |      ");
 	ob_puts(f, "               |   |   |   |\n");
+}
+
+/* The options the display takes from a recording. */
+#define DISPLAY_OPTS                                                                               \
+	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
+	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
+	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
+	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) | FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | \
+	 FT_OPT(HEX) | FT_OPT(SYM_USEROBJ))
+
+uint64_t ft_fmt_recorded_options(struct ft_trace *t)
+{
+	const char *rec = ft_trace_meta(t, "options");
+	uint64_t def = ft_options_default();
+
+	if (!rec)
+		return def;
+	/* display options as recorded; the rest as default */
+	return (ft_options_parse(rec) & DISPLAY_OPTS) | (def & ~DISPLAY_OPTS);
 }
 
 void ft_fmt_header(struct ft_fmt *f, uint64_t entries, uint64_t written)

@@ -56,6 +56,13 @@ struct ft_fmt;
 
 /* A formatter writing to out with option bits (core/options.h).  NULL: ENOMEM. */
 struct ft_fmt *ft_fmt_new(struct ft_trace *t, uint64_t options, FILE *out);
+
+/*
+ * The options a recording is displayed with: its display options as
+ * recorded (META options: print-parent, funcgraph-*, ...), the others as
+ * the defaults -- what show, the stream and the live mount format with.
+ */
+uint64_t ft_fmt_recorded_options(struct ft_trace *t);
 void ft_fmt_free(struct ft_fmt *f);
 
 /*
@@ -133,6 +140,14 @@ int ft_fmt_event(struct ft_fmt *f, const struct ft_event *ev);
  * write error or when the formatter ran out of memory.
  */
 int ft_fmt_flush(struct ft_fmt *f);
+
+/*
+ * Flush what is formatted so far to the current stream, then write to out
+ * from now on (a follower of a growing trace formats the events it showed
+ * already into /dev/null, to bring the formatter's state where it was, and
+ * the new ones to its output: live/stream.c).  0, or -1 as ft_fmt_flush().
+ */
+int ft_fmt_set_output(struct ft_fmt *f, FILE *out);
 
 /*
  * The same for an event read ahead of the formatter (analysis/prefetch.h):

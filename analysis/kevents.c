@@ -26,6 +26,7 @@
 #include "core/hashtab.h"
 #include "core/kdata.h"
 #include "analysis/graphret.h"
+#include "analysis/ftrace_fmt.h"
 #include "analysis/kevents.h"
 #include "core/options.h"
 #include "core/stackmap.h"
@@ -1650,3 +1651,11 @@ void ft_ksource_print(void *arg, const struct ft_event *ev, FILE *f)
 
 	ft_kevents_print(ks->k, ev->priv, ks->options, f);
 }
+
+const struct ft_fmt_kops ft_kevents_fmt_ops = {
+	.print_info = ft_kevents_print_info,
+	.lat_flags = ft_kevents_lat_flags,
+	.used_stackmap = ft_kevents_used_stackmap,
+	.sym = ft_kevents_sym,
+	.comm = ft_kevents_comm,
+};

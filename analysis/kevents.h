@@ -44,6 +44,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct ft_fmt_kops;
+
 struct ft_reader;
 struct tep_handle;
 struct tep_event;
@@ -209,5 +211,8 @@ struct ft_ksource {
 };
 int ft_ksource_next(void *arg, struct ft_event *ev, char *err, size_t errlen);
 void ft_ksource_print(void *arg, const struct ft_event *ev, FILE *f);
+
+/* These renderers as ft_fmt_set_kevents() takes them (analysis/ftrace_fmt.h). */
+extern const struct ft_fmt_kops ft_kevents_fmt_ops;
 
 #endif

@@ -286,6 +286,8 @@ static int switch_ctx(struct cursor *c, uint32_t id)
 /* Bring the tracked depth to the page's (frames lost with dropped pages). */
 static int resync_depth(struct cursor *c)
 {
+	if (c->hdr.depth == FT_PAGE_DEPTH_CONT)
+		return 0; /* a piece of the page before: the depth carries on */
 	if (c->nr_frames > c->hdr.depth)
 		c->nr_frames = c->hdr.depth;
 	while (c->nr_frames < c->hdr.depth)
@@ -697,6 +699,12 @@ static inline __attribute__((always_inline)) int refill(struct ft_trace *t, stru
 		ret = decode_call(t, s->c, head);
 		if (!ret)
 			ret = decode_next(t, s->c, head, err, errlen);
+		/* a flight recorder's window: older records go, losses stay */
+		while (ret == 1 && head->ts < t->snap_since && head->type != FT_EV_LOST) {
+			ret = decode_call(t, s->c, head);
+			if (!ret)
+				ret = decode_next(t, s->c, head, err, errlen);
+		}
 	} else {
 		memset(head, 0, sizeof(*head));
 		ret = s->src->next(s->src->arg, head, err, errlen);
@@ -965,12 +973,17 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 		reset_cursor(c);
 		c->lean[0] = c->lean[1] = NULL;
 		for (;;) {
-			ret = scan_run(t, c, &ev, fn, arg);
-			if (ret)
-				return ret;
+			/* a flight recorder's window drops events: the fast run cannot */
+			if (!t->snap_since) {
+				ret = scan_run(t, c, &ev, fn, arg);
+				if (ret)
+					return ret;
+			}
 			ret = decode_next(t, c, &ev, err, errlen);
 			if (ret != 1)
 				break;
+			if (ev.ts < t->snap_since && ev.type != FT_EV_LOST)
+				continue; /* outside a flight recorder's window */
 			if (ev.type == FT_EV_COMM)
 				trace_task_set(t, ev.tid, ev.data, strnlen(ev.data, ev.len));
 			ret = fn(&ev, arg);

@@ -142,9 +142,11 @@ struct ft_trace {
 	int root_stale;	     /* heap[0] was handed out and needs refill + sift */
 
 	uint64_t decoded, lost;
-	int snapshot;	/* --snapshot: a SNAPSHOT's buffers instead of UDATA */
-	int snap_which; /* which one: N >= 1, or 0 for the last */
-	char *snap_hdr; /* that snapshot's header text (NULL: none in the file) */
+	int snapshot;	     /* --snapshot: a SNAPSHOT's buffers instead of UDATA */
+	int snap_which;	     /* which one: N >= 1, or 0 for the last */
+	char *snap_hdr;	     /* that snapshot's header text (NULL: none in the file) */
+	uint64_t snap_since; /* a flight recorder's window (header last_ns=): user
+			      * events before this time (ns) are left out, losses kept */
 	char failure[512];
 	int failed; /* ft_trace_next failed: it fails from then on (until rewind) */
 };

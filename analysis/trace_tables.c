@@ -629,6 +629,18 @@ static struct ft_trace *open_trace(const char *path, int snapshot, char *err, si
 		return NULL;
 	}
 	guess_tracer(t);
+	if (t->snap_hdr) {
+		char v[32], ts[32];
+
+		/* a flight recorder's --last: the window before the snapshot's time */
+		if (ft_trace_snapshot_info(t, "last_ns", v, sizeof(v)) &&
+		    ft_trace_snapshot_info(t, "swap_ts", ts, sizeof(ts))) {
+			uint64_t at = ft_trace_tsc_to_ns(t, strtoull(ts, NULL, 10)),
+				 last = strtoull(v, NULL, 10);
+
+			t->snap_since = at > last ? at - last : 0;
+		}
+	}
 	return t;
 }
 

@@ -20,6 +20,7 @@
 /* One aligned row per command: kept out of the formatter. */
 /* clang-format off */
 FTRAIL_CMD(record,   "trace a program and/or kernel events into a trace file")
+FTRAIL_CMD(stream,   "trace a program, printing its trace while it runs (record -o -)")
 FTRAIL_CMD(show,     "print a trace in ftrace's text formats")
 FTRAIL_CMD(report,   "per-function total time, self time and calls")
 FTRAIL_CMD(stacks,   "unique stacks with their counts, most frequent first")

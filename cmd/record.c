@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "cmd/builtin.h"
 #include "analysis/kevents.h"
@@ -29,6 +30,7 @@
 #include "recorder/record_session.h"
 #include "live/mount.h"
 #include "core/util.h"
+#include "live/stream.h"
 
 const char cmd_record_usage[] =
 	"usage: ftrail record [options] [--] [PROG ARGS...]\n"
@@ -128,6 +130,21 @@ const char cmd_record_usage[] =
 	"                       and renamed over FILE when complete: a failed or killed\n"
 	"                       recording leaves FILE as it was (killed: FILE.partial\n"
 	"                       holds what was recorded); a symbolic link is refused\n"
+	"  -o -                 stream: print the trace on standard output while PROG\n"
+	"                       runs, as `ftrail show` prints it (without its header,\n"
+	"                       as trace_pipe), in time order across threads, a line\n"
+	"                       about a second after its event (more as the trace\n"
+	"                       grows: doc/stream.md); with another -o FILE the trace\n"
+	"                       is kept there too.  A closed output (| head) ends\n"
+	"                       the stream, not the recording\n"
+	"  --flight-recorder    keep only the recent past: the buffers (-b per thread)\n"
+	"                       overwrite their oldest records and nothing is written\n"
+	"                       while PROG runs; a snapshot trigger (-l FUNC:snapshot,\n"
+	"                       -R snapshot, ftrail snapshot -P PID 1) writes what\n"
+	"                       they hold as a snapshot, and so does PROG's end (exit,\n"
+	"                       crash, Ctrl-C); read them with show --snapshot[=N]\n"
+	"  --last SEC           with --flight-recorder: a snapshot holds only the SEC\n"
+	"                       seconds (decimals allowed) before its trigger\n"
 	"  -q                   no summary on stderr\n"
 	"  --mount DIR          while recording, serve a tracefs-like tree of the\n"
 	"                       program on DIR, an empty directory (FUSE, owner only;\n"
@@ -167,6 +184,8 @@ enum {
 	OPT_DURATION,
 	OPT_MOUNT,
 	OPT_PATCH,
+	OPT_FLIGHT,
+	OPT_LAST,
 };
 
 /* --mount DIR (live/mount.h), or NULL */
@@ -185,10 +204,14 @@ static const struct option long_options[] = {
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "mount", required_argument, NULL, OPT_MOUNT },
 	{ "patch", required_argument, NULL, OPT_PATCH },
+	{ "flight-recorder", no_argument, NULL, OPT_FLIGHT },
+	{ "last", required_argument, NULL, OPT_LAST },
 	{ "output", required_argument, NULL, 'o' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+static int output_named; /* -o FILE was given (not only -o -) */
 
 /* Check one -A / --retval spec; a bad one dies naming the position (1-based). */
 static void add_spec(struct ft_strv *sv, const char *opt, const char *arg, int which)
@@ -469,6 +492,45 @@ static void wakeup_summary(const struct ft_record_opts *o)
 		ft_reader_close(r);
 }
 
+/*
+ * Streaming and the flight recorder against the rest of the command line:
+ * what cannot go together gets one line.
+ */
+static void check_modes(struct ft_record_opts *o)
+{
+	if (o->flight_last_ms && !o->flight)
+		ft_die("--last needs --flight-recorder (it bounds what a flight recorder dump "
+		       "keeps)");
+	if (o->flight && o->stream)
+		ft_die("--flight-recorder writes nothing until a trigger: it cannot stream (-o -)");
+	if (o->flight && !o->argv && !o->attach_pid)
+		ft_die("--flight-recorder needs a program (-- ./prog) or a process (-P PID)");
+	if (o->flight && o->tracer && !strcmp(o->tracer, "nop") && !o->nr_events)
+		ft_die("--flight-recorder with the nop tracer and no event records nothing");
+	for (size_t i = 0; o->flight && i < o->nr_events; i++)
+		if (strncmp(o->events[i].name, "u:", 2))
+			ft_die("--flight-recorder keeps user-space records only: kernel event '%s' "
+			       "cannot be held in its buffers",
+			       o->events[i].name);
+	if (o->flight) {
+		/* the rings overwrite; nobody drains them, so nobody may be waited for */
+		o->options |= FT_OPT(OVERWRITE);
+		o->options &= ~FT_OPT(BLOCK);
+	}
+	if (o->stream && !o->argv && !o->attach_pid)
+		ft_die("-o - streams a program's trace: give a program (-- ./prog) or a process "
+		       "(-P PID)");
+	if (o->stream && o->tracer &&
+	    (!strcmp(o->tracer, "stack") || !strcmp(o->tracer, "lockheld") ||
+	     !strcmp(o->tracer, "sigsoff")))
+		ft_die("-o - cannot stream the %s tracer: show prints its result, known once the "
+		       "program ends (record to a file, then show)",
+		       o->tracer);
+	if (o->stream && (o->options & FT_OPT(LATENCY_FORMAT)))
+		ft_die("-o - cannot stream -O latency-format: its delay column needs the event "
+		       "after each one, over the whole trace (record to a file, then show)");
+}
+
 static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 {
 	struct ft_strv user_args = { NULL, 0 }, user_ret = { NULL, 0 }, user_flt = { NULL, 0 };
@@ -603,8 +665,30 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 		case 'a':
 			o->all_cpus = 1;
 			break;
+		case OPT_FLIGHT:
+			o->flight = 1;
+			break;
+		case OPT_LAST: {
+			char *end;
+			double d;
+
+			errno = 0;
+			d = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(d > 0) || d > 1e6)
+				ft_die("--last wants seconds (> 0), not '%s'", optarg);
+			o->flight_last_ms = (uint64_t)(d * 1000 + 0.5);
+			if (!o->flight_last_ms)
+				o->flight_last_ms = 1;
+			break;
+		}
 		case 'o':
-			o->output = optarg;
+			/* -o - streams; another -o names the file kept as well */
+			if (!strcmp(optarg, "-")) {
+				o->stream = 1;
+			} else {
+				o->output = optarg;
+				output_named = 1;
+			}
 			break;
 		case 'q':
 			o->quiet = 1;
@@ -638,6 +722,7 @@ static void parse_args(int argc, char **argv, struct ft_record_opts *o)
 	if (!o->argv && !o->attach_pid && !o->nr_events)
 		ft_die("nothing to record: give a program (-- ./prog), a process (-P PID) and/or "
 		       "events (-e)");
+	check_modes(o);
 	build_specs(o, &user_args, &user_ret, &user_flt);
 	for (size_t i = 0; i < user_args.n; i++)
 		free(user_args.v[i]);
@@ -663,12 +748,36 @@ static int start_mount(struct ft_writer *w, const char *path, pid_t pid, int spa
 	return ft_mount_start(&mount_server, pid, err, errlen);
 }
 
+/* -o - with no -o FILE: the trace goes to a scratch directory, removed at the end */
+static char scratch_dir[4096], scratch_file[4200];
+
+static void scratch_remove(void)
+{
+	if (!scratch_dir[0])
+		return;
+	unlink(scratch_file);
+	snprintf(scratch_file + strlen(scratch_file), sizeof(scratch_file) - strlen(scratch_file),
+		 ".partial");
+	unlink(scratch_file);
+	rmdir(scratch_dir);
+	scratch_dir[0] = 0;
+}
+
+static int start_stream(const char *partial, void *arg, char *err, size_t errlen)
+{
+	struct ft_stream **s = arg;
+
+	*s = ft_stream_start(partial, stdout, err, errlen);
+	return *s ? 0 : -1;
+}
+
 int cmd_record(int argc, char **argv)
 {
+	struct ft_record_extra x = { 0 };
+	struct ft_stream *stream = NULL;
 	struct ft_record_opts o;
 	char err[512] = "";
 	int status;
-	struct ft_record_extra x = { 0 };
 	char meta[128];
 
 	parse_args(argc, argv, &o);
@@ -690,9 +799,49 @@ int cmd_record(int argc, char **argv)
 			ft_die("%s", err);
 		x.attached = start_mount;
 		o.live = 1; /* a write to the tree must reach the program at once */
+		/* trace and trace_pipe follow the file: events within about 0.5 s */
+		o.follow = !o.flight;
+	}
+	if (o.stream) {
+		if (!output_named) {
+			const char *tmp = getenv("TMPDIR");
+
+			snprintf(scratch_dir, sizeof(scratch_dir), "%s/ftrail-stream-XXXXXX",
+				 tmp && *tmp ? tmp : "/tmp");
+			if (!mkdtemp(scratch_dir))
+				ft_die("cannot create a directory for the stream's trace in %s: %s",
+				       tmp && *tmp ? tmp : "/tmp", strerror(errno));
+			snprintf(scratch_file, sizeof(scratch_file), "%s/trace.dat", scratch_dir);
+			o.output = scratch_file;
+			x.output_name = "the stream";
+		}
+		x.opened = start_stream;
+		x.opened_arg = &stream;
+		o.follow = 1;
 	}
 	status = ft_record_session(&o, &x, argc, argv, err, sizeof(err));
 	ft_mount_reap(&mount_server);
+	if (stream) {
+		char serr[512];
+		uint64_t late = 0;
+		int closed = 0;
+
+		/* the complete file when there is one, else what the partial holds */
+		if (ft_stream_finish(stream, status < 0 ? "" : o.output, &late, &closed, serr,
+				     sizeof(serr)) &&
+		    status >= 0) {
+			scratch_remove();
+			ft_die("stream: %s", serr);
+		}
+		if (late)
+			ft_warn("stream: %llu events reached the trace after the stream had passed "
+				"their time and are not in it%s%s",
+				(unsigned long long)late, output_named ? "; they are in " : "",
+				output_named ? o.output : "");
+		if (closed && !o.quiet)
+			ft_warn("stream: the output was closed; the recording went on to the end");
+	}
+	scratch_remove();
 	if (status < 0)
 		ft_die("%s", err);
 	if (ft_tracer_is_kernel(o.tracer) && !o.quiet)

@@ -89,23 +89,6 @@ const char cmd_show_usage[] =
 			  "A file cut short (recorder killed) is read up to its last complete\n"
 			  "section, with a warning.  A corrupt file is an error.\n";
 
-/* Options that only change how a trace is displayed. */
-#define DISPLAY_OPTS                                                                               \
-	(FT_OPT(PRINT_PARENT) | FT_OPT(SYM_OFFSET) | FT_OPT(SYM_ADDR) | FT_OPT(LATENCY_FORMAT) |   \
-	 FT_OPT(FUNCGRAPH_PROC) | FT_OPT(FUNCGRAPH_ABSTIME) | FT_OPT(FUNCGRAPH_DURATION) |         \
-	 FT_OPT(FUNCGRAPH_CPU) | FT_OPT(FUNCGRAPH_OVERHEAD) | FT_OPT(FUNCGRAPH_TAIL) |             \
-	 FT_OPT(FUNCGRAPH_ARGS) | FT_OPT(FUNCGRAPH_RETVAL) | FT_OPT(EXPAND_STACKS) | FT_OPT(RAW) | \
-	 FT_OPT(HEX) | FT_OPT(SYM_USEROBJ))
-
-/* The kernel-event renderers the formatter lays out (ftrace_fmt.h). */
-static const struct ft_fmt_kops kops = {
-	.print_info = ft_kevents_print_info,
-	.lat_flags = ft_kevents_lat_flags,
-	.used_stackmap = ft_kevents_used_stackmap,
-	.sym = ft_kevents_sym,
-	.comm = ft_kevents_comm,
-};
-
 /* --tid: the threads shown, or all when n is 0. */
 struct tids {
 	uint32_t *v;
@@ -268,7 +251,7 @@ static void show_wakeup(struct ft_trace *t, struct ft_ksource *ks,
 		if (!f)
 			ft_die("out of memory");
 		ft_fmt_set_irq_info(f, 1);
-		ft_fmt_set_kevents(f, ks->k, src, &kops);
+		ft_fmt_set_kevents(f, ks->k, src, &ft_kevents_fmt_ops);
 		case_header(ks->k, t, c, &lat, started, ended, sizeof(started));
 		ft_fmt_set_latency(f, &lat);
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
@@ -350,13 +333,7 @@ static int count_cb(const struct ft_event *ev, void *arg)
 
 static uint64_t options_of(struct ft_trace *t)
 {
-	const char *rec = ft_trace_meta(t, "options");
-	uint64_t def = ft_options_default();
-
-	if (!rec)
-		return def;
-	/* display options as recorded; the rest as default */
-	return (ft_options_parse(rec) & DISPLAY_OPTS) | (def & ~DISPLAY_OPTS);
+	return ft_fmt_recorded_options(t);
 }
 
 /*
@@ -518,7 +495,7 @@ int cmd_show(int argc, char **argv)
 		ft_die("out of memory");
 	ft_fmt_set_irq_info(f, ks.k != NULL);
 	if (ks.k)
-		ft_fmt_set_kevents(f, ks.k, &src, &kops);
+		ft_fmt_set_kevents(f, ks.k, &src, &ft_kevents_fmt_ops);
 	/*
 	 * First pass: count what the header announces, and with
 	 * latency-format let the formatter see the whole stream (the delay

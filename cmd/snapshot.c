@@ -16,15 +16,14 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include "recorder/attach.h"
 #include "cmd/builtin.h"
-#include "core/clock.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
 #include "core/snapshot.h"
 #include "core/util.h"
+#include "recorder/urecord.h"
 
 const char cmd_snapshot_usage[] =
 	"usage: ftrail snapshot [-P PID] [N]\n"
@@ -46,55 +45,6 @@ const char cmd_snapshot_usage[] =
 static const struct option long_options[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
-};
-
-/* ---- the table's buffer side, on the shared ring area ---- */
-
-static int op_alloc(void *ctx)
-{
-	return ft_rb_snapshot_alloc(ctx);
-}
-
-/*
- * Swap.  The recorder may still be saving the previous snapshot (a trigger
- * took it a moment ago): wait for it, up to 5 s, rather than refuse.
- */
-static int op_swap(void *ctx)
-{
-	struct timespec ts = { 0, 2000000 };
-	int r;
-
-	for (int i = 0; i < 2500; i++) {
-		r = ft_rb_snapshot_swap(ctx, ft_rdtsc());
-		if (r != -EBUSY)
-			return r;
-		nanosleep(&ts, NULL);
-	}
-	return -EBUSY;
-}
-
-static void op_clear(void *ctx)
-{
-	ft_rb_snapshot_clear(ctx);
-}
-
-static void op_free(void *ctx)
-{
-	ft_rb_snapshot_free(ctx);
-}
-
-static int op_state(void *ctx)
-{
-	return ft_rb_snapshot_state(ctx) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED
-							    : FT_SNAP_ALLOCATED;
-}
-
-static const struct ft_snapshot_ops area_ops = {
-	.alloc = op_alloc,
-	.swap = op_swap,
-	.clear = op_clear,
-	.free = op_free,
-	.get_state = op_state,
 };
 
 int cmd_snapshot(int argc, char **argv)
@@ -149,7 +99,7 @@ int cmd_snapshot(int argc, char **argv)
 		ft_live_session_detach(&s);
 		return 0;
 	}
-	ft_snapshot_init(&snap, &area_ops, a);
+	ft_snapshot_init(&snap, &ft_urec_area_snapshot_ops, a);
 	r = ft_snapshot_write(&snap, argv[optind], err, sizeof(err));
 	ft_live_session_detach(&s);
 	if (r < 0)

@@ -115,3 +115,19 @@ int ft_glob_match(const char *pat, const char *str)
 {
 	return ft_glob_match_n(pat, strlen(pat), str);
 }
+
+void ft_mod_name(char *dst, size_t len, const char *path, size_t path_len)
+{
+	const char *b = memrchr(path, '/', path_len);
+	const char *src = b ? b + 1 : path;
+	size_t n = path_len - (size_t)(src - path);
+	char *dot;
+
+	if (n > len - 1)
+		n = len - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	dot = strstr(dst, ".so");
+	if (dot && (dot[3] == '\0' || dot[3] == '.'))
+		*dot = '\0';
+}

@@ -21,4 +21,14 @@ int ft_glob_match(const char *pat, const char *str);
 /* 1 when pat contains glob metacharacters (*, ?, [). */
 int ft_glob_is_glob(const char *pat, size_t len);
 
+/*
+ * ft_mod_name() - the :mod: name of an object (GLOB:mod:MODULE): its
+ * basename up to ".so" ("/usr/lib/libfoo.so.1" -> "libfoo", "prog" ->
+ * "prog"), from path_len bytes of path.  The rules' module texts go
+ * through it too, so "libfoo", "libfoo.so" and "libfoo.so.1.2" all name
+ * the same object.  dst gets at most len - 1 characters and a NUL.  The
+ * runtime and the live mount name modules with it alike.
+ */
+void ft_mod_name(char *dst, size_t len, const char *path, size_t path_len);
+
 #endif

@@ -52,6 +52,17 @@ struct ft_record_opts {
 	int quiet;		    /* -q */
 	int snapshot_alloc;	    /* --snapshot-alloc: allocate the spare buffer at start */
 	int live;		    /* --mount: control changes apply at once (session.h) */
+	int flight;		    /* --flight-recorder: overwrite rings kept in memory, written
+				     * only as snapshots at a trigger (recorder/urec_flight.c) */
+	uint64_t flight_last_ms;    /* --last: a dump keeps only this much before its trigger,
+				     * 0: whatever the rings hold */
+	int stream; /* -o -: ftrace text on stdout while recording (live/stream.h) */
+	/*
+	 * The trace file is followed while it is written (-o -, --mount):
+	 * pages being written go out in pieces, with watermarks
+	 * (recorder/urecord.c "Streaming", live/follow.h).
+	 */
+	int follow;
 
 	char **argv;	      /* the program after --, NULL-terminated, or NULL */
 	pid_t attach_pid;     /* -P: a running process to attach to (no argv), 0: none */

@@ -52,9 +52,18 @@ struct ft_page {
 	uint32_t tid;	/* writer thread */
 	uint32_t pid;	/* writer process (tgid) */
 	uint16_t level; /* 0 = thread context, 1.. = nested signal handlers */
-	uint16_t depth; /* function_graph depth when the page was started */
+	uint16_t depth; /* function_graph depth when the page was started, or
+			 * FT_PAGE_DEPTH_CONT */
 	uint32_t seq;	/* page sequence number within its buffer */
 };
+
+/*
+ * ft_page.depth of a page that continues the previous page of its buffer:
+ * a streaming recorder takes a page still being written in pieces, each
+ * with a header of its own (ts: the time of the last record before it);
+ * readers carry the depth on instead of resynchronising it.
+ */
+#define FT_PAGE_DEPTH_CONT 0xffffu
 
 enum ft_rec_kind {
 	FT_REC_ENTRY = 0,

@@ -50,7 +50,11 @@
  *    the runtime keeps one thread of its own sleeping on the futex word
  *    ctl.gen (shared, FUTEX_WAIT); ft_session_ctl_end() wakes it, and it
  *    applies the change under the runtime's lock as a hook would.  Without
- *    ctl.live no thread is added to the program.
+ *    ctl.live no thread is added to the program.  A tool may also set
+ *    ctl.live while the program runs (ftrail mount on a recording started
+ *    without --mount: relaxed store, then a ctl_begin/end pair): the hook
+ *    that applies that generation starts the thread (outside the
+ *    program's signal handlers), and every later change reaches it.
  *  - Function table: the runtime takes a fid with an atomic fetch_add on
  *    ctl.next_fid, fills the entry, then stores its flags with
  *    FT_SFUNC_VALID (release).  A reader acquires flags before reading addr

@@ -44,10 +44,11 @@
 
 #define FT_UEV_ENV_FD "FTRAIL_UEV_FD"
 #define FT_UEV_MAGIC 0x45555446u /* "FTUE" */
-#define FT_UEV_VERSION 1
+#define FT_UEV_VERSION 2
 #define FT_UEV_SEL_MAX 16384	   /* bytes of selection text */
 #define FT_UEV_FMT_AREA (1u << 20) /* bytes for formats */
 #define FT_UEV_SEP '\x1f'	   /* separates name, filter, trigger in a line */
+#define FT_UEV_EN_IDS 8192	   /* ids whose recording a tool can switch (en[]) */
 
 /*
  * The shared area.  Ordering: the tool fills sel before the program runs
@@ -56,6 +57,17 @@
  * then stores ready = 1 with release; the recorder acquires ready before
  * reading the text and stops at the first entry not ready.  Counters are
  * relaxed atomic adds, read once the program is gone.
+ *
+ * Live enable (en[], en_gen: the live mount's events/u/.../enable and
+ * set_event): en[id] is 1 while event id is recorded.  The runtime stores
+ * it (relaxed) when it gives the id and whenever it switches the event
+ * itself (enable_event / disable_event triggers), so a tool reads the
+ * current state there.  A tool stores the bytes it wants (relaxed), then
+ * increments en_gen (release), then bumps the session's ctl.gen
+ * (ft_session_ctl_begin/end), which makes the runtime sync at its next
+ * hook or in its live thread; the runtime loads en_gen (acquire) and, when
+ * it moved, applies every id's byte.  The last store wins: a trigger that
+ * flips an event just after the tool wrote is not undone.
  */
 struct ft_uev_area {
 	uint32_t magic;
@@ -73,6 +85,8 @@ struct ft_uev_area {
 	char msg[2048];	      /* runtime's warnings ("unknown event ..."), '\n' separated */
 	char sel[FT_UEV_SEL_MAX];
 	char fmt[FT_UEV_FMT_AREA];
+	uint32_t en_gen;	   /* atomic: a tool's changes to en[] (see above) */
+	uint8_t en[FT_UEV_EN_IDS]; /* per id: 1 recorded, 0 not */
 };
 
 /* Runtime side: the area from the environment, or NULL. */

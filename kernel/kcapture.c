@@ -73,6 +73,7 @@
 #include <event-parse.h>
 #include <tracefs.h>
 
+#include "core/clock.h"
 #include "kernel/kcapture.h"
 #include "kernel/kencode.h"
 #include "core/hashtab.h"
@@ -87,6 +88,7 @@
 #define TRACEFS_DIR "/sys/kernel/tracing"
 /* a chunk goes out at least this often: a killed recorder loses no more */
 #define FLUSH_NS 1000000000ull
+#define STREAM_FLUSH_NS 200000000ull /* a streamed recording's chunks: this often */
 
 /*
  * A set of kernel text addresses the trace refers to (stack frames stored
@@ -124,6 +126,7 @@ struct kcpu {
 	int stats_fd;	    /* per_cpu/cpuN/stats: the kernel's loss counters, or -1 */
 	uint64_t lost_base; /* their sum when we started (a fresh instance: 0) */
 	double cpu_seconds; /* read by stop() after join */
+	uint64_t wm;	    /* ft_kcapture_watermark: its reader stores (release), any loads */
 };
 
 struct ft_kcapture {
@@ -143,6 +146,7 @@ struct ft_kcapture {
 	pid_t watchdog;
 	int watch_fd;
 	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
+	int stream;		  /* opts->follow: flush often, publish watermarks */
 	int subset_syms;	  /* store only the kallsyms lines the trace needs */
 	/*
 	 * What readers need to name the KDATA chunks, written before each
@@ -518,19 +522,36 @@ static void *reader_main(void *arg)
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	struct rusage ru;
 	uint64_t last_flush = mono_now();
+	uint64_t every = c->kc->stream ? STREAM_FLUSH_NS : FLUSH_NS;
 
 	/* acquire: pairs with the release store in ft_kcapture_stop() */
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
+		uint64_t ts;
+
 		poll(&pfd, 1, 100);
+		ts = ft_rdtsc(); /* the instance's clock is x86-tsc: the same ticks */
 		drain(c, 0);
 		/*
 		 * Losses no page marks (producer/consumer drops, and overruns
 		 * since the last page): they lie after what we have read.
 		 */
 		ft_kenc_sync_lost(c->enc);
-		if (mono_now() - last_flush >= FLUSH_NS) {
+		if (mono_now() - last_flush >= every) {
+			/*
+			 * A stream needs this CPU's events up to ts now, also
+			 * those in a page the kernel still writes: read that
+			 * too (trace_pipe_raw hands out a partial page).
+			 */
+			if (c->kc->stream)
+				drain(c, 1);
 			ft_kenc_flush(c->enc);
 			last_flush = mono_now();
+			/*
+			 * release: the chunk just written (everything committed
+			 * before ts, read by the drain after it) happens-before
+			 * a stream's watermark that loads this (acquire)
+			 */
+			__atomic_store_n(&c->wm, ts, __ATOMIC_RELEASE);
 		}
 	}
 	drain(c, 0);
@@ -540,6 +561,20 @@ static void *reader_main(void *arg)
 		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return NULL;
+}
+
+uint64_t ft_kcapture_watermark(struct ft_kcapture *kc)
+{
+	uint64_t wm = UINT64_MAX;
+
+	for (int i = 0; i < kc->nr_cpus; i++) {
+		/* acquire: pairs with the reader's release after its chunk */
+		uint64_t v = __atomic_load_n(&kc->cpus[i].wm, __ATOMIC_ACQUIRE);
+
+		if (kc->cpus[i].started && v < wm)
+			wm = v;
+	}
+	return wm == UINT64_MAX ? 0 : wm;
 }
 
 /* ------------------------------------------------------------- watchdog */
@@ -749,6 +784,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	}
 	kc->w = w;
 	kc->options = opts->options;
+	kc->stream = opts->follow;
 	kc->watch_fd = -1;
 	pthread_mutex_init(&kc->sync_lock, NULL);
 	snprintf(kc->name, sizeof(kc->name), "ftrail-%d", (int)getpid());
@@ -1259,6 +1295,22 @@ static int write_start_sections(struct ft_kcapture *kc, char *err, size_t errlen
 		return -1;
 	}
 	return 0;
+}
+
+int ft_kcapture_sync_names(struct ft_kcapture *kc)
+{
+	struct blob b = { 0 };
+	int r = 0;
+
+	blob_add_file(&b, NULL, "saved_cmdlines", "saved_cmdlines");
+	if (b.oom) {
+		errno = ENOMEM;
+		r = -1;
+	} else if (b.len) {
+		r = ft_writer_add(kc->w, FT_SEC_KFORMATS, 0, b.p, b.len, 1);
+	}
+	free(b.p);
+	return r;
 }
 
 /*

@@ -58,6 +58,23 @@ int ft_kcapture_is_kernel_event(const char *name);
 struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct ft_writer *w,
 				      pid_t pid, char *err, size_t errlen);
 
+/*
+ * A streamed or followed recording (opts->follow): the clock (ticks) before which every
+ * kernel event of every CPU is in the trace file, or 0 while a CPU has not
+ * been read and written yet.  Each reader thread, when it writes its chunk
+ * (every 200 ms then, 1 s otherwise), publishes the clock it read before
+ * reading what the chunk holds.  Any thread.
+ */
+uint64_t ft_kcapture_watermark(struct ft_kcapture *kc);
+
+/*
+ * A streamed recording: write the kernel's task names known now (a
+ * KFORMATS chunk with saved_cmdlines; the end writes the final one), so
+ * readers of the growing file name the tasks of the events before it.
+ * 0, or -1 with errno.
+ */
+int ft_kcapture_sync_names(struct ft_kcapture *kc);
+
 /* Stop, drain, write the final sections, remove the instance, free kc. */
 int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
 		     size_t errlen);

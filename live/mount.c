@@ -140,6 +140,7 @@ static int mnt_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 		return 0;
 	}
 	if (d->kind == MK_EV_DIR || !strcmp(path, "/events/u")) {
+		fill(buf, "enable", NULL, 0, 0);
 		mnt_events_readdir(m, d->kind == MK_EV_DIR ? sys : NULL, &fc, fill_one);
 		return 0;
 	}
@@ -194,7 +195,6 @@ static int mnt_open_locked(const char *path, struct fuse_file_info *fi)
 	fh = ft_calloc(1, sizeof(*fh));
 	fh->node = n;
 	fh->tid = tid;
-	fh->pipe_size = -1;
 	memcpy(fh->ev_sys, sys, sizeof(fh->ev_sys));
 	memcpy(fh->ev_name, name, sizeof(fh->ev_name));
 	if ((fi->flags & O_TRUNC) || (m->pending_trunc == n && acc != O_RDONLY)) {
@@ -459,7 +459,8 @@ static void *watch(void *arg)
 		}
 	}
 	__atomic_store_n(&w->m->ended, 1, __ATOMIC_RELAXED);
-	/* trace_pipe readers look every 100 ms: their last pass, then end of file */
+	/* the trace's last events into the log, then readers take them and get EOF */
+	mnt_trace_end(w->m);
 	nanosleep(&grace, NULL);
 	fuse_session_exit(w->se);
 	for (;;) {
@@ -467,6 +468,25 @@ static void *watch(void *arg)
 		if (poll(p, 1, 100) > 0)
 			return NULL;
 	}
+}
+
+/*
+ * A recording started without --mount has no live thread in the program:
+ * a change reaches it only at its next traced call, and a selection that
+ * patches nothing it runs would leave it deaf.  Mark the session live and
+ * move its generation: the runtime's next hook starts its live thread
+ * (runtime/control.c, core/session.h "Live control").
+ */
+static void make_live(struct mnt *m)
+{
+	struct ft_session_hdr *h = m->s.hdr;
+	struct ft_session_ctl *c = ft_session_ctl(h);
+
+	if (__atomic_load_n(&c->live, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&c->live, 1, __ATOMIC_RELAXED);
+	ft_session_ctl_begin(h);
+	ft_session_ctl_end(h);
 }
 
 static int attach_retry(const struct ft_mount_params *p, struct mnt *m, char *err, size_t errlen)
@@ -513,6 +533,9 @@ int ft_mount_serve(const struct ft_mount_params *p, char *err, size_t errlen)
 	mnt_init_state(&m);
 	mnt_trace_find(&m);
 	mnt_events_attach(&m);
+	if (mnt_trace_start(&m, err, errlen))
+		goto out_state;
+	make_live(&m);
 
 	f = fuse_new(&args, &mnt_ops, sizeof(mnt_ops), &m);
 	if (!f) {
@@ -592,11 +615,11 @@ out_state:
 		fh_free(fh);
 	}
 	fuse_opt_free_args(&args);
+	mnt_trace_stop(&m);
 	mnt_free_state(&m);
 	mnt_events_detach(&m);
 	if (m.trace_fd >= 0)
 		close(m.trace_fd);
-	free(m.pos);
 	pthread_mutex_destroy(&m.lock);
 	ft_live_session_detach(&m.s);
 	return r;

@@ -7,11 +7,14 @@
  * mapped read-only here.
  *
  * The area holds the selection record made (-e u:..., -f, -R: one line
- * per -e) and, for each event the runtime gave an id to, its format text
- * ("name:", "ID:", "system:", fields, "print fmt:").  The runtime reads
- * the selection once, at start: events are chosen when recording starts,
- * so these files are read-only in effect -- a write is refused with
- * EBUSY and a line in error_log rather than accepted and ignored.
+ * per -e), for each event the runtime gave an id to its format text
+ * ("name:", "ID:", "system:", fields, "print fmt:"), and per id whether it
+ * is recorded (en[]).  enable and set_event switch events through en[]
+ * (core/uevent.h, live enable): the runtime applies the switch at its next
+ * hook or in its live thread, as it applies a filter change.  Filters and
+ * triggers are compiled once, at start: writes to filter and trigger are
+ * refused with EBUSY and a line in error_log rather than accepted and
+ * ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "core/session.h"
 #include "core/uevent.h"
 #include "core/util.h"
 #include "live/mount_int.h"
@@ -48,21 +52,22 @@ static int uev_fd_of(pid_t pid)
 	return fd;
 }
 
-/* The program's user-event area, mapped read-only, or NULL. */
-static const struct ft_uev_area *uev_map(pid_t pid)
+/* The program's user-event area, mapped (read-write: en[]), or NULL. */
+static struct ft_uev_area *uev_map(pid_t pid)
 {
 	char path[64];
 	int n = uev_fd_of(pid), fd;
-	const struct ft_uev_area *a;
+	struct ft_uev_area *a;
 	void *p;
 
 	if (n < 0)
 		return NULL;
 	snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, n);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* read-write: enable and set_event store into en[] */
+	fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	p = mmap(NULL, sizeof(struct ft_uev_area), PROT_READ, MAP_SHARED, fd, 0);
+	p = mmap(NULL, sizeof(struct ft_uev_area), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	close(fd);
 	if (p == MAP_FAILED)
 		return NULL;
@@ -88,9 +93,9 @@ void mnt_events_attach(struct mnt *m)
  * first mapping is published with a compare-and-swap (release, paired
  * with the acquire loads here), a loser unmaps its own.
  */
-static const struct ft_uev_area *uev_get(struct mnt *m)
+static struct ft_uev_area *uev_get(struct mnt *m)
 {
-	const struct ft_uev_area *a = __atomic_load_n(&m->uev, __ATOMIC_ACQUIRE), *none = NULL;
+	struct ft_uev_area *a = __atomic_load_n(&m->uev, __ATOMIC_ACQUIRE), *none = NULL;
 
 	if (a)
 		return a;
@@ -99,7 +104,7 @@ static const struct ft_uev_area *uev_get(struct mnt *m)
 		return NULL;
 	if (__atomic_compare_exchange_n(&m->uev, &none, a, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return a;
-	munmap((void *)a, sizeof(struct ft_uev_area));
+	munmap(a, sizeof(struct ft_uev_area));
 	return none; /* the winner's */
 }
 
@@ -204,6 +209,73 @@ void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which,
 	free(text);
 }
 
+/* ---- switching events on and off (en[]) ---- */
+
+struct sw {
+	const char *sys, *name; /* "" for any */
+	const char *pat;	/* or an -e name ("u:SYS:EVENT", globs), NULL */
+	int set, on;		/* set: store on, else count */
+	int nr, nr_on;		/* ids matched, of them recorded */
+	struct ft_uev_area *a;
+};
+
+static int sw_cb(const char *sys, const char *name, const char *text, size_t len, void *arg)
+{
+	struct sw *w = arg;
+	char idtxt[16];
+	unsigned long id;
+
+	if (w->pat ? !ft_uev_name_match(w->pat, sys, name)
+		   : (w->sys[0] && strcmp(sys, w->sys)) || (w->name[0] && strcmp(name, w->name)))
+		return 0;
+	if (fmt_key(text, len, "ID: ", idtxt, sizeof(idtxt)))
+		return 0;
+	id = strtoul(idtxt, NULL, 10);
+	if (id >= FT_UEV_EN_IDS)
+		return 0;
+	w->nr++;
+	if (w->set)
+		__atomic_store_n(&w->a->en[id], (uint8_t)w->on, __ATOMIC_RELAXED);
+	else
+		w->nr_on += __atomic_load_n(&w->a->en[id], __ATOMIC_RELAXED) != 0;
+	return 0;
+}
+
+int mnt_events_switch(struct mnt *m, const char *sys, const char *name, const char *pat, int on)
+{
+	struct sw w = { sys, name, pat, 1, on, 0, 0, uev_get(m) };
+
+	if (!w.a)
+		return 0;
+	mnt_events_each(m, sw_cb, &w);
+	return w.nr;
+}
+
+int mnt_events_state(struct mnt *m, const char *sys, const char *name, const char *pat, int *nr_on)
+{
+	struct sw w = { sys, name, pat, 0, 0, 0, 0, uev_get(m) };
+
+	*nr_on = 0;
+	if (!w.a)
+		return 0;
+	mnt_events_each(m, sw_cb, &w);
+	*nr_on = w.nr_on;
+	return w.nr;
+}
+
+void mnt_events_publish(struct mnt *m)
+{
+	struct ft_uev_area *a = uev_get(m);
+
+	if (!a)
+		return;
+	/* release: the en[] stores before it (core/uevent.h, live enable) */
+	__atomic_add_fetch(&a->en_gen, 1, __ATOMIC_RELEASE);
+	/* the runtime syncs when the control generation moves (and is woken) */
+	ft_session_ctl_begin(m->s.hdr);
+	ft_session_ctl_end(m->s.hdr);
+}
+
 /* ---- the tree under events/u ---- */
 
 static const struct mnt_node ev_nodes[] = {
@@ -256,6 +328,13 @@ const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *
 	name[n] = 0;
 	f.name = name;
 	mnt_events_each(m, find_cb, &f);
+	if (!f.found && !s3 && !strcmp(name, "enable")) {
+		/* events/u/SYS/enable: every event of SYS */
+		f.name = NULL;
+		mnt_events_each(m, find_cb, &f);
+		name[0] = 0;
+		return f.found ? &ev_nodes[1] : NULL;
+	}
 	if (!f.found)
 		return NULL;
 	for (size_t i = 0; i < sizeof(ev_nodes) / sizeof(ev_nodes[0]); i++)

@@ -31,6 +31,7 @@
 #include "core/uevent.h"
 #include "core/util.h"
 #include "live/mount_int.h"
+#include "recorder/urecord.h"
 
 #define N(p, k, a, m)                                                                              \
 	{                                                                                          \
@@ -68,6 +69,7 @@ const struct mnt_node mnt_nodes[] = {
 	N("/per_thread", MK_DIR, 0, 0750),
 	N("/events", MK_DIR, 0, 0750),
 	N("/events/u", MK_DIR, 0, 0750),
+	N("/events/u/enable", MK_EV_ENABLE, 0, 0644),
 	N("/set_event", MK_SET_EVENT, 0, 0644),
 	FT_OPTIONS(X)
 };
@@ -166,55 +168,6 @@ static void elog_clear(struct mnt *m)
 	m->elog_next = 0;
 }
 
-/* ---- the snapshot table's buffer side, on the shared ring area ---- */
-/*
- * As `ftrail snapshot` drives it (cmd/snapshot.c): commands cannot share
- * code with live/, so the five calls are repeated here.
- */
-static int snap_alloc(void *ctx)
-{
-	return ft_rb_snapshot_alloc(ctx);
-}
-
-/* The recorder may still be saving the previous snapshot: wait up to 5 s. */
-static int snap_swap(void *ctx)
-{
-	struct timespec ts = { 0, 2000000 };
-	int r;
-
-	for (int i = 0; i < 2500; i++) {
-		r = ft_rb_snapshot_swap(ctx, ft_rdtsc());
-		if (r != -EBUSY)
-			return r;
-		nanosleep(&ts, NULL);
-	}
-	return -EBUSY;
-}
-
-static void snap_clear(void *ctx)
-{
-	ft_rb_snapshot_clear(ctx);
-}
-
-static void snap_free(void *ctx)
-{
-	ft_rb_snapshot_free(ctx);
-}
-
-static int snap_state(void *ctx)
-{
-	return ft_rb_snapshot_state(ctx) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED
-							    : FT_SNAP_ALLOCATED;
-}
-
-static const struct ft_snapshot_ops snap_ops = {
-	.alloc = snap_alloc,
-	.swap = snap_swap,
-	.clear = snap_clear,
-	.free = snap_free,
-	.get_state = snap_state,
-};
-
 static int smap_tracing_on(void *arg)
 {
 	struct mnt *m = arg;
@@ -233,7 +186,7 @@ void mnt_init_state(struct mnt *m)
 	m->smap.tracing_is_on = smap_tracing_on;
 	m->start_tracer = (int)__atomic_load_n(&ft_session_ctl(m->s.hdr)->tracer, __ATOMIC_RELAXED);
 	m->smap.arg = m;
-	ft_snapshot_init(&m->snap, &snap_ops, m->s.area);
+	ft_snapshot_init(&m->snap, &ft_urec_area_snapshot_ops, m->s.area);
 }
 
 void mnt_free_state(struct mnt *m)
@@ -334,14 +287,35 @@ struct ev_out {
 	const char *sys, *name; /* NULL: every event (set_event) */
 	int kind;
 	FILE *out;
+	struct mnt *m;
+	char **buf; /* out's text so far (set_event: a name once) */
 };
+
+/* Has set_event's text line already? */
+static int ev_listed(struct ev_out *o, const char *line)
+{
+	size_t n = strlen(line);
+	const char *p;
+
+	fflush(o->out);
+	for (p = *o->buf; p && (p = strstr(p, line)); p += n)
+		if (p == *o->buf || p[-1] == '\n')
+			return 1;
+	return 0;
+}
 
 static int ev_show(const char *sys, const char *name, const char *text, size_t len, void *arg)
 {
 	struct ev_out *o = arg;
+	int on;
 
 	if (!o->sys) {
-		fprintf(o->out, "u:%s:%s\n", sys, name);
+		char line[160];
+
+		/* set_event: the events recorded now (once per name) */
+		snprintf(line, sizeof(line), "u:%s:%s\n", sys, name);
+		if (mnt_events_state(o->m, sys, name, NULL, &on) && on && !ev_listed(o, line))
+			fputs(line, o->out);
 		return 0;
 	}
 	if (strcmp(sys, o->sys) || strcmp(name, o->name))
@@ -362,16 +336,19 @@ static int ev_show(const char *sys, const char *name, const char *text, size_t l
 
 static char *events_text(struct mnt *m, struct mnt_fh *fh, size_t *len)
 {
-	struct ev_out o = { NULL, NULL, fh->node->kind, NULL };
+	struct ev_out o = { NULL, NULL, fh->node->kind, NULL, m, NULL };
 	char *buf = NULL, sel[FT_UEV_SEL_MAX];
+	int nr, on;
 
 	o.out = open_memstream(&buf, len);
 	if (!o.out)
 		return NULL;
+	o.buf = &buf;
 	switch (fh->node->kind) {
 	case MK_EV_ENABLE:
-		/* an event has a format once the runtime enabled it: chosen at start */
-		fputs("1\n", o.out);
+		/* as the kernel's: 1 all recorded, 0 none, X some */
+		nr = mnt_events_state(m, fh->ev_sys, fh->ev_name, NULL, &on);
+		fputs(!on ? "0\n" : on == nr ? "1\n" : "X\n", o.out);
 		break;
 	case MK_EV_FILTER:
 		mnt_events_sel(m, fh->ev_sys, fh->ev_name, 1, sel, sizeof(sel));
@@ -546,7 +523,7 @@ int mnt_fill(struct mnt *m, struct mnt_fh *fh)
 		fh_set(fh, buf, len);
 		break;
 	case MK_TRACE: {
-		int r = mnt_trace_text(m, fh->tid, 1, 0, 1, 0, &buf, &len);
+		int r = mnt_trace_text(m, fh->tid, &buf, &len);
 
 		if (r < 0)
 			return r;
@@ -570,15 +547,15 @@ int mnt_open_trunc(struct mnt *m, struct mnt_fh *fh)
 	case MK_ERROR_LOG:
 		elog_clear(m);
 		break;
-	case MK_TRACE: {
+	case MK_TRACE:
 		/* everything so far counts as consumed: trace and trace_pipe start empty */
-		char *text;
-		size_t len;
-		int r = mnt_trace_text(m, fh->tid, 0, 1, 0, 0, &text, &len);
-
-		free(text);
-		return r == -EAGAIN ? 0 : r;
-	}
+		mnt_trace_clear(m, fh->tid);
+		break;
+	case MK_SET_EVENT:
+		/* "> set_event": every user event off, as the kernel clears them at open */
+		if (mnt_events_switch(m, "", "", NULL, 0))
+			mnt_events_publish(m);
+		break;
 	default:
 		break;
 	}
@@ -683,6 +660,39 @@ static int write_marker(struct mnt *m, int raw, const char *buf, size_t len)
 	return r ? -ENOSPC : 0;
 }
 
+/*
+ * set_event: "[!][u:]SYS:EVENT" words (globs, "all" as -e takes them):
+ * each switches the user events it names on, or off with '!'.  Every word
+ * is checked first: one that names no user event changes nothing (EINVAL).
+ */
+static int write_set_event(struct mnt *m, const char *file, char *s)
+{
+	char *save = NULL, *w, *copy = ft_strdup(s);
+	int on, pos;
+
+	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		const char *pat = w + (w[0] == '!');
+
+		if (!*pat || !mnt_events_state(m, "", "", pat, &on)) {
+			pos = (int)(w - copy);
+			mnt_elog(m, file,
+				 "no such user event (kernel events are chosen with record -e)", s,
+				 pos);
+			free(copy);
+			return -EINVAL;
+		}
+	}
+	free(copy);
+	copy = ft_strdup(s);
+	save = NULL;
+	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save))
+		mnt_events_switch(m, "", "", w + (w[0] == '!'), w[0] != '!');
+	free(copy);
+	if (*s)
+		mnt_events_publish(m);
+	return 0;
+}
+
 int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 {
 	struct ft_session_hdr *h = m->s.hdr;
@@ -784,12 +794,27 @@ int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 	case MK_TRACE:
 		break; /* the kernel takes any write (O_TRUNC clears) */
 	case MK_EV_ENABLE:
+		if (strcmp(s, "0") && strcmp(s, "1")) {
+			mnt_elog(m, name, "write 0 or 1", s, 0);
+			r = -EINVAL;
+			break;
+		}
+		if (!mnt_events_switch(m, fh->ev_sys, fh->ev_name, NULL, s[0] == '1')) {
+			mnt_elog(m, name,
+				 "no user event to switch (the program has none with an id)", s, 0);
+			r = -ENODEV;
+			break;
+		}
+		mnt_events_publish(m);
+		break;
+	case MK_SET_EVENT:
+		r = write_set_event(m, name, s);
+		break;
 	case MK_EV_FILTER:
 	case MK_EV_TRIGGER:
-	case MK_SET_EVENT:
 		mnt_elog(m, name,
-			 "user events are chosen when recording starts (record -e u:SYS:EVENT)", s,
-			 0);
+			 "filters and triggers are compiled when recording starts (record -f, -R)",
+			 s, 0);
 		r = -EBUSY;
 		break;
 	case MK_STACK_MAP:

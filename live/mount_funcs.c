@@ -26,23 +26,6 @@
 
 static const char *const cmd_names[] = { "traceon", "traceoff", "stacktrace", "snapshot" };
 
-/* The :mod: name of a path: "/usr/lib/libfoo.so.1" -> "libfoo" (as the runtime). */
-static void mod_name(char *dst, size_t len, const char *path, size_t path_len)
-{
-	const char *b = memrchr(path, '/', path_len);
-	const char *src = b ? b + 1 : path;
-	size_t n = path_len - (size_t)(src - path);
-	char *dot;
-
-	if (n > len - 1)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-	dot = strstr(dst, ".so");
-	if (dot && (dot[3] == '\0' || dot[3] == '.'))
-		*dot = '\0';
-}
-
 void mnt_funcs_free(struct mnt_funcs *f)
 {
 	for (uint32_t i = 0; i < f->nr_mods && f->modname; i++)
@@ -80,7 +63,7 @@ void mnt_funcs_refresh(struct mnt *m)
 		memcpy(path, md->path, sizeof(path));
 		path[sizeof(path) - 1] = 0;
 		st = ft_symtab_from_elf(path, NULL, 0, NULL, 0);
-		mod_name(mn, sizeof(mn), path, strlen(path));
+		ft_mod_name(mn, sizeof(mn), path, strlen(path));
 		f->modname[i] = ft_strdup(mn);
 		if (md->flags & FT_SMOD_MAIN)
 			f->main_mod = f->modname[i];
@@ -147,7 +130,7 @@ static void parse(int list, const char *line, struct rule *r)
 			r->bad_pos = (int)(md - line);
 			return;
 		}
-		mod_name(r->mod, sizeof(r->mod), md, strlen(md));
+		ft_mod_name(r->mod, sizeof(r->mod), md, strlen(md));
 		return;
 	}
 	if (list != FT_SL_FILTER) {

@@ -5,7 +5,8 @@
  *
  * Requests are served by libfuse's worker threads (fuse_loop_mt); each
  * takes m->lock for its whole work, except getattr (constant data) and
- * trace_pipe's wait.  `ended` is set by the watcher thread and read by
+ * trace_pipe's wait.  The follower thread (mount_trace.c) takes it to add
+ * events to the log.  `ended` is set by the watcher thread and read by
  * trace_pipe readers (relaxed atomics: it only says "stop waiting";
  * nothing is published through it).
  */
@@ -79,8 +80,7 @@ struct mnt_fh {
 	int failed;		      /* a write was refused: nothing is committed */
 	uint32_t tid;		      /* per_thread/<tid>/...: that thread only; 0: every thread */
 	char ev_sys[64], ev_name[64]; /* events/u/<sys>/<event>/... */
-	long long pipe_size; /* trace_pipe: file size at this reader's last pass (-1: none) */
-	struct mnt_fh *prev, *next; /* m->open: freed at the end if never released */
+	struct mnt_fh *prev, *next;   /* m->open: freed at the end if never released */
 	int wrote;
 };
 
@@ -100,11 +100,43 @@ struct mnt_funcs {
 	const char *main_mod;	 /* the main program's (listed without "[mod]") */
 };
 
-/* A user buffer's count of events (mount_trace.c). */
-struct mnt_bufpos {
-	uint64_t id; /* UDATA buffer id */
+/* One event in the log of trace and trace_pipe (mount_trace.c). */
+struct mnt_ent {
+	size_t off;   /* its text in mnt_log.text */
+	uint32_t len; /* bytes of text */
+	uint32_t tid; /* its thread (a kernel event's task) */
+	int consumed; /* read through trace_pipe, or cleared */
+};
+
+/* Events read through trace_pipe, per thread (stats' "read events"). */
+struct mnt_readc {
+	uint32_t tid;
 	uint64_t n;
-	uint32_t tid; /* its thread */
+};
+
+/*
+ * What trace and trace_pipe show (mount_trace.c): the events a follower
+ * thread formats from the trace file being written (live/follow.h), in
+ * order, until consumed.  Everything but fl, th and kernel is under
+ * m->lock; fl is the follower thread's; cond (with m->lock) says the log
+ * grew, the last pass is in (done), or the thread must stop (quit).
+ */
+struct mnt_log {
+	struct ft_follow *fl;
+	pthread_t th;
+	int running; /* th was started */
+	int quit;
+	int done;   /* the recording ended and its last events are in */
+	int kernel; /* the file has kernel events (the header's columns) */
+	pthread_cond_t cond;
+	char *text; /* the events' lines, from ent[head]'s on */
+	size_t tlen, tcap;
+	struct mnt_ent *ent; /* live entries: [head, nr) */
+	size_t head, nr, cap;
+	uint64_t dropped;   /* unread events dropped to keep the log bounded */
+	uint64_t clear_tsc; /* the last "> trace" (ticks): older events are gone */
+	struct mnt_readc *readc;
+	size_t nr_readc, cap_readc;
 };
 
 struct mnt {
@@ -112,9 +144,9 @@ struct mnt {
 	pid_t pid;
 	uid_t uid;
 	gid_t gid;
-	long t0;		       /* mount time (s) for the nodes' times */
-	int start_tracer;	       /* the tracer when mounted: a latency tracer may come back */
-	const struct ft_uev_area *uev; /* the program's user-event area (read-only), or NULL */
+	long t0;		 /* mount time (s) for the nodes' times */
+	int start_tracer;	 /* the tracer when mounted: a latency tracer may come back */
+	struct ft_uev_area *uev; /* the program's user-event area, or NULL */
 	struct ft_stackmap smap;
 	struct ft_snapshot snap;
 	struct mnt_funcs funcs;
@@ -133,11 +165,9 @@ struct mnt {
 	 */
 	pthread_mutex_t lock;
 	/* trace, trace_pipe (mount_trace.c) */
-	int trace_fd;		/* the recorder's FILE.partial, or -1 */
-	char trace_path[32];	/* "/proc/self/fd/N" */
-	struct mnt_bufpos *pos; /* consumed events per buffer */
-	size_t nr_pos;
-	uint64_t clear_ns; /* the last "> trace": older events are gone */
+	int trace_fd;	     /* the recorder's FILE.partial, or -1 */
+	char trace_path[32]; /* "/proc/self/fd/N" */
+	struct mnt_log log;
 };
 
 /* mount_files.c */
@@ -157,12 +187,19 @@ void mnt_elog(struct mnt *m, const char *loc, const char *msg, const char *cmd, 
 
 /* mount_trace.c */
 void mnt_trace_find(struct mnt *m);
+/* Start following the trace file (a thread); 0, or -1 with err. */
+int mnt_trace_start(struct mnt *m, char *err, size_t errlen);
+/* m->ended is set: wait for the last events to be in the log (10 s at most). */
+void mnt_trace_end(struct mnt *m);
+/* Stop following and free the log. */
+void mnt_trace_stop(struct mnt *m);
 /*
- * The events not consumed yet (of thread tid, or all with 0) as ftrace's
- * text; see mount_trace.c.  Caller holds m->lock.
+ * trace: the header and the events not consumed yet (of thread tid, or all
+ * with 0) as ftrace's text, malloc'ed.  Caller holds m->lock.  0, or -errno.
  */
-int mnt_trace_text(struct mnt *m, uint32_t tid, int header, int consume, int show, size_t limit,
-		   char **out, size_t *len);
+int mnt_trace_text(struct mnt *m, uint32_t tid, char **out, size_t *len);
+/* "> trace": the events so far (of thread tid, or all) are gone.  Lock held. */
+void mnt_trace_clear(struct mnt *m, uint32_t tid);
 int mnt_trace_pipe_read(struct mnt *m, struct mnt_fh *fh, char *buf, size_t size);
 /* per_thread/<tid>/stats. */
 char *mnt_thread_stats(struct mnt *m, uint32_t tid, size_t *len);
@@ -182,6 +219,19 @@ void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which,
  * the program has no such event.
  */
 const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *sys, char *name);
+/*
+ * Switch events on (on 1) or off in the area's en[]: those of sys and
+ * name ("" for any), or those an -e name pat matches (when not NULL).
+ * Returns how many ids; mnt_events_publish() then makes the runtime apply
+ * them.  Lock held.
+ */
+int mnt_events_switch(struct mnt *m, const char *sys, const char *name, const char *pat, int on);
+void mnt_events_publish(struct mnt *m);
+/*
+ * How many ids sys and name ("" for any), or pat, have, and in *nr_on how
+ * many of them are recorded.
+ */
+int mnt_events_state(struct mnt *m, const char *sys, const char *name, const char *pat, int *nr_on);
 /* Fill a directory of events/u (path "/events/u" or "/events/u/SYS"). */
 void mnt_events_readdir(struct mnt *m, const char *sys, void *buf,
 			int (*fill)(void *buf, const char *name));

@@ -195,6 +195,28 @@ static int write_argspec(struct ft_writer *w, const struct ft_record_opts *o)
 	return r;
 }
 
+/* What a streamed recording's watermark needs: user event formats, the kernel's. */
+struct stream_sync {
+	struct ft_uev_area *uev;
+	struct ft_kcapture *kc;
+};
+
+static int sync_stream(struct ft_writer *w, void *arg, uint64_t *wm)
+{
+	struct stream_sync *ss = arg;
+
+	int r = 0;
+
+	if (ss->kc) {
+		uint64_t k = ft_kcapture_watermark(ss->kc);
+
+		if (k < *wm)
+			*wm = k;
+		r |= ft_kcapture_sync_names(ss->kc);
+	}
+	return r | (ss->uev ? ft_uev_sync(ss->uev, w) : 0);
+}
+
 static void print_urecord_warnings(struct ft_urecord *u)
 {
 	const char *m;
@@ -210,12 +232,12 @@ static void print_urecord_warnings(struct ft_urecord *u)
  * while the program runs on.
  */
 static int report_program(const struct ft_record_opts *o, const struct ft_urecord_result *r,
-			  pid_t pid, int stop_sig)
+			  pid_t pid, int stop_sig, const char *output)
 {
 	if (r->signaled) {
 		ft_warn("%s was killed by signal %d (%s)%s; events written before it are in %s",
 			o->argv[0], r->signo, strsignal(r->signo),
-			r->core_dumped ? ", core dumped" : "", o->output);
+			r->core_dumped ? ", core dumped" : "", output);
 		return 128 + r->signo;
 	}
 	if (r->exited) {
@@ -255,6 +277,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	static const struct ft_record_extra none;
 	const struct ft_record_extra *x = extra ? extra : &none;
 	struct ft_urecord_result ures = { 0 };
+	struct stream_sync ss;
 	struct ft_kcapture_stats kst = { 0 };
 	struct ft_kcapture *kc = NULL;
 	struct ft_uev_area *uev; /* user events, NULL when none selected */
@@ -268,12 +291,6 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	pid_t pid = o->argv ? 0 : o->attach_pid ? o->attach_pid : x->follow_pid;
 	uint64_t t0 = 0;
 
-	if (!strcmp(o->output, "-")) {
-		ft_seterr(err, errlen,
-			  "a trace cannot be written to standard output (-o -): it is written to "
-			  "FILE.partial and renamed into place when complete; name a file");
-		return -1;
-	}
 	if ((o->argv != NULL) + (o->attach_pid > 0) + (x->follow_pid > 0) > 1) {
 		ft_seterr(err, errlen, "give a program or a process to follow, not both");
 		return -1;
@@ -293,10 +310,12 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	 * The runtime goes in for function tracers, for user events (u:...),
 	 * and for the user stacks the kernel takes (userstacktrace): under nop
 	 * it hooks nothing, but publishes the program's modules, without which
-	 * those stacks could not be symbolised.
+	 * those stacks could not be symbolised.  A live session (--mount)
+	 * always has it: its tree changes the tracer and the events later.
 	 */
 	inject = (strcmp(o->tracer, "nop") && !ft_tracer_is_kernel(o->tracer)) ||
-		 want_user_events || (want_kernel && (o->options & FT_OPT(USERSTACKTRACE)));
+		 want_user_events || (want_kernel && (o->options & FT_OPT(USERSTACKTRACE))) ||
+		 o->live;
 	/* -P: what is known against the process, before anything is created */
 	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
 		return -1;
@@ -316,6 +335,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 			  strerror(errno));
 		goto fail_file;
 	}
+	if (x->opened && x->opened(ft_writer_partial_path(w), x->opened_arg, err, errlen))
+		goto fail_file;
 
 	catch_stop_signals(old_sa, &ignored);
 	caught = 1;
@@ -362,6 +383,10 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	} else if (u) {
 		ft_urecord_go(u);
 	}
+	ss.uev = uev;
+	ss.kc = kc;
+	if (u && o->follow)
+		ft_urecord_set_stream_sync(u, sync_stream, &ss);
 	if (u) {
 		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {
 			print_urecord_warnings(u);
@@ -417,12 +442,22 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 				ft_urecord_name(u), ures.attach_ns / 1e6, ures.detach_ns / 1e6);
 		ft_urecord_destroy(u);
 	} else if (u) {
-		status = report_program(o, &ures, pid, stop_signo);
+		status = report_program(o, &ures, pid, stop_signo,
+					x->output_name ? x->output_name : o->output);
 		ft_urecord_destroy(u); /* a program still running detaches now */
 	}
 	restore_stop_signals(old_sa);
+	if (u && inject && o->flight && ures.snap_evicted)
+		ft_warn("flight recorder: %llu pages of exited threads were dropped to bound "
+			"its memory (the oldest threads' first)",
+			(unsigned long long)ures.snap_evicted);
 	if (!o->quiet) {
-		if (u && inject)
+		if (u && inject && o->flight)
+			fprintf(stderr,
+				"ftrail: flight recorder: %u snapshot(s) written, %llu records in "
+				"all (show --snapshot[=N] reads them)\n",
+				ures.snapshots, (unsigned long long)ures.snap_events);
+		else if (u && inject)
 			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
 				(unsigned long long)ures.events, (unsigned long long)ures.lost,
 				ures.threads);
@@ -438,7 +473,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 			fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
 				(unsigned long long)kst.events, (unsigned long long)kst.lost,
 				(unsigned long long)kst.stacks);
-		fprintf(stderr, "ftrail: trace written to %s\n", o->output);
+		fprintf(stderr, "ftrail: trace written to %s\n",
+			x->output_name ? x->output_name : o->output);
 	}
 	return status;
 

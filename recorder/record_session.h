@@ -69,6 +69,19 @@ struct ft_record_extra {
 	int (*attached)(struct ft_writer *w, const char *path, pid_t pid, int spawned, void *arg,
 			char *err, size_t errlen);
 	void *arg;
+	/*
+	 * Called once the trace file is open, before anything runs, with the
+	 * path being written (FILE.partial), e.g. to follow it (live/stream.h).
+	 * Returns 0, or -1 with a one-line reason in err (the session is then
+	 * torn down).  NULL: nothing to do.
+	 */
+	int (*opened)(const char *partial, void *arg, char *err, size_t errlen);
+	void *opened_arg;
+	/*
+	 * How messages name the output (a scratch file that is removed
+	 * afterwards has no name worth giving); NULL: opts->output.
+	 */
+	const char *output_name;
 };
 
 /*

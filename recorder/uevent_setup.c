@@ -375,7 +375,8 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 			return NULL;
 		}
 	}
-	if (!any)
+	/* --mount: the tree's events/u/ switches the program's events on and off */
+	if (!any && !o->live)
 		return NULL;
 	if (check_program(o, is_kernel, err, errlen))
 		return NULL;
@@ -417,18 +418,24 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 	return a;
 }
 
-int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *st, char *msg,
-		  size_t msglen)
+/*
+ * What ft_uev_sync() wrote of the format area (one recording at a time per
+ * process, from the thread that drains it): ft_uev_finish() starts there.
+ */
+static uint32_t fmt_synced;
+static const struct ft_uev_area *fmt_synced_area;
+
+/* Write the formats from *off on (those ready), advancing *off.  0, or -1. */
+static int write_formats(struct ft_uev_area *a, struct ft_writer *w, uint32_t *offp)
 {
-	uint32_t used = __atomic_load_n(&a->fmt_used, __ATOMIC_ACQUIRE), off = 0;
+	uint32_t used = __atomic_load_n(&a->fmt_used, __ATOMIC_ACQUIRE), off = *offp;
 	char *text = malloc(used + 1);
 	size_t n = 0;
 	int ret = 0;
 
 	if (!text) {
 		errno = ENOMEM;
-		ret = -1;
-		goto out;
+		return -1;
 	}
 	if (used > sizeof(a->fmt))
 		used = sizeof(a->fmt);
@@ -446,8 +453,28 @@ int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stat
 	}
 	if (n && w && ft_writer_add(w, FT_SEC_UFORMATS, 0, text, n, 1))
 		ret = -1;
+	else
+		*offp = off;
 	free(text);
-out:
+	return ret;
+}
+
+int ft_uev_sync(struct ft_uev_area *a, struct ft_writer *w)
+{
+	if (fmt_synced_area != a) {
+		fmt_synced_area = a;
+		fmt_synced = 0;
+	}
+	return write_formats(a, w, &fmt_synced);
+}
+
+int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stats *st, char *msg,
+		  size_t msglen)
+{
+	uint32_t off = fmt_synced_area == a ? fmt_synced : 0;
+	int ret = write_formats(a, w, &off);
+
+	fmt_synced_area = NULL;
 	if (st) {
 		st->written = __atomic_load_n(&a->written, __ATOMIC_RELAXED);
 		st->filtered = __atomic_load_n(&a->filtered, __ATOMIC_RELAXED);

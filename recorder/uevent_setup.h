@@ -33,6 +33,14 @@ int ft_uev_finish(struct ft_uev_area *a, struct ft_writer *w, struct ft_uev_stat
 		  size_t msglen);
 
 /*
+ * Tool side, while the program runs (a streamed recording): write the
+ * formats registered since the last call as a UFORMATS section of their
+ * own, so readers of the growing file can name the events; ft_uev_finish()
+ * then writes only the rest.  Returns 0, or -1 (write failure, errno).
+ */
+int ft_uev_sync(struct ft_uev_area *a, struct ft_writer *w);
+
+/*
  * Tool side: the events an ELF file defines, read from its __ftrail_events
  * section and relocations without running it.  fn gets a descriptor whose
  * strings and fields are valid during the call (fmt NULL); a non-zero

@@ -20,6 +20,17 @@ struct wqueue;
 /* Index of ring (slot, set, level) in the per-ring arrays. */
 #define RIDX(s, set, l) (((size_t)(s)*FT_RB_SETS + (set)) * FT_RB_LEVELS + (l))
 
+/*
+ * What a streaming recorder took of one ring's page being written
+ * (urec_stream.c): that page's number, the bytes and events taken, the
+ * losses shown with them, the time of the last record taken.
+ */
+struct urec_piece {
+	uint64_t page;
+	uint64_t ts;
+	uint32_t off, nev, lost, pad;
+};
+
 struct task {
 	uint32_t pid, tid;
 	char comm[32];
@@ -77,6 +88,32 @@ struct ft_urecord {
 	uint32_t snaps_taken;		  /* snapshots completely saved */
 	uint32_t snap_clears_seen;
 	int snap_last_state;
+
+	/*
+	 * Streaming (ft_record_opts.follow; urecord.c "Streaming"): per ring
+	 * (RIDX), what was taken of its page being written -- that page's
+	 * number, bytes and events taken, the losses shown with them, and
+	 * the time of the last record taken -- so that the page, when it is
+	 * complete, goes out without them.
+	 */
+	struct urec_piece *spart;
+	uint64_t stream_wm_last; /* mono_ns of the last watermark written */
+	uint64_t stream_slack;	 /* STREAM_SLACK_NS in clock ticks */
+	int stream_behind;	 /* this pass left a ring not taken whole: no watermark */
+	int (*stream_sync)(struct ft_writer *w, void *arg, uint64_t *wm); /* urecord.h */
+	void *stream_sync_arg;
+
+	/*
+	 * Flight recorder (urec_flight.c): the rings of threads that exited
+	 * since the last dump, copied out so their slots can be reused; one
+	 * pend per buffer id, oldest first, FLIGHT_RETIRED_MAX bytes at most.
+	 */
+	struct pend *fl_ret;
+	size_t nr_fl_ret, fl_ret_bytes;
+	uint64_t fl_evicted;	/* pages of exited threads dropped for room */
+	uint64_t fl_window;	/* --last in clock ticks, 0: no limit */
+	uint32_t fl_dumps;	/* snapshots the flight recorder wrote */
+	const char *fl_trigger; /* what the snapshot being saved was taken for */
 
 	/*
 	 * '\n'-separated lines not yet handed out: the drain thread and the
@@ -181,6 +218,12 @@ int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 int urec_report_tail_loss(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
 			  uint32_t l, const struct ft_rb_slotinfo *si, uint64_t ts);
 
+/* Remember thread (pid, tid) and its name for TASKS.  Drain thread. */
+void urec_note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid);
+
+/* Is thread tid of pid gone (no /proc entry)? */
+int urec_task_gone(uint32_t pid, uint32_t tid);
+
 /* The task (pid, tid) seen so far, or NULL.  Drain thread. */
 struct task *urec_task_find(struct ft_urecord *u, uint32_t pid, uint32_t tid);
 
@@ -234,5 +277,60 @@ int urec_snap_poll(struct ft_urecord *u, struct ft_writer *w);
  * Return: 0.  Drain thread.
  */
 int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w);
+
+/* ---- urec_stream.c: pages taken in pieces for a stream ---- */
+
+/*
+ * urec_piece_take() - the next of ring (s, set, l)'s records a stream needs
+ * now, into page (page_size bytes) and info
+ * @sp: what was taken of the page being written so far (zeroed at start)
+ *
+ * Return: 2, a complete page consumed (hand it on through
+ * urec_piece_strip(), then call again); 1, a piece of the page being
+ * written: what was committed to it since the last piece, as a page of
+ * its own; 0, nothing new; -1, the ring cannot be taken whole now (a
+ * torn or unreadable copy, a complete page that cannot be consumed): the
+ * caller must not promise a watermark for this pass.  One reader per ring.
+ */
+int urec_piece_take(struct ft_rb_area *a, uint32_t s, uint32_t set, uint32_t l,
+		    struct urec_piece *sp, void *page, struct ft_rb_pageinfo *info);
+
+/*
+ * urec_piece_strip() - a page consumed from a ring (page, info) whose front
+ * was taken in pieces: cut that front, so the page holds only the rest
+ * (depth FT_PAGE_DEPTH_CONT, ts the last taken record's); forget sp.  A
+ * page the pieces were not taken from is left as it is.
+ */
+void urec_piece_strip(struct urec_piece *sp, void *page, struct ft_rb_pageinfo *info);
+
+/* ---- urec_flight.c: the flight recorder (ft_record_opts.flight) ---- */
+
+/*
+ * urec_flight_pass() - drain()'s pass in flight-recorder mode: nothing is
+ * consumed; a swapped-out set is saved as a snapshot (the last --last
+ * seconds of it) and reset, exited threads' rings are kept in memory and
+ * their slots recycled
+ * @everything: no writer is left (the end)
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread.
+ */
+int urec_flight_pass(struct ft_urecord *u, struct ft_writer *w, int everything);
+
+/*
+ * urec_flight_dump() - at the end: write what every ring (and every exited
+ * thread kept) holds as one more snapshot, taken for trigger ("exit",
+ * "crash", "stop", "detach"); signo the signal that killed the program, 0
+ *
+ * Return: 0, or -1 when writing failed.  Drain thread, no writer left.
+ */
+int urec_flight_dump(struct ft_urecord *u, struct ft_writer *w, const char *trigger, int signo);
+
+/*
+ * urec_snap_header() - a snapshot header section (core/snapshot.h): state,
+ * the time it was taken (ts, clock ticks) and, in flight-recorder mode,
+ * trigger= and last_ns=.  Return: 0, or -1 with errno.
+ */
+int urec_snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state, uint64_t ts,
+		     const char *trigger, int signo);
 
 #endif

@@ -349,6 +349,11 @@ int urec_write_meta(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 		      (unsigned long long)__atomic_load_n(&u->area->snap_missed, __ATOMIC_RELAXED),
 		      (unsigned long long)__atomic_load_n(&u->area->snap_skipped,
 							  __ATOMIC_RELAXED));
+	if (u->o->flight && n < (int)sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - n,
+			      "flight_recorder=1\nflight_last_ms=%llu\nflight_evicted_pages=%llu\n",
+			      (unsigned long long)u->o->flight_last_ms,
+			      (unsigned long long)u->fl_evicted);
 	if (n >= (int)sizeof(buf))
 		n = sizeof(buf) - 1;
 	return ft_writer_add(w, FT_SEC_META, 0, buf, (size_t)n, 0);

@@ -3,13 +3,19 @@
  * Snapshots of the user-space recorder (core/ringbuf.h "Snapshot"): when a
  * swap is seen, the old ring set is saved ring by ring into SNAPSHOT
  * sections as each ring freezes (see urecord.c for the whole recorder).
+ * And the snapshot table's buffer side for the tools that drive it from
+ * outside (ftrail snapshot, the live mount's snapshot file).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
+#include "core/clock.h"
 #include "core/ringbuf.h"
 #include "core/snapshot.h"
 #include "core/tracefile.h"
+#include "recorder/urecord.h"
 #include "recorder/urec_int.h"
 
 /* Append a page copy to the snapshot buffer being copied (u->sbuf). */
@@ -27,16 +33,30 @@ static int sbuf_add(struct ft_urecord *u, const struct ft_rb_pageinfo *info, con
  * A snapshot header (FT_SNAP_HDR_ID, text, core/snapshot.h): written when a
  * save starts (its rings' sections follow, one ring at a time, so the
  * recorder holds one ring's copy at most), or alone for "cleared"/"freed".
+ * A flight recorder's adds what took it and its window (--last).
  */
-static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
+int urec_snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state, uint64_t ts,
+		     const char *trigger, int signo)
 {
-	char hdr[256];
+	char hdr[384];
 	int n;
 
 	n = snprintf(hdr, sizeof(hdr), "snapshot=%u\nstate=%s\nswap_ts=%llu\n", ++u->snaps_saved,
-		     state,
-		     (unsigned long long)__atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED));
+		     state, (unsigned long long)ts);
+	if (trigger)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "trigger=%s\n", trigger);
+	if (signo)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "signal=%d\n", signo);
+	if (u->o->flight && u->o->flight_last_ms)
+		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "last_ns=%llu\n",
+			      (unsigned long long)u->o->flight_last_ms * 1000000ull);
 	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
+}
+
+static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)
+{
+	return urec_snap_header(u, w, state, __atomic_load_n(&u->area->snap_ts, __ATOMIC_RELAXED),
+				u->o->flight ? "snapshot" : NULL, 0);
 }
 
 /*
@@ -127,3 +147,52 @@ int urec_snap_finish(struct ft_urecord *u, struct ft_writer *w)
 	u->snap_last_state = ft_rb_snapshot_state(a);
 	return 0;
 }
+
+/* ---- the snapshot table's buffer side, on a session's ring area ---- */
+
+static int area_alloc(void *ctx)
+{
+	return ft_rb_snapshot_alloc(ctx);
+}
+
+/*
+ * Swap.  The recorder may still be saving the previous snapshot (a trigger
+ * took it a moment ago): wait for it, up to 5 s, rather than refuse.
+ */
+static int area_swap(void *ctx)
+{
+	struct timespec ts = { 0, 2000000 };
+	int r;
+
+	for (int i = 0; i < 2500; i++) {
+		r = ft_rb_snapshot_swap(ctx, ft_rdtsc());
+		if (r != -EBUSY)
+			return r;
+		nanosleep(&ts, NULL);
+	}
+	return -EBUSY;
+}
+
+static void area_clear(void *ctx)
+{
+	ft_rb_snapshot_clear(ctx);
+}
+
+static void area_free(void *ctx)
+{
+	ft_rb_snapshot_free(ctx);
+}
+
+static int area_state(void *ctx)
+{
+	return ft_rb_snapshot_state(ctx) == FT_RB_SNAP_FREE ? FT_SNAP_UNALLOCATED
+							    : FT_SNAP_ALLOCATED;
+}
+
+const struct ft_snapshot_ops ft_urec_area_snapshot_ops = {
+	.alloc = area_alloc,
+	.swap = area_swap,
+	.clear = area_clear,
+	.free = area_free,
+	.get_state = area_state,
+};

@@ -234,7 +234,12 @@ static void note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid, int rere
 		read_comm(pid, tid, t->comm, sizeof(t->comm));
 }
 
-static int task_gone(uint32_t pid, uint32_t tid)
+void urec_note_task(struct ft_urecord *u, uint32_t pid, uint32_t tid)
+{
+	note_task(u, pid, tid, 0);
+}
+
+int urec_task_gone(uint32_t pid, uint32_t tid)
 {
 	char path[64];
 	struct stat st;
@@ -273,6 +278,7 @@ static struct pend *pend_get(struct ft_urecord *u, uint64_t id)
  */
 struct chunk {
 	struct chunk *next;
+	uint32_t type; /* FT_SEC_UDATA (compressed), or FT_SEC_META (a stream watermark) */
 	uint64_t id;
 	char *buf;
 	size_t len;
@@ -320,7 +326,7 @@ static void *writer_main(void *arg)
 			q->tail = NULL;
 		pthread_mutex_unlock(&q->lock);
 		if (urec_sync_tables(q->u, q->w, 0) ||
-		    ft_writer_add(q->w, FT_SEC_UDATA, c->id, c->buf, c->len, 1)) {
+		    ft_writer_add(q->w, c->type, c->id, c->buf, c->len, c->type == FT_SEC_UDATA)) {
 			pthread_mutex_lock(&q->lock);
 			q->failed = 1;
 			q->saved_errno = errno;
@@ -375,6 +381,7 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 	if (c && q->bytes + p->len <= QUEUE_MAX) {
 		/* hand the buffer over; the next page starts a new one */
 		c->next = NULL;
+		c->type = FT_SEC_UDATA;
 		c->id = p->id;
 		c->buf = p->buf;
 		c->len = p->len;
@@ -466,6 +473,108 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 
 /* ---- draining ---- */
 
+/*
+ * Streaming (record -o -, live/stream.h): the stream follows the trace
+ * file, so whatever was recorded must reach it within a bounded time --
+ * also the records of a thread that writes a few and then sleeps, whose
+ * page may take minutes to fill.  So in stream mode each pass also takes
+ * what was committed to the page being written (ft_rb_peek_set: the
+ * committed bytes, read after the writer's release of the size), as a
+ * page of its own; when the page is complete and consumed, what was taken
+ * is cut from its front (urec_stream.c).  A piece after the first has
+ * depth FT_PAGE_DEPTH_CONT and the time of the record before it as its
+ * ts, so a reader decodes the pieces as the whole page.  Losses and
+ * event counts are split between the pieces and add up to the page's.
+ *
+ * Then every STREAM_WM_NS a watermark goes out after the chunks, through
+ * the writer thread's FIFO: META stream_watermark=T (ticks) says every
+ * record stamped before T is in the file before it.  T is the clock at
+ * the start of the pass minus STREAM_SLACK_NS: a writer reads the clock
+ * before it reserves room, and one preempted in between commits a record
+ * older than the pass; the slack covers such a delay (the stream counts
+ * any record that comes later still, and says so).
+ */
+#define STREAM_WM_NS 200000000ull    /* a watermark (and a flush) this often */
+#define STREAM_SLACK_NS 200000000ull /* a writer delayed this long between clock and commit */
+
+/*
+ * Stream mode: take what was committed to the page being written of ring
+ * (s, set, l) since the last look, as a page of its own (urec_stream.c).
+ * 0, or -1 when writing failed.
+ */
+static int stream_take_partial(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32_t set,
+			       uint32_t l)
+{
+	struct ft_rb_pageinfo info;
+	int r = 0, got, pages = 0;
+
+	/* pages completed since the pass consumed them go first, a few at most */
+	while ((got = urec_piece_take(u->area, s, set, l, &u->spart[RIDX(s, set, l)], u->page,
+				      &info)) == 2) {
+		r |= urec_take_page(u, w, s, set, l, &info);
+		if (++pages == 8)
+			break;
+	}
+	if (got < 0 || got == 2) {
+		u->stream_behind = 1;
+		return r;
+	}
+	if (!got)
+		return r;
+	u->events += info.nev;
+	u->bytes += info.len - sizeof(struct ft_page);
+	u->reported[RIDX(s, set, l)] += info.lost;
+	return r | pend_add(u, w, &info, u->page);
+}
+
+/*
+ * Stream mode, after a pass: every STREAM_WM_NS, flush what is pending
+ * and queue the watermark behind it (see "Streaming").  0, or -1.
+ */
+static int stream_watermark(struct ft_urecord *u, struct ft_writer *w, uint64_t pass_ticks,
+			    uint64_t now)
+{
+	struct wqueue *q = u->q;
+	struct chunk *c;
+	char line[64];
+	uint64_t slack = u->stream_slack;
+	int n, r;
+
+	if (now - u->stream_wm_last < STREAM_WM_NS || u->stream_behind)
+		return 0;
+	u->stream_wm_last = now;
+	r = pend_flush_all(u, w);
+	/* the names of what went before: threads, user event formats */
+	r |= urec_write_tasks(u, w);
+	if (u->stream_sync)
+		r |= u->stream_sync(w, u->stream_sync_arg, &pass_ticks);
+	n = snprintf(line, sizeof(line), "stream_watermark=%llu\n",
+		     (unsigned long long)(pass_ticks > slack ? pass_ticks - slack : 0));
+	c = q->running ? malloc(sizeof(*c)) : NULL;
+	if (c)
+		c->buf = malloc((size_t)n);
+	if (!c || !c->buf) {
+		free(c);
+		return r | urec_sync_tables(u, w, 0) |
+		       ft_writer_add(w, FT_SEC_META, 0, line, (size_t)n, 0);
+	}
+	memcpy(c->buf, line, (size_t)n);
+	c->next = NULL;
+	c->type = FT_SEC_META;
+	c->id = 0;
+	c->len = (size_t)n;
+	pthread_mutex_lock(&q->lock);
+	if (q->tail)
+		q->tail->next = c;
+	else
+		q->head = c;
+	q->tail = c;
+	q->bytes += c->len;
+	pthread_cond_signal(&q->cond);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
 /* Buffer id of the losses of threads that got no slot (no thread of its own). */
 #define NOSLOT_BUF ft_rb_buf_id((1u << 30) - 1, 0, 0)
 
@@ -511,6 +620,8 @@ int urec_take_page(struct ft_urecord *u, struct ft_writer *w, uint32_t s, uint32
 {
 	struct ft_page *pg = (struct ft_page *)u->page;
 
+	if (u->spart)
+		urec_piece_strip(&u->spart[RIDX(s, set, l)], u->page, info);
 	u->events += info->nev;
 	u->bytes += info->len - sizeof(struct ft_page);
 	u->pages++;
@@ -576,8 +687,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	struct ft_rb_area *a = u->area;
 	struct ft_rb_pageinfo info;
 	int check_dead = 0, r = 0;
-	uint64_t now = mono_ns();
+	uint64_t now = mono_ns(), pass_ticks = ft_rdtsc();
 
+	u->stream_behind = 0;
 	r |= urec_snap_poll(u, w);
 	ft_rb_reader_alive(a);
 	{
@@ -610,6 +722,14 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 				     "(restored; its records may be lost)");
 		}
 	}
+	if (u->o->flight) {
+		/* nothing is drained: the rings are the record (urec_flight.c) */
+		if (check_dead)
+			r |= urec_flight_pass(u, w, everything);
+		else if (u->snap_saving || everything)
+			r |= urec_flight_pass(u, w, everything);
+		return r;
+	}
 	for (uint32_t s = 0; s < a->nr_slots; s++) {
 		struct ft_rb_slotinfo si;
 		int final, skipped;
@@ -624,7 +744,7 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		 * any more, take everything.  pid 0: claimed a moment ago.
 		 */
 		if (si.state == FT_RB_ACTIVE && check_dead && !everything && si.pid &&
-		    task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
+		    urec_task_gone(si.pid, si.tid) && !ft_rb_slot_reap(a, s))
 			si.state = FT_RB_EXITED;
 		final = everything || si.state == FT_RB_EXITED;
 		take_nest_lost(u, s);
@@ -655,15 +775,19 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 							r |= urec_take_page(u, w, s, live ^ 1, l,
 									    &info);
 						skipped = 1;
+						u->stream_behind = 1;
 						continue;
 					}
 				}
 			} else if (ft_rb_ring_unread(a, s, live ^ 1, l)) {
 				skipped = 1;
+				u->stream_behind = 1; /* its live ring waits */
 				continue;
 			}
 			while (ft_rb_consume_set(a, s, live, l, final, u->page, &info) == 1)
 				r |= urec_take_page(u, w, s, live, l, &info);
+			if (u->spart && !final)
+				r |= stream_take_partial(u, w, s, live, l);
 			if (final)
 				r |= urec_report_tail_loss(u, w, s, live, l, &si, ft_rdtsc());
 		}
@@ -673,6 +797,9 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 			ft_rb_slot_recycle(a, s);
 			memset(&u->reported[RIDX(s, 0, 0)], 0,
 			       FT_RB_SETS * FT_RB_LEVELS * sizeof(uint64_t));
+			if (u->spart)
+				memset(&u->spart[RIDX(s, 0, 0)], 0,
+				       FT_RB_SETS * FT_RB_LEVELS * sizeof(*u->spart));
 			u->nest_carry[s] = 0;
 		}
 	}
@@ -688,6 +815,8 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 		r |= urec_snap_finish(u, w);
 	}
 	r |= show_noslot(u, w);
+	if (u->spart && !everything)
+		r |= stream_watermark(u, w, pass_ticks, now);
 	if (u->pend_bytes > PENDING_MAX || now - u->last_flush > FLUSH_NS) {
 		r |= pend_flush_all(u, w);
 		u->last_flush = now;
@@ -797,7 +926,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	if (find_lib(u->lib, sizeof(u->lib), err, errlen))
 		goto fail;
 
-	ft_rb_params_default(&p, o->buffer_kb, !!(o->options & FT_OPT(OVERWRITE)));
+	ft_rb_params_default(&p, o->buffer_kb, o->flight || (o->options & FT_OPT(OVERWRITE)));
 	/* lossless by default: writers wait for the drain (ringbuf.h, "Blocking mode") */
 	if ((o->options & FT_OPT(BLOCK)) && !(o->options & FT_OPT(OVERWRITE)))
 		p.flags |= FT_RB_F_BLOCK;
@@ -847,14 +976,31 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	 * allocates it when such a trigger is registered.  It costs address
 	 * space only until a swap writes into it.
 	 */
-	if (o->snapshot_alloc || wants_snapshot(o))
+	if (o->snapshot_alloc || wants_snapshot(o) || o->flight)
 		ft_rb_snapshot_alloc(u->area);
+	/* --last in ticks, for leaving out pages older than a dump's window */
+	if (o->flight && o->flight_last_ms) {
+		ft_clock_calibrate(&clk);
+		u->fl_window =
+			(uint64_t)(((unsigned __int128)o->flight_last_ms * 1000000u << clk.shift) /
+				   (clk.mult ? clk.mult : 1));
+	}
 	u->reported = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->reported));
 	u->nest_carry = calloc(u->area->nr_slots, sizeof(*u->nest_carry));
 	u->snap_done = calloc(u->area->nr_slots, 1);
 	if (!u->reported || !u->nest_carry || !u->snap_done) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
+	}
+	if (o->follow) {
+		u->spart = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->spart));
+		if (!u->spart) {
+			snprintf(err, errlen, "out of memory");
+			goto fail;
+		}
+		ft_clock_calibrate(&clk);
+		u->stream_slack = (uint64_t)(((unsigned __int128)STREAM_SLACK_NS << clk.shift) /
+					     (clk.mult ? clk.mult : 1));
 	}
 	u->page = malloc(u->area->page_size);
 	if (!u->page) {
@@ -917,6 +1063,13 @@ static int inject_dlopen(struct ft_urecord *u, struct ft_inject *in, char *err, 
 	ft_seterr(err, errlen, "cannot load %s into %s: %s", u->lib, u->name,
 		  why[0] ? why : "dlopen failed");
 	return -1;
+}
+
+void ft_urecord_set_stream_sync(struct ft_urecord *u,
+				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg)
+{
+	u->stream_sync = fn;
+	u->stream_sync_arg = arg;
 }
 
 const char *ft_urecord_name(const struct ft_urecord *u)
@@ -1147,6 +1300,16 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 		/* a swap during that pass (a program still running after Ctrl-C): save it too */
 		if (ft_rb_snapshot_state(u->area) == FT_RB_SNAP_SAVING)
 			wr |= drain(u, w, 1);
+		if (u->o->flight) {
+			/* the end is a trigger: what the rings hold now (urec_flight.c) */
+			int crash = u->main_done && WIFSIGNALED(u->main_status);
+
+			wr |= urec_flight_dump(u, w,
+					       stopped ? (u->attached ? "detach" : "stop")
+					       : crash ? "crash"
+						       : "exit",
+					       crash && !stopped ? WTERMSIG(u->main_status) : 0);
+		}
 		/* a writer still running (untraced after Ctrl-C, or a leftover child) never waits */
 		ft_rb_reader_done(u->area);
 		wr |= pend_flush_all(u, w);
@@ -1185,6 +1348,9 @@ int ft_urecord_run(struct ft_urecord *u, struct ft_writer *w, volatile sig_atomi
 	}
 	res->events = u->events;
 	res->bytes = u->bytes;
+	res->snapshots = u->snaps_taken;
+	res->snap_events = u->snap_events;
+	res->snap_evicted = u->fl_evicted;
 	res->attached = u->attached;
 	res->target_exited = u->target_exited;
 	res->attach_ns = u->attach_ns;
@@ -1236,9 +1402,13 @@ void ft_urecord_destroy(struct ft_urecord *u)
 		free(u->pend[i].buf);
 	free(u->pend);
 	free(u->reported);
+	free(u->spart);
 	free(u->nest_carry);
 	free(u->snap_done);
 	free(u->sbuf.buf);
+	for (size_t i = 0; i < u->nr_fl_ret; i++)
+		free(u->fl_ret[i].buf);
+	free(u->fl_ret);
 	free(u->tasks);
 	free(u->page);
 	free(u->warn);

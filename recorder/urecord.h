@@ -18,6 +18,16 @@
 
 struct ft_writer;
 struct ft_urecord;
+struct ft_snapshot_ops;
+
+/*
+ * The snapshot table's buffer side (core/snapshot.h) on a session's ring
+ * area (ctx: its struct ft_rb_area *), for the tools that drive it from
+ * outside the recorder: ftrail snapshot and the live mount's snapshot
+ * file.  swap waits up to 5 s while the recorder still saves the previous
+ * snapshot.  Code: urec_snapshot.c.
+ */
+extern const struct ft_snapshot_ops ft_urec_area_snapshot_ops;
 
 struct ft_urecord_result {
 	int exited; /* the program exited: status in exit_status */
@@ -40,6 +50,9 @@ struct ft_urecord_result {
 	int target_exited;	/* ... which exited while traced (else it was detached) */
 	uint64_t attach_ns;	/* time to stop it, load the runtime and start tracing */
 	uint64_t detach_ns;	/* time to stop it, unpatch and let it go */
+	uint32_t snapshots;	/* snapshots written (a flight recorder's dumps) */
+	uint64_t snap_events;	/* records in them */
+	uint64_t snap_evicted;	/* flight recorder: pages of exited threads dropped for room */
 };
 
 /*
@@ -89,6 +102,17 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
  * static binary, exited meanwhile...); the process then runs on as before.
  */
 int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen);
+
+/*
+ * A streamed or followed recording (opts->follow): fn(w, arg, &wm) is called before
+ * each watermark (urecord.c "Streaming"), on the drain thread, to write
+ * what readers need to name the records before it that the recorder does
+ * not write itself (the user event formats), and to lower wm (clock ticks)
+ * to what the other writers of the file (kernel capture) have written.
+ * fn returns 0, or -1 with errno.
+ */
+void ft_urecord_set_stream_sync(struct ft_urecord *u,
+				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg);
 
 /* The program as messages name it: argv[0], or "process N (comm)" for -P. */
 const char *ft_urecord_name(const struct ft_urecord *u);

@@ -5,7 +5,8 @@
  * generation move copies them here and re-applies the filters (patching).
  * And the one-way switch to nop when the recorder is gone (rt_detach).
  * In a live session, a thread of ours applies changes as they come
- * (rt_live_start).  Calls filter.c (and what it calls).
+ * (rt_live_start).  Calls filter.c (and what it calls), and events.c for
+ * the user events a tool switched.
  */
 #include <linux/futex.h>
 #include <pthread.h>
@@ -68,6 +69,7 @@ void rt_sync_locked(void)
 			return;
 	}
 	rt_filters_apply_all(1);
+	rt_events_sync(); /* events/u/.../enable of a live mount */
 	rt.fast = rt.tracer == FT_TRACER_FUNCTION_GRAPH && !rt.thresh && !rt.max_depth &&
 		  !(rt.options & (FT_OPT(STACKTRACE) | FT_OPT(USERSTACKTRACE))) &&
 		  !rt.have_graph_roots;
@@ -84,6 +86,15 @@ void rt_sync_ctl(void)
 		return;
 	rt_sync_locked();
 	pthread_mutex_unlock(&rt.lock);
+	/*
+	 * A tool made the session live after it started (ftrail mount -P on
+	 * a recording started without --mount): the live thread starts now,
+	 * at the hook that saw the change -- not inside one of the program's
+	 * signal handlers, where creating a thread is not safe (the next hook
+	 * outside one starts it).
+	 */
+	if (!rt_self.sig_level)
+		rt_live_start();
 }
 
 /**
@@ -168,7 +179,8 @@ static void *live_main(void *arg)
 
 /*
  * Start the live-control thread if the session asks for one and none runs
- * in this process.  Called at the end of rt_start and in a fork's child.
+ * in this process.  Called at the end of rt_start, in a fork's child, and
+ * by rt_sync_ctl for a session a tool made live later.
  */
 void rt_live_start(void)
 {

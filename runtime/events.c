@@ -248,8 +248,12 @@ static struct ev_type *find_type_for(const struct ftrail_event *d)
 static void type_set_enabled(struct ev_type *e, int on)
 {
 	uint32_t n = __atomic_load_n(&e->nr_descs, __ATOMIC_ACQUIRE);
+	struct ft_uev_area *a = ev.area; /* NULL once an attach's events are reset */
 
 	__atomic_store_n(&e->enabled, (uint8_t)on, __ATOMIC_RELAXED);
+	/* what a tool shows as the event's state (uevent.h, live enable) */
+	if (a && e->id < FT_UEV_EN_IDS)
+		__atomic_store_n(&a->en[e->id], (uint8_t)on, __ATOMIC_RELAXED);
 	for (uint32_t i = 0; i < n; i++) {
 		/* acquire: pairs with add_desc's and forget_range's release */
 		struct ftrail_event *d = __atomic_load_n(&e->descs[i], __ATOMIC_ACQUIRE);
@@ -514,6 +518,8 @@ static void add_desc(struct ftrail_event *d)
 		type_configure(e, d);
 		publish_format(e, d);
 		e->enabled = e->selected;
+		if (e->id < FT_UEV_EN_IDS)
+			__atomic_store_n(&ev.area->en[e->id], e->enabled, __ATOMIC_RELAXED);
 		if (e->selected)
 			__atomic_add_fetch(&ev.area->nr_events, 1, __ATOMIC_RELAXED);
 		ev.types[ev.nr_types] = e;
@@ -751,6 +757,42 @@ void rt_events_rescan(void)
 	pthread_mutex_lock(&ev.lock);
 	scan_all();
 	pthread_mutex_unlock(&ev.lock);
+}
+
+/*
+ * A tool switched events on or off (uevent.h, live enable): apply en[] to
+ * every event of this process.  Called under rt.lock when the session's
+ * control generation moved (control.c).
+ */
+void rt_events_sync(void)
+{
+	static const struct ft_uev_area *applied_area; /* an attach brings another */
+	static uint32_t applied;
+	uint32_t g, n;
+
+	if (!ev.area)
+		return;
+	if (ev.area != applied_area) {
+		applied_area = ev.area;
+		applied = 0;
+	}
+	/* acquire: pairs with the tool's release increment after its en[] stores */
+	g = __atomic_load_n(&ev.area->en_gen, __ATOMIC_ACQUIRE);
+	if (g == applied)
+		return;
+	applied = g;
+	/* acquire: pairs with add_desc's release of nr_types */
+	n = __atomic_load_n(&ev.nr_types, __ATOMIC_ACQUIRE);
+	for (uint32_t i = 0; i < n; i++) {
+		struct ev_type *e = ev.types[i];
+		uint8_t want;
+
+		if (e->id >= FT_UEV_EN_IDS)
+			continue;
+		want = __atomic_load_n(&ev.area->en[e->id], __ATOMIC_RELAXED);
+		if (want != __atomic_load_n(&e->enabled, __ATOMIC_RELAXED))
+			type_set_enabled(e, want != 0);
+	}
 }
 
 /*

@@ -34,7 +34,7 @@ struct rule {
 	size_t glob_len;
 	const char *mod; /* NULL: any module; else as written */
 	size_t mod_len;
-	char mod_name[128]; /* mod as a module name (rt_mod_name): a glob */
+	char mod_name[128]; /* mod as a module name (ft_mod_name): a glob */
 	int neg;
 	int cmd;     /* enum rt_cmd, RT_CMD_NONE: a plain glob */
 	int count;   /* RT_CMD_UNLIMITED, or the :count */
@@ -86,7 +86,7 @@ static int parse_line(int list, char *s, struct rule *r)
 	if (!strncmp(c1 + 1, "mod:", 4)) {
 		r->mod = c1 + 5;
 		r->mod_len = strlen(r->mod);
-		rt_mod_name(r->mod_name, sizeof(r->mod_name), r->mod, r->mod_len);
+		ft_mod_name(r->mod_name, sizeof(r->mod_name), r->mod, r->mod_len);
 		return 0;
 	}
 	if (list != FT_SL_FILTER)

@@ -25,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/glob.h"
 #include "runtime/rt.h"
 
 /*
@@ -93,29 +94,6 @@ static uint64_t name_key(const char *s)
 	for (; s && *s; s++)
 		h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
 	return h;
-}
-
-/*
- * rt_mod_name - the :mod: name of an object: its basename up to ".so"
- * ("/usr/lib/libfoo.so.1" -> "libfoo", "prog" -> "prog").  The rules'
- * module texts go through it too, so "libfoo", "libfoo.so" and
- * "libfoo.so.1.2" all name the same object.  dst gets at most len - 1
- * characters and a NUL.
- */
-void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len)
-{
-	const char *b = memrchr(path, '/', path_len);
-	const char *src = b ? b + 1 : path;
-	size_t n = path_len - (size_t)(src - path);
-	char *dot;
-
-	if (n > len - 1)
-		n = len - 1;
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-	dot = strstr(dst, ".so");
-	if (dot && (dot[3] == '\0' || dot[3] == '.'))
-		*dot = '\0';
 }
 
 /* Copy the GNU build id out of the object's mapped PT_NOTE segments. */
@@ -410,7 +388,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 0;
 	memset(m, 0, sizeof(*m));
 	memcpy(m->path, path, sizeof(m->path));
-	rt_mod_name(m->name, sizeof(m->name), m->path, strlen(m->path));
+	ft_mod_name(m->name, sizeof(m->name), m->path, strlen(m->path));
 	m->start = lo;
 	m->end = hi;
 	m->bias = info->dlpi_addr;

@@ -172,7 +172,7 @@ enum rt_plt_state {
 
 struct rt_module {
 	char path[FT_SESSION_PATH_MAX];
-	char name[128]; /* :mod: name: basename without .so* (rt_mod_name) */
+	char name[128]; /* :mod: name: basename without .so* (ft_mod_name) */
 	uint64_t start, end, bias;
 	int shm_idx; /* index in the session's module table, -1 */
 	int loaded;  /* enum rt_mod_load */
@@ -464,7 +464,6 @@ static inline int rt_orphaned(void)
 }
 
 /* module.c */
-RT_HIDDEN void rt_mod_name(char *dst, size_t len, const char *path, size_t path_len);
 RT_HIDDEN void rt_modules_scan(int is_dlopen);
 RT_HIDDEN void rt_modules_load_new(void);
 /* what the module memory guard lets its holder touch (module.c) */
@@ -625,6 +624,8 @@ RT_HIDDEN void rt_events_rescan(void);
 struct ft_uev_area;
 RT_HIDDEN void rt_events_attach(struct ft_uev_area *a);
 RT_HIDDEN void rt_events_detach(void);
+/* Apply a tool's switches of user events (core/uevent.h en[]); rt.lock held. */
+RT_HIDDEN void rt_events_sync(void);
 RT_HIDDEN void rt_snapshot(struct rt_thread *t);
 RT_HIDDEN int rt_snapshot_ready(void);
 

@@ -1,4 +1,4 @@
-# description: every output goes through FILE.partial renamed when complete: the previous trace survives a missing program, a bad event or filter and a SIGKILLed recorder (which leaves FILE.partial), a symlink planted at the target in a sticky world-writable directory is never followed, -o - is refused by record and streams for flame/export, a second writer of the same file is refused
+# description: every output goes through FILE.partial renamed when complete: the previous trace survives a missing program, a bad event or filter and a SIGKILLed recorder (which leaves FILE.partial), a symlink planted at the target in a sticky world-writable directory is never followed, -o - streams for record, flame and export, a second writer of the same file is refused
 # requires: gcc (events and filters: root tracefs)
 . "$TOP/tests/e2e/lib.sh"
 need_cmd gcc
@@ -47,10 +47,11 @@ grep -q '^ftrail: warning: replaced a.dat.partial, the partial trace of an earli
 cmp -s a.dat orig.dat && fail "a good run did not replace a.dat"
 cp a.dat orig.dat
 
-# -o -: record refuses (a trace is renamed into place), no file named '-'
-expect_fail "ftrail: a trace cannot be written to standard output*" \
-	$FTRAIL record -o - -- ./steady 10
+# -o -: record streams show's lines (doc/stream.md), no file named '-', a.dat untouched
+$FTRAIL record -q -o - -- ./steady 10 >s.out 2>e.txt || fail "record -o -: $(cat e.txt)"
+[ -s s.out ] || fail "record -o - printed nothing"
 [ -e ./- ] && fail "record -o - created a file named '-'"
+cmp -s a.dat orig.dat || fail "record -o - touched a.dat"
 $FTRAIL flame -i a.dat -o - >f.out 2>e.txt || fail "flame -o -: $(cat e.txt)"
 grep -q '<svg' f.out || fail "flame -o - did not stream the SVG"
 $FTRAIL export --format chrome -i a.dat -o - >c.out 2>e.txt || fail "export -o -: $(cat e.txt)"

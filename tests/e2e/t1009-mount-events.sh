@@ -1,4 +1,4 @@
-# description: mount: events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event show the program's own events as chosen at record time; writes are refused with EBUSY and a line in error_log
+# description: mount: events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event show the program's own events as chosen at record time; filter and trigger writes are refused with EBUSY, set_event of an unknown event with EINVAL, each with a line in error_log
 # requires: root fuse gcc
 # asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
@@ -10,12 +10,9 @@ $FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -f 'n > 3' -R 'trac
 	-- ./evs 2000 >rec.out 2>rec.err &
 REC=$!
 wait_mounted m "$REC"
-for i in $(seq 300); do
-	[ -d m/events/u/sleepy/tick ] && break
-	sleep 0.1
-done
-expect_eq "events/u" "$(ls m/events/u)" sleepy
-expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy)" tick
+wait_dir m/events/u/sleepy/tick
+expect_eq "events/u" "$(ls m/events/u | tr '\n' ' ')" "enable sleepy "
+expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy | tr '\n' ' ')" "enable tick "
 expect_eq "event files" "$(ls m/events/u/sleepy/tick | tr '\n' ' ')" "enable filter format id trigger "
 expect_eq set_event "$(cat m/set_event)" "u:sleepy:tick"
 expect_eq enable "$(cat m/events/u/sleepy/tick/enable)" 1
@@ -32,11 +29,15 @@ grep -q '^system:' $f && fail "format shows ftrail's system line"
 ls m/events/u/nosys >/dev/null 2>&1 && fail "events/u/nosys exists"
 ls m/events/u/sleepy/nosuch >/dev/null 2>&1 && fail "events/u/sleepy/nosuch exists"
 : >m/error_log
-write_fails "Device or resource busy" m/events/u/sleepy/tick/enable 0
-write_fails "Device or resource busy" m/set_event "u:sleepy:other"
-grep -q '^\[.*\] enable: error: user events are chosen when recording starts' m/error_log ||
+write_fails "Device or resource busy" m/events/u/sleepy/tick/filter "n > 5"
+write_fails "Invalid argument" m/events/u/sleepy/tick/enable 2
+(echo "u:sleepy:other" >>m/set_event) 2>/dev/null && fail "set_event took an unknown event"
+grep -q '^\[.*\] filter: error: filters and triggers are compiled when recording starts' m/error_log ||
 	fail "error_log: $(cat m/error_log)"
-expect_eq "enable after refusal" "$(cat m/events/u/sleepy/tick/enable)" 1
+grep -q '^\[.*\] set_event: error: no such user event' m/error_log ||
+	fail "error_log: $(cat m/error_log)"
+expect_eq "enable after refusals" "$(cat m/events/u/sleepy/tick/enable)" 1
+expect_eq "filter after refusal" "$(cat m/events/u/sleepy/tick/filter)" "n > 3"
 kill -TERM $REC
 wait $REC
 REC=
