@@ -31,7 +31,8 @@ for r in $(seq 8); do
 	cmp -s fmt.1 fmt.$r || fail "reader $r saw another format: $(diff fmt.1 fmt.$r)"
 done
 grep -q '^name: tick$' fmt.1 || fail "format: $(cat fmt.1)"
-expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy)" tick
+# the subsystem directory holds its enable switch and the event, as in tracefs
+expect_eq "events/u/sleepy" "$(ls m/events/u/sleepy | tr "\n" " ")" "enable tick "
 # the server (its cwd is ours; neither the recorder nor the program) maps the area once
 srv=0
 for p in /proc/[0-9]*; do
