@@ -280,7 +280,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	struct stream_sync ss;
 	struct ft_kcapture_stats kst = { 0 };
 	struct ft_kcapture *kc = NULL;
-	struct ft_uev_area *uev; /* user events, NULL when none selected */
+	struct ft_uev_area *uev; /* user events and markers, NULL without the runtime */
 	struct ft_urecord *u = NULL;
 	struct ft_writer *w;
 	struct ft_clock clk;
@@ -319,7 +319,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	/* -P: what is known against the process, before anything is created */
 	if (o->attach_pid && inject && ft_inject_check(o->attach_pid, err, errlen))
 		return -1;
-	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, err, errlen);
+	uev = ft_uev_setup(o, ft_kcapture_is_kernel_event, inject, err, errlen);
 	if (!uev && err[0])
 		return -1;
 

@@ -328,7 +328,7 @@ static int is_user_sel(const char *name, int (*is_kernel)(const char *))
 }
 
 struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel)(const char *),
-				 char *err, size_t errlen)
+				 int always, char *err, size_t errlen)
 {
 	struct ft_uev_area *a;
 	size_t n = 0;
@@ -375,8 +375,7 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 			return NULL;
 		}
 	}
-	/* --mount: the tree's events/u/ switches the program's events on and off */
-	if (!any && !o->live)
+	if (!any && !always)
 		return NULL;
 	if (check_program(o, is_kernel, err, errlen))
 		return NULL;

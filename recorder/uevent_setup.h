@@ -14,11 +14,15 @@ struct ft_writer;
  * event's fields), create the area (memfd, mode 0600 by nature, not
  * close-on-exec), fill the selection and export its fd in FT_UEV_ENV_FD.
  * is_kernel(name) tells which -e names the kernel takes (may be NULL).
+ * always: create the area even when no user event is selected, as a traced
+ * program needs it (its trace_marker calls record whenever it is traced, as
+ * ftrace's trace_marker does; a live tree's events/u/ enables events later).
  * Returns the area (unmapped by ft_uev_finish), NULL with nothing to do
- * (no user event selected; *err empty), or NULL with a one-line reason.
+ * (no user event selected and not always; *err empty), or NULL with a
+ * one-line reason.
  */
 struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel)(const char *),
-				 char *err, size_t errlen);
+				 int always, char *err, size_t errlen);
 
 /*
  * Tool side, after the program ended: write the UFORMATS section, report

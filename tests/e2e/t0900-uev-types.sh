@@ -1,4 +1,4 @@
-# description: user events of every field type and trace_marker round-trip to the exact printed text (gcc/clang/g++, -O0/-O2, PIE/no-PIE, -pg)
+# description: user events of every field type and trace_marker round-trip to the exact printed text; markers record without -e (gcc/clang/g++, -O0/-O2, PIE/no-PIE, -pg)
 # requires:
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -45,4 +45,9 @@ fi
 $FTRAIL record -q -p nop -e u:evt:ints -e u:other -o t.dat -- ./ev_types 2>err || fail "record subset"
 $FTRAIL show -i t.dat | sed -n 's/^.*\] *[0-9.]*: //p' | grep -v '^sched_process_exit' | cut -d: -f1 | tr '\n' ' ' >got
 [ "$(cat got)" = "ints ints ints one tracing_mark_write raw_data " ] || fail "selection: $(cat got)"
+# no -e at all: the markers still record (on whenever the program is traced,
+# as ftrace's trace_marker is), the events do not
+$FTRAIL record -q -p function -o t.dat -- ./ev_types 2>err || fail "record without -e: $(cat err)"
+$FTRAIL show -i t.dat | grep -v ' <-' | sed -n 's/^.*\] *[0-9.]*: //p' | grep -v '^sched_process_exit' | cut -d: -f1 | tr '\n' ' ' >got
+[ "$(cat got)" = "tracing_mark_write raw_data " ] || fail "without -e: $(cat got)"
 exit 0
