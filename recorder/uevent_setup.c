@@ -277,8 +277,8 @@ static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const 
 			 size_t errlen)
 {
 	unsigned char matched[o->nr_events + 1];
-	char(*msgs)[512] = calloc(o->nr_events + 1, sizeof(*msgs));
-	struct check_arg a = { o, is_kernel, err, errlen, 0, matched, msgs };
+	char(*msgs)[512];
+	struct check_arg a = { o, is_kernel, err, errlen, 0, matched, NULL };
 	char buf[4096], e2[256];
 	const char *prog;
 	int n;
@@ -290,6 +290,7 @@ static int check_program(const struct ft_record_opts *o, int (*is_kernel)(const 
 		   !(prog = find_program(o->argv[0], buf, sizeof(buf)))) {
 		return 0; /* the recorder reports a missing program */
 	}
+	a.msgs = msgs = calloc(o->nr_events + 1, sizeof(*msgs));
 	if (!msgs) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -377,7 +378,7 @@ struct ft_uev_area *ft_uev_setup(const struct ft_record_opts *o, int (*is_kernel
 	}
 	if (!any && !always)
 		return NULL;
-	if (check_program(o, is_kernel, err, errlen))
+	if (any && check_program(o, is_kernel, err, errlen))
 		return NULL;
 
 	fd = memfd_create("ftrail-uev", 0); /* inherited by the program on purpose */
