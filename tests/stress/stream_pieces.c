@@ -158,8 +158,8 @@ int main(int argc, char **argv)
 	struct ft_rb_params p;
 	struct urec_piece *sp;
 	pthread_t th[WRITERS];
-	void *mem, *page;
-	size_t len;
+	void *mem, *page, *al = NULL; /* al: an aligned copy of one stored page */
+	size_t len, alcap = 0;
 	int rounds = 0, ok = 1;
 
 	if (argc > 1)
@@ -204,10 +204,28 @@ int main(int argc, char **argv)
 		struct check c = { 0, 1000000, 0 };
 
 		for (size_t off = 0; off + sizeof(struct ft_page) <= st->len && !c.bad;) {
-			const struct ft_page *pg = (const void *)(st->buf + off);
-			size_t l = sizeof(*pg) + pg->size;
+			/* the store packs pages back to back, at any alignment: each
+			 * is walked from an aligned copy, as a reader's buffer is */
+			struct ft_page h;
+			size_t l;
 
-			if (ft_rb_page_walk(pg, l, check_rec, &c))
+			memcpy(&h, st->buf + off, sizeof(h));
+			l = sizeof(h) + h.size;
+			if (l > st->len - off) {
+				c.bad++;
+				break;
+			}
+			if (l > alcap) {
+				free(al);
+				alcap = l;
+				al = malloc(alcap);
+				if (!al) {
+					perror("malloc");
+					return 1;
+				}
+			}
+			memcpy(al, st->buf + off, l);
+			if (ft_rb_page_walk(al, l, check_rec, &c))
 				c.bad++;
 			off += l;
 		}
@@ -225,6 +243,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "writer %u: no piece was taken (nothing tested)\n", i);
 		free(st->buf);
 	}
+	free(al);
 	printf("%d reader passes; takes: %llu behind, %llu nothing new, %llu pieces\n", rounds,
 	       (unsigned long long)outcomes[0], (unsigned long long)outcomes[1],
 	       (unsigned long long)outcomes[2]);
