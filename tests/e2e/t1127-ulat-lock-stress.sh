@@ -10,9 +10,14 @@ for v in "gcc -fpatchable-function-entry=5" "gcc -pg -mfentry"; do
 		rec t.dat -p lockheld -- ./lk stress 40
 		read -r o m tid < <(sed -n 's/^stress_long us=\([0-9]*\) lock=\(0x[0-9a-f]*\) tid=\([0-9]*\)$/\1 \2 \3/p' rec.out)
 		[ -n "${tid:-}" ] || fail "$v: the program said $(cat rec.out)"
+		out=$(sed -n 's/^stress_long_outer us=\([0-9]*\) .*/\1/p' rec.out)
 		"$FTRAIL" show -i t.dat >show.out 2>show.err || fail "$v: show: $(cat show.err)"
 		max=$(sed -n 's/^# tracing_max_latency: \([0-9]*\) us$/\1/p' show.out)
-		within "${max:-0}" "$o" 5 || fail "$v: max $max us, stress_long held $o us"
+		# the hold the program measured inside lock..unlock, within 5%, or more
+		# when the thread was preempted around its clock reads: never more
+		# than the hold measured around the two calls (5% for the clocks)
+		within "${max:-0}" "$o" 5 || { [ "${max:-0}" -gt "$o" ] && within_max "${max:-0}" "$out" 5; } ||
+			fail "$v: max $max us, stress_long held $o us ($out us around the calls)"
 		[ "$(sec_field lock show.out)" = "$m" ] && grep -q "| task: lk-$tid (pid:" show.out &&
 			[ "$(sec_field 'started at' show.out)" = stress_long ] || fail "$v: $(head -n 14 show.out)"
 		# nothing lost: the recorder said no loss
