@@ -22,6 +22,7 @@
 FTRAIL_CMD(record,   "trace a program and/or kernel events into a trace file")
 FTRAIL_CMD(stream,   "trace a program, printing its trace while it runs (record -o -)")
 FTRAIL_CMD(show,     "print a trace in ftrace's text formats")
+FTRAIL_CMD(info,     "how a trace was recorded and what it holds (uftrace info)")
 FTRAIL_CMD(report,   "per-function total time, self time and calls")
 FTRAIL_CMD(stacks,   "unique stacks with their counts, most frequent first")
 FTRAIL_CMD(stackmap, "the stack map: show, stat, export (FSMB v2), dump")

@@ -103,6 +103,20 @@ static void usage(FILE *f)
 	fprintf(f, "\nThe default trace file is ./ftrail.dat (-o for record, -i for readers).\n");
 }
 
+/* An unknown command: one line, with ftrail's name for a word of uftrace's. */
+static noreturn void not_a_command(const char *name)
+{
+	/* uftrace's words for what ftrail names otherwise */
+	static const char *const peers[][2] = { { "replay", "show" }, { "live", "stream" } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(peers); i++)
+		if (!strcmp(name, peers[i][0]))
+			ft_die("'%s' is not an ftrail command; the nearest is 'ftrail %s' (try 'ftrail "
+			       "help %s')",
+			       name, peers[i][1], peers[i][1]);
+	ft_die("'%s' is not an ftrail command (try 'ftrail help')", name);
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	const struct ftrail_cmd *c;
@@ -113,7 +127,7 @@ static int cmd_help(int argc, char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c)
-		ft_die("no such command '%s' (try 'ftrail help')", argv[1]);
+		not_a_command(argv[1]);
 	fputs(c->usage, stdout);
 	return 0;
 }
@@ -134,7 +148,7 @@ int main(int argc, char **argv)
 	}
 	c = find_cmd(argv[1]);
 	if (!c)
-		ft_die("'%s' is not an ftrail command (try 'ftrail help')", argv[1]);
+		not_a_command(argv[1]);
 	if (argc > 2 && ft_is_help(argv[2])) {
 		fputs(c->usage, stdout);
 		return 0;
