@@ -103,18 +103,15 @@ static void usage(FILE *f)
 	fprintf(f, "\nThe default trace file is ./ftrail.dat (-o for record, -i for readers).\n");
 }
 
-/* An unknown command: one line, with ftrail's name for a word of uftrace's. */
-static noreturn void not_a_command(const char *name)
+/* ftrail's name for a command of uftrace's that ftrail names otherwise, or NULL */
+static const char *peer_command(const char *name)
 {
-	/* uftrace's words for what ftrail names otherwise */
 	static const char *const peers[][2] = { { "replay", "show" }, { "live", "stream" } };
 
 	for (size_t i = 0; i < ARRAY_SIZE(peers); i++)
 		if (!strcmp(name, peers[i][0]))
-			ft_die("'%s' is not an ftrail command; the nearest is 'ftrail %s' (try 'ftrail "
-			       "help %s')",
-			       name, peers[i][1], peers[i][1]);
-	ft_die("'%s' is not an ftrail command (try 'ftrail help')", name);
+			return peers[i][1];
+	return NULL;
 }
 
 static int cmd_help(int argc, char **argv)
@@ -126,8 +123,11 @@ static int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	c = find_cmd(argv[1]);
+	if (!c && peer_command(argv[1]))
+		ft_die("no such command '%s'; the nearest is 'ftrail %s'", argv[1],
+		       peer_command(argv[1]));
 	if (!c)
-		not_a_command(argv[1]);
+		ft_die("no such command '%s' (try 'ftrail help')", argv[1]);
 	fputs(c->usage, stdout);
 	return 0;
 }
@@ -147,8 +147,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	c = find_cmd(argv[1]);
+	if (!c && peer_command(argv[1]))
+		ft_die("'%s' is not an ftrail command; the nearest is 'ftrail %s' (try 'ftrail "
+		       "help %s')",
+		       argv[1], peer_command(argv[1]), peer_command(argv[1]));
 	if (!c)
-		not_a_command(argv[1]);
+		ft_die("'%s' is not an ftrail command (try 'ftrail help')", argv[1]);
 	if (argc > 2 && ft_is_help(argv[2])) {
 		fputs(c->usage, stdout);
 		return 0;
