@@ -139,7 +139,7 @@ int ft_urecord_spawn(struct ft_urecord *u, const sigset_t *ignore, pid_t *pid, c
 				u,
 				"%s has no instrumentation ftrail can hook: compile it with -pg, "
 				"-pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 "
-				"or -finstrument-functions",
+				"or -finstrument-functions, or patch its functions (-l GLOB)",
 				u->o->argv[0]);
 		}
 	}

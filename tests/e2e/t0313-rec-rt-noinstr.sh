@@ -5,7 +5,7 @@ need_runtime
 cc -O0 -o plain "$TOP/tests/progs/rec_crash.c" || fail "cc"
 expect_status 5 $FTRAIL record -o p.dat -- ./plain 3 exit5 2>err
 [ "$(grep -c 'no instrumentation' err)" = 1 ] || fail "expected one instrumentation warning: $(cat err)"
-grep -qx "ftrail: warning: ./plain has no instrumentation ftrail can hook: compile it with -pg, -pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 or -finstrument-functions" err ||
+grep -qx "ftrail: warning: ./plain has no instrumentation ftrail can hook: compile it with -pg, -pg -mfentry, -mfentry -mnop-mcount, -fpatchable-function-entry=5 or -finstrument-functions, or patch its functions (-l GLOB)" err ||
 	fail "warning text: $(cat err)"
 grep -qx "ftrail: warning: ./plain exited with status 5" err || fail "the program did not run: $(cat err)"
 [ -s p.dat ] || fail "no trace file"
