@@ -21,7 +21,7 @@ void ft_bad_option(const char *cmd, int c, char **argv) __attribute__((noreturn)
 
 /*
  * The default case of a reader's getopt loop: the options every reader
- * takes (--no-demangle) are applied and it returns; anything else goes to
+ * takes (--demangle, --no-demangle) are applied and it returns; anything else goes to
  * ft_bad_option() (one line, exit(1)).
  */
 void ft_shared_option(const char *cmd, int c, char **argv);
@@ -49,16 +49,22 @@ int ft_format_deprecated(const char *cmd, const char *old, const char *name,
 			 const char *const *names, int cur);
 
 /*
- * --no-demangle, for every command that prints user symbols: its getopt
- * entry, its case value (ft_shared_option() takes it) and help line.
+ * --demangle=simple|full|no and --no-demangle, for every command that prints
+ * user symbols: their getopt entries, their case values (ft_shared_option()
+ * takes them) and help lines.
  */
 #define FT_OPT_NO_DEMANGLE 0x4e444d /* "NDM": apart from every command's own values */
+#define FT_OPT_DEMANGLE 0x444d47    /* "DMG" */
 #define FT_NO_DEMANGLE_LONGOPT                                                                     \
+	{ "no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE },                                  \
 	{                                                                                          \
-		"no-demangle", no_argument, NULL, FT_OPT_NO_DEMANGLE                               \
+		"demangle", required_argument, NULL, FT_OPT_DEMANGLE                               \
 	}
 /* pad: the spaces that put the text in the command's description column */
 #define FT_NO_DEMANGLE_HELP(pad)                                                                   \
-	"  --no-demangle" pad "print C++ names as stored (mangled), as uftrace --demangle=no\n"
+	"  --no-demangle" pad "C++ names as stored (mangled): --demangle=no\n"                     \
+	"  --demangle=simple|full|no\n"                                                            \
+	"               " pad "C++ names as uftrace prints them: simple (the default)\n"           \
+	"               " pad "drops template arguments and parameters, full keeps both\n"
 
 #endif

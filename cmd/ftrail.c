@@ -43,9 +43,25 @@ void ft_bad_option(const char *cmd, int c, char **argv)
 
 void ft_shared_option(const char *cmd, int c, char **argv)
 {
-	if (c != FT_OPT_NO_DEMANGLE)
+	static const struct {
+		const char *name;
+		enum ft_demangle mode;
+	} modes[] = { { "simple", FT_DEMANGLE_SIMPLE },
+		      { "full", FT_DEMANGLE_FULL },
+		      { "no", FT_DEMANGLE_NO } };
+
+	if (c == FT_OPT_NO_DEMANGLE) {
+		ft_symbols_set_demangle(FT_DEMANGLE_NO);
+		return;
+	}
+	if (c != FT_OPT_DEMANGLE)
 		ft_bad_option(cmd, c, argv);
-	ft_symbols_set_demangle(0);
+	for (size_t i = 0; i < ARRAY_SIZE(modes); i++)
+		if (!strcmp(optarg, modes[i].name)) {
+			ft_symbols_set_demangle(modes[i].mode);
+			return;
+		}
+	ft_die("%s: --demangle wants simple, full or no, not '%s'", cmd, optarg);
 }
 
 void ft_no_operands(const char *cmd, int argc, char **argv, const char *hint)

@@ -637,28 +637,72 @@ const struct ft_sym *ft_symbols_find(const struct ft_symbols *s, uint64_t ip, ui
 	return sym;
 }
 
-static int demangle_names = 1;
+static enum ft_demangle demangle_mode = FT_DEMANGLE_SIMPLE;
 
-void ft_symbols_set_demangle(int on)
+void ft_symbols_set_demangle(enum ft_demangle mode)
 {
-	demangle_names = on;
+	demangle_mode = mode;
+}
+
+/* Is c one of the characters an operator's name is spelled with? */
+static int operator_char(char c)
+{
+	return c && strchr("<>=!+-*/%^&|~,", c);
+}
+
+void ft_demangle_simplify(char *name)
+{
+	char *in = name, *out = name;
+	int angle = 0, paren = 0; /* depth in template arguments (dropped), in parentheses there */
+
+	while (*in) {
+		/* an operator's name is copied whole: its '<' opens no arguments */
+		if (!angle && !strncmp(in, "operator", 8) &&
+		    (in == name || in[-1] == ':' || in[-1] == ' ')) {
+			memmove(out, in, 8);
+			out += 8;
+			in += 8;
+			if ((in[0] == '(' && in[1] == ')') || (in[0] == '[' && in[1] == ']')) {
+				*out++ = *in++;
+				*out++ = *in++;
+			}
+			while (operator_char(*in))
+				*out++ = *in++;
+			/* "operator< <int>": the demangler's space before arguments */
+			if (in[0] == ' ' && in[1] == '<')
+				in++;
+			continue;
+		}
+		/* inside arguments, an expression's '<' or '>' is parenthesised */
+		if (angle && (*in == '(' || *in == ')'))
+			paren += *in == '(' ? 1 : (paren > 0 ? -1 : 0);
+		else if (*in == '<' && !paren)
+			angle++;
+		else if (*in == '>' && angle && !paren)
+			angle--;
+		else if (!angle)
+			*out++ = *in;
+		in++;
+	}
+	*out = '\0';
 }
 
 /*
  * The name to print for sym of table st: demangled when it is a C++
  * (Itanium ABI, "_Z") name and demangling is on, by libiberty's demangler
- * (the one of binutils and gdb) without the parameter list, as uftrace's
- * default --demangle=simple: "ns::Cls<int>::method", so the function_graph
- * layout's "name() {" reads as for C.  Each name is demangled once, on
- * first use, into st->demangled (a trace names few of a library's
- * symbols); one that does not demangle prints as stored.
+ * (the one of binutils and gdb): without the parameter list and template
+ * arguments by default, as uftrace's --demangle=simple, so the
+ * function_graph layout's "name() {" reads as for C; with both under
+ * --demangle=full.  Each name is demangled once, on first use, into
+ * st->demangled (a trace names few of a library's symbols); one that does
+ * not demangle prints as stored.
  */
 static const char *sym_name(struct ft_symtab *st, const struct ft_sym *sym)
 {
 	size_t i = (size_t)(sym - st->syms);
 	char *d;
 
-	if (!demangle_names || strncmp(sym->name, "_Z", 2) || i >= st->nr)
+	if (demangle_mode == FT_DEMANGLE_NO || strncmp(sym->name, "_Z", 2) || i >= st->nr)
 		return sym->name;
 	if (!st->demangled) {
 		st->demangled = calloc(st->nr, sizeof(*st->demangled));
@@ -666,7 +710,13 @@ static const char *sym_name(struct ft_symtab *st, const struct ft_sym *sym)
 			return sym->name;
 	}
 	if (!st->demangled[i]) {
-		d = cplus_demangle(sym->name, DMGL_AUTO);
+		if (demangle_mode == FT_DEMANGLE_FULL) {
+			d = cplus_demangle(sym->name, DMGL_PARAMS | DMGL_ANSI);
+		} else {
+			d = cplus_demangle(sym->name, DMGL_AUTO);
+			if (d)
+				ft_demangle_simplify(d);
+		}
 		if (!d)
 			d = (char *)sym->name; /* not owned: ft_symtab_free() skips it */
 		st->demangled[i] = d;

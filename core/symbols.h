@@ -140,16 +140,32 @@ const struct ft_sym *ft_symbols_find(const struct ft_symbols *s, uint64_t ip, ui
 int ft_symbols_resolve(const struct ft_symbols *s, uint64_t ip, int with_offset, char *buf,
 		       size_t len);
 
+/* How the ft_symbols_resolve*() family prints C++ ("_Z") names: uftrace's --demangle. */
+enum ft_demangle {
+	FT_DEMANGLE_NO,	    /* as stored (mangled) */
+	FT_DEMANGLE_SIMPLE, /* the default: no template arguments, no parameters:
+			     * "std::map::operator[]" */
+	FT_DEMANGLE_FULL,   /* everything: "std::map<int, int, ...>::operator[](int const&)" */
+};
+
 /**
- * ft_symbols_set_demangle() - print C++ names demangled or as stored
- * @on: 1 (the default): the ft_symbols_resolve*() family prints "_Z" names
- *      demangled without parameters ("ns::Cls<int>::f", uftrace's
- *      --demangle=simple); 0: as stored, as uftrace --demangle=no.  Names in
- *      trace files stay mangled either way.
+ * ft_symbols_set_demangle() - how C++ names are printed
+ * @mode: enum ft_demangle.  Names in trace files stay mangled either way.
  *
- * Process-wide: the tool's --no-demangle.  Not thread-safe with resolving.
+ * Process-wide: the tool's --demangle.  Not thread-safe with resolving.
  */
-void ft_symbols_set_demangle(int on);
+void ft_symbols_set_demangle(enum ft_demangle mode);
+
+/*
+ * ft_demangle_simplify() - uftrace's simple form of a demangled name, in place
+ * @name: a demangled name without parameters ("ns::Box<int>::f")
+ *
+ * Drops every template argument list ("ns::Box::f"), keeping operator names
+ * ("operator<<", "operator()", "operator< <int>" becomes "operator<") and
+ * the demangler's brace and parenthesis groups ("{lambda()#1}",
+ * "(anonymous namespace)") whole.
+ */
+void ft_demangle_simplify(char *name);
 int ft_symbols_resolve_fn(uint64_t ip, char *buf, size_t len, void *arg);
 
 /*
