@@ -64,13 +64,14 @@ else
 Q := @
 quiet = @printf '  %-7s %s\n'
 endif
-# -liberty: the C++ demangler (core/symbols.c; Debian libiberty-dev)
+# -liberty: the C++ demangler (core/demangle.c, core/symbols.c; Debian libiberty-dev),
+# linked into the runtime too, its symbols kept local (--exclude-libs)
 LDLIBS  := $(PKG_LIBS) -liberty -lpthread -lm -ldl
 
 CORE_SRC     := $(wildcard core/*.c)
 # The runtime is built only from the pieces of core it needs: it lives inside
 # someone else's process and must not drag in zstd, libelf or tracefs.
-RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c argspec.c),$(CORE_SRC))
+RT_CORE_SRC  := $(filter $(addprefix core/,stackmap.c ringbuf.c glob.c session.c filter.c trigger.c uevent.c lifeline.c argspec.c demangle.c),$(CORE_SRC))
 RT_SRC       := $(wildcard runtime/*.c) $(RT_CORE_SRC)
 RT_ASM       := $(wildcard runtime/arch/x86_64/*.S)
 TOOL_SRC     := $(wildcard cmd/*.c live/*.c recorder/*.c analysis/*.c kernel/*.c)
@@ -128,7 +129,8 @@ $(BUILD)/rt/%.o: %.S
 	$(Q)$(CC) $(CFLAGS_BASE) -DFTRAIL_RUNTIME -c -o $@ $<
 $(BUILD)/libftrail.so: $(RT_OBJ)
 	$(quiet) LD $@
-	$(Q)$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now
+	$(Q)$(CC) $(LDSAN) -shared -o $@ $^ -lpthread -ldl -Wl,-z,now \
+		-liberty -Wl,--exclude-libs,libiberty.a
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)

@@ -22,6 +22,7 @@
 #include "analysis/wakeup.h"
 #include "core/argspec.h"
 #include "core/filter.h"
+#include "core/glob.h"
 #include "recorder/argdwarf.h"
 #include "core/options.h"
 #include "core/session.h"
@@ -233,7 +234,7 @@ static void add_spec(struct ft_strv *sv, const char *opt, const char *arg, int w
  */
 static void add_filter(struct ft_strv *sv, const char *arg)
 {
-	const char *colon = strchr(arg, ':');
+	const char *colon = ft_glob_sep(arg); /* "ns::f: x > 1" */
 	struct ft_filter_err e;
 	char *line;
 	size_t n = strlen(arg) + 2;

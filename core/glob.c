@@ -131,3 +131,12 @@ void ft_mod_name(char *dst, size_t len, const char *path, size_t path_len)
 	if (dot && (dot[3] == '\0' || dot[3] == '.'))
 		*dot = '\0';
 }
+
+const char *ft_glob_sep(const char *s)
+{
+	const char *c;
+
+	while ((c = strchr(s, ':')) && c[1] == ':')
+		s = c + 2;
+	return c;
+}

@@ -31,4 +31,12 @@ int ft_glob_is_glob(const char *pat, size_t len);
  */
 void ft_mod_name(char *dst, size_t len, const char *path, size_t path_len);
 
+/*
+ * ft_glob_sep() - the ':' that ends the function glob of a filter line
+ * ("GLOB:mod:MODULE", "GLOB:COMMAND[:COUNT]", "FUNC: EXPR"), or NULL when
+ * there is none.  A "::" belongs to the glob, so C++ names select as they
+ * print ("ns::Cls::f:traceoff", "ns::*:mod:libfoo").
+ */
+const char *ft_glob_sep(const char *s);
+
 #endif

@@ -3,6 +3,7 @@
  * Symbolisation through libelf, kallsyms parsing, and the SYMTAB payload
  * codec.  See symbols.h for the module-relative offset convention.
  */
+#include "core/demangle.h"
 #include "core/symbols.h"
 #include "core/util.h"
 
@@ -644,56 +645,13 @@ void ft_symbols_set_demangle(enum ft_demangle mode)
 	demangle_mode = mode;
 }
 
-/* Is c one of the characters an operator's name is spelled with? */
-static int operator_char(char c)
-{
-	return c && strchr("<>=!+-*/%^&|~,", c);
-}
-
-void ft_demangle_simplify(char *name)
-{
-	char *in = name, *out = name;
-	int angle = 0, paren = 0; /* depth in template arguments (dropped), in parentheses there */
-
-	while (*in) {
-		/* an operator's name is copied whole: its '<' opens no arguments */
-		if (!angle && !strncmp(in, "operator", 8) &&
-		    (in == name || in[-1] == ':' || in[-1] == ' ')) {
-			memmove(out, in, 8);
-			out += 8;
-			in += 8;
-			if ((in[0] == '(' && in[1] == ')') || (in[0] == '[' && in[1] == ']')) {
-				*out++ = *in++;
-				*out++ = *in++;
-			}
-			while (operator_char(*in))
-				*out++ = *in++;
-			/* "operator< <int>": the demangler's space before arguments */
-			if (in[0] == ' ' && in[1] == '<')
-				in++;
-			continue;
-		}
-		/* inside arguments, an expression's '<' or '>' is parenthesised */
-		if (angle && (*in == '(' || *in == ')'))
-			paren += *in == '(' ? 1 : (paren > 0 ? -1 : 0);
-		else if (*in == '<' && !paren)
-			angle++;
-		else if (*in == '>' && angle && !paren)
-			angle--;
-		else if (!angle)
-			*out++ = *in;
-		in++;
-	}
-	*out = '\0';
-}
-
 /*
  * The name to print for sym of table st: demangled when it is a C++
  * (Itanium ABI, "_Z") name and demangling is on, by libiberty's demangler
- * (the one of binutils and gdb): without the parameter list and template
- * arguments by default, as uftrace's --demangle=simple, so the
- * function_graph layout's "name() {" reads as for C; with both under
- * --demangle=full.  Each name is demangled once, on first use, into
+ * (the one of binutils and gdb): in the simple form of core/demangle.h by
+ * default, as uftrace's --demangle=simple, so the function_graph layout's
+ * "name() {" reads as for C and the names are those the runtime's filters
+ * match; in full under --demangle=full.  Each name is demangled once, on first use, into
  * st->demangled (a trace names few of a library's symbols); one that does
  * not demangle prints as stored.
  */
@@ -710,13 +668,13 @@ static const char *sym_name(struct ft_symtab *st, const struct ft_sym *sym)
 			return sym->name;
 	}
 	if (!st->demangled[i]) {
-		if (demangle_mode == FT_DEMANGLE_FULL) {
+		char simple[FT_DEMANGLE_MAX];
+
+		if (demangle_mode == FT_DEMANGLE_FULL)
 			d = cplus_demangle(sym->name, DMGL_PARAMS | DMGL_ANSI);
-		} else {
-			d = cplus_demangle(sym->name, DMGL_AUTO);
-			if (d)
-				ft_demangle_simplify(d);
-		}
+		else
+			d = ft_demangle_simple(sym->name, simple, sizeof(simple)) ? NULL
+										  : strdup(simple);
 		if (!d)
 			d = (char *)sym->name; /* not owned: ft_symtab_free() skips it */
 		st->demangled[i] = d;

@@ -143,8 +143,7 @@ int ft_symbols_resolve(const struct ft_symbols *s, uint64_t ip, int with_offset,
 /* How the ft_symbols_resolve*() family prints C++ ("_Z") names: uftrace's --demangle. */
 enum ft_demangle {
 	FT_DEMANGLE_NO,	    /* as stored (mangled) */
-	FT_DEMANGLE_SIMPLE, /* the default: no template arguments, no parameters:
-			     * "std::map::operator[]" */
+	FT_DEMANGLE_SIMPLE, /* the default (core/demangle.h): "std::map::operator[]" */
 	FT_DEMANGLE_FULL,   /* everything: "std::map<int, int, ...>::operator[](int const&)" */
 };
 
@@ -156,16 +155,6 @@ enum ft_demangle {
  */
 void ft_symbols_set_demangle(enum ft_demangle mode);
 
-/*
- * ft_demangle_simplify() - uftrace's simple form of a demangled name, in place
- * @name: a demangled name without parameters ("ns::Box<int>::f")
- *
- * Drops every template argument list ("ns::Box::f"), keeping operator names
- * ("operator<<", "operator()", "operator< <int>" becomes "operator<") and
- * the demangler's brace and parenthesis groups ("{lambda()#1}",
- * "(anonymous namespace)") whole.
- */
-void ft_demangle_simplify(char *name);
 int ft_symbols_resolve_fn(uint64_t ip, char *buf, size_t len, void *arg);
 
 /*

@@ -112,7 +112,7 @@ static void parse(int list, const char *line, struct rule *r)
 		r->neg = 1;
 		s++;
 	}
-	c1 = strchr(s, ':');
+	c1 = ft_glob_sep(s); /* "ns::f:traceoff": the "::" are the name's */
 	n = c1 ? (size_t)(c1 - s) : strlen(s);
 	if (!n || n >= sizeof(r->glob)) {
 		r->bad = n ? "function name too long" : "no function name";

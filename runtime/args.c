@@ -159,7 +159,7 @@ void rt_args_parse(void)
 		char err[96];
 
 		if (p[0] == '%') {
-			char *colon = strchr(p, ':');
+			char *colon = (char *)ft_glob_sep(p);
 
 			if (colon) {
 				nf[nnf].glob = p + 1;
@@ -290,7 +290,7 @@ uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
 	for (uint32_t i = 0; i < nr_caps; i++) {
 		struct rt_cap *c = &caps[i];
 
-		if (!ft_glob_match_n(c->glob, c->glob_len, f->name))
+		if (!rt_func_glob_match(c->glob, c->glob_len, f))
 			continue;
 		c->matched = 1;
 		if (c->nargs)
@@ -299,7 +299,7 @@ uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
 			ri = i + 1;
 	}
 	for (uint32_t i = 0; ai && i < nr_flts; i++)
-		if (ft_glob_match_n(flts[i].glob, flts[i].glob_len, f->name))
+		if (rt_func_glob_match(flts[i].glob, flts[i].glob_len, f))
 			fi = i;
 	if (fi != UINT32_MAX)
 		*flt = filter_for(ai - 1, fi);

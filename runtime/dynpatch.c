@@ -821,7 +821,7 @@ void rt_dynpatch_apply(void)
 				size_t gl;
 
 				hit = line_mod(lines[l], m, prog, &gl) &&
-				      ft_glob_match_n(lines[l], gl, f->name);
+				      rt_func_glob_match(lines[l], gl, f);
 			}
 			if (!hit || f->site_kind != RT_SITE_NONE || f->lib)
 				continue; /* a compiled-in site: patched through patch.c */

@@ -20,10 +20,14 @@
  *
  * All of this runs under rt.lock (control path).
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "core/demangle.h"
 #include "core/glob.h"
 #include "runtime/rt.h"
 
@@ -76,7 +80,7 @@ static int parse_line(int list, char *s, struct rule *r)
 		s++;
 	}
 	r->glob = s;
-	c1 = strchr(s, ':');
+	c1 = (char *)ft_glob_sep(s); /* "ns::f:traceoff": the "::" are the name's */
 	if (!c1) {
 		r->glob_len = strlen(s);
 		return r->glob_len ? 0 : -1;
@@ -199,7 +203,7 @@ static int patch_in_set(int l, const struct rt_func *f, const struct rt_module *
 		const struct rule *r = &patch_rules[l][i];
 
 		if (r->cmd == RT_CMD_NONE && patch_rule_mod(r, m, prog) &&
-		    ft_glob_match_n(r->glob, r->glob_len, f->name))
+		    rt_func_glob_match(r->glob, r->glob_len, f))
 			in = !r->neg;
 	}
 	return in;
@@ -217,10 +221,25 @@ int rt_filter_patch_func(const struct rt_func *f, const struct rt_module *m,
 		const struct rule *r = &patch_rules[FT_SL_FILTER][i];
 
 		if (r->cmd != RT_CMD_NONE && !r->neg && patch_rule_mod(r, m, prog) &&
-		    ft_glob_match_n(r->glob, r->glob_len, f->name))
+		    rt_func_glob_match(r->glob, r->glob_len, f))
 			return 1;
 	}
 	return 0;
+}
+
+int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f)
+{
+	char name[FT_DEMANGLE_MAX];
+	stack_t ss;
+
+	if (ft_glob_match_n(glob, len, f->name))
+		return 1;
+	if (strncmp(f->name, "_Z", 2) || !memmem(glob, len, "::", 2))
+		return 0;
+	/* the raw call: sigaltstack() is the runtime's own wrapper (signal.c) */
+	if (syscall(SYS_sigaltstack, NULL, &ss) || (ss.ss_flags & SS_ONSTACK))
+		return 0;
+	return !ft_demangle_simple(f->name, name, sizeof(name)) && ft_glob_match_n(glob, len, name);
 }
 
 static int rule_match(struct rule *r, struct rt_func *f)
@@ -229,7 +248,7 @@ static int rule_match(struct rule *r, struct rt_func *f)
 	if (r->mod && !ft_glob_match_n(r->mod_name, strlen(r->mod_name),
 				       rt.mods[f->lib ? f->lib - 1 : f->mod].name))
 		return 0;
-	if (!ft_glob_match_n(r->glob, r->glob_len, f->name))
+	if (!rt_func_glob_match(r->glob, r->glob_len, f))
 		return 0;
 	r->matched = 1;
 	return 1;

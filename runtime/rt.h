@@ -494,6 +494,14 @@ RT_HIDDEN void rt_plt_unhook_all(void);
 RT_HIDDEN void rt_plt_rehook_all(void);
 
 /* filter.c */
+/*
+ * Does f's name match glob (len bytes)?  As stored, or, for a glob with
+ * "::", a C++ function by the simple demangled name the tool prints
+ * ("ns::Cls::f", core/demangle.h).  Safe in a hook: the demangler does
+ * not allocate (on an alternate signal stack, whose size is unknown, only
+ * the stored name is matched: its scratch lives on the stack).
+ */
+RT_HIDDEN int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f);
 RT_HIDDEN void rt_filters_parse(void);
 RT_HIDDEN void rt_func_eval(struct rt_func *f);
 RT_HIDDEN void rt_filters_apply_all(int warn_now);
