@@ -204,7 +204,6 @@ struct stream_sync {
 static int sync_stream(struct ft_writer *w, void *arg, uint64_t *wm)
 {
 	struct stream_sync *ss = arg;
-
 	int r = 0;
 
 	if (ss->kc) {
