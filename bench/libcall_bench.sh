@@ -4,6 +4,9 @@
 #   plain          the program without instrumentation, not traced
 #   nolibcall      -pg -mfentry under `ftrail record --no-libcall` (GOT untouched)
 #   ftrail_lib     the same under `ftrail record` (the GOT slot hooked)
+#   patch_lib      the plain program under `ftrail record --patch main`: the
+#                  calls of a function patched without instrumentation
+#                  (doc/patching.md), hooked as an instrumented object's
 #   ftrail_func    a traced function of the program instead (fentry), for the
 #                  issue's target: a hooked library call <= 2x a traced function
 #   uftrace_lib    `uftrace record` on the -pg build (uftrace hooks the PLT too)
@@ -32,6 +35,7 @@ T[plain_lib]=$(best "$W/plain" l "$N")
 T[plain_func]=$(best "$W/plain" f "$N")
 T[nolibcall]=$(best rec --no-libcall -- "$W/fentry" l "$N")
 T[ftrail_lib]=$(best rec -- "$W/fentry" l "$N")
+T[patch_lib]=$(best rec --patch main -- "$W/plain" l "$N")
 T[ftrail_func]=$(best rec --no-libcall -- "$W/fentry" f "$N")
 [ $have_uftrace = 1 ] && T[uftrace_lib]=$(best uftrace record -d "$W/uft.data" "$W/pg" l "$N")
 
@@ -43,7 +47,7 @@ CALLS=$N # one call per iteration
 
 echo "libcall_bench: $N calls, best of $RUNS, CC=$CC; strlen calls in the trace: ${got:-none}"
 printf '%-14s %14s %12s\n' config loop_ns ns/call
-for k in plain_lib nolibcall ftrail_lib uftrace_lib; do
+for k in plain_lib nolibcall ftrail_lib patch_lib uftrace_lib; do
 	[ -n "${T[$k]:-}" ] || continue
 	printf '%-14s %14s %12s\n' "$k" "${T[$k]}" "$(per_call "$k" plain_lib)"
 done
@@ -53,6 +57,7 @@ done
 echo
 lib=$(per_call ftrail_lib plain_lib)
 echo "ratio ftrail_lib/ftrail_func   $(ratio "$lib" "$(per_call ftrail_func plain_func)")   (target <= 2)"
+echo "ratio patch_lib/ftrail_lib     $(ratio "$(per_call patch_lib plain_lib)" "$lib")"
 [ $have_uftrace = 1 ] &&
 	echo "ratio uftrace_lib/ftrail_lib   $(ratio "$(per_call uftrace_lib plain_lib)" "$lib")   (target >= 3)"
 
@@ -66,15 +71,18 @@ if have_callgrind; then
 	I[plain_lib]=$(icount $VG "$W/plain" l $NI)
 	I[plain_func]=$(icount $VG "$W/plain" f $NI)
 	I[ftrail_lib]=$(icount rec -- $VG "$W/fentry" l $NI)
+	I[patch_lib]=$(icount rec --patch main -- $VG "$W/plain" l $NI)
 	I[ftrail_func]=$(icount rec --no-libcall -- $VG "$W/fentry" f $NI)
 	[ $have_uftrace = 1 ] &&
 		I[uftrace_lib]=$(icount $VG --trace-children=yes uftrace record -d "$W/uft.i" "$W/pg" l $NI)
 	iper() { awk -v t="${I[$1]:-}" -v b="${I[$2]}" -v c=$NI 'BEGIN{ if (t == "") print "-"; else printf "%.0f", (t-b)/c }'; }
 	echo
 	echo "instructions per call (callgrind, $NI calls, over the untraced loop)"
-	printf '%-14s %8s\n' ftrail_lib "$(iper ftrail_lib plain_lib)" ftrail_func "$(iper ftrail_func plain_func)"
+	printf '%-14s %8s\n' ftrail_lib "$(iper ftrail_lib plain_lib)" patch_lib "$(iper patch_lib plain_lib)" \
+		ftrail_func "$(iper ftrail_func plain_func)"
 	[ $have_uftrace = 1 ] && printf '%-14s %8s\n' uftrace_lib "$(iper uftrace_lib plain_lib)"
 	echo "instr ratio ftrail_lib/ftrail_func   $(ratio "$(iper ftrail_lib plain_lib)" "$(iper ftrail_func plain_func)")"
+	echo "instr ratio patch_lib/ftrail_lib     $(ratio "$(iper patch_lib plain_lib)" "$(iper ftrail_lib plain_lib)")"
 	[ $have_uftrace = 1 ] &&
 		echo "instr ratio uftrace_lib/ftrail_lib   $(ratio "$(iper uftrace_lib plain_lib)" "$(iper ftrail_lib plain_lib)")"
 fi

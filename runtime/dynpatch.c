@@ -44,8 +44,14 @@
  * operand out of rel32 reach from the slot, bytes capstone cannot decode
  * anywhere in the function, any relative jump or call of the function
  * whose target lies inside the overwritten bytes (scan_targets(): a jump
- * there would land in the middle of the new jmp), and a tail call into a
- * function with a compiled-in hook or through hooked imports (tail_call()).
+ * there would land in the middle of the new jmp), and a direct tail call
+ * into a function of the same object with a compiled-in hook (tail_call()).
+ *
+ * Library calls: once functions of an object are patched, its PLT imports
+ * are hooked too (plt.c: rt_plt_hook), as an instrumented object's are, so
+ * the calls a patched function makes into libc nest under it; tail calls
+ * through the PLT are taken as tail_call() says.  Only objects with
+ * patched functions: one merely loaded keeps its GOT.
  *
  * When the text is written, and why that is safe: the 5 bytes replace
  * several instructions, so no protocol of single atomic stores (patch.c's
@@ -358,26 +364,32 @@ static const char *relocate(const struct rt_func *f, uint64_t slot, uint8_t *cod
 }
 
 /*
- * A tail call (a jump out of f) that would break the return hijack: the
- * callee's hook must not find ft_rt_dyn_return in the slot, which only
- * patch_tramp.S knows (see there).  Calls into functions of f's object
- * without a compiled-in hook are fine (patched or not, they have no other
- * hook); a function with one is not, nor a jump through the PLT or the
- * GOT when the object's imports are hooked (plt.c).  NULL, or the reason.
+ * A tail call (a jump out of f) whose callee's hook finds f's hijacked
+ * return (ft_rt_dyn_return) in the slot: hooks.c takes either return
+ * trampoline there for a tail call and keeps both frames; the callee
+ * returns into its own trampoline, which pops its frame and goes on to
+ * ft_rt_dyn_return, which pops f's.  When the callee's hook is tramp.S's
+ * (a compiled-in hook, a library call through the hooked PLT, plt.c),
+ * that return keeps only the return registers before ft_rt_dyn_return
+ * saves the rest, so f's callers must not count on more: true of a jump
+ * through the PLT, the GOT or a pointer (resolved at run time, or
+ * interposable: no compiler knows which registers the callee keeps, so
+ * f's callers assume the ABI's clobbers), not of a direct jump to a
+ * function of f's object with a compiled-in hook (gcc's -fipa-ra may have
+ * shrunk f's clobbers to that callee's body, a patchable entry's hook
+ * unseen): refused.  A callee of f's object without one is fine (patched
+ * or not, its hook is patch_tramp.S's, which keeps every register).
+ * NULL, or the reason.
  */
 static const char *tail_call(struct rt_module *m, const struct rt_func *f, uint64_t target,
 			     char *why, size_t wl)
 {
 	const struct rt_func *g = rt_func_in(m, target);
 
-	if (g && g->addr == target && g->site_kind == RT_SITE_NONE)
-		return NULL;
-	if (g && g->addr == target) {
+	if (g && g->addr == target && g->site_kind != RT_SITE_NONE) {
 		snprintf(why, wl, "it tail-calls %s, which has a compiled-in hook", g->name);
 		return why;
 	}
-	if (m->plt_state == RT_PLT_HOOKED)
-		return "it tail-calls through the PLT, whose calls are hooked (libcall)";
 	return NULL;
 }
 
@@ -397,7 +409,6 @@ static const char *scan_targets(struct rt_module *m, const struct rt_func *f, ui
 	size_t left = f->size;
 
 	while (left) {
-		const cs_x86 *x;
 		uint64_t target = 0;
 		enum br_kind k;
 		const char *r;
@@ -421,12 +432,6 @@ static const char *scan_targets(struct rt_module *m, const struct rt_func *f, ui
 		    (target < f->addr || target >= f->addr + f->size) &&
 		    (r = tail_call(m, f, target, why, wl)))
 			return r;
-		/* jmp *disp(%rip): a tail call through the GOT (-fno-plt) */
-		x = &cs.insn->detail->x86;
-		if (cs.insn->id == X86_INS_JMP && x->op_count == 1 &&
-		    x->operands[0].type == X86_OP_MEM && x->operands[0].mem.base == X86_REG_RIP &&
-		    m->plt_state == RT_PLT_HOOKED)
-			return "it tail-calls through the GOT, whose calls are hooked (libcall)";
 	}
 	return NULL;
 }
@@ -750,6 +755,16 @@ void rt_dynpatch_load(void)
 	}
 }
 
+/* Each object's nr_dyn: how many of its functions have their jmp in place. */
+static void count_on(void)
+{
+	for (int i = 0; i < rt.nr_mods; i++)
+		rt.mods[i].nr_dyn = 0;
+	for (uint32_t i = 0; i < nr_sites; i++)
+		if (sites[i].on && site_mapped(&sites[i]))
+			rt.mods[sites[i].f->mod].nr_dyn++;
+}
+
 /* One refusal line for the recorder. */
 static void say(const char *name, const char *why)
 {
@@ -838,6 +853,11 @@ void rt_dynpatch_apply(void)
 			nref++;
 		}
 	}
+	count_on();
+	/* their library calls (plt.c), the patched functions' among them */
+	for (int i = 0; i < rt.nr_mods; i++)
+		if (rt.mods[i].nr_dyn && rt_modmem_may(&rt.mods[i], mm))
+			rt_plt_hook(&rt.mods[i]);
 	rt_modmem_exit();
 	if (patched) {
 		sync_cores();
@@ -871,6 +891,7 @@ void rt_dynpatch_undo(void)
 			any = 1;
 		}
 	}
+	count_on();
 	if (any)
 		sync_cores();
 }

@@ -340,13 +340,14 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 		/*
 		 * longjmp & co: frames at or below our slot are dead -- except
 		 * after a tail call (jmp), where the callee's slot is the one
-		 * its caller's frame hijacked and still holds ft_rt_return:
+		 * its caller's frame hijacked and still holds ft_rt_return (or
+		 * ft_rt_dyn_return: a patched caller, dynpatch.c's tail_call()):
 		 * both frames stay, the callee's saved "return address" is
-		 * ft_rt_return, and the two returns pop them in turn (as
+		 * that trampoline, and the two returns pop them in turn (as
 		 * ftrace's function_graph does).
 		 */
 		int tail = !cyg && t->frames[t->depth - 1].slot == (uint64_t)slot &&
-			   *slot == (uint64_t)ft_rt_return;
+			   rt_is_ret_tramp(*slot);
 
 		rt_unwind_to(t, (uint64_t)slot, !cyg && !tail);
 		/*
@@ -385,7 +386,7 @@ static __attribute__((noinline)) void do_entry(struct rt_thread *t, struct rt_fu
 				goto stack_only;
 			/* the parent: behind ft_rt_return after a tail call in a
 			 * frame function_graph hijacked before a tracer change */
-			if (!cyg && ret == (uint64_t)ft_rt_return)
+			if (!cyg && rt_is_ret_tramp(ret))
 				parent = rt_shadow_ret(t, (uint64_t)slot);
 			pfid = rt_addr_fid(parent);
 			ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, parent,

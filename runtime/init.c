@@ -546,8 +546,9 @@ int rt_start(struct ft_session_hdr *h, size_t len, const uint32_t *life, int att
 	rt_modules_scan(0);
 	rt_modules_load_new();
 	rt_dynpatch_load(); /* --patch: symbols read before the hash is sized */
+	/* and the imports dynpatch.c may hook after it patched (plt.c) */
 	for (int i = 0; i < rt.nr_mods; i++)
-		nfuncs += rt.mods[i].nr_funcs + rt.mods[i].nr_plt;
+		nfuncs += rt.mods[i].nr_funcs + rt.mods[i].nr_plt + rt_plt_nr_imports(&rt.mods[i]);
 	rt_hash_init(nfuncs);
 	rt_plt_hash_all(); /* hooked before the hash existed */
 	/* before main(), or with every other thread stopped (attach) */

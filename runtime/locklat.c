@@ -264,7 +264,7 @@ static void ll_func(struct rt_thread *t, struct rt_func *f, uint64_t *slot, uint
 
 	if (fid == RT_NOFID)
 		return;
-	if (!cyg && ret == (uint64_t)ft_rt_return)
+	if (!cyg && rt_is_ret_tramp(ret))
 		parent = rt_shadow_ret(t, (uint64_t)slot);
 	pfid = rt_addr_fid(parent);
 	ft_rb_func(&t->rb, fid, pfid == RT_NOFID ? 0 : pfid + 1, parent, ft_rdtsc());

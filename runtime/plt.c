@@ -5,6 +5,15 @@
  * rewriting the object's GOT slots (JUMP_SLOT relocations of .rela.plt),
  * as uftrace's plthook does, on by default (option libcall).
  *
+ * Traced objects: those that import a compiler hook (module.c hooks them
+ * as it reads their patch sites), and those with functions patched by
+ * dynpatch.c (record --patch, or -l / -g on a program without
+ * instrumentation), which hooks them once its functions are in place, at
+ * start or at the attach.  Every import of such an object is hooked,
+ * whichever function makes the call (a patched one or not: as uftrace
+ * -P hooks the whole PLT); the filters decide what records.  An object
+ * that is merely loaded keeps its GOT.
+ *
  * Each hooked import gets a 16-byte stub and an rt_func:
  *
  *     stub:  call *hook(%rip)     ; hook = ft_rt_patched
@@ -151,11 +160,30 @@ void rt_relro_pages(const struct rt_module *m, uint64_t *lo, uint64_t *hi)
 }
 
 /*
- * Hook m's library calls (see the top), once per mapping of m.  Inside the
- * module memory guard, m loaded (its file mapped), caller holds rt.lock.
- * Writes m's GOT: the slots are aligned 8-byte words, and a thread calling
- * through one meanwhile jumps either to the target or to the stub, which
- * is complete before the slot is written (below).
+ * rt_plt_nr_imports() - how many stubs rt_plt_hook() may still add for m
+ * (its .rela.plt entries; 0 once tried, or m not loaded): init.c sizes
+ * the lookup hash with it before dynpatch.c hooks a patched object's
+ * imports.  Caller holds rt.lock.
+ */
+uint32_t rt_plt_nr_imports(const struct rt_module *m)
+{
+	const ElfW(Shdr) * rel;
+
+	if (m->plt_state != RT_PLT_UNHOOKED || m->is_self || m->gone || m->loaded != RT_MOD_LOADED)
+		return 0;
+	rel = rt_elf_section(m, SHT_RELA, ".rela.plt");
+	if (!rel || rel->sh_offset > m->map_len || rel->sh_size > m->map_len - rel->sh_offset)
+		return 0;
+	return (uint32_t)(rel->sh_size / sizeof(ElfW(Rela)));
+}
+
+/*
+ * Hook m's library calls (see the top), once per mapping of m, when m
+ * imports a compiler hook or dynpatch.c patched functions of it.  Inside
+ * the module memory guard, m loaded (its file mapped), caller holds
+ * rt.lock.  Writes m's GOT: the slots are aligned 8-byte words, and a
+ * thread calling through one meanwhile jumps either to the target or to
+ * the stub, which is complete before the slot is written (below).
  */
 void rt_plt_hook(struct rt_module *m)
 {
@@ -170,7 +198,7 @@ void rt_plt_hook(struct rt_module *m)
 	uint64_t *data;
 	struct rt_func *funcs;
 
-	if (m->plt_state != RT_PLT_UNHOOKED || m->is_self || !m->wants ||
+	if (m->plt_state != RT_PLT_UNHOOKED || m->is_self || !(m->wants || m->nr_dyn) ||
 	    m->loaded != RT_MOD_LOADED || m->gone || !rt.ctl ||
 	    !(__atomic_load_n(&rt.ctl->options, __ATOMIC_RELAXED) & FT_OPT(LIBCALL)))
 		return;
@@ -369,22 +397,27 @@ void rt_plt_unhook_all(void)
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->plt_state > 0 && !m->gone && m->plt_mem) {
+		if (m->plt_state == RT_PLT_HOOKED && !m->gone && m->plt_mem) {
 			plt_swap(m, 0);
-			m->plt_state = 2;
+			m->plt_state = RT_PLT_DETACHED;
 		}
 	}
 }
 
-/* Attach again: the slots rt_plt_unhook_all() put back point to the stubs again. */
+/*
+ * Attach again: the slots rt_plt_unhook_all() put back point to the stubs
+ * again -- in an object without compiled-in hooks only while dynpatch.c
+ * has functions of it patched (this attach's --patch may name others).
+ */
 void rt_plt_rehook_all(void)
 {
 	for (int mi = 0; mi < rt.nr_mods; mi++) {
 		struct rt_module *m = &rt.mods[mi];
 
-		if (m->plt_state == 2 && !m->gone && m->plt_mem) {
+		if (m->plt_state == RT_PLT_DETACHED && !m->gone && m->plt_mem &&
+		    (m->wants || m->nr_dyn)) {
 			plt_swap(m, 1);
-			m->plt_state = 1;
+			m->plt_state = RT_PLT_HOOKED;
 		}
 	}
 }

@@ -27,8 +27,9 @@
  *              trampoline slot that calls ft_rt_patched
  *   context.c  makecontext / swapcontext / setcontext: a shadow stack per
  *              user context
- *   plt.c      library calls: the GOT slots of an instrumented object's
- *              PLT imports point to stubs that enter the tracers
+ *   plt.c      library calls: the GOT slots of the PLT imports of an
+ *              instrumented object, or of one with functions dynpatch.c
+ *              patched, point to stubs that enter the tracers
  *   hooks.c    the tracers: entry/exit logic behind every hook
  *   stacktracer.c  -p stack: each thread's deepest stack (hooks.c calls it)
  *   locklat.c  -p lockheld / -p sigsoff: mutex-held and signals-blocked
@@ -168,6 +169,7 @@ enum rt_plt_state {
 	RT_PLT_NONE = -1,    /* nothing to hook, or hooking failed */
 	RT_PLT_UNHOOKED = 0, /* not tried yet for this mapping */
 	RT_PLT_HOOKED = 1,   /* plt, nr_plt, plt_mem valid */
+	RT_PLT_DETACHED = 2, /* hooked, then the slots put back (detach): stubs kept */
 };
 
 struct rt_module {
@@ -190,6 +192,7 @@ struct rt_module {
 	int pinned;	     /* loaded with the program: never unmapped */
 	int held;	     /* referenced by the runtime itself for now (module.c) */
 	int wants;	     /* imports a compiler hook: its own calls are traced */
+	uint32_t nr_dyn;     /* functions dynpatch.c has patched now (jmp in place) */
 	int plt_state;	     /* enum rt_plt_state */
 	struct rt_func *plt; /* hooked PLT imports (addr: the GOT slot), plt.c */
 	uint32_t nr_plt;
@@ -487,6 +490,7 @@ RT_HIDDEN struct rt_func *rt_func_of(uint64_t addr);
 RT_HIDDEN const ElfW(Shdr) *
 	rt_elf_section(const struct rt_module *m, uint32_t type, const char *name);
 RT_HIDDEN void rt_relro_pages(const struct rt_module *m, uint64_t *lo, uint64_t *hi);
+RT_HIDDEN uint32_t rt_plt_nr_imports(const struct rt_module *m);
 RT_HIDDEN void rt_plt_hook(struct rt_module *m);
 RT_HIDDEN void rt_plt_forget(struct rt_module *m);
 RT_HIDDEN void rt_plt_hash_all(void);

@@ -28,11 +28,11 @@
  * tail-called from another finds ft_rt_dyn_return in its slot, which is
  * shown to the hook as ft_rt_return (hooks.c keeps both frames then, the
  * callee's "return address" being ft_rt_return), and ft_rt_dyn_return
- * pops such pairs itself.  Not handled: a function with a compiled-in
- * hook (or a library call hooked through the PLT) tail-called from a
- * patched one -- hooks.c takes ft_rt_dyn_return for a real return address
- * and the caller's frame for a dead one -- so --patch is for objects built
- * without instrumentation, whose imports are not hooked.
+ * pops such pairs itself.  A function behind tramp.S's hooks (a library
+ * call through the hooked PLT, plt.c) tail-called from a patched one finds
+ * ft_rt_dyn_return in its slot, which hooks.c takes for a tail call too;
+ * its return through ft_rt_return then goes on here (dynpatch.c's
+ * tail_call() says when that is safe).
  *
  * Frame (rsp 16-aligned): 0-47 rdi rsi rdx rcx r8 r9 (args.c's order),
  * 48 rax, 56 r10, 64-191 xmm0-7 (args.c), 192 the rsp after our two
