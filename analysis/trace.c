@@ -283,11 +283,23 @@ static int switch_ctx(struct cursor *c, uint32_t id)
 	return 0;
 }
 
-/* Bring the tracked depth to the page's (frames lost with dropped pages). */
+/*
+ * Bring the tracked depth to the page's (frames lost with dropped pages).
+ * After a loss (hdr.lost: records dropped or overwritten before the page,
+ * or other contexts' losses shown here -- the count does not say which),
+ * the calls open before it may have returned and others begun at the
+ * same depth: an exit after the gap must not pair with an entry before it
+ * (wrong function, duration, leaf line).  So every open frame keeps its
+ * place but becomes unknown, as function_graph prints an exit whose entry
+ * it lost.  Both decoders start pages here (scan_run stays within one).
+ */
 static int resync_depth(struct cursor *c)
 {
 	if (c->hdr.depth == FT_PAGE_DEPTH_CONT)
 		return 0; /* a piece of the page before: the depth carries on */
+	if (c->hdr.lost)
+		for (size_t i = 0; i < c->nr_frames; i++)
+			c->frames[i] = (struct frame){ FT_FID_UNKNOWN, 0, 0 };
 	if (c->nr_frames > c->hdr.depth)
 		c->nr_frames = c->hdr.depth;
 	while (c->nr_frames < c->hdr.depth)

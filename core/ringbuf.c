@@ -524,10 +524,16 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 						 __atomic_load_n(&r->lost_old, __ATOMIC_RELAXED) +
 							 dropped,
 						 __ATOMIC_RELAXED);
+				/*
+				 * release: lost_old before pages_old -- a reader
+				 * that acquires pages_old covering this page sees
+				 * its count (ft_rb_consume_set: the page after a
+				 * gap carries the gap's loss).
+				 */
 				__atomic_store_n(&r->pages_old,
 						 __atomic_load_n(&r->pages_old, __ATOMIC_RELAXED) +
 							 1,
-						 __ATOMIC_RELAXED);
+						 __ATOMIC_RELEASE);
 				break;
 			}
 			/* the reader moved rpage meanwhile: look again (bounded) */
@@ -743,7 +749,7 @@ int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 		return 0;
 	s = ft_rb_slot_at(a, slot);
 	for (;;) {
-		uint64_t rp, wp, rnum, lo, add;
+		uint64_t rp, wp, rnum, lo, add, po;
 		struct ft_page *pg, *out = dst;
 		uint32_t idx, size, nev;
 
@@ -785,6 +791,26 @@ int ft_rb_consume_set(struct ft_rb_area *a, uint32_t slot, uint32_t set, uint32_
 			__atomic_store_n(&r->rpage, rnum << 1, __ATOMIC_RELEASE);
 			return 0;
 		}
+		/*
+		 * Pages overwritten since our last page (rnum - r_next of
+		 * them): their loss is shown on this page, so a reader sees
+		 * the gap where it is.  The writer counts a page it took in
+		 * lost_old, then pages_old, just AFTER its CAS on rpage: when
+		 * pages_old does not cover the gap yet, a count is still on
+		 * its way -- leave the page for the next pass rather than show
+		 * it as following its predecessor.  No more drops meanwhile:
+		 * we hold BUSY.  A final pass (the writer is gone) takes it:
+		 * a count that never came stays in the totals.
+		 * acquire: pairs with the writer's release of pages_old.
+		 */
+		po = __atomic_load_n(&r->pages_old, __ATOMIC_ACQUIRE);
+		if (rnum >= r->r_next && rnum - r->r_next > po - r->r_pages_seen && !final) {
+			/* release: as below (nothing copied) */
+			__atomic_store_n(&r->rpage, rnum << 1, __ATOMIC_RELEASE);
+			return 0;
+		}
+		r->r_next = rnum + 1;
+		r->r_pages_seen = po;
 		nev = __atomic_load_n(ft_rb_nev_at(a, r->first_page, idx), __ATOMIC_RELAXED);
 		copy_header(out, pg, size);
 		memcpy(out + 1, pg + 1, size);
@@ -972,6 +998,8 @@ static void fold_ring(struct ft_rb_area *a, struct ft_rb_ring *r)
 	r->lost_old = 0;
 	r->pages_old = 0;
 	r->r_lost_seen = 0;
+	r->r_next = 0;
+	r->r_pages_seen = 0;
 	r->written = 0;
 }
 

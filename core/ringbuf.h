@@ -46,7 +46,7 @@
 #include "core/record.h"
 
 #define FT_RB_MAGIC 0x42525446u /* "FTRB" */
-#define FT_RB_VERSION 3
+#define FT_RB_VERSION 4
 #define FT_RB_LEVELS 4
 #define FT_RB_SETS 2 /* live + spare ring set per slot (snapshot) */
 #define FT_RB_PAGE_MIN 1024u
@@ -80,16 +80,18 @@ struct ft_rb_params {
 };
 
 /*
- * One ring's shared control (one per slot and level); 64 bytes.
+ * One ring's shared control (one per slot and level); 80 bytes.
  * Who writes what: W = the ring's writer, R = the consuming reader.
  */
 struct ft_rb_ring {
-	uint64_t wpage;	      /* W (release): page number being written */
-	uint64_t rpage;	      /* R (CAS/release), W (CAS, overwrite mode): rnum<<1 | BUSY */
-	uint64_t lost_new;    /* W (relaxed store): events dropped, newest (no page free) */
-	uint64_t lost_old;    /* W (relaxed store): events in pages overwritten unread */
-	uint64_t pages_old;   /* W (relaxed store): pages overwritten unread */
-	uint64_t r_lost_seen; /* R only (under BUSY): lost_old already attributed to a page */
+	uint64_t wpage;	       /* W (release): page number being written */
+	uint64_t rpage;	       /* R (CAS/release), W (CAS, overwrite mode): rnum<<1 | BUSY */
+	uint64_t lost_new;     /* W (relaxed store): events dropped, newest (no page free) */
+	uint64_t lost_old;     /* W (relaxed store): events in pages overwritten unread */
+	uint64_t pages_old;    /* W (release store, after lost_old): pages overwritten unread */
+	uint64_t r_lost_seen;  /* R only (under BUSY): lost_old already attributed to a page */
+	uint64_t r_next;       /* R only (under BUSY): the page after the last one consumed */
+	uint64_t r_pages_seen; /* R only (under BUSY): pages_old when it was consumed */
 	uint64_t written; /* W (relaxed store, at page switch): events committed in pages < wpage */
 	uint32_t first_page; /* set at init: index of the ring's first page in the page region */
 	uint32_t npages;     /* set at init */

@@ -274,7 +274,11 @@ static struct pend *pend_get(struct ft_urecord *u, uint64_t id)
  * drain loop, so draining (copying pages out of the rings) never waits for
  * zstd.  One thread and a FIFO: chunks of one buffer land in order.  The
  * queue is bounded (QUEUE_MAX bytes); when it is full the drain loop writes
- * the chunk itself (back-pressure, never unbounded memory).
+ * the chunk itself (back-pressure, never unbounded memory) -- but only when
+ * no chunk of the same buffer is queued or being written: readers take a
+ * buffer's chunks in file order, and one written around the queue would
+ * land before older pages of its buffer.  Otherwise the drain loop waits
+ * for room (q->room, signalled after each chunk).
  */
 struct chunk {
 	struct chunk *next;
@@ -286,9 +290,11 @@ struct chunk {
 
 struct wqueue {
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond; /* a chunk was queued, or quit */
+	pthread_cond_t room; /* a chunk was written: bytes went down */
 	struct chunk *head, *tail;
 	size_t bytes;
+	const struct chunk *cur; /* the chunk being written (writer thread), or NULL */
 	int quit;
 	int failed; /* a write failed (errno in saved_errno) */
 	int saved_errno;
@@ -324,6 +330,7 @@ static void *writer_main(void *arg)
 		q->head = c->next;
 		if (!q->head)
 			q->tail = NULL;
+		q->cur = c;
 		pthread_mutex_unlock(&q->lock);
 		if (urec_sync_tables(q->u, q->w, 0) ||
 		    ft_writer_add(q->w, c->type, c->id, c->buf, c->len, c->type == FT_SEC_UDATA)) {
@@ -334,6 +341,8 @@ static void *writer_main(void *arg)
 		}
 		pthread_mutex_lock(&q->lock);
 		q->bytes -= c->len;
+		q->cur = NULL;
+		pthread_cond_broadcast(&q->room);
 		free(c->buf);
 		free(c);
 	}
@@ -348,6 +357,9 @@ static void queue_start(struct ft_urecord *u, struct ft_writer *w)
 	q->w = w;
 	q->u = u;
 	q->running = !pthread_create(&q->th, NULL, writer_main, q);
+	/* seen in ps -L and top -H beside the drain loop (a name, nothing depends on it) */
+	if (q->running)
+		pthread_setname_np(q->th, "ftrail-writer");
 }
 
 /* Wait until every queued chunk is written; returns -1 when one failed. */
@@ -368,6 +380,17 @@ static int queue_stop(struct ft_urecord *u)
 	return q->failed ? -1 : 0;
 }
 
+/* Is a UDATA chunk of buffer id queued or being written?  q->lock held. */
+static int queue_holds(const struct wqueue *q, uint64_t id)
+{
+	if (q->cur && q->cur->type == FT_SEC_UDATA && q->cur->id == id)
+		return 1;
+	for (const struct chunk *c = q->head; c; c = c->next)
+		if (c->type == FT_SEC_UDATA && c->id == id)
+			return 1;
+	return 0;
+}
+
 static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 {
 	struct wqueue *q = u->q;
@@ -378,6 +401,9 @@ static int pend_flush(struct ft_urecord *u, struct ft_writer *w, struct pend *p)
 		return 0;
 	c = q->running ? malloc(sizeof(*c)) : NULL;
 	pthread_mutex_lock(&q->lock);
+	/* written here (a full queue, no memory) only behind its buffer's older chunks */
+	while (q->running && (!c || q->bytes + p->len > QUEUE_MAX) && queue_holds(q, p->id))
+		pthread_cond_wait(&q->room, &q->lock);
 	if (c && q->bytes + p->len <= QUEUE_MAX) {
 		/* hand the buffer over; the next page starts a new one */
 		c->next = NULL;
@@ -902,6 +928,7 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 	}
 	pthread_mutex_init(&u->q->lock, NULL);
 	pthread_cond_init(&u->q->cond, NULL);
+	pthread_cond_init(&u->q->room, NULL);
 	pthread_mutex_init(&u->sync_lock, NULL);
 	pthread_mutex_init(&u->warn_lock, NULL);
 	u->memfd = u->go_fd = u->err_fd = u->life.fd = -1;
@@ -1382,6 +1409,7 @@ void ft_urecord_destroy(struct ft_urecord *u)
 		}
 		pthread_mutex_destroy(&u->q->lock);
 		pthread_cond_destroy(&u->q->cond);
+		pthread_cond_destroy(&u->q->room);
 		free(u->q);
 	}
 	if (u->pid > 0 && !u->went) {

@@ -584,15 +584,6 @@ static inline __attribute__((always_inline)) int hot_ok(struct rt_thread *t)
 }
 
 /*
- * Argument and return-value capture on the fast paths below: off.  Under
- * a storm of signal handlers tracing mid-call (t0454), one leaf call in
- * about two million was shown with another call's value; until the cause
- * is found, every capturing call takes the general path, which t0454 and
- * t0452 check.
- */
-#define RT_FAST_CAPTURE 0
-
-/*
  * The common case of function_graph's entry, shared by every hook: f is
  * traced with its fid, nothing but filters is set (rt.fast, checked by the
  * caller through t->hot), tracing on, no graph_notrace region open, no dead
@@ -626,7 +617,7 @@ static inline __attribute__((always_inline)) int fast_entry(struct rt_thread *t,
 
 	/* frames[-1] is a sentinel whose slot is above every stack (rt_frames_alloc) */
 	if (fl != RF_TRACE) {
-		if (!RT_FAST_CAPTURE || !regs || (fl & ~(RF_ARGS | RF_RETVAL)) != RF_TRACE)
+		if (!regs || (fl & ~(RF_ARGS | RF_RETVAL)) != RF_TRACE)
 			return 0;
 		if (fl & RF_ARGS) {
 			pl = f->plan_args;
@@ -752,8 +743,7 @@ fast_exit(struct rt_thread *t, uint64_t slot, uint64_t fn, int cyg, const uint64
 	uint64_t ret, now;
 
 	if (cyg ? fr->flags != (FR_RECORDED | FR_CYG) || fr->func->addr != fn
-		: (fr->flags != FR_RECORDED &&
-		   (!RT_FAST_CAPTURE || !rv || fr->flags != (FR_RECORDED | FR_RETVAL))) ||
+		: (fr->flags != FR_RECORDED && (!rv || fr->flags != (FR_RECORDED | FR_RETVAL))) ||
 			    fr->slot != slot)
 		return 0;
 	if (unlikely(t->state != RT_THREAD_READY))

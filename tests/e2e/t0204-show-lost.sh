@@ -14,7 +14,7 @@ cat >want <<'TXT'
  0)               |      bar() {
 CPU:0 [LOST 7 EVENTS]
  0)   0.200 us    |    baz();
- 0) + 20.000 us   |  }
+ 0)               |  } /* ? */
 CPU:0 [LOST 2 EVENTS]
  0)               |  } /* ? */
 TXT

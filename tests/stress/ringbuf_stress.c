@@ -16,7 +16,8 @@
  *   - every page parses; every marker's checksum is right; its writer is
  *     the page's thread; per (writer, context) marker sequence numbers
  *     strictly increase; every ENTRY's fid names the page's writer;
- *     every timestamp lies within the run.
+ *     every timestamp lies within the run; a page read after pages
+ *     overwritten unread shows their loss (overwrite mode).
  * Exit 0 on success; prints the figures.
  *
  * TSan: signal handlers are modelled by TSan as running on the thread they
@@ -75,6 +76,8 @@ struct seqstate {
 };
 static struct seqstate seqs[MAX_WRITERS];
 static uint64_t read_events, read_pages, errors;
+/* per ring (slot, level): its buffer id, and the page after the last one read */
+static uint64_t ring_buf[MAX_WRITERS][FT_RB_LEVELS], ring_next[MAX_WRITERS][FT_RB_LEVELS];
 
 static uint32_t csum(uint32_t wid, uint32_t ctx, uint32_t seq)
 {
@@ -297,6 +300,20 @@ static void check_page(const struct ft_page *pg, const struct ft_rb_pageinfo *in
 		fail("page level is not its ring's", pg->level, info->buf_id);
 	if (pg->seq != (uint32_t)info->number)
 		fail("page seq", pg->seq, info->number);
+	{
+		/* pages overwritten unread: the next page read shows their loss */
+		uint32_t s = ft_rb_id_slot(info->buf_id), l = pg->level;
+
+		if (s < MAX_WRITERS && l < FT_RB_LEVELS) {
+			if (ring_buf[s][l] != info->buf_id) {
+				ring_buf[s][l] = info->buf_id;
+				ring_next[s][l] = 0;
+			}
+			if (info->number != ring_next[s][l] && !pg->lost)
+				fail("a gap without its loss", ring_next[s][l], info->number);
+			ring_next[s][l] = info->number + 1;
+		}
+	}
 	c.wid = (uint32_t)wid;
 	c.level = pg->level;
 	if (ft_rb_page_walk(pg, info->len, check_rec, &c))
@@ -357,6 +374,8 @@ static int run(int mode)
 	unsigned int wid = 0;
 
 	memset(seqs, 0, sizeof(seqs));
+	memset(ring_buf, 0, sizeof(ring_buf));
+	memset(ring_next, 0, sizeof(ring_next));
 	memset(writer_tid, 0, sizeof(writer_tid));
 	total_attempts = read_events = read_pages = errors = sig_count = nested_count = 0;
 	pthread_barrier_init(&wave_start, NULL, nr_per_wave);

@@ -4,7 +4,7 @@
  *
  *   mktrace SCENARIO OUT [-z]
  *
- * Valid scenarios (see mktrace.h): graph func threads lost unwind args, kall
+ * Valid scenarios (see mktrace.h): graph func threads lost lostloop unwind args, kall
  * (graph with a KALLSYMS section), and
  * "cut" (graph without END, its last chunk half written).  Broken ones for
  * the bad-input tests and the fuzz corpus: badmagic badversion badsection
@@ -123,6 +123,8 @@ static int build(const char *scen, const char *out, int z)
 		ret |= mk_threads(w, z);
 	else if (!strcmp(scen, "lost"))
 		ret |= mk_lost(w, z);
+	else if (!strcmp(scen, "lostloop"))
+		ret |= mk_lostloop(w, z);
 	else if (!strcmp(scen, "unwind"))
 		ret |= mk_unwind(w, z);
 	else if (!strcmp(scen, "args"))
@@ -162,8 +164,8 @@ int main(int argc, char **argv)
 	if (build(scen, out, z))
 		die("writing failed");
 	if (!strcmp(scen, "graph") || !strcmp(scen, "func") || !strcmp(scen, "threads") ||
-	    !strcmp(scen, "lost") || !strcmp(scen, "unwind") || !strcmp(scen, "kall") ||
-	    !strcmp(scen, "args"))
+	    !strcmp(scen, "lost") || !strcmp(scen, "lostloop") || !strcmp(scen, "unwind") ||
+	    !strcmp(scen, "kall") || !strcmp(scen, "args"))
 		return 0;
 	if (!strcmp(scen, "cut")) {
 		/* drop END (one header) and the tail of the last UDATA chunk */

@@ -12,6 +12,8 @@
  *            a full stack, a marker
  *   threads  function_graph, two threads and a signal handler interleaved
  *   lost     function_graph with lost events and a depth resync
+ *   lostloop function_graph, a loss between a call's entry and a later
+ *            call's exit of the same function at the same depth
  *   unwind   function_graph with a longjmp (UNWIND) and long deltas/fids
  *   cut      "graph" cut short: no END, last section half written
  */
@@ -401,6 +403,32 @@ static inline int mk_lost(struct ft_writer *w, int compress)
 	mk_exit(&b, 4 * S + 20000);
 	mk_page(&b, 4 * S + 30000, 2, 1);
 	mk_exit(&b, 4 * S + 31000);
+	ret = mk_flush(&b, w, compress);
+	mk_free(&b);
+	return ret;
+}
+
+/*
+ * lostloop: main { foo { -- 6 lost, a page at the same depth 2 -- }, then
+ * foo() whole and main's exit.  The first exit after the loss is not the
+ * foo call entered before it (a later call of foo in a loop, or another
+ * function, may have been entered at that depth): neither it nor main's
+ * exit pairs with an entry from before the loss.
+ */
+static inline int mk_lostloop(struct ft_writer *w, int compress)
+{
+	struct mk_buf b;
+	int ret;
+
+	mk_init(&b, 0, 1000, 1000, 0);
+	mk_page(&b, 6 * S, 0, 0);
+	mk_entry(&b, F_MAIN, 6 * S);
+	mk_entry(&b, F_FOO, 6 * S + 100);
+	mk_page(&b, 6 * S + 50000, 6, 2);
+	mk_exit(&b, 6 * S + 50100);
+	mk_entry(&b, F_FOO, 6 * S + 50200);
+	mk_exit(&b, 6 * S + 50300);
+	mk_exit(&b, 6 * S + 60000);
 	ret = mk_flush(&b, w, compress);
 	mk_free(&b);
 	return ret;
