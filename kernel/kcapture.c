@@ -146,8 +146,13 @@ struct ft_kcapture {
 	pid_t watchdog;
 	int watch_fd;
 	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
-	int stream;		  /* opts->follow: flush often, publish watermarks */
-	int subset_syms;	  /* store only the kallsyms lines the trace needs */
+	/*
+	 * opts->follow, or ft_kcapture_follow() later: flush often, publish
+	 * watermarks.  Relaxed atomic: readers pick it up at their next
+	 * flush; nothing is published through it (wm is, see reader_main).
+	 */
+	int stream;
+	int subset_syms; /* store only the kallsyms lines the trace needs */
 	/*
 	 * What readers need to name the KDATA chunks, written before each
 	 * chunk by ksync() under sync_lock (reader threads flush concurrently):
@@ -522,10 +527,11 @@ static void *reader_main(void *arg)
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	struct rusage ru;
 	uint64_t last_flush = mono_now();
-	uint64_t every = c->kc->stream ? STREAM_FLUSH_NS : FLUSH_NS;
 
 	/* acquire: pairs with the release store in ft_kcapture_stop() */
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
+		int stream = __atomic_load_n(&c->kc->stream, __ATOMIC_RELAXED);
+		uint64_t every = stream ? STREAM_FLUSH_NS : FLUSH_NS;
 		uint64_t ts;
 
 		poll(&pfd, 1, 100);
@@ -542,16 +548,19 @@ static void *reader_main(void *arg)
 			 * those in a page the kernel still writes: read that
 			 * too (trace_pipe_raw hands out a partial page).
 			 */
-			if (c->kc->stream)
+			if (stream)
 				drain(c, 1);
 			ft_kenc_flush(c->enc);
 			last_flush = mono_now();
 			/*
 			 * release: the chunk just written (everything committed
 			 * before ts, read by the drain after it) happens-before
-			 * a stream's watermark that loads this (acquire)
+			 * a stream's watermark that loads this (acquire).  Only
+			 * a streamed flush read the page still written: only
+			 * it may promise that.
 			 */
-			__atomic_store_n(&c->wm, ts, __ATOMIC_RELEASE);
+			if (stream)
+				__atomic_store_n(&c->wm, ts, __ATOMIC_RELEASE);
 		}
 	}
 	drain(c, 0);
@@ -561,6 +570,11 @@ static void *reader_main(void *arg)
 		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return NULL;
+}
+
+void ft_kcapture_follow(struct ft_kcapture *kc)
+{
+	__atomic_store_n(&kc->stream, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t ft_kcapture_watermark(struct ft_kcapture *kc)

@@ -68,6 +68,15 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 uint64_t ft_kcapture_watermark(struct ft_kcapture *kc);
 
 /*
+ * ft_kcapture_follow() - stream from now on, as opts->follow does from the
+ * start (a tool made a recording live while it runs): chunks every 200 ms
+ * with the page the kernel still writes, and watermarks.  Until each CPU
+ * wrote one such chunk, ft_kcapture_watermark() is 0.  Any thread;
+ * calling it again does nothing.
+ */
+void ft_kcapture_follow(struct ft_kcapture *kc);
+
+/*
  * A streamed recording: write the kernel's task names known now (a
  * KFORMATS chunk with saved_cmdlines; the end writes the final one), so
  * readers of the growing file name the tasks of the events before it.

@@ -207,7 +207,11 @@ static int sync_stream(struct ft_writer *w, void *arg, uint64_t *wm)
 	int r = 0;
 
 	if (ss->kc) {
-		uint64_t k = ft_kcapture_watermark(ss->kc);
+		uint64_t k;
+
+		/* a session made live later streams from now on (ft_kcapture_follow) */
+		ft_kcapture_follow(ss->kc);
+		k = ft_kcapture_watermark(ss->kc);
 
 		if (k < *wm)
 			*wm = k;
@@ -384,7 +388,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	}
 	ss.uev = uev;
 	ss.kc = kc;
-	if (u && o->follow)
+	/* also without --mount: `ftrail mount` may make the session live later */
+	if (u && !o->flight)
 		ft_urecord_set_stream_sync(u, sync_stream, &ss);
 	if (u) {
 		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {
