@@ -84,6 +84,18 @@ void ft_kcapture_follow(struct ft_kcapture *kc);
  */
 int ft_kcapture_sync_names(struct ft_kcapture *kc);
 
+/*
+ * ft_kcapture_dump() - a flight recorder's trigger (opts->flight): write
+ * what every CPU's ring holds now -- the instance's rings run in
+ * overwrite mode and are read only here, so that is the recent past --
+ * as the KSNAP sections of snapshot snap (core/tracefile.h), and empty
+ * them, as a user snapshot leaves its live rings.  What the kernel
+ * overwrote since the last dump is a KREC_MISSED in it.  Returns when
+ * every reader wrote its part: 0, or -1 with a reason in err.  Does
+ * nothing without opts->flight.  One caller at a time.
+ */
+int ft_kcapture_dump(struct ft_kcapture *kc, unsigned int snap, char *err, size_t errlen);
+
 /* Stop, drain, write the final sections, remove the instance, free kc. */
 int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,
 		     size_t errlen);

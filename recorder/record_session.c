@@ -220,6 +220,12 @@ static int sync_stream(struct ft_writer *w, void *arg, uint64_t *wm)
 	return r | (ss->uev ? ft_uev_sync(ss->uev, w) : 0);
 }
 
+/* A flight recorder's trigger: the kernel's side of snapshot snap. */
+static int flight_kdump(void *arg, unsigned int snap, char *err, size_t errlen)
+{
+	return ft_kcapture_dump(arg, snap, err, errlen);
+}
+
 static void print_urecord_warnings(struct ft_urecord *u)
 {
 	const char *m;
@@ -388,6 +394,8 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	}
 	ss.uev = uev;
 	ss.kc = kc;
+	if (u && kc && o->flight)
+		ft_urecord_set_flight_kdump(u, flight_kdump, kc);
 	/* also without --mount: `ftrail mount` may make the session live later */
 	if (u && !o->flight)
 		ft_urecord_set_stream_sync(u, sync_stream, &ss);

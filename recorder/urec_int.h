@@ -103,6 +103,8 @@ struct ft_urecord {
 	int stream_failed;	 /* a tool made the session live; streaming could not start */
 	int (*stream_sync)(struct ft_writer *w, void *arg, uint64_t *wm); /* urecord.h */
 	void *stream_sync_arg;
+	int (*flight_kdump)(void *arg, unsigned int snap, char *err, size_t errlen); /* urecord.h */
+	void *flight_kdump_arg;
 
 	/*
 	 * Flight recorder (urec_flight.c): the rings of threads that exited

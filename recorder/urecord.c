@@ -1122,6 +1122,14 @@ static int inject_dlopen(struct ft_urecord *u, struct ft_inject *in, char *err, 
 	return -1;
 }
 
+void ft_urecord_set_flight_kdump(struct ft_urecord *u,
+				 int (*fn)(void *arg, unsigned int snap, char *err, size_t errlen),
+				 void *arg)
+{
+	u->flight_kdump = fn;
+	u->flight_kdump_arg = arg;
+}
+
 void ft_urecord_set_stream_sync(struct ft_urecord *u,
 				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg)
 {
