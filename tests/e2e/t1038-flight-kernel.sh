@@ -76,4 +76,5 @@ $FTRAIL record -q --flight-recorder -b 8 -e u:fl -e sched:sched_switch -o l.dat 
 $FTRAIL show -i l.dat --snapshot >lsnap || fail "show l.dat"
 [ "$(sw lsnap)" -ge 1 ] || fail "no kernel event in the small ring's dump"
 grep -q 'CPU:[0-9]* \[LOST [0-9]* EVENTS\]' lsnap || fail "the kernel's overwritten events are not counted: $(grep -m2 LOST lsnap)"
+$FTRAIL info -i l.dat | grep -q '^# section KSNAP *: [1-9]' || fail "info: no KSNAP section: $($FTRAIL info -i l.dat | grep section)"
 exit 0
