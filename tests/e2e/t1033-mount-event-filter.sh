@@ -2,26 +2,10 @@
 # requires: root fuse gcc
 # asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
-gcc -O1 -I"$TOP/include" -o evs "$TOP/tests/progs/ev_sleep.c" || fail "build ev_sleep"
-mkdir m
-MNT=m
-# a tick every 50 ms for up to 120 s (stopped below)
-$FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -- ./evs 2400 >rec.out 2>rec.err &
-REC=$!
-wait_mounted m "$REC"
-wait_dir m/events/u/sleepy/tick
+start_evs m -p nop -e u:sleepy:tick
 f=m/events/u/sleepy/tick/filter
 cat m/trace_pipe >p.out 2>p.err &
 c=$!
-# wait_grep PATTERN: until the pipe's output shows it (60 s at most)
-wait_grep() {
-	local i
-	for i in $(seq 600); do
-		grep -q "$1" p.out && return 0
-		sleep 0.1
-	done
-	fail "trace_pipe never showed '$1': $(tail -n 3 p.out) $(cat rec.err)"
-}
 # ticks_between A B: the ticks trace_pipe showed between markers A and B
 ticks_between() { sed -n "/: $1\$/,/: $2\$/p" p.out | grep -c 'tick: n='; }
 expect_eq "filter at start" "$(cat $f)" none
@@ -29,11 +13,7 @@ wait_grep 'tick: n='
 # a filter no tick passes: the write returns once the program applied it
 echo 'n > 1000000' >$f
 expect_eq "filter set" "$(cat $f)" "n > 1000000"
-sleep 1
-echo off-1 >m/trace_marker
-sleep 2
-echo off-2 >m/trace_marker
-wait_grep off-2
+marks off-1 off-2
 expect_eq "ticks through 'n > 1000000'" "$(ticks_between off-1 off-2)" 0
 # a bad filter: EINVAL, a line in error_log, the filter as it was
 : >m/error_log
@@ -45,22 +25,14 @@ expect_eq "filter after refusals" "$(cat $f)" "n > 1000000"
 # a filter some ticks pass: only odd n from now on
 echo 'n & 1' >$f
 expect_eq "filter n & 1" "$(cat $f)" "n & 1"
-sleep 1
-echo odd-1 >m/trace_marker
-sleep 2
-echo odd-2 >m/trace_marker
-wait_grep odd-2
+marks odd-1 odd-2
 sed -n '/: odd-1$/,/: odd-2$/p' p.out | grep -o 'tick: n=[0-9]*' >odd.txt
 [ -s odd.txt ] || fail "no tick passed '$(cat $f)': $(tail -n 5 p.out)"
 awk -F= '$2 % 2 == 0 {bad = 1} END {exit bad}' odd.txt || fail "an even tick passed: $(cat odd.txt)"
 # echo 0 clears: every tick again
 echo 0 >$f
 expect_eq "filter cleared" "$(cat $f)" none
-sleep 1
-echo on-1 >m/trace_marker
-sleep 2
-echo on-2 >m/trace_marker
-wait_grep on-2
+marks on-1 on-2
 sed -n '/: on-1$/,/: on-2$/p' p.out | grep -o 'tick: n=[0-9]*' >all.txt
 awk -F= '$2 % 2 == 0 {even = 1} END {exit !even}' all.txt || fail "no even tick after clearing: $(cat all.txt)"
 kill -TERM $REC

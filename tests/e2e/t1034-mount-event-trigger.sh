@@ -2,14 +2,7 @@
 # requires: root fuse gcc
 # asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
-gcc -O1 -I"$TOP/include" -o evs "$TOP/tests/progs/ev_sleep.c" || fail "build ev_sleep"
-mkdir m
-MNT=m
-# a tick every 50 ms for up to 120 s (stopped below)
-$FTRAIL record -q -o t.dat --mount m -p nop -e u:sleepy:tick -- ./evs 2400 >rec.out 2>rec.err &
-REC=$!
-wait_mounted m "$REC"
-wait_dir m/events/u/sleepy/tick
+start_evs m -p nop -e u:sleepy:tick
 t=m/events/u/sleepy/tick/trigger
 # wait_file FILE VALUE: until cat FILE shows VALUE (30 s at most)
 wait_file() {

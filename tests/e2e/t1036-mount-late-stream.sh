@@ -7,20 +7,9 @@ gcc -O1 -fpatchable-function-entry=5 -o slow "$TOP/tests/progs/mnt_slow.c" -lpth
 # minutes, so without streaming trace_pipe would show none of it
 $FTRAIL record -q -o t.dat -b 1024 -p function -l 'foo*' -- ./slow >rec.out 2>rec.err &
 REC=$!
-prog=
-for i in $(seq 300); do
-	prog=$(pgrep -P "$REC" -x slow) && break
-	sleep 0.1
-done
-[ -n "$prog" ] || fail "no traced program: $(cat rec.err)"
+child_of "$REC" slow
 sleep 1 # calls recorded before the mount: they come too
-mkdir m
-MNT=m
-$FTRAIL mount -P "$prog" m >mnt.out 2>mnt.err &
-mnt=$!
-wait_mounted m "$mnt"
-cat m/trace_pipe >p.out 2>p.err &
-c=$!
+late_mount m
 echo late-1 >m/trace_marker
 start=$(date +%s)
 # streamed, they come within a second or so; 20 s is room for a loaded
@@ -36,15 +25,7 @@ grep -q 'foo_one <-main$' <(sed -n '1,/late-1$/p' p.out) || fail "no call from b
 # time order: the stamps never go back
 awk '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]{6}:$/) {t = $i + 0; if (t < last) {print "back at " NR ": " $0; exit 1}; last = t}}' p.out ||
 	fail "trace_pipe out of time order"
-touch stop
-wait $REC || fail "record exited $?: $(cat rec.err)"
-REC=
-wait_exit $mnt "ftrail mount"
-! mounted m || fail "m still mounted after the program ended"
-wait_exit $c "the trace_pipe reader"
+late_end
 # the file is whole: every call the pipe showed is in it
-norm() { sed 's/^.*\(\[[0-9]*\] \)/\1/' "$@"; }
-$FTRAIL show -i t.dat | grep 'foo_one <-main$' | norm | sort >all
-norm p.out | grep 'foo_one <-main$' | sort >got
-[ -z "$(comm -13 all got)" ] || fail "pipe lines not in the trace: $(comm -13 all got | head -n 2)"
+pipe_in_trace 'foo_one <-main$'
 exit 0
