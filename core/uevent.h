@@ -95,6 +95,11 @@ enum ft_uev_edit_op {
  * stores around the text, a release fence after the odd store); a reader
  * acquires it, copies, fences (acquire) and retries when it moved or was
  * odd.  An event not in it still has what the selection (sel) gave it.
+ * A traced tree that forked shares the area: every process applies the
+ * edit to its own events, the tool reads the first answer, and each
+ * rewrites the same table (two rewriting at once can show a reader a
+ * mixed table, never bytes outside live[]; the next rewrite, within a
+ * second, repairs it).
  */
 struct ft_uev_area {
 	uint32_t magic;
