@@ -89,6 +89,7 @@ struct ft_kevents {
 	int have_clk;
 	int nr_cpus;
 	struct kcpu_stream *cpus;
+	uint64_t since_ns; /* a snapshot's window: earlier events are skipped (0: none) */
 	/* kallsyms */
 	char *ktext;
 	struct ksym *syms;
@@ -801,7 +802,9 @@ static void __attribute__((destructor)) tep_cache_drop(void)
 	pthread_mutex_unlock(&tep_cache.lock);
 }
 
-struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen)
+/* The kernel side from the sections type, ids base + cpu (KDATA, or a dump's KSNAP). */
+static struct ft_kevents *kevents_open(struct ft_reader *r, uint32_t type, uint64_t base, char *err,
+				       size_t errlen)
 {
 	struct ft_kevents *k;
 	char e[256] = "";
@@ -865,8 +868,9 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 	for (size_t i = 0; i < ft_reader_nr_sections(r); i++) {
 		const struct ft_section *s = ft_reader_section(r, i);
 
-		if (s->type == FT_SEC_KDATA && s->id < MAX_CPUS && (int)s->id > max_id)
-			max_id = (int)s->id;
+		if (s->type == type && s->id >= base && s->id - base < MAX_CPUS &&
+		    (int)(s->id - base) > max_id)
+			max_id = (int)(s->id - base);
 	}
 	if (k->nr_cpus <= 0 || k->nr_cpus > MAX_CPUS)
 		k->nr_cpus = 0;
@@ -880,8 +884,8 @@ struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen
 	}
 	for (int c = 0; c < k->nr_cpus; c++) {
 		e[0] = 0;
-		k->cpus[c].buf = ft_reader_load_all(r, FT_SEC_KDATA, (uint64_t)c, &k->cpus[c].len,
-						    e, sizeof(e));
+		k->cpus[c].buf = ft_reader_load_all(r, type, base + (uint64_t)c, &k->cpus[c].len, e,
+						    sizeof(e));
 		if (!k->cpus[c].buf && e[0]) {
 			ft_seterr(err, errlen, "kernel events of CPU %d: %s", c, e);
 			ft_kevents_close(k);
@@ -1129,7 +1133,35 @@ static int fields_fit(const struct tep_event *ev, int size)
 	return 1;
 }
 
+struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen)
+{
+	return kevents_open(r, FT_SEC_KDATA, 0, err, errlen);
+}
+
+struct ft_kevents *ft_kevents_open_snapshot(struct ft_reader *r, unsigned int snap,
+					    uint64_t since_ns, char *err, size_t errlen)
+{
+	struct ft_kevents *k = kevents_open(r, FT_SEC_KSNAP, (uint64_t)snap << 16, err, errlen);
+
+	if (k)
+		k->since_ns = since_ns;
+	return k;
+}
+
+static int kevents_next_one(struct ft_kevents *k, struct ft_kevent *ev);
+
 int ft_kevents_next(struct ft_kevents *k, struct ft_kevent *ev)
+{
+	int r;
+
+	/* a dump's window (--last): events older than it are left out */
+	while ((r = kevents_next_one(k, ev)) == 1 && ev->kind == FT_KEV_EVENT &&
+	       ev->ts < k->since_ns)
+		;
+	return r;
+}
+
+static int kevents_next_one(struct ft_kevents *k, struct ft_kevent *ev)
 {
 	struct head *h;
 	int c = pick(k);

@@ -91,6 +91,13 @@ struct ft_kevent {
  */
 struct ft_kevents *ft_kevents_open(struct ft_reader *r, char *err, size_t errlen);
 
+/*
+ * The same for snapshot snap of a flight recorder (its KSNAP sections,
+ * core/tracefile.h), leaving out the events before since_ns (a --last
+ * window; 0 for none).  NULL and err "" when it holds no kernel side.
+ */
+struct ft_kevents *ft_kevents_open_snapshot(struct ft_reader *r, unsigned int snap,
+					    uint64_t since_ns, char *err, size_t errlen);
 /* Free k (NULL is fine); the trace file's reader is the caller's. */
 void ft_kevents_close(struct ft_kevents *k);
 

@@ -263,6 +263,7 @@ static const char *section_name(uint32_t type)
 		[FT_SEC_KFORMATS] = "KFORMATS", [FT_SEC_KDATA] = "KDATA",
 		[FT_SEC_TASKS] = "TASKS",	[FT_SEC_UFORMATS] = "UFORMATS",
 		[FT_SEC_SNAPSHOT] = "SNAPSHOT", [FT_SEC_ARGSPEC] = "ARGSPEC",
+		[FT_SEC_KSNAP] = "KSNAP",
 	};
 
 	return type < FT_SEC_MAX && names[type] ? names[type] : "?";

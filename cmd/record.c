@@ -140,8 +140,9 @@ const char cmd_record_usage[] =
 	"                       grows: doc/stream.md); with another -o FILE the trace\n"
 	"                       is kept there too.  A closed output (| head) ends\n"
 	"                       the stream, not the recording\n"
-	"  --flight-recorder    keep only the recent past: the buffers (-b per thread)\n"
-	"                       overwrite their oldest records and nothing is written\n"
+	"  --flight-recorder    keep only the recent past: the buffers (-b per thread,\n"
+	"                       and per CPU for kernel events) overwrite their oldest\n"
+	"                       records and nothing is written\n"
 	"                       while PROG runs; a snapshot trigger (-l FUNC:snapshot,\n"
 	"                       -R snapshot, ftrail snapshot -P PID 1) writes what\n"
 	"                       they hold as a snapshot, and so does PROG's end (exit,\n"
@@ -510,11 +511,6 @@ static void check_modes(struct ft_record_opts *o)
 		ft_die("--flight-recorder needs a program (-- ./prog) or a process (-P PID)");
 	if (o->flight && o->tracer && !strcmp(o->tracer, "nop") && !o->nr_events)
 		ft_die("--flight-recorder with the nop tracer and no event records nothing");
-	for (size_t i = 0; o->flight && i < o->nr_events; i++)
-		if (strncmp(o->events[i].name, "u:", 2))
-			ft_die("--flight-recorder keeps user-space records only: kernel event '%s' "
-			       "cannot be held in its buffers",
-			       o->events[i].name);
 	if (o->flight) {
 		/* the rings overwrite; nobody drains them, so nobody may be waited for */
 		o->options |= FT_OPT(OVERWRITE);

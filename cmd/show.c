@@ -341,6 +341,29 @@ static uint64_t options_of(struct ft_trace *t)
  * note on the snapshot's state and the commands, and 1; 0 when there is a
  * snapshot to print.
  */
+/*
+ * The kernel events of the snapshot t shows (a flight recorder's dump),
+ * within its --last window; NULL with err "" when it has none.
+ */
+static struct ft_kevents *ksnap_open(struct ft_trace *t, char *err, size_t errlen)
+{
+	char n[32], ts[32], last[32];
+	uint64_t since = 0;
+
+	err[0] = 0;
+	if (!ft_trace_snapshot_info(t, "snapshot", n, sizeof(n)))
+		return NULL;
+	if (ft_trace_snapshot_info(t, "last_ns", last, sizeof(last)) &&
+	    ft_trace_snapshot_info(t, "swap_ts", ts, sizeof(ts))) {
+		uint64_t at = ft_trace_tsc_to_ns(t, strtoull(ts, NULL, 10));
+		uint64_t win = strtoull(last, NULL, 10);
+
+		since = at > win ? at - win : 0;
+	}
+	return ft_kevents_open_snapshot(ft_trace_reader(t), (unsigned int)strtoul(n, NULL, 10),
+					since, err, errlen);
+}
+
 static int snapshot_note(struct ft_trace *t, uint64_t options)
 {
 	char st[32];
@@ -459,9 +482,10 @@ int cmd_show(int argc, char **argv)
 		ft_die("show: %s holds no snapshot %llu", input, (unsigned long long)nth);
 	if (snapshot && snapshot_note(t, options))
 		return 0;
-	if (!snapshot) {
-		/* kernel events are not in user snapshots */
-		ks.k = ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
+	{
+		/* a flight recorder's snapshot holds the kernel's side of it too */
+		ks.k = snapshot ? ksnap_open(t, err, sizeof(err))
+				: ft_kevents_open(ft_trace_reader(t), err, sizeof(err));
 		if (!ks.k && err[0])
 			ft_die_file(input, err);
 		if (ks.k)

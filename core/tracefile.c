@@ -321,8 +321,9 @@ static int read_at(int fd, void *buf, size_t len, uint64_t off)
 static const char *sec_name(uint32_t type)
 {
 	static const char *const names[FT_SEC_MAX] = {
-		"END",	 "META",     "MODULES", "FUNCS", "SYMTAB",   "KALLSYMS", "STACKMAP",
-		"UDATA", "KFORMATS", "KDATA",	"TASKS", "UFORMATS", "SNAPSHOT", "ARGSPEC",
+		"END",	    "META",	"MODULES",  "FUNCS",	"SYMTAB",
+		"KALLSYMS", "STACKMAP", "UDATA",    "KFORMATS", "KDATA",
+		"TASKS",    "UFORMATS", "SNAPSHOT", "ARGSPEC",	"KSNAP",
 	};
 
 	return type < FT_SEC_MAX ? names[type] : "?";

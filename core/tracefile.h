@@ -56,6 +56,8 @@
  *             '#enum NAME V=NAME,...' lines), which name and type what
  *             FT_EXT_ARGS / FT_EXT_RETVAL records hold; only when some were
  *             given
+ *   KSNAP     a flight recorder dump's kernel events of one CPU, as KDATA
+ *             holds them; section id = snapshot number << 16 | cpu
  *
  * Sections of one type may repeat (data is written in chunks as it is
  * drained); readers concatenate chunks with the same (type, id) in order.
@@ -95,6 +97,7 @@ enum ft_section_type {
 	FT_SEC_UFORMATS = 11,
 	FT_SEC_SNAPSHOT = 12,
 	FT_SEC_ARGSPEC = 13,
+	FT_SEC_KSNAP = 14, /* a flight recorder dump's kernel events: id snapshot << 16 | cpu */
 	FT_SEC_MAX
 };
 

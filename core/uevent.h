@@ -44,11 +44,20 @@
 
 #define FT_UEV_ENV_FD "FTRAIL_UEV_FD"
 #define FT_UEV_MAGIC 0x45555446u /* "FTUE" */
-#define FT_UEV_VERSION 2
+#define FT_UEV_VERSION 3
 #define FT_UEV_SEL_MAX 16384	   /* bytes of selection text */
 #define FT_UEV_FMT_AREA (1u << 20) /* bytes for formats */
 #define FT_UEV_SEP '\x1f'	   /* separates name, filter, trigger in a line */
 #define FT_UEV_EN_IDS 8192	   /* ids whose recording a tool can switch (en[]) */
+#define FT_UEV_EDIT_MAX 1024	   /* bytes of a live edit's text, and of its answer */
+#define FT_UEV_LIVE_MAX 16384	   /* bytes of the live filters' and triggers' table */
+#define FT_UEV_TRIG_SEP '\x1e'	   /* separates triggers in a live table line */
+
+/* What a live edit changes (ft_uev_area.edit_op). */
+enum ft_uev_edit_op {
+	FT_UEV_EDIT_FILTER = 1, /* text: a filter, "0" (or nothing) clears */
+	FT_UEV_EDIT_TRIGGER,	/* text: a trigger to add, "!trigger" removes */
+};
 
 /*
  * The shared area.  Ordering: the tool fills sel before the program runs
@@ -68,6 +77,29 @@
  * hook or in its live thread; the runtime loads en_gen (acquire) and, when
  * it moved, applies every id's byte.  The last store wins: a trigger that
  * flips an event just after the tool wrote is not undone.
+ *
+ * Live edits (edit_*, live_*: the live mount's events/u/.../filter and
+ * trigger): one request at a time (a tool serialises its own; two tools
+ * at once are not supported).  The tool fills edit_op, edit_sys,
+ * edit_name and edit_text, increments edit_gen (release), then bumps the
+ * session's ctl.gen, which wakes the runtime's live thread (never a hook:
+ * compiling a filter allocates).  The runtime acquires edit_gen, applies
+ * the edit to every type of that name, writes edit_res (0 or -errno) and,
+ * on failure, a one-line reason into edit_text, then stores edit_done =
+ * edit_gen (release); the tool acquires edit_done before it reads them.
+ *
+ * live[] is the runtime's table of the filters and triggers of every
+ * event edited so far ("sys SEP name SEP filter SEP trig RS trig\n", RS =
+ * FT_UEV_TRIG_SEP), rewritten by the live thread after each edit and read
+ * by tools as a seqlock: live_seq is odd while it is rewritten (release
+ * stores around the text, a release fence after the odd store); a reader
+ * acquires it, copies, fences (acquire) and retries when it moved or was
+ * odd.  An event not in it still has what the selection (sel) gave it.
+ * A traced tree that forked shares the area: every process applies the
+ * edit to its own events, the tool reads the first answer, and each
+ * rewrites the same table (two rewriting at once can show a reader a
+ * mixed table, never bytes outside live[]; the next rewrite, within a
+ * second, repairs it).
  */
 struct ft_uev_area {
 	uint32_t magic;
@@ -87,6 +119,16 @@ struct ft_uev_area {
 	char fmt[FT_UEV_FMT_AREA];
 	uint32_t en_gen;	   /* atomic: a tool's changes to en[] (see above) */
 	uint8_t en[FT_UEV_EN_IDS]; /* per id: 1 recorded, 0 not */
+	/* live edits (see above) */
+	uint32_t edit_gen;  /* atomic: the tool's requests */
+	uint32_t edit_done; /* atomic: the runtime's last answered request */
+	int32_t edit_res;   /* 0, or -errno (EINVAL, EEXIST, ENOENT, ENOSPC, ENODEV) */
+	uint32_t edit_op;   /* enum ft_uev_edit_op */
+	char edit_sys[64], edit_name[64];
+	char edit_text[FT_UEV_EDIT_MAX];
+	uint32_t live_seq; /* atomic: odd while live[] is rewritten */
+	uint32_t live_len; /* bytes of live[] */
+	char live[FT_UEV_LIVE_MAX];
 };
 
 /* Runtime side: the area from the environment, or NULL. */

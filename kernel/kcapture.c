@@ -127,6 +127,10 @@ struct kcpu {
 	uint64_t lost_base; /* their sum when we started (a fresh instance: 0) */
 	double cpu_seconds; /* read by stop() after join */
 	uint64_t wm;	    /* ft_kcapture_watermark: its reader stores (release), any loads */
+	/* where its chunks go: KDATA, or a flight recorder dump's KSNAP (its reader's) */
+	uint32_t sec_type;
+	uint64_t sec_id;
+	unsigned int dump_done; /* flight: the last dump it wrote (kc->dump_lock) */
 };
 
 struct ft_kcapture {
@@ -146,8 +150,24 @@ struct ft_kcapture {
 	pid_t watchdog;
 	int watch_fd;
 	struct ft_kenc_ptrs ptrs; /* pointer-sized fields per event id */
-	int stream;		  /* opts->follow: flush often, publish watermarks */
-	int subset_syms;	  /* store only the kallsyms lines the trace needs */
+	/*
+	 * opts->follow, or ft_kcapture_follow() later: flush often, publish
+	 * watermarks.  Relaxed atomic: readers pick it up at their next
+	 * flush; nothing is published through it (wm is, see reader_main).
+	 */
+	int stream;
+	int subset_syms; /* store only the kallsyms lines the trace needs */
+	/*
+	 * Flight recorder (opts->flight): the readers read nothing until a
+	 * dump (ft_kcapture_dump), so the instance's per-CPU rings, in
+	 * overwrite mode, hold the recent past.  A dump request is dump_gen
+	 * and dump_snap, set under dump_lock with dump_cond broadcast; each
+	 * reader answers with its dump_done under the same lock.
+	 */
+	int flight;
+	pthread_mutex_t dump_lock;
+	pthread_cond_t dump_cond;
+	unsigned int dump_gen, dump_snap;
 	/*
 	 * What readers need to name the KDATA chunks, written before each
 	 * chunk by ksync() under sync_lock (reader threads flush concurrently):
@@ -480,7 +500,7 @@ static int kcpu_write(void *arg, const unsigned char *chunk, size_t len)
 
 	if (ksync(c->kc, c, 0))
 		err = errno ? errno : EIO;
-	if (ft_writer_add(c->kc->w, FT_SEC_KDATA, (uint64_t)c->cpu, chunk, len, 1) && !err)
+	if (ft_writer_add(c->kc->w, c->sec_type, c->sec_id, chunk, len, 1) && !err)
 		err = errno ? errno : EIO;
 	errno = err;
 	return err ? -1 : 0;
@@ -516,16 +536,98 @@ static uint64_t mono_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * A flight recorder's reader: idle until a dump, then everything the
+ * CPU's ring holds (full pages, the page being written, the event held
+ * back for a stack) as that dump's KSNAP chunks, with what the ring
+ * overwrote since the last dump as a KREC_MISSED (ft_kenc_sync_lost).
+ * At the end nothing more is read: what came after the last dump is no
+ * trigger's.
+ */
+static void *flight_main(void *arg)
+{
+	struct kcpu *c = arg;
+	struct ft_kcapture *kc = c->kc;
+	struct rusage ru;
+
+	pthread_mutex_lock(&kc->dump_lock);
+	for (;;) {
+		unsigned int gen = kc->dump_gen, snap = kc->dump_snap;
+
+		if (gen != c->dump_done) {
+			pthread_mutex_unlock(&kc->dump_lock);
+			c->sec_type = FT_SEC_KSNAP;
+			c->sec_id = (uint64_t)snap << 16 | (uint64_t)c->cpu;
+			drain(c, 0);
+			drain(c, 1);
+			ft_kenc_sync_lost(c->enc);
+			ft_kenc_finish(c->enc);
+			c->sec_type = FT_SEC_KDATA;
+			c->sec_id = (uint64_t)c->cpu;
+			pthread_mutex_lock(&kc->dump_lock);
+			c->dump_done = gen;
+			pthread_cond_broadcast(&kc->dump_cond);
+			continue;
+		}
+		/* acquire: pairs with the release store in ft_kcapture_stop() */
+		if (atomic_load_explicit(&kc->stopping, memory_order_acquire))
+			break;
+		pthread_cond_wait(&kc->dump_cond, &kc->dump_lock);
+	}
+	pthread_mutex_unlock(&kc->dump_lock);
+	if (!getrusage(RUSAGE_THREAD, &ru))
+		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return NULL;
+}
+
+#define DUMP_WAIT_S 30 /* every reader has written its CPU's dump within this */
+
+int ft_kcapture_dump(struct ft_kcapture *kc, unsigned int snap, char *err, size_t errlen)
+{
+	struct timespec until;
+	unsigned int gen;
+	int rc = 0;
+
+	if (!kc->flight)
+		return 0;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += DUMP_WAIT_S;
+	pthread_mutex_lock(&kc->dump_lock);
+	gen = ++kc->dump_gen;
+	kc->dump_snap = snap;
+	pthread_cond_broadcast(&kc->dump_cond);
+	for (int i = 0; i < kc->nr_cpus && !rc; i++)
+		while (kc->cpus[i].started && kc->cpus[i].dump_done != gen)
+			if (pthread_cond_timedwait(&kc->dump_cond, &kc->dump_lock, &until) ==
+			    ETIMEDOUT) {
+				ft_seterr(err, errlen,
+					  "the kernel events of CPU %d were not dumped within %d s",
+					  i, DUMP_WAIT_S);
+				rc = -1;
+				break;
+			}
+	pthread_mutex_unlock(&kc->dump_lock);
+	for (int i = 0; i < kc->nr_cpus && !rc; i++)
+		if (kc->cpus[i].started && ft_kenc_error(kc->cpus[i].enc)) {
+			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s",
+				  i, strerror(ft_kenc_error(kc->cpus[i].enc)));
+			rc = -1;
+		}
+	return rc;
+}
+
 static void *reader_main(void *arg)
 {
 	struct kcpu *c = arg;
 	struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
 	struct rusage ru;
 	uint64_t last_flush = mono_now();
-	uint64_t every = c->kc->stream ? STREAM_FLUSH_NS : FLUSH_NS;
 
 	/* acquire: pairs with the release store in ft_kcapture_stop() */
 	while (!atomic_load_explicit(&c->kc->stopping, memory_order_acquire)) {
+		int stream = __atomic_load_n(&c->kc->stream, __ATOMIC_RELAXED);
+		uint64_t every = stream ? STREAM_FLUSH_NS : FLUSH_NS;
 		uint64_t ts;
 
 		poll(&pfd, 1, 100);
@@ -542,16 +644,19 @@ static void *reader_main(void *arg)
 			 * those in a page the kernel still writes: read that
 			 * too (trace_pipe_raw hands out a partial page).
 			 */
-			if (c->kc->stream)
+			if (stream)
 				drain(c, 1);
 			ft_kenc_flush(c->enc);
 			last_flush = mono_now();
 			/*
 			 * release: the chunk just written (everything committed
 			 * before ts, read by the drain after it) happens-before
-			 * a stream's watermark that loads this (acquire)
+			 * a stream's watermark that loads this (acquire).  Only
+			 * a streamed flush read the page still written: only
+			 * it may promise that.
 			 */
-			__atomic_store_n(&c->wm, ts, __ATOMIC_RELEASE);
+			if (stream)
+				__atomic_store_n(&c->wm, ts, __ATOMIC_RELEASE);
 		}
 	}
 	drain(c, 0);
@@ -561,6 +666,11 @@ static void *reader_main(void *arg)
 		c->cpu_seconds = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
 				 ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
 	return NULL;
+}
+
+void ft_kcapture_follow(struct ft_kcapture *kc)
+{
+	__atomic_store_n(&kc->stream, 1, __ATOMIC_RELAXED);
 }
 
 uint64_t ft_kcapture_watermark(struct ft_kcapture *kc)
@@ -784,6 +894,9 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 	}
 	kc->w = w;
 	kc->options = opts->options;
+	kc->flight = opts->flight;
+	pthread_mutex_init(&kc->dump_lock, NULL);
+	pthread_cond_init(&kc->dump_cond, NULL);
 	kc->stream = opts->follow;
 	kc->watch_fd = -1;
 	pthread_mutex_init(&kc->sync_lock, NULL);
@@ -933,6 +1046,8 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 		if (stats_lost(c, &c->lost_base))
 			c->lost_base = 0;
 		c->tcpu = tracefs_cpu_alloc_fd(c->fd, c->page_size, true);
+		c->sec_type = FT_SEC_KDATA;
+		c->sec_id = (uint64_t)i;
 		c->enc = ft_kenc_create(&conf, &kcpu_ops, c);
 		c->page = malloc((size_t)c->page_size);
 		if (!c->tcpu || !c->enc || !c->page) {
@@ -945,7 +1060,7 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 
 		if (!c->tcpu)
 			continue;
-		if (pthread_create(&c->thr, NULL, reader_main, c)) {
+		if (pthread_create(&c->thr, NULL, kc->flight ? flight_main : reader_main, c)) {
 			ft_seterr(err, errlen, "cannot start reader thread: %s", strerror(errno));
 			atomic_store_explicit(&kc->stopping, 1, memory_order_release);
 			for (int j = 0; j < i; j++)
@@ -1390,6 +1505,10 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 	inst_write(kc, "tracing_on", "0");
 	/* release: the readers' acquire load sees it after tracing stopped */
 	atomic_store_explicit(&kc->stopping, 1, memory_order_release);
+	/* a flight recorder's readers wait for a dump: wake them to see it */
+	pthread_mutex_lock(&kc->dump_lock);
+	pthread_cond_broadcast(&kc->dump_cond);
+	pthread_mutex_unlock(&kc->dump_lock);
 	for (int i = 0; i < kc->nr_cpus; i++) {
 		struct kcpu *c = &kc->cpus[i];
 		struct ft_kenc_stats cs;
@@ -1397,8 +1516,8 @@ int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char 
 		if (!c->started)
 			continue;
 		pthread_join(c->thr, NULL);
-		/* what was lost after the last page read: at the end */
-		if (ft_kenc_sync_lost(c->enc))
+		/* what was lost after the last page read: at the end (not a dump's) */
+		if (!kc->flight && ft_kenc_sync_lost(c->enc))
 			ft_kenc_flush(c->enc);
 		if (ft_kenc_error(c->enc) && !rc) {
 			ft_seterr(err, errlen, "kernel events of CPU %d could not be written: %s",

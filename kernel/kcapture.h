@@ -68,12 +68,33 @@ struct ft_kcapture *ft_kcapture_start(const struct ft_record_opts *opts, struct 
 uint64_t ft_kcapture_watermark(struct ft_kcapture *kc);
 
 /*
+ * ft_kcapture_follow() - stream from now on, as opts->follow does from the
+ * start (a tool made a recording live while it runs): chunks every 200 ms
+ * with the page the kernel still writes, and watermarks.  Until each CPU
+ * wrote one such chunk, ft_kcapture_watermark() is 0.  Any thread;
+ * calling it again does nothing.
+ */
+void ft_kcapture_follow(struct ft_kcapture *kc);
+
+/*
  * A streamed recording: write the kernel's task names known now (a
  * KFORMATS chunk with saved_cmdlines; the end writes the final one), so
  * readers of the growing file name the tasks of the events before it.
  * 0, or -1 with errno.
  */
 int ft_kcapture_sync_names(struct ft_kcapture *kc);
+
+/*
+ * ft_kcapture_dump() - a flight recorder's trigger (opts->flight): write
+ * what every CPU's ring holds now -- the instance's rings run in
+ * overwrite mode and are read only here, so that is the recent past --
+ * as the KSNAP sections of snapshot snap (core/tracefile.h), and empty
+ * them, as a user snapshot leaves its live rings.  What the kernel
+ * overwrote since the last dump is a KREC_MISSED in it.  Returns when
+ * every reader wrote its part: 0, or -1 with a reason in err.  Does
+ * nothing without opts->flight.  One caller at a time.
+ */
+int ft_kcapture_dump(struct ft_kcapture *kc, unsigned int snap, char *err, size_t errlen);
 
 /* Stop, drain, write the final sections, remove the instance, free kc. */
 int ft_kcapture_stop(struct ft_kcapture *kc, struct ft_kcapture_stats *st, char *err,

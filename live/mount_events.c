@@ -11,19 +11,26 @@
  * ("name:", "ID:", "system:", fields, "print fmt:"), and per id whether it
  * is recorded (en[]).  enable and set_event switch events through en[]
  * (core/uevent.h, live enable): the runtime applies the switch at its next
- * hook or in its live thread, as it applies a filter change.  Filters and
- * triggers are compiled once, at start: writes to filter and trigger are
- * refused with EBUSY and a line in error_log rather than accepted and
- * ignored.
+ * hook or in its live thread, as it applies a filter change.  filter and
+ * trigger take a write as the kernel's do (a filter replaces the last,
+ * "0" clears it; a trigger adds, "!trigger" removes it): the edit goes to
+ * the runtime's live thread through the area's mailbox (core/uevent.h,
+ * live edits), which compiles it against the event's fields and answers;
+ * what it refuses comes back as the errno and the reason for error_log,
+ * with nothing changed.  Reads show the runtime's table of edited events
+ * (live[]), else what the selection gave.
  */
 #include <errno.h>
+#include <sched.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "core/barrier.h"
 #include "core/session.h"
 #include "core/uevent.h"
 #include "core/util.h"
@@ -179,8 +186,58 @@ int mnt_events_each(struct mnt *m,
 }
 
 /*
- * The filter (which 1) or trigger (2) the selection gives sys:name: the
- * last -e line naming it that has one ("" for none).
+ * The runtime's live line of sys:name (core/uevent.h, seqlock read) into
+ * out: its filter (which 1) or its triggers, one a line (2).  0, or -1
+ * when the event was never edited live.
+ */
+static int live_sel(const struct ft_uev_area *a, const char *sys, const char *name, int which,
+		    char *out, size_t len)
+{
+	char *text = ft_malloc(FT_UEV_LIVE_MAX + 1), *p, *save = NULL;
+	uint32_t s1, n;
+	int tries = 0, r = -1;
+
+	for (;;) {
+		/* acquire: pairs with the runtime's release of the even count */
+		s1 = __atomic_load_n(&a->live_seq, __ATOMIC_ACQUIRE);
+		n = __atomic_load_n(&a->live_len, __ATOMIC_RELAXED);
+		if (n > FT_UEV_LIVE_MAX)
+			n = FT_UEV_LIVE_MAX;
+		memcpy(text, a->live, n);
+		/* acquire fence: the copy happens before the re-check */
+		ft_fence(__ATOMIC_ACQUIRE);
+		if (!(s1 & 1) && __atomic_load_n(&a->live_seq, __ATOMIC_RELAXED) == s1)
+			break;
+		if (++tries > 1000) {
+			free(text);
+			return -1;
+		}
+		sched_yield();
+	}
+	text[n] = 0;
+	for (p = strtok_r(text, "\n", &save); p; p = strtok_r(NULL, "\n", &save)) {
+		char *f[4] = { p, NULL, NULL, NULL };
+
+		for (int i = 1; i < 4 && f[i - 1]; i++) {
+			f[i] = strchr(f[i - 1], FT_UEV_SEP);
+			if (f[i])
+				*f[i]++ = 0;
+		}
+		if (!f[3] || strcmp(f[0], sys) || strcmp(f[1], name))
+			continue;
+		for (char *c = f[1 + which]; *c; c++)
+			if (*c == FT_UEV_TRIG_SEP)
+				*c = '\n';
+		snprintf(out, len, "%s", f[1 + which]);
+		r = 0;
+	}
+	free(text);
+	return r;
+}
+
+/*
+ * The filter (which 1) or trigger (2) of sys:name: the runtime's live
+ * edits, else the last -e line naming it that has one ("" for none).
  */
 void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which, char *out,
 		    size_t len)
@@ -189,7 +246,7 @@ void mnt_events_sel(struct mnt *m, const char *sys, const char *name, int which,
 	char *text, *p, *save = NULL;
 
 	out[0] = 0;
-	if (!a)
+	if (!a || !live_sel(a, sys, name, which, out, len))
 		return;
 	text = ft_malloc(FT_UEV_SEL_MAX + 1);
 	memcpy(text, a->sel, FT_UEV_SEL_MAX);
@@ -274,6 +331,55 @@ void mnt_events_publish(struct mnt *m)
 	/* the runtime syncs when the control generation moves (and is woken) */
 	ft_session_ctl_begin(m->s.hdr);
 	ft_session_ctl_end(m->s.hdr);
+}
+
+#define EDIT_WAIT_MS 5000 /* the runtime's live thread answers an edit within this */
+
+int mnt_events_edit(struct mnt *m, const char *sys, const char *name, int op, const char *text,
+		    char *msg, size_t msglen)
+{
+	struct ft_uev_area *a = uev_get(m);
+	uint32_t g;
+	int waited = 0;
+
+	msg[0] = 0;
+	if (!a) {
+		snprintf(msg, msglen, "the program's event area is not found");
+		return -ENODEV;
+	}
+	if (strlen(text) >= sizeof(a->edit_text)) {
+		snprintf(msg, msglen, "too long (%zu bytes at most)", sizeof(a->edit_text) - 1);
+		return -EINVAL;
+	}
+	/* the last request must be answered before the mailbox is reused */
+	g = __atomic_load_n(&a->edit_gen, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&a->edit_done, __ATOMIC_ACQUIRE) != g) {
+		snprintf(msg, msglen, "the program has not answered the last edit yet");
+		return -EBUSY;
+	}
+	a->edit_op = (uint32_t)op;
+	snprintf(a->edit_sys, sizeof(a->edit_sys), "%s", sys);
+	snprintf(a->edit_name, sizeof(a->edit_name), "%s", name);
+	snprintf(a->edit_text, sizeof(a->edit_text), "%s", text);
+	/* release: the request before the runtime's acquire of edit_gen */
+	__atomic_store_n(&a->edit_gen, g + 1, __ATOMIC_RELEASE);
+	/* wakes the runtime's live thread (the mount made the session live) */
+	ft_session_ctl_begin(m->s.hdr);
+	ft_session_ctl_end(m->s.hdr);
+	/* acquire: pairs with the runtime's release of edit_done after its answer */
+	while (__atomic_load_n(&a->edit_done, __ATOMIC_ACQUIRE) != g + 1) {
+		struct timespec ms = { 0, 1000000 };
+
+		if (++waited > EDIT_WAIT_MS || __atomic_load_n(&m->ended, __ATOMIC_RELAXED)) {
+			snprintf(msg, msglen,
+				 "the program did not answer (stopped, or no live thread)");
+			return -EBUSY;
+		}
+		nanosleep(&ms, NULL);
+	}
+	if (a->edit_res)
+		snprintf(msg, msglen, "%s", a->edit_text);
+	return a->edit_res;
 }
 
 /* ---- the tree under events/u ---- */

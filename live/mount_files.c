@@ -811,12 +811,20 @@ int mnt_write(struct mnt *m, struct mnt_fh *fh, const char *buf, size_t len)
 		r = write_set_event(m, name, s);
 		break;
 	case MK_EV_FILTER:
-	case MK_EV_TRIGGER:
-		mnt_elog(m, name,
-			 "filters and triggers are compiled when recording starts (record -f, -R)",
-			 s, 0);
-		r = -EBUSY;
+	case MK_EV_TRIGGER: {
+		char msg[FT_UEV_EDIT_MAX];
+
+		if (fh->node->kind == MK_EV_TRIGGER && !strncmp(s, "snapshot", 8))
+			/* as ftrace, a snapshot trigger allocates the spare first */
+			ft_snapshot_prepare(&m->snap);
+		r = mnt_events_edit(m, fh->ev_sys, fh->ev_name,
+				    fh->node->kind == MK_EV_FILTER ? FT_UEV_EDIT_FILTER
+								   : FT_UEV_EDIT_TRIGGER,
+				    s, msg, sizeof(msg));
+		if (r < 0)
+			mnt_elog(m, name, msg, s, 0);
 		break;
+	}
 	case MK_STACK_MAP:
 		if (strcmp(s, "0") && strcmp(s, "reset")) {
 			mnt_elog(m, name, "write 0 or reset to clear the stack map", s, 0);

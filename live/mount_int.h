@@ -228,6 +228,14 @@ const struct mnt_node *mnt_events_lookup(struct mnt *m, const char *path, char *
 int mnt_events_switch(struct mnt *m, const char *sys, const char *name, const char *pat, int on);
 void mnt_events_publish(struct mnt *m);
 /*
+ * Edit the filter (op FT_UEV_EDIT_FILTER) or the triggers of sys:name in
+ * the running program (core/uevent.h, live edits) and wait for its
+ * answer.  0, or -errno with a one-line reason in msg (nothing changed).
+ * Lock held: one edit at a time.
+ */
+int mnt_events_edit(struct mnt *m, const char *sys, const char *name, int op, const char *text,
+		    char *msg, size_t msglen);
+/*
  * How many ids sys and name ("" for any), or pat, have, and in *nr_on how
  * many of them are recorded.
  */

@@ -16,9 +16,10 @@
  * recorder streams (pieces of the pages being written, a watermark every
  * 200 ms), so an event is in the log about half a second after it
  * happened; kernel events captured with -e are in it too.  A recording
- * that does not stream (`ftrail mount` on a recording started without
- * --mount) shows its events once their ring page reached the file, in the
- * order they come.
+ * started without --mount streams from the moment `ftrail mount` marks
+ * its session live (the recorder sees ctl.live: recorder/urecord.c
+ * stream_when_live); what reached the file before comes in the order it
+ * came.
  *
  * The log holds what was not consumed yet, as the kernel's buffer does:
  * trace_pipe takes the oldest events (two readers share them, none gets

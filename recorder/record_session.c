@@ -207,13 +207,23 @@ static int sync_stream(struct ft_writer *w, void *arg, uint64_t *wm)
 	int r = 0;
 
 	if (ss->kc) {
-		uint64_t k = ft_kcapture_watermark(ss->kc);
+		uint64_t k;
+
+		/* a session made live later streams from now on (ft_kcapture_follow) */
+		ft_kcapture_follow(ss->kc);
+		k = ft_kcapture_watermark(ss->kc);
 
 		if (k < *wm)
 			*wm = k;
 		r |= ft_kcapture_sync_names(ss->kc);
 	}
 	return r | (ss->uev ? ft_uev_sync(ss->uev, w) : 0);
+}
+
+/* A flight recorder's trigger: the kernel's side of snapshot snap. */
+static int flight_kdump(void *arg, unsigned int snap, char *err, size_t errlen)
+{
+	return ft_kcapture_dump(arg, snap, err, errlen);
 }
 
 static void print_urecord_warnings(struct ft_urecord *u)
@@ -384,7 +394,10 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 	}
 	ss.uev = uev;
 	ss.kc = kc;
-	if (u && o->follow)
+	if (u && kc && o->flight)
+		ft_urecord_set_flight_kdump(u, flight_kdump, kc);
+	/* also without --mount: `ftrail mount` may make the session live later */
+	if (u && !o->flight)
 		ft_urecord_set_stream_sync(u, sync_stream, &ss);
 	if (u) {
 		if (ft_urecord_run(u, w, &stop_now, &ures, msg, sizeof(msg))) {

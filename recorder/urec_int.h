@@ -100,8 +100,11 @@ struct ft_urecord {
 	uint64_t stream_wm_last; /* mono_ns of the last watermark written */
 	uint64_t stream_slack;	 /* STREAM_SLACK_NS in clock ticks */
 	int stream_behind;	 /* this pass left a ring not taken whole: no watermark */
+	int stream_failed;	 /* a tool made the session live; streaming could not start */
 	int (*stream_sync)(struct ft_writer *w, void *arg, uint64_t *wm); /* urecord.h */
 	void *stream_sync_arg;
+	int (*flight_kdump)(void *arg, unsigned int snap, char *err, size_t errlen); /* urecord.h */
+	void *flight_kdump_arg;
 
 	/*
 	 * Flight recorder (urec_flight.c): the rings of threads that exited

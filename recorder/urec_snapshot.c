@@ -50,7 +50,16 @@ int urec_snap_header(struct ft_urecord *u, struct ft_writer *w, const char *stat
 	if (u->o->flight && u->o->flight_last_ms)
 		n += snprintf(hdr + n, sizeof(hdr) - (size_t)n, "last_ns=%llu\n",
 			      (unsigned long long)u->o->flight_last_ms * 1000000ull);
-	return ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0);
+	if (ft_writer_add(w, FT_SEC_SNAPSHOT, FT_SNAP_HDR_ID, hdr, (size_t)n, 0))
+		return -1;
+	/* a flight recorder's kernel side: the instance's rings, read now (KSNAP) */
+	if (u->o->flight && u->flight_kdump && !strcmp(state, "taken")) {
+		char err[256];
+
+		if (u->flight_kdump(u->flight_kdump_arg, u->snaps_saved, err, sizeof(err)))
+			urec_warn(u, "snapshot %u: %s", u->snaps_saved, err);
+	}
+	return 0;
 }
 
 static int snap_header(struct ft_urecord *u, struct ft_writer *w, const char *state)

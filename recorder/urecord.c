@@ -523,6 +523,40 @@ static int pend_add(struct ft_urecord *u, struct ft_writer *w, const struct ft_r
 #define STREAM_WM_NS 200000000ull    /* a watermark (and a flush) this often */
 #define STREAM_SLACK_NS 200000000ull /* a writer delayed this long between clock and commit */
 
+/* Start streaming (see above): 0, or -1 when out of memory. */
+static int stream_begin(struct ft_urecord *u)
+{
+	struct ft_clock clk;
+
+	u->spart = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->spart));
+	if (!u->spart)
+		return -1;
+	ft_clock_calibrate(&clk);
+	u->stream_slack = (uint64_t)(((unsigned __int128)STREAM_SLACK_NS << clk.shift) /
+				     (clk.mult ? clk.mult : 1));
+	return 0;
+}
+
+/*
+ * A tool made the session live after it started (`ftrail mount` on a
+ * recording started without --mount: live/mount.c make_live): stream from
+ * this pass on, as record --mount does, so that its trace and trace_pipe
+ * are as live as a --mount one's.  The pages being written then are empty
+ * of pieces taken (spart zeroed): their first piece starts at the page's
+ * start, which nothing has taken yet.  Not for a flight recorder (it
+ * writes nothing until a trigger).
+ */
+static void stream_when_live(struct ft_urecord *u)
+{
+	if (u->spart || u->stream_failed || u->o->flight || !u->h ||
+	    !__atomic_load_n(&ft_session_ctl(u->h)->live, __ATOMIC_RELAXED))
+		return;
+	if (stream_begin(u)) {
+		u->stream_failed = 1;
+		urec_warn(u, "out of memory: a live mount shows events as their pages are written");
+	}
+}
+
 /*
  * Stream mode: take what was committed to the page being written of ring
  * (s, set, l) since the last look, as a page of its own (urec_stream.c).
@@ -716,6 +750,8 @@ static int drain(struct ft_urecord *u, struct ft_writer *w, int everything)
 	uint64_t now = mono_ns(), pass_ticks = ft_rdtsc();
 
 	u->stream_behind = 0;
+	if (!everything)
+		stream_when_live(u);
 	r |= urec_snap_poll(u, w);
 	ft_rb_reader_alive(a);
 	{
@@ -1019,15 +1055,9 @@ struct ft_urecord *ft_urecord_create(const struct ft_record_opts *o, int inject,
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
-	if (o->follow) {
-		u->spart = calloc(RIDX(u->area->nr_slots, 0, 0), sizeof(*u->spart));
-		if (!u->spart) {
-			snprintf(err, errlen, "out of memory");
-			goto fail;
-		}
-		ft_clock_calibrate(&clk);
-		u->stream_slack = (uint64_t)(((unsigned __int128)STREAM_SLACK_NS << clk.shift) /
-					     (clk.mult ? clk.mult : 1));
+	if (o->follow && stream_begin(u)) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
 	}
 	u->page = malloc(u->area->page_size);
 	if (!u->page) {
@@ -1090,6 +1120,14 @@ static int inject_dlopen(struct ft_urecord *u, struct ft_inject *in, char *err, 
 	ft_seterr(err, errlen, "cannot load %s into %s: %s", u->lib, u->name,
 		  why[0] ? why : "dlopen failed");
 	return -1;
+}
+
+void ft_urecord_set_flight_kdump(struct ft_urecord *u,
+				 int (*fn)(void *arg, unsigned int snap, char *err, size_t errlen),
+				 void *arg)
+{
+	u->flight_kdump = fn;
+	u->flight_kdump_arg = arg;
 }
 
 void ft_urecord_set_stream_sync(struct ft_urecord *u,

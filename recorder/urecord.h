@@ -114,6 +114,17 @@ int ft_urecord_attach(struct ft_urecord *u, char *err, size_t errlen);
 void ft_urecord_set_stream_sync(struct ft_urecord *u,
 				int (*fn)(struct ft_writer *w, void *arg, uint64_t *wm), void *arg);
 
+/*
+ * A flight recorder (opts->flight) with kernel events: fn(arg, snap, err)
+ * is called on the drain thread as snapshot number snap is taken (after
+ * its header, urec_snapshot.c), to write the kernel's side of it
+ * (kernel/kcapture.h ft_kcapture_dump).  fn returns 0, or -1 with a
+ * reason in err (warned; the user side is written all the same).
+ */
+void ft_urecord_set_flight_kdump(struct ft_urecord *u,
+				 int (*fn)(void *arg, unsigned int snap, char *err, size_t errlen),
+				 void *arg);
+
 /* The program as messages name it: argv[0], or "process N (comm)" for -P. */
 const char *ft_urecord_name(const struct ft_urecord *u);
 

@@ -163,6 +163,8 @@ static void *live_main(void *arg)
 			rt_detach();
 			continue;
 		}
+		/* a filter or trigger edit (it bumps gen after posting: seen here) */
+		rt_events_edit();
 		/* odd: the tool is mid-update; its end wakes us */
 		if (!(g & 1) && g != __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE)) {
 			pthread_mutex_lock(&rt.lock);

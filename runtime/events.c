@@ -57,14 +57,32 @@
 #define EV_MAX_DESCS 64	    /* object files defining one event */
 #define EV_MAX_MARKERS 1024 /* files with a trace_marker descriptor */
 
+/*
+ * An event's filter and triggers.  The hot path reads them through
+ * ev_type.conf; a live edit (rt_events_edit) publishes a new copy and
+ * never frees the old one: a writer in another thread or a signal handler
+ * may still be reading it, and nothing tells when it is done (one copy,
+ * a few KiB, per edit a person types).
+ */
+struct ev_conf {
+	struct ft_filter *filter; /* compiled against the fields, or NULL */
+	char *filter_text;	  /* its text (live edits only, for the live table) */
+	struct ft_trigger trig[EV_MAX_TRIG];
+	int nr_trig;
+};
+
 struct ev_type {
 	char sys[64], name[64];
 	uint32_t id;
-	uint8_t enabled;	  /* relaxed: the name's current state */
-	uint8_t selected;	  /* an -e named it */
-	struct ft_filter *filter; /* -f, compiled against the fields */
-	struct ft_trigger trig[EV_MAX_TRIG];
-	int nr_trig;
+	uint8_t enabled;  /* relaxed: the name's current state */
+	uint8_t selected; /* an -e named it */
+	uint8_t edited;	  /* a live edit changed conf: it is in the live table */
+	/*
+	 * What ev_write applies: &conf0 (the selection's -f and -R) until a
+	 * live edit publishes another (release; ev_write acquires).
+	 */
+	struct ev_conf *conf;
+	struct ev_conf conf0;
 	struct ftrail_event *descs[EV_MAX_DESCS]; /* every descriptor of this name */
 	uint32_t nr_descs;			  /* release-stored after descs[n] */
 	const struct ftrail_event *first;	  /* the layout all descs share: a private
@@ -95,6 +113,7 @@ static struct {
 	struct ftrail_event *markers[EV_MAX_MARKERS];
 	int nr_markers;
 	char *sel_txt; /* what ev.sels point into */
+	int edited;    /* a live edit changed a type: the live table is kept (live thread) */
 	pthread_mutex_t lock;
 } ev = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -249,6 +268,7 @@ static void type_set_enabled(struct ev_type *e, int on)
 {
 	uint32_t n = __atomic_load_n(&e->nr_descs, __ATOMIC_ACQUIRE);
 	struct ft_uev_area *a = ev.area; /* NULL once an attach's events are reset */
+	int nr_trig = __atomic_load_n(&e->conf, __ATOMIC_ACQUIRE)->nr_trig;
 
 	__atomic_store_n(&e->enabled, (uint8_t)on, __ATOMIC_RELAXED);
 	/* what a tool shows as the event's state (uevent.h, live enable) */
@@ -258,7 +278,7 @@ static void type_set_enabled(struct ev_type *e, int on)
 		/* acquire: pairs with add_desc's and forget_range's release */
 		struct ftrail_event *d = __atomic_load_n(&e->descs[i], __ATOMIC_ACQUIRE);
 
-		__atomic_store_n(&d->enabled, (uint8_t)(on || e->nr_trig), __ATOMIC_RELAXED);
+		__atomic_store_n(&d->enabled, (uint8_t)(on || nr_trig), __ATOMIC_RELAXED);
 	}
 }
 
@@ -298,6 +318,7 @@ static const struct ft_trigger_ops trig_ops = {
 static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
 {
 	struct ev_type *e = d->priv;
+	struct ev_conf *c;
 	struct rt_thread *t;
 	uint32_t type = FT_EXT_EVENT;
 
@@ -314,20 +335,22 @@ static void ev_write(struct ftrail_event *d, void *rec, uint32_t len)
 	} else {
 		if (!e)
 			return;
+		/* acquire: pairs with rt_events_edit's release of a new conf */
+		c = __atomic_load_n(&e->conf, __ATOMIC_ACQUIRE);
 		memcpy(rec, &e->id, 4);
-		if (e->nr_trig) {
+		if (c->nr_trig) {
 			/* the program's state at its call here, for stacktrace */
 			uint64_t *fp = __builtin_frame_address(0);
 			struct rt_ustate us = { fp[1], (uint64_t)(fp + 2), fp[0] };
 
-			for (int i = 0; i < e->nr_trig; i++)
-				if (ft_trigger_fire(&e->trig[i], rec, len, &trig_ops, &us))
+			for (int i = 0; i < c->nr_trig; i++)
+				if (ft_trigger_fire(&c->trig[i], rec, len, &trig_ops, &us))
 					__atomic_add_fetch(&ev.area->triggers, 1, __ATOMIC_RELAXED);
 		}
 		/* enabled for its triggers only (or disabled by disable_event) */
 		if (!__atomic_load_n(&e->enabled, __ATOMIC_RELAXED))
 			return;
-		if (e->filter && !ft_filter_match(e->filter, rec, len)) {
+		if (c->filter && !ft_filter_match(c->filter, rec, len)) {
 			__atomic_add_fetch(&ev.area->filtered, 1, __ATOMIC_RELAXED);
 			return;
 		}
@@ -408,15 +431,17 @@ static void type_configure(struct ev_type *e, const struct ftrail_event *d)
 				ft_filter_compile(s->filter, d->fields, d->nr_fields, &fe);
 
 			if (f) {
-				ft_filter_free(e->filter);
-				e->filter = f;
+				ft_filter_free(e->conf0.filter);
+				free(e->conf0.filter_text);
+				e->conf0.filter = f;
+				e->conf0.filter_text = strdup(s->filter);
 			} else if (ft_uev_sel_exact(s->name)) {
 				ev_msg("-e %s: filter for %s:%s: %s", s->name, e->sys, e->name,
 				       ft_filter_strerror(s->filter, &fe, 0, err, sizeof(err)));
 			}
 		}
-		if (s->trigger && *s->trigger && e->nr_trig < EV_MAX_TRIG) {
-			struct ft_trigger *t = &e->trig[e->nr_trig];
+		if (s->trigger && *s->trigger && e->conf0.nr_trig < EV_MAX_TRIG) {
+			struct ft_trigger *t = &e->conf0.trig[e->conf0.nr_trig];
 
 			if (ft_trigger_parse(s->trigger, t, err, sizeof(err)) ||
 			    ft_trigger_bind(t, d->fields, d->nr_fields, err, sizeof(err))) {
@@ -426,7 +451,7 @@ static void type_configure(struct ev_type *e, const struct ftrail_event *d)
 				ft_trigger_free(t);
 				continue;
 			}
-			e->nr_trig++;
+			e->conf0.nr_trig++;
 		}
 	}
 }
@@ -514,6 +539,7 @@ static void add_desc(struct ftrail_event *d)
 		strcpy(e->sys, d->subsys);
 		strcpy(e->name, d->name);
 		e->first = layout_copy(d);
+		e->conf = &e->conf0;
 		e->id = __atomic_add_fetch(&ev.area->next_id, 1, __ATOMIC_RELAXED);
 		type_configure(e, d);
 		publish_format(e, d);
@@ -544,7 +570,7 @@ static void add_desc(struct ftrail_event *d)
 	/* publishes priv and id to the emitter's acquire load of write */
 	__atomic_store_n(&d->write, ev_write, __ATOMIC_RELEASE);
 	/* enabled for recording, or for its triggers */
-	__atomic_store_n(&d->enabled, (uint8_t)(e->enabled || e->nr_trig), __ATOMIC_RELAXED);
+	__atomic_store_n(&d->enabled, (uint8_t)(e->enabled || e->conf->nr_trig), __ATOMIC_RELAXED);
 }
 
 /*
@@ -795,6 +821,251 @@ void rt_events_sync(void)
 	}
 }
 
+/* ---- live edits of filters and triggers (uevent.h, "Live edits") ---- */
+
+/* Which trigger of c does the same as t (a second one is refused, as ftrace does); -1: none. */
+static int conf_find_trig(const struct ev_conf *c, const struct ft_trigger *t)
+{
+	for (int i = 0; i < c->nr_trig; i++) {
+		const struct ft_trigger *o = &c->trig[i];
+
+		if (o->cmd != t->cmd)
+			continue;
+		if ((t->cmd == FT_TRIG_ENABLE_EVENT || t->cmd == FT_TRIG_DISABLE_EVENT) &&
+		    (strcmp(o->sys, t->sys) || strcmp(o->event, t->event)))
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+/*
+ * The conf e would have after the edit (op, text), or NULL with -errno in
+ * *res and a one-line reason in msg.  e->conf is not touched.
+ */
+static struct ev_conf *conf_edited(const struct ev_type *e, uint32_t op, const char *text, int *res,
+				   char *msg, size_t len)
+{
+	const struct ftrail_event *d = e->first;
+	struct ev_conf *c;
+
+	*res = 0;
+	if (!d) {
+		*res = -ENODEV;
+		snprintf(msg, len, "the event's layout is not known");
+		return NULL;
+	}
+	c = malloc(sizeof(*c));
+	if (!c) {
+		*res = -ENOMEM;
+		snprintf(msg, len, "out of memory");
+		return NULL;
+	}
+	*c = *e->conf; /* the triggers' filters are shared: neither copy frees them */
+	if (op == FT_UEV_EDIT_FILTER) {
+		struct ft_filter_err fe;
+
+		c->filter = NULL;
+		c->filter_text = NULL;
+		if (!*text || !strcmp(text, "0"))
+			return c; /* "echo 0 > filter" clears */
+		c->filter = ft_filter_compile(text, d->fields, d->nr_fields, &fe);
+		c->filter_text = strdup(text);
+		if (!c->filter || !c->filter_text) {
+			*res = c->filter ? -ENOMEM : -EINVAL;
+			if (c->filter)
+				snprintf(msg, len, "out of memory");
+			else
+				ft_filter_strerror(text, &fe, 0, msg, len);
+			ft_filter_free(c->filter);
+			free(c->filter_text);
+			free(c);
+			return NULL;
+		}
+		return c;
+	}
+	if (op == FT_UEV_EDIT_TRIGGER) {
+		int rm = text[0] == '!', i;
+		struct ft_trigger t;
+
+		if (ft_trigger_parse(text + rm, &t, msg, len) ||
+		    (!rm && ft_trigger_bind(&t, d->fields, d->nr_fields, msg, len))) {
+			ft_trigger_free(&t);
+			free(c);
+			*res = -EINVAL;
+			return NULL;
+		}
+		i = conf_find_trig(c, &t);
+		if (rm) {
+			ft_trigger_free(&t);
+			if (i < 0) {
+				snprintf(msg, len, "no such trigger on %s:%s", e->sys, e->name);
+				free(c);
+				*res = -ENOENT;
+				return NULL;
+			}
+			/* the old conf keeps the removed trigger's filter: not freed */
+			memmove(&c->trig[i], &c->trig[i + 1],
+				(size_t)(c->nr_trig - i - 1) * sizeof(c->trig[0]));
+			c->nr_trig--;
+			return c;
+		}
+		if (i >= 0 || c->nr_trig == EV_MAX_TRIG) {
+			snprintf(msg, len,
+				 i >= 0 ? "the event has this trigger already"
+					: "too many triggers on the event (8)");
+			ft_trigger_free(&t);
+			free(c);
+			*res = i >= 0 ? -EEXIST : -ENOSPC;
+			return NULL;
+		}
+		c->trig[c->nr_trig++] = t;
+		return c;
+	}
+	snprintf(msg, len, "unknown edit");
+	free(c);
+	*res = -EINVAL;
+	return NULL;
+}
+
+/* One line of the live table for e into buf; bytes (snprintf-like). */
+static size_t live_line(const struct ev_type *e, char *buf, size_t len)
+{
+	const struct ev_conf *c = e->conf;
+	size_t n = (size_t)snprintf(buf, len, "%s%c%s%c%s%c", e->sys, FT_UEV_SEP, e->name,
+				    FT_UEV_SEP, c->filter_text ? c->filter_text : "", FT_UEV_SEP);
+
+	for (int i = 0; i < c->nr_trig && n < len; i++) {
+		char t[512];
+
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "\x1e" : "",
+				      ft_trigger_format(&c->trig[i], t, sizeof(t)));
+	}
+	if (n < len)
+		n += (size_t)snprintf(buf + n, len - n, "\n");
+	return n;
+}
+
+/*
+ * Rewrite the area's live table (seqlock: uevent.h).  Types whose line
+ * does not fit are left out (a tool then shows their selection's).
+ * Caller holds ev.lock.
+ */
+static void live_table_write(void)
+{
+	struct ft_uev_area *a = ev.area;
+	char *buf = malloc(FT_UEV_LIVE_MAX), line[4096];
+	size_t n = 0;
+	uint32_t seq;
+
+	if (!buf)
+		return;
+	for (uint32_t i = 0; i < ev.nr_types; i++) {
+		size_t l;
+
+		if (!ev.types[i]->edited)
+			continue;
+		l = live_line(ev.types[i], line, sizeof(line));
+		if (l < sizeof(line) && n + l <= FT_UEV_LIVE_MAX) {
+			memcpy(buf + n, line, l);
+			n += l;
+		}
+	}
+	/* only this thread writes it: unchanged text (no count moved) stays as it is */
+	if (n == a->live_len && !memcmp(buf, a->live, n)) {
+		free(buf);
+		return;
+	}
+	seq = __atomic_load_n(&a->live_seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&a->live_seq, seq + 1, __ATOMIC_RELAXED);
+	/* release fence: the odd count is seen before any byte of the text changes */
+	ft_fence(__ATOMIC_RELEASE);
+	memcpy(a->live, buf, n);
+	__atomic_store_n(&a->live_len, (uint32_t)n, __ATOMIC_RELAXED);
+	/* release: publishes the text to a reader's acquire of live_seq */
+	__atomic_store_n(&a->live_seq, seq + 2, __ATOMIC_RELEASE);
+	free(buf);
+}
+
+/*
+ * A tool's live edit of a filter or a trigger (uevent.h, "Live edits"):
+ * apply it to every type of the name, or to none when one refuses it.
+ * Runs in the live-control thread (control.c), never in a hook: compiling
+ * allocates.  The hot path sees a type's new conf at its next event
+ * (ev_write's acquire of e->conf).
+ */
+void rt_events_edit(void)
+{
+	static const struct ft_uev_area *answered_area; /* an attach brings another */
+	static uint32_t answered;
+	struct ft_uev_area *a;
+	struct ev_conf *nc[64];
+	struct ev_type *types[64];
+	char msg[FT_UEV_EDIT_MAX], text[FT_UEV_EDIT_MAX];
+	int res = 0, nr = 0;
+	uint32_t g;
+
+	pthread_mutex_lock(&ev.lock);
+	a = ev.area;
+	if (a != answered_area) {
+		answered_area = a;
+		answered = 0;
+	}
+	/* acquire: pairs with the tool's release increment after its request */
+	if (!a || (g = __atomic_load_n(&a->edit_gen, __ATOMIC_ACQUIRE)) == answered) {
+		/* the triggers' counts move as they fire: the table follows (1 s at most) */
+		if (a && ev.edited)
+			live_table_write();
+		pthread_mutex_unlock(&ev.lock);
+		return;
+	}
+	answered = g;
+	msg[0] = 0;
+	memcpy(text, a->edit_text, sizeof(text));
+	text[sizeof(text) - 1] = 0;
+	for (uint32_t i = 0; i < ev.nr_types && !res; i++) {
+		struct ev_type *e = ev.types[i];
+
+		if (strncmp(e->sys, a->edit_sys, sizeof(a->edit_sys)) ||
+		    strncmp(e->name, a->edit_name, sizeof(a->edit_name)))
+			continue;
+		if (nr == (int)(sizeof(types) / sizeof(types[0]))) {
+			res = -ENOSPC;
+			snprintf(msg, sizeof(msg), "too many layouts of one event");
+			break;
+		}
+		nc[nr] = conf_edited(e, a->edit_op, text, &res, msg, sizeof(msg));
+		if (nc[nr])
+			types[nr++] = e;
+	}
+	if (!res && !nr) {
+		res = -ENODEV;
+		snprintf(msg, sizeof(msg), "the program has no event %.64s:%.64s", a->edit_sys,
+			 a->edit_name);
+	}
+	if (res) {
+		/* nothing changes: the copies made for the others go */
+		while (nr--)
+			free(nc[nr]);
+	} else {
+		for (int i = 0; i < nr; i++) {
+			/* release: the new conf's filter and triggers before the pointer */
+			__atomic_store_n(&types[i]->conf, nc[i], __ATOMIC_RELEASE);
+			types[i]->edited = 1;
+			ev.edited = 1;
+			/* descriptors stay enabled for triggers (type_set_enabled) */
+			type_set_enabled(types[i],
+					 __atomic_load_n(&types[i]->enabled, __ATOMIC_RELAXED));
+		}
+		live_table_write();
+	}
+	a->edit_res = res;
+	snprintf(a->edit_text, sizeof(a->edit_text), "%s", res ? msg : "");
+	/* release: edit_res and the reason before the tool's acquire of edit_done */
+	__atomic_store_n(&a->edit_done, g, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&ev.lock);
+}
+
 /*
  * Use area a: parse its selection, enable the selected events of every
  * loaded object, warn about names nothing defines.  Caller holds ev.lock.
@@ -855,6 +1126,7 @@ static void reset_locked(void)
 	}
 	/* pairs with find_type's acquire: no type is found any more */
 	__atomic_store_n(&ev.nr_types, 0, __ATOMIC_RELEASE);
+	ev.edited = 0;
 	ev.nr_objs = 0;
 	ev.nr_markers = 0;
 	free(ev.sels);

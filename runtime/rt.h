@@ -638,6 +638,8 @@ RT_HIDDEN void rt_events_attach(struct ft_uev_area *a);
 RT_HIDDEN void rt_events_detach(void);
 /* Apply a tool's switches of user events (core/uevent.h en[]); rt.lock held. */
 RT_HIDDEN void rt_events_sync(void);
+/* A tool's live edit of a filter or trigger (uevent.h); the live thread only. */
+RT_HIDDEN void rt_events_edit(void);
 RT_HIDDEN void rt_snapshot(struct rt_thread *t);
 RT_HIDDEN int rt_snapshot_ready(void);
 

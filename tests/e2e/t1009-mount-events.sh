@@ -1,4 +1,4 @@
-# description: mount: events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event show the program's own events as chosen at record time; filter and trigger writes are refused with EBUSY, set_event of an unknown event with EINVAL, each with a line in error_log
+# description: mount: events/u/<sys>/<event>/{enable,filter,trigger,format,id} and set_event show the program's own events as chosen at record time; a bad filter, a bad trigger and set_event of an unknown event are refused with EINVAL, each with a line in error_log
 # requires: root fuse gcc
 # asan: yes
 . "$TOP/tests/e2e/t1019-mount.inc"
@@ -29,15 +29,17 @@ grep -q '^system:' $f && fail "format shows ftrail's system line"
 ls m/events/u/nosys >/dev/null 2>&1 && fail "events/u/nosys exists"
 ls m/events/u/sleepy/nosuch >/dev/null 2>&1 && fail "events/u/sleepy/nosuch exists"
 : >m/error_log
-write_fails "Device or resource busy" m/events/u/sleepy/tick/filter "n > 5"
+write_fails "Invalid argument" m/events/u/sleepy/tick/filter "nosuch > 5"
+write_fails "Invalid argument" m/events/u/sleepy/tick/trigger "nosuch"
 write_fails "Invalid argument" m/events/u/sleepy/tick/enable 2
 (echo "u:sleepy:other" >>m/set_event) 2>/dev/null && fail "set_event took an unknown event"
-grep -q '^\[.*\] filter: error: filters and triggers are compiled when recording starts' m/error_log ||
-	fail "error_log: $(cat m/error_log)"
+grep -q '^\[.*\] filter: error: .*nosuch' m/error_log || fail "error_log: $(cat m/error_log)"
+grep -q '^\[.*\] trigger: error: .*nosuch' m/error_log || fail "error_log: $(cat m/error_log)"
 grep -q '^\[.*\] set_event: error: no such user event' m/error_log ||
 	fail "error_log: $(cat m/error_log)"
 expect_eq "enable after refusals" "$(cat m/events/u/sleepy/tick/enable)" 1
 expect_eq "filter after refusal" "$(cat m/events/u/sleepy/tick/filter)" "n > 3"
+expect_eq "trigger after refusal" "$(cat m/events/u/sleepy/tick/trigger)" "traceoff:5"
 kill -TERM $REC
 wait $REC
 REC=

@@ -29,8 +29,5 @@ grep -q 'bar <-main$' p.out || fail "no user event in trace_pipe: $(tail -n 3 p.
 stop_rec
 wait_exit $c "the trace_pipe reader"
 # every kernel line read from the pipe is one show prints (compared from the CPU column on)
-norm() { sed 's/^.*\(\[[0-9]*\] \)/\1/' "$@"; }
-$FTRAIL show -i t.dat | grep 'sched_switch:' | norm | sort >all
-norm p.out | grep 'sched_switch:' | sort >got
-[ -z "$(comm -13 all got)" ] || fail "trace_pipe's kernel lines show does not have: $(comm -13 all got | head -n 2)"
+pipe_in_trace 'sched_switch:'
 exit 0

@@ -15,15 +15,6 @@ expect_eq "enable at start" "$(cat $e)" 0
 expect_eq "set_event at start" "$(cat m/set_event)" ""
 cat m/trace_pipe >p.out 2>p.err &
 c=$!
-# wait_grep PATTERN: until the pipe's output shows it (60 s at most)
-wait_grep() {
-	local i
-	for i in $(seq 600); do
-		grep -q "$1" p.out && return 0
-		sleep 0.1
-	done
-	fail "trace_pipe never showed '$1': $(tail -n 3 p.out) $(cat rec.err)"
-}
 echo 1 >$e
 expect_eq "enable" "$(cat $e)" 1
 expect_eq "set_event" "$(cat m/set_event)" "u:sleepy:tick"
