@@ -37,7 +37,9 @@ struct ft_xevent {
 	const struct ft_xarg *args; /* INSTANT: its fields; ENTRY: the call's arguments,
 				     * EXIT: its return value ("retval"), when captured */
 	size_t nargs;
-	uint64_t count; /* LOST */
+	uint64_t count;	  /* LOST */
+	uint32_t name_id; /* ENTRY: nonzero when name is a function's, the same number
+			   * at each of its calls (a key writers may cache by), else 0 */
 };
 
 #endif

@@ -346,6 +346,7 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 			x->st.resync_entries++;
 		}
 		ev.name = func_name(x, e->fid);
+		ev.name_id = e->fid + 1; /* 0 for FT_FID_UNKNOWN: "[unknown]" */
 		ev.cat = "function";
 		ev.nargs = call_args(x, e, 0);
 		ev.args = x->args;
