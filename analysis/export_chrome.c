@@ -53,6 +53,10 @@ struct ft_chrome {
 	 */
 	size_t olen;
 	char ob[1 << 16];
+	/* by an ENTRY's name_id: 1 + its name's length when it goes into JSON
+	 * as it is (0: not known yet, or it does not), nkeys of them */
+	uint16_t *plain_len;
+	size_t nkeys;
 };
 
 #define OB_EVENT 512 /* room for one plain event */
@@ -319,8 +323,46 @@ static int is_json_int(const char *v)
 	return n > 0 && n <= 15;
 }
 
+/*
+ * Whether an ENTRY's name can be written as it is (printable, no escape,
+ * shorter than 256 bytes), with its length in *len; kept by name_id.
+ */
+static int plain_name(struct ft_chrome *c, const struct ft_xevent *ev, size_t *len)
+{
+	uint32_t k = ev->name_id;
+	size_t n;
+	int plain;
+
+	if (k && k < c->nkeys && c->plain_len[k]) {
+		*len = (size_t)c->plain_len[k] - 1;
+		return 1;
+	}
+	n = strlen(ev->name);
+	plain = n < 256 && json_plain(ev->name, n);
+	*len = n;
+	if (!plain || !k)
+		return plain;
+	if (k >= c->nkeys) {
+		size_t m = c->nkeys ? c->nkeys : 256;
+		uint16_t *np;
+
+		while (m <= k)
+			m *= 2;
+		np = realloc(c->plain_len, m * sizeof(*np));
+		if (!np)
+			return plain; /* no cache: measured again next time */
+		memset(np + c->nkeys, 0, (m - c->nkeys) * sizeof(*np));
+		c->plain_len = np;
+		c->nkeys = m;
+	}
+	c->plain_len[k] = (uint16_t)(n + 1);
+	return plain;
+}
+
 int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 {
+	size_t nl;
+
 	struct cthread *t;
 
 	if (!c->have_base) {
@@ -337,14 +379,12 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		if (c->o.complete) {
 			if (push_call(t, ev->name ? ev->name : "?", ev->ts, ev->args, ev->nargs))
 				goto nomem;
-		} else if (!ev->nargs && ev->name && strlen(ev->name) < 256 &&
-			   json_plain(ev->name, strlen(ev->name)) &&
-			   (!ev->cat || !strcmp(ev->cat, "function"))) {
+		} else if (!ev->nargs && ev->name && (!ev->cat || !strcmp(ev->cat, "function")) &&
+			   plain_name(c, ev, &nl)) {
 			/* a call without arguments: the whole event in one write */
 			static const char tail[] = "\",\"cat\":\"function\"}";
 			char *buf = ob_room(c);
-			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid),
-			       nl = strlen(ev->name);
+			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid);
 
 			memcpy(buf + n, ",\"name\":\"", 9);
 			memcpy(buf + n + 9, ev->name, nl);
@@ -465,6 +505,7 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 		}
 	}
 	ft_htab_free(&c->threads);
+	free(c->plain_len);
 	free(c);
 	return ret;
 }
