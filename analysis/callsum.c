@@ -73,14 +73,11 @@ static uint32_t pick(struct ft_callsums *s, const struct ft_event *ev, int at_ex
 	if (n >= (int64_t)ROW_UNKNOWN - 1)
 		return ROW_SKIP;
 	if ((size_t)n >= s->nr_x) {
-		size_t m = (size_t)n + 1 > s->nr_x * 2 ? (size_t)n + 1 : s->nr_x * 2;
-		struct ft_callsum *nx = realloc(s->x, m * sizeof(*nx));
+		size_t old = s->nr_x;
 
-		if (!nx)
+		if (FT_GROW(s->x, s->nr_x, (size_t)n + 1, 16) < 0)
 			return ROW_SKIP;
-		memset(nx + s->nr_x, 0, (m - s->nr_x) * sizeof(*nx));
-		s->x = nx;
-		s->nr_x = m;
+		memset(s->x + old, 0, (s->nr_x - old) * sizeof(*s->x));
 	}
 	return (uint32_t)n + 1;
 }

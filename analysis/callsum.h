@@ -50,7 +50,7 @@ struct ft_callsums {
 	struct ft_callsum *fn; /* by fid, nr_fn of them */
 	size_t nr_fn;
 	struct ft_callsum unknown;
-	struct ft_callsum *x; /* rows the hook picked, nr_x of them */
+	struct ft_callsum *x; /* rows the hook picked (nr_x: zero rows past the last) */
 	size_t nr_x;
 	/* set by the caller (all zero: every call in its function's row) */
 	int64_t (*row)(void *arg, const struct ft_event *ev, int at_exit);

@@ -12,6 +12,7 @@
 #include "analysis/escape.h"
 #include "analysis/numfmt.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "core/version.h"
 
 struct open_call {	 /* X mode only */
@@ -343,17 +344,11 @@ static int plain_name(struct ft_chrome *c, const struct ft_xevent *ev, size_t *l
 	if (!plain || !k)
 		return plain;
 	if (k >= c->nkeys) {
-		size_t m = c->nkeys ? c->nkeys : 256;
-		uint16_t *np;
+		size_t old = c->nkeys;
 
-		while (m <= k)
-			m *= 2;
-		np = realloc(c->plain_len, m * sizeof(*np));
-		if (!np)
+		if (FT_GROW(c->plain_len, c->nkeys, (size_t)k + 1, 256) < 0)
 			return plain; /* no cache: measured again next time */
-		memset(np + c->nkeys, 0, (m - c->nkeys) * sizeof(*np));
-		c->plain_len = np;
-		c->nkeys = m;
+		memset(c->plain_len + old, 0, (c->nkeys - old) * sizeof(*c->plain_len));
 	}
 	c->plain_len[k] = (uint16_t)(n + 1);
 	return plain;

@@ -7,6 +7,7 @@
 
 #include "core/hash.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "third_party/perfetto/perfetto_trace.pb-c.h"
 
 #define SEQ_ID 1
@@ -484,17 +485,11 @@ static uint64_t entry_name_iid(struct ft_perfetto *p, const char *name, uint32_t
 	if (!iid || !key)
 		return iid;
 	if (key >= p->nkeys) {
-		size_t n = p->nkeys ? p->nkeys : 256;
-		uint64_t *nk;
+		size_t old = p->nkeys;
 
-		while (n <= key)
-			n *= 2;
-		nk = realloc(p->iid_by_key, n * sizeof(*nk));
-		if (!nk)
+		if (FT_GROW(p->iid_by_key, p->nkeys, (size_t)key + 1, 256) < 0)
 			return iid; /* no cache: the table still answers */
-		memset(nk + p->nkeys, 0, (n - p->nkeys) * sizeof(*nk));
-		p->iid_by_key = nk;
-		p->nkeys = n;
+		memset(p->iid_by_key + old, 0, (p->nkeys - old) * sizeof(*p->iid_by_key));
 	}
 	p->iid_by_key[key] = iid;
 	return iid;

@@ -15,6 +15,7 @@
 #include "analysis/numfmt.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -161,17 +162,11 @@ static int64_t entry_frame(struct ft_speedscope *s, const struct ft_xevent *ev)
 	if (id < 0 || !k || id >= UINT32_MAX)
 		return id;
 	if (k >= s->nkeys) {
-		size_t n = s->nkeys ? s->nkeys : 256;
-		uint32_t *nb;
+		size_t old = s->nkeys;
 
-		while (n <= k)
-			n *= 2;
-		nb = realloc(s->by_key, n * sizeof(*nb));
-		if (!nb)
+		if (FT_GROW(s->by_key, s->nkeys, (size_t)k + 1, 256) < 0)
 			return id; /* no cache: the table still answers */
-		memset(nb + s->nkeys, 0, (n - s->nkeys) * sizeof(*nb));
-		s->by_key = nb;
-		s->nkeys = n;
+		memset(s->by_key + old, 0, (s->nkeys - old) * sizeof(*s->by_key));
 	}
 	s->by_key[k] = (uint32_t)id + 1;
 	return id;
