@@ -12,7 +12,6 @@
 #include "analysis/escape.h"
 #include "analysis/numfmt.h"
 #include "core/hashtab.h"
-#include "core/util.h"
 #include "core/version.h"
 
 struct open_call {	 /* X mode only */
@@ -55,9 +54,8 @@ struct ft_chrome {
 	size_t olen;
 	char ob[1 << 16];
 	/* by an ENTRY's name_id: 1 + its name's length when it goes into JSON
-	 * as it is (0: not known yet, or it does not), nkeys of them */
-	uint16_t *plain_len;
-	size_t nkeys;
+	 * as it is (0: not known yet, or it does not) */
+	struct ft_xmemo plain_len;
 };
 
 #define OB_EVENT 512 /* room for one plain event */
@@ -334,23 +332,17 @@ static int plain_name(struct ft_chrome *c, const struct ft_xevent *ev, size_t *l
 	size_t n;
 	int plain;
 
-	if (k && k < c->nkeys && c->plain_len[k]) {
-		*len = (size_t)c->plain_len[k] - 1;
+	uint64_t m = ft_xmemo_get(&c->plain_len, k);
+
+	if (m) {
+		*len = (size_t)m - 1;
 		return 1;
 	}
 	n = strlen(ev->name);
 	plain = n < 256 && json_plain(ev->name, n);
 	*len = n;
-	if (!plain || !k)
-		return plain;
-	if (k >= c->nkeys) {
-		size_t old = c->nkeys;
-
-		if (FT_GROW(c->plain_len, c->nkeys, (size_t)k + 1, 256) < 0)
-			return plain; /* no cache: measured again next time */
-		memset(c->plain_len + old, 0, (c->nkeys - old) * sizeof(*c->plain_len));
-	}
-	c->plain_len[k] = (uint16_t)(n + 1);
+	if (plain)
+		ft_xmemo_set(&c->plain_len, k, n + 1);
 	return plain;
 }
 
@@ -500,7 +492,7 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 		}
 	}
 	ft_htab_free(&c->threads);
-	free(c->plain_len);
+	ft_xmemo_free(&c->plain_len);
 	free(c);
 	return ret;
 }

@@ -7,7 +7,6 @@
 
 #include "core/hash.h"
 #include "core/hashtab.h"
-#include "core/util.h"
 #include "third_party/perfetto/perfetto_trace.pb-c.h"
 
 #define SEQ_ID 1
@@ -79,8 +78,7 @@ struct ft_perfetto {
 	int lost_track;
 	uint64_t lost_total, last_ts;
 	struct ft_perfetto_stats st;
-	uint64_t *iid_by_key; /* an ENTRY's name_id -> its name's iid (0: not yet) */
-	size_t nkeys;
+	struct ft_xmemo iid_by_key; /* an ENTRY's name_id -> its name's iid (0: not yet) */
 };
 
 /* Write out what f gathered (f->err set on failure). */
@@ -477,21 +475,13 @@ static __attribute__((noinline)) int emit_slice_pb(struct ft_perfetto *p, uint64
 /* The iid of an ENTRY's name: by its name_id when it has one (no hashing). */
 static uint64_t entry_name_iid(struct ft_perfetto *p, const char *name, uint32_t key)
 {
-	uint64_t iid;
+	uint64_t iid = ft_xmemo_get(&p->iid_by_key, key);
 
-	if (key && key < p->nkeys && p->iid_by_key[key])
-		return p->iid_by_key[key];
-	iid = intern(&p->names, name ? name : "?");
-	if (!iid || !key)
+	if (iid)
 		return iid;
-	if (key >= p->nkeys) {
-		size_t old = p->nkeys;
-
-		if (FT_GROW(p->iid_by_key, p->nkeys, (size_t)key + 1, 256) < 0)
-			return iid; /* no cache: the table still answers */
-		memset(p->iid_by_key + old, 0, (p->nkeys - old) * sizeof(*p->iid_by_key));
-	}
-	p->iid_by_key[key] = iid;
+	iid = intern(&p->names, name ? name : "?");
+	if (iid)
+		ft_xmemo_set(&p->iid_by_key, key, iid);
 	return iid;
 }
 
@@ -673,7 +663,7 @@ int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
 	itab_free(&p->anns);
 	ft_htab_free(&p->threads);
 	ft_htab_free(&p->procs);
-	free(p->iid_by_key);
+	ft_xmemo_free(&p->iid_by_key);
 	free(p);
 	return rc;
 }

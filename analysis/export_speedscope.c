@@ -15,7 +15,6 @@
 #include "analysis/numfmt.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
-#include "core/util.h"
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -54,10 +53,9 @@ struct ft_speedscope {
 	struct ft_htab threads; /* struct sthread */
 	struct ft_htab frames;	/* struct fslot: frame name -> id */
 	size_t nframes;
-	uint32_t *forder; /* id -> arena offset */
-	uint32_t *by_key; /* ev->name_id -> 1 + frame id (0: not seen), nkeys of them */
-	size_t nkeys;
-	size_t ocap; /* entries forder can hold */
+	uint32_t *forder;	/* id -> arena offset */
+	struct ft_xmemo by_key; /* ev->name_id -> 1 + frame id (0: not seen) */
+	size_t ocap;		/* entries forder can hold */
 	char *arena;
 	size_t alen, acap;
 	int have_base;
@@ -152,23 +150,14 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 /* frame_id() of an ENTRY's name, by its name_id when it has one.  -1 on ENOMEM. */
 static int64_t entry_frame(struct ft_speedscope *s, const struct ft_xevent *ev)
 {
-	const char *name = ev->name ? ev->name : "?";
-	uint32_t k = ev->name_id;
+	uint64_t m = ft_xmemo_get(&s->by_key, ev->name_id);
 	int64_t id;
 
-	if (k && k < s->nkeys && s->by_key[k])
-		return s->by_key[k] - 1;
-	id = frame_id(s, name);
-	if (id < 0 || !k || id >= UINT32_MAX)
-		return id;
-	if (k >= s->nkeys) {
-		size_t old = s->nkeys;
-
-		if (FT_GROW(s->by_key, s->nkeys, (size_t)k + 1, 256) < 0)
-			return id; /* no cache: the table still answers */
-		memset(s->by_key + old, 0, (s->nkeys - old) * sizeof(*s->by_key));
-	}
-	s->by_key[k] = (uint32_t)id + 1;
+	if (m)
+		return (int64_t)m - 1;
+	id = frame_id(s, ev->name ? ev->name : "?");
+	if (id >= 0)
+		ft_xmemo_set(&s->by_key, ev->name_id, (uint64_t)id + 1);
 	return id;
 }
 
@@ -536,7 +525,7 @@ out:
 	ft_htab_free(&s->threads);
 	ft_htab_free(&s->frames);
 	free(s->forder);
-	free(s->by_key);
+	ft_xmemo_free(&s->by_key);
 	free(s->arena);
 	free(s->name);
 	free(s);

@@ -17,6 +17,7 @@
 #include "core/argspec.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 
 #define MAX_ARGS 24
 #define ARG_LEN 256
@@ -227,6 +228,27 @@ static const char *func_name(struct ft_xtrace *x, uint32_t fid)
 	if (fid < x->nr_names)
 		x->names[fid] = strdup(x->name); /* NULL: asked again next time */
 	return fid < x->nr_names && x->names[fid] ? x->names[fid] : x->name;
+}
+
+void ft_xmemo_set(struct ft_xmemo *m, uint32_t key, uint64_t v)
+{
+	size_t old = m->n;
+
+	if (!key)
+		return;
+	if (key >= m->n) {
+		if (FT_GROW(m->v, m->n, (size_t)key + 1, 256) < 0)
+			return;
+		memset(m->v + old, 0, (m->n - old) * sizeof(*m->v));
+	}
+	m->v[key] = v;
+}
+
+void ft_xmemo_free(struct ft_xmemo *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
 }
 
 /* Text payload (not NUL-terminated) into a value slot. */
