@@ -299,7 +299,8 @@ static int resync_depth(struct cursor *c)
 		return 0; /* a piece of the page before: the depth carries on */
 	if (c->hdr.lost)
 		for (size_t i = 0; i < c->nr_frames; i++)
-			c->frames[i] = (struct frame){ FT_FID_UNKNOWN, 0, 0 };
+			c->frames[i] =
+				(struct frame){ .fid = FT_FID_UNKNOWN, .row = FT_FRAME_NO_ROW };
 	if (c->nr_frames > c->hdr.depth)
 		c->nr_frames = c->hdr.depth;
 	while (c->nr_frames < c->hdr.depth) {
