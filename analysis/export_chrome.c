@@ -53,6 +53,9 @@ struct ft_chrome {
 	 */
 	size_t olen;
 	char ob[1 << 16];
+	/* by an ENTRY's name_id: 1 + its name's length when it goes into JSON
+	 * as it is (0: not known yet, or it does not) */
+	struct ft_xmemo plain_len;
 };
 
 #define OB_EVENT 512 /* room for one plain event */
@@ -319,8 +322,34 @@ static int is_json_int(const char *v)
 	return n > 0 && n <= 15;
 }
 
+/*
+ * Whether an ENTRY's name can be written as it is (printable, no escape,
+ * shorter than 256 bytes), with its length in *len; kept by name_id.
+ */
+static int plain_name(struct ft_chrome *c, const struct ft_xevent *ev, size_t *len)
+{
+	uint32_t k = ev->name_id;
+	size_t n;
+	int plain;
+
+	uint64_t m = ft_xmemo_get(&c->plain_len, k);
+
+	if (m) {
+		*len = (size_t)m - 1;
+		return 1;
+	}
+	n = strlen(ev->name);
+	plain = n < 256 && json_plain(ev->name, n);
+	*len = n;
+	if (plain)
+		ft_xmemo_set(&c->plain_len, k, n + 1);
+	return plain;
+}
+
 int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 {
+	size_t nl;
+
 	struct cthread *t;
 
 	if (!c->have_base) {
@@ -337,14 +366,12 @@ int ft_chrome_event(struct ft_chrome *c, const struct ft_xevent *ev)
 		if (c->o.complete) {
 			if (push_call(t, ev->name ? ev->name : "?", ev->ts, ev->args, ev->nargs))
 				goto nomem;
-		} else if (!ev->nargs && ev->name && strlen(ev->name) < 256 &&
-			   json_plain(ev->name, strlen(ev->name)) &&
-			   (!ev->cat || !strcmp(ev->cat, "function"))) {
+		} else if (!ev->nargs && ev->name && (!ev->cat || !strcmp(ev->cat, "function")) &&
+			   plain_name(c, ev, &nl)) {
 			/* a call without arguments: the whole event in one write */
 			static const char tail[] = "\",\"cat\":\"function\"}";
 			char *buf = ob_room(c);
-			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid),
-			       nl = strlen(ev->name);
+			size_t n = event_head(c, buf, "B", ev->ts, ev->pid, ev->tid);
 
 			memcpy(buf + n, ",\"name\":\"", 9);
 			memcpy(buf + n + 9, ev->name, nl);
@@ -465,6 +492,7 @@ int ft_chrome_close(struct ft_chrome *c, struct ft_chrome_stats *stats)
 		}
 	}
 	ft_htab_free(&c->threads);
+	ft_xmemo_free(&c->plain_len);
 	free(c);
 	return ret;
 }

@@ -77,6 +77,12 @@ struct tpid {
 	uint32_t pid;
 };
 
+struct fcache { /* func_of() */
+	uint64_t addr;
+	char *name;
+	size_t len;
+};
+
 struct kclass {
 	struct ft_hentry h; /* key: tep event id */
 	uint32_t cls;
@@ -92,8 +98,17 @@ struct ctf {
 	struct ft_uev_table ut;
 	struct tep_event **kev; /* the kernel formats, in class order */
 	size_t nkev;
-	struct ft_htab kcls;   /* struct kclass */
-	struct ft_htab tids;   /* struct tpid: processes of threads seen in user records */
+	struct ft_htab kcls; /* struct kclass */
+	struct ft_htab tids; /* struct tpid: processes of threads seen in user records */
+	struct fcache *fc;   /* by fid, nr_fc of them (func_of()) */
+	size_t nr_fc;
+	struct fcache one; /* func_of() for fids beyond */
+	/* user_event()'s thread of the last event: its entry and name (again
+	 * at another thread or a COMM event, which may rename or move them) */
+	uint32_t last_tid;
+	struct tpid *last_tp; /* NULL: none yet */
+	const char *comm;
+	size_t comm_len;
 	struct ft_htab mapids; /* stack ids described: key map << 32 | id */
 	struct cstream ust, stackmap;
 	struct cstream *kcpu; /* per CPU */
@@ -165,7 +180,9 @@ static void put_strn(struct cstream *s, struct ctf *c, const char *p, size_t n)
 
 static void put_str(struct cstream *s, struct ctf *c, const char *p)
 {
-	put_strn(s, c, p, p ? strlen(p) : 0);
+	if (!p)
+		p = "";
+	put(s, c, p, strlen(p) + 1); /* with its NUL: one scan, one copy */
 }
 
 static void pack_at(unsigned char *b, uint64_t v, size_t n)
@@ -244,8 +261,18 @@ static void stream_init(struct cstream *s, const char *name, uint32_t sclass, ui
  * Event header and the stream's event context; the caller adds the
  * payload, then calls event_end().
  */
+static void event_begin_n(struct ctf *c, struct cstream *s, uint32_t cls, uint64_t ts, uint32_t pid,
+			  uint32_t tid, const char *comm, size_t comm_len);
+
 static void event_begin(struct ctf *c, struct cstream *s, uint32_t cls, uint64_t ts, uint32_t pid,
 			uint32_t tid, const char *comm)
+{
+	event_begin_n(c, s, cls, ts, pid, tid, comm ? comm : "", comm ? strlen(comm) : 0);
+}
+
+/* event_begin() with comm's length known (comm not NULL). */
+static void event_begin_n(struct ctf *c, struct cstream *s, uint32_t cls, uint64_t ts, uint32_t pid,
+			  uint32_t tid, const char *comm, size_t comm_len)
 {
 	if (!s->buf)
 		packet_begin(c, s);
@@ -258,7 +285,7 @@ static void event_begin(struct ctf *c, struct cstream *s, uint32_t cls, uint64_t
 	put_u64(s, c, ts);
 	put_u32(s, c, pid);
 	put_u32(s, c, tid);
-	put_str(s, c, comm);
+	put(s, c, comm, comm_len + 1);
 }
 
 static void event_end(struct ctf *c, struct cstream *s)
@@ -538,6 +565,32 @@ static const char *fname(struct ctf *c, uint32_t fid)
 	return ft_trace_func_name(c->t, fid, 0, c->name, sizeof(c->name));
 }
 
+/*
+ * What an entry or exit of fid writes of it -- address, name and its
+ * length -- looked up once per function (a trace names few functions,
+ * each many times).  Never NULL: without memory for the cache, c->one.
+ */
+static const struct fcache *func_of(struct ctf *c, uint32_t fid)
+{
+	struct fcache *f = &c->one;
+
+	if (fid < c->nr_fc && c->fc[fid].name)
+		return &c->fc[fid];
+	if (!c->fc && ft_trace_nr_funcs(c->t)) {
+		c->fc = calloc(ft_trace_nr_funcs(c->t), sizeof(*c->fc));
+		c->nr_fc = c->fc ? ft_trace_nr_funcs(c->t) : 0;
+	}
+	if (fid < c->nr_fc)
+		f = &c->fc[fid];
+	f->addr = fid == FT_FID_UNKNOWN ? 0 : ft_trace_func_addr(c->t, fid);
+	free(f->name);
+	f->name = strdup(fname(c, fid));
+	if (!f->name)
+		fail(c, ENOMEM); /* the export stops; put() writes "" meanwhile */
+	f->len = f->name ? strlen(f->name) : 0;
+	return f;
+}
+
 /* Describe stack (map, id) in the side stream before its first use. */
 static void map_entry(struct ctf *c, int map, uint64_t id, const uint64_t *ips, uint32_t nr,
 		      uint64_t ts, uint32_t pid, uint32_t tid, const char *comm)
@@ -592,21 +645,32 @@ static void user_event(struct ctf *c, const struct ft_event *e)
 		c->st->lost_user += e->count;
 		return;
 	}
-	tp = ft_htab_get(&c->tids, e->tid, 1);
-	if (!tp) {
-		fail(c, ENOMEM);
-		return;
+	if (!c->last_tp || e->tid != c->last_tid || e->type == FT_EV_COMM) {
+		tp = ft_htab_get(&c->tids, e->tid, 1);
+		if (!tp) {
+			fail(c, ENOMEM);
+			return;
+		}
+		c->last_tp = tp;
+		c->last_tid = e->tid;
+		c->comm = ft_trace_comm(c->t, e->tid);
+		if (!c->comm)
+			c->comm = "";
+		c->comm_len = strlen(c->comm);
 	}
+	tp = c->last_tp;
 	tp->pid = e->pid;
-	comm = ft_trace_comm(c->t, e->tid);
+	comm = c->comm;
 	switch (e->type) {
 	case FT_EV_ENTRY:
-	case FT_EV_EXIT:
-		event_begin(c, s, e->type == FT_EV_ENTRY ? CLS_ENTRY : CLS_EXIT, e->ts, e->pid,
-			    e->tid, comm);
-		put_u64(s, c, e->fid == FT_FID_UNKNOWN ? 0 : ft_trace_func_addr(c->t, e->fid));
+	case FT_EV_EXIT: {
+		const struct fcache *f = func_of(c, e->fid);
+
+		event_begin_n(c, s, e->type == FT_EV_ENTRY ? CLS_ENTRY : CLS_EXIT, e->ts, e->pid,
+			      e->tid, comm, c->comm_len);
+		put_u64(s, c, f->addr);
 		put_u64(s, c, 0); /* call_site: not recorded */
-		put_str(s, c, fname(c, e->fid));
+		put(s, c, f->name ? f->name : "", f->len + 1);
 		put_u32(s, c, (uint32_t)e->depth);
 		if (e->type == FT_EV_EXIT) {
 			put_u64(s, c, e->has_entry ? e->duration : 0);
@@ -616,6 +680,7 @@ static void user_event(struct ctf *c, const struct ft_event *e)
 			c->st->entries++;
 		}
 		break;
+	}
 	case FT_EV_FUNC:
 		event_begin(c, s, CLS_FUNC, e->ts, e->pid, e->tid, comm);
 		put_u64(s, c, ft_trace_func_addr(c->t, e->fid));
@@ -871,7 +936,7 @@ int ft_ctf_export(const char *path, const char *dir, int kernel, struct ft_progr
 {
 	struct ctf *c = calloc(1, sizeof(*c));
 	struct ft_ctf_stats dummy;
-	struct ft_event ev;
+	const struct ft_event *ev;
 	const char *base;
 	int r = 0, rc = -1;
 
@@ -929,13 +994,13 @@ int ft_ctf_export(const char *path, const char *dir, int kernel, struct ft_progr
 			}
 		}
 	}
-	while (!c->err && (r = ft_trace_next(c->t, &ev, err, errlen)) == 1) {
+	while (!c->err && (r = ft_trace_next_ref(c->t, &ev, err, errlen)) == 1) {
 		if (progress)
 			ft_progress_update(progress, 0, 0, st->events);
-		if (ev.type == FT_EV_SOURCE)
-			kernel_event(c, &ev);
+		if (ev->type == FT_EV_SOURCE)
+			kernel_event(c, ev);
 		else
-			user_event(c, &ev);
+			user_event(c, ev);
 	}
 	if (c->err)
 		goto werr;
@@ -971,6 +1036,10 @@ out:
 	free(c->kev);
 	ft_htab_free(&c->kcls);
 	ft_htab_free(&c->tids);
+	for (size_t i = 0; i < c->nr_fc; i++)
+		free(c->fc[i].name);
+	free(c->fc);
+	free(c->one.name);
 	ft_htab_free(&c->mapids);
 	ft_uev_table_free(&c->ut);
 	if (c->ks.k)

@@ -37,7 +37,28 @@ struct ft_xevent {
 	const struct ft_xarg *args; /* INSTANT: its fields; ENTRY: the call's arguments,
 				     * EXIT: its return value ("retval"), when captured */
 	size_t nargs;
-	uint64_t count; /* LOST */
+	uint64_t count;	  /* LOST */
+	uint32_t name_id; /* ENTRY: nonzero when name is a function's, the same number
+			   * at each of its calls (a key writers may cache by), else 0 */
 };
+
+/*
+ * A writer's memo of something it works out from an ENTRY's name (its
+ * length, an id of its own), by name_id: 0 when nothing is kept.
+ * ft_xmemo_set() keeps v (nonzero) for key (nonzero), or nothing when
+ * out of memory (the writer works it out again next time).
+ */
+struct ft_xmemo {
+	uint64_t *v;
+	size_t n;
+};
+
+static inline uint64_t ft_xmemo_get(const struct ft_xmemo *m, uint32_t key)
+{
+	return key && key < m->n ? m->v[key] : 0;
+}
+
+void ft_xmemo_set(struct ft_xmemo *m, uint32_t key, uint64_t v);
+void ft_xmemo_free(struct ft_xmemo *m);
 
 #endif

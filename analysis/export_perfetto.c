@@ -72,10 +72,13 @@ struct ft_perfetto {
 	int first;
 	struct itab names, cats, anns;
 	struct ft_htab threads; /* struct pthread_ */
-	struct ft_htab procs;	/* struct ft_hentry: pid described */
+	struct pthread_
+		*last_t; /* thread()'s last answer (NULL: none; reset when the table may move) */
+	struct ft_htab procs; /* struct ft_hentry: pid described */
 	int lost_track;
 	uint64_t lost_total, last_ts;
 	struct ft_perfetto_stats st;
+	struct ft_xmemo iid_by_key; /* an ENTRY's name_id -> its name's iid (0: not yet) */
 };
 
 /* Write out what f gathered (f->err set on failure). */
@@ -311,15 +314,21 @@ static struct pthread_ *describe_thread(struct ft_perfetto *p, struct pthread_ *
 
 static struct pthread_ *thread(struct ft_perfetto *p, uint32_t tid, uint32_t pid, const char *name)
 {
-	struct pthread_ *t = ft_htab_get(&p->threads, tid, 1);
+	struct pthread_ *t = p->last_t;
 
+	/* events come in runs of one thread: the last one's entry first */
+	if (t && t->h.key == tid && t->described && !name)
+		return t;
+	p->last_t = NULL; /* ft_htab_get() may move every entry */
+	t = ft_htab_get(&p->threads, tid, 1);
 	if (!t) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	if (t->described && !name)
-		return t; /* most calls: nothing to build */
-	return describe_thread(p, t, tid, pid, name);
+	if (!t->described || name)
+		t = describe_thread(p, t, tid, pid, name);
+	p->last_t = t;
+	return t;
 }
 
 /* thread()'s track descriptor packet, for a new thread or a new name. */
@@ -393,12 +402,31 @@ static void track_event_name(struct ft_perfetto *p, TrackEvent *tev, const char 
  * protobuf-c's: the fields in its order (by number), none packed.
  * name_iid 0: none (an end); ncat 0 or 1 category iids in *ci.
  */
+#define SLICE_MAX 80 /* room for emit_slice()'s packet, its frame included (at most 60 bytes) */
+
 static int emit_slice(struct ft_perfetto *p, uint64_t ts, uint32_t type, uint64_t uuid,
 		      uint64_t name_iid, size_t ncat, const uint64_t *ci)
 {
-	uint8_t ev[48], b[96];
-	size_t tn = 0, n = FRAME_ROOM; /* b: room for the frame in front */
+	struct fbuf *f = &p->fb;
+	uint8_t *b, *ev;
+	size_t n, tn;
 
+	/*
+	 * Made in place in the output buffer: the packet and its track event
+	 * are shorter than 128 bytes, so each length is one byte, left free
+	 * in front and filled at the end (no copy of the pieces).
+	 */
+	if (f->len + SLICE_MAX > sizeof(f->buf))
+		fb_flush(f);
+	b = f->buf + f->len;
+	n = 2;		 /* the Trace's frame: tag 0x0a, then the packet's length */
+	b[n++] = 8 << 3; /* TracePacket.timestamp */
+	n += pb_varint(b + n, ts);
+	b[n++] = 10 << 3; /* trusted_packet_sequence_id */
+	n += pb_varint(b + n, SEQ_ID);
+	b[n++] = 11 << 3 | 2; /* track_event, length-delimited (one byte) */
+	ev = b + ++n;
+	tn = 0;
 	for (size_t i = 0; i < ncat; i++) {
 		ev[tn++] = 3 << 3; /* TrackEvent.category_iids, varint */
 		tn += pb_varint(ev + tn, ci[i]);
@@ -411,18 +439,21 @@ static int emit_slice(struct ft_perfetto *p, uint64_t ts, uint32_t type, uint64_
 	}
 	ev[tn++] = 11 << 3; /* track_uuid */
 	tn += pb_varint(ev + tn, uuid);
-	b[n++] = 8 << 3; /* TracePacket.timestamp */
-	n += pb_varint(b + n, ts);
-	b[n++] = 10 << 3; /* trusted_packet_sequence_id */
-	n += pb_varint(b + n, SEQ_ID);
-	b[n++] = 11 << 3 | 2; /* track_event, length-delimited */
-	n += pb_varint(b + n, tn);
-	memcpy(b + n, ev, tn);
+	ev[-1] = (uint8_t)tn;
 	n += tn;
 	b[n++] = 13 << 3; /* sequence_flags */
 	n += pb_varint(b + n,
 		       PERFETTO__PROTOS__TRACE_PACKET__SEQUENCE_FLAGS__SEQ_NEEDS_INCREMENTAL_STATE);
-	return send_packet(p, b, n - FRAME_ROOM);
+	b[0] = 0x0a;
+	b[1] = (uint8_t)(n - 2);
+	f->len += n;
+	p->st.packets++;
+	if (f->err) {
+		p->failed = f->err;
+		errno = p->failed;
+		return -1;
+	}
+	return 0;
 }
 
 /* A slice's packet through protobuf-c: the first, or one with new interned names. */
@@ -441,8 +472,21 @@ static __attribute__((noinline)) int emit_slice_pb(struct ft_perfetto *p, uint64
 	return emit(p, &pk);
 }
 
+/* The iid of an ENTRY's name: by its name_id when it has one (no hashing). */
+static uint64_t entry_name_iid(struct ft_perfetto *p, const char *name, uint32_t key)
+{
+	uint64_t iid = ft_xmemo_get(&p->iid_by_key, key);
+
+	if (iid)
+		return iid;
+	iid = intern(&p->names, name ? name : "?");
+	if (iid)
+		ft_xmemo_set(&p->iid_by_key, key, iid);
+	return iid;
+}
+
 static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, const char *name,
-		 const char *cat)
+		 uint32_t name_id, const char *cat)
 {
 	uint32_t type = begin ? PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_BEGIN
 			      : PERFETTO__PROTOS__TRACK_EVENT__TYPE__TYPE_SLICE_END;
@@ -450,7 +494,7 @@ static int slice(struct ft_perfetto *p, uint64_t ts, uint32_t tid, int begin, co
 	size_t ncat = 0;
 
 	if (begin) {
-		name_iid = intern(&p->names, name ? name : "?");
+		name_iid = entry_name_iid(p, name, name_id);
 		if (cat) {
 			ci = intern(&p->cats, cat);
 			ncat = 1;
@@ -574,14 +618,14 @@ int ft_perfetto_event(struct ft_perfetto *p, const struct ft_xevent *ev)
 	case FT_XEV_ENTRY:
 		t->depth++;
 		p->st.slices++;
-		return slice(p, ev->ts, ev->tid, 1, ev->name, ev->cat);
+		return slice(p, ev->ts, ev->tid, 1, ev->name, ev->name_id, ev->cat);
 	case FT_XEV_EXIT:
 		if (!t->depth) {
 			p->st.unmatched_exits++;
 			return 0;
 		}
 		t->depth--;
-		return slice(p, ev->ts, ev->tid, 0, NULL, NULL);
+		return slice(p, ev->ts, ev->tid, 0, NULL, 0, NULL);
 	case FT_XEV_INSTANT:
 		p->st.instants++;
 		return instant(p, ev, UUID_THREAD | ev->tid, ev->name, ev->cat, ev->args,
@@ -602,7 +646,7 @@ int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
 		while (t && t->depth && !p->failed) {
 			t->depth--;
 			p->st.closed_at_end++;
-			slice(p, p->last_ts, (uint32_t)t->h.key, 0, NULL, NULL);
+			slice(p, p->last_ts, (uint32_t)t->h.key, 0, NULL, 0, NULL);
 		}
 	}
 	fb_flush(&p->fb);
@@ -619,6 +663,7 @@ int ft_perfetto_close(struct ft_perfetto *p, struct ft_perfetto_stats *stats)
 	itab_free(&p->anns);
 	ft_htab_free(&p->threads);
 	ft_htab_free(&p->procs);
+	ft_xmemo_free(&p->iid_by_key);
 	free(p);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
+#define EVENT_MAX 96	       /* bytes of one event: 2 + 9 + 1 + 10 + 20 + 6 + 20 + 1 */
 
 struct chunk {
 	uint64_t off;
@@ -46,13 +47,15 @@ struct fslot {
 struct ft_speedscope {
 	FILE *out;
 	char *name;
-	int spill; /* fd of the unlinked temporary file, or -1 */
+	int spill;		/* fd of the unlinked temporary file, or -1 */
+	struct sthread *direct; /* the thread whose events go straight to out */
 	uint64_t spill_off;
 	struct ft_htab threads; /* struct sthread */
 	struct ft_htab frames;	/* struct fslot: frame name -> id */
 	size_t nframes;
-	uint32_t *forder; /* id -> arena offset */
-	size_t ocap;	  /* entries forder can hold */
+	uint32_t *forder;	/* id -> arena offset */
+	struct ft_xmemo by_key; /* ev->name_id -> 1 + frame id (0: not seen) */
+	size_t ocap;		/* entries forder can hold */
 	char *arena;
 	size_t alen, acap;
 	int have_base;
@@ -144,6 +147,20 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 	return (int64_t)s->nframes++;
 }
 
+/* frame_id() of an ENTRY's name, by its name_id when it has one.  -1 on ENOMEM. */
+static int64_t entry_frame(struct ft_speedscope *s, const struct ft_xevent *ev)
+{
+	uint64_t m = ft_xmemo_get(&s->by_key, ev->name_id);
+	int64_t id;
+
+	if (m)
+		return (int64_t)m - 1;
+	id = frame_id(s, ev->name ? ev->name : "?");
+	if (id >= 0)
+		ft_xmemo_set(&s->by_key, ev->name_id, (uint64_t)id + 1);
+	return id;
+}
+
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
 	return ft_htab_get_aux(&s->threads, tid, pid);
@@ -207,14 +224,35 @@ static int spill_thread(struct ft_speedscope *s, struct sthread *t)
 	return 0;
 }
 
+/* Empty a thread's buffer: to out for the direct thread, else to the spill file. */
+static int flush_thread(struct ft_speedscope *s, struct sthread *t)
+{
+	if (t != s->direct)
+		return spill_thread(s, t);
+	if (t->blen && fwrite(t->buf, 1, t->blen, s->out) != t->blen)
+		return -1;
+	t->blen = 0;
+	return 0;
+}
+
 /* Append one O/C event to a thread's buffer. */
 static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint32_t frame,
 		     uint64_t at)
 {
-	/* ,\n{"type":"O","frame":F,"at":A} without printf (analysis/numfmt.h) */
-	char tmp[96], *p = tmp;
-	size_t n;
+	/* ,\n{"type":"O","frame":F,"at":A} without printf (analysis/numfmt.h),
+	 * made in place: it takes at most EVENT_MAX bytes */
+	char *p;
 
+	if (!t->buf) {
+		t->buf = malloc(THREAD_BUF);
+		if (!t->buf) {
+			errno = ENOMEM;
+			return -1;
+		}
+	}
+	if (t->blen + EVENT_MAX > THREAD_BUF && flush_thread(s, t))
+		return -1;
+	p = t->buf + t->blen;
 	if (t->nevents) {
 		memcpy(p, ",\n", 2);
 		p += 2;
@@ -225,23 +263,35 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 	p = ft_lit_u64(p, "\",\"frame\":", 10, frame);
 	p = ft_lit_u64(p, ",\"at\":", 6, at);
 	*p++ = '}';
-	n = (size_t)(p - tmp);
-	if (!t->buf) {
-		t->buf = malloc(THREAD_BUF);
-		if (!t->buf) {
-			errno = ENOMEM;
-			return -1;
-		}
-	}
-	if (t->blen + n > THREAD_BUF && spill_thread(s, t))
-		return -1;
-	memcpy(t->buf + t->blen, tmp, n);
-	t->blen += n;
+	t->blen = (size_t)(p - t->buf);
 	if (!t->nevents)
 		t->first = at;
 	t->last = at;
 	t->nevents++;
 	return 0;
+}
+
+/* The document up to the first profile's events. */
+static void doc_head(struct ft_speedscope *s)
+{
+	char ex[64];
+
+	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"exporter\":",
+	      s->out);
+	snprintf(ex, sizeof(ex), "ftrail %s", FTRAIL_VERSION);
+	ft_json_str(s->out, ex);
+	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[", s->out);
+}
+
+/* t, with its first event at at, becomes the profile written as it goes. */
+static void start_direct(struct ft_speedscope *s, struct sthread *t, uint64_t at)
+{
+	doc_head(s);
+	fprintf(s->out,
+		"\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
+		",\"events\":[\n",
+		at);
+	s->direct = t;
 }
 
 int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
@@ -260,7 +310,7 @@ int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
 	switch (ev->type) {
 	case FT_XEV_ENTRY:
 		t = get_thread(s, ev->tid, ev->pid);
-		id = frame_id(s, ev->name ? ev->name : "?");
+		id = entry_frame(s, ev);
 		if (!t || id < 0)
 			goto nomem;
 		if (t->depth == t->cstack) {
@@ -275,6 +325,8 @@ int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
 		/* a profile's time never goes back, even across merged sources */
 		if (t->nevents && at < t->last)
 			at = t->last;
+		if (!s->direct)
+			start_direct(s, t, at);
 		if (add_event(s, t, 'O', (uint32_t)id, at))
 			return -1;
 		t->stack[t->depth++] = (uint32_t)id;
@@ -345,36 +397,50 @@ static int copy_chunk(struct ft_speedscope *s, const struct chunk *c)
 	return 0;
 }
 
-static int write_profile(struct ft_speedscope *s, struct sthread *t, int first)
+/* Close what is still open in t at the end of the trace. */
+static int close_open(struct ft_speedscope *s, struct sthread *t)
 {
-	char pname[512];
-
-	/* close what is still open at the end of the trace */
 	while (t->depth) {
 		if (add_event(s, t, 'C', t->stack[t->depth - 1], s->last))
 			return -1;
 		t->depth--;
 		s->st.closed_at_end++;
 	}
+	return 0;
+}
+
+/* ,"name":"comm (tid T)","endValue":N} of t's profile. */
+static void profile_tail(struct ft_speedscope *s, struct sthread *t)
+{
+	char pname[512];
+
 	if (t->name && *t->name)
 		snprintf(pname, sizeof(pname), "%s (tid %" PRIu32 ")", t->name, (uint32_t)t->h.key);
 	else
 		snprintf(pname, sizeof(pname), "tid %" PRIu32 " (pid %" PRIu32 ")",
 			 (uint32_t)t->h.key, t->h.aux);
-	fputs(first ? "\n" : ",\n", s->out);
-	fputs("{\"type\":\"evented\",\"name\":", s->out);
+	fputs(",\"name\":", s->out);
 	ft_json_str(s->out, pname);
+	fprintf(s->out, ",\"endValue\":%" PRIu64 "}", t->last);
+	s->st.profiles++;
+}
+
+/* A buffered thread's profile, after the first one. */
+static int write_profile(struct ft_speedscope *s, struct sthread *t)
+{
+	if (close_open(s, t))
+		return -1;
 	fprintf(s->out,
-		",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64 ",\"endValue\":%" PRIu64
+		",\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"events\":[\n",
-		t->first, t->last);
+		t->first);
 	for (size_t i = 0; i < t->nchunks; i++)
 		if (copy_chunk(s, &t->chunks[i]))
 			return -1;
 	if (t->blen && fwrite(t->buf, 1, t->blen, s->out) != t->blen)
 		return -1;
-	fputs("\n]}", s->out);
-	s->st.profiles++;
+	fputs("\n]", s->out);
+	profile_tail(s, t);
 	return 0;
 }
 
@@ -400,7 +466,7 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 	for (size_t i = 0; i < s->threads.cap; i++) {
 		struct sthread *t = ft_htab_slot(&s->threads, i);
 
-		if (t && (t->nevents || t->depth))
+		if (t && t != s->direct && (t->nevents || t->depth))
 			order[n++] = t;
 	}
 	qsort(order, n, sizeof(*order), cmp_tid);
@@ -410,25 +476,23 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 			 s->st.lost_events);
 	else
 		snprintf(dname, sizeof(dname), "%s", s->name);
-	fputs("{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\n\"exporter\":",
-	      s->out);
-	{
-		char ex[64];
-
-		snprintf(ex, sizeof(ex), "ftrail %s", FTRAIL_VERSION);
-		ft_json_str(s->out, ex);
-	}
-	fputs(",\n\"name\":", s->out);
-	ft_json_str(s->out, dname);
-	fputs(",\n\"activeProfileIndex\":0,\n\"profiles\":[", s->out);
-	for (size_t i = 0; i < n; i++)
-		if (write_profile(s, order[i], i == 0))
+	if (s->direct) {
+		if (close_open(s, s->direct) || flush_thread(s, s->direct))
 			goto out;
-	if (!n) /* speedscope wants at least one profile */
+		fputs("\n]", s->out);
+		profile_tail(s, s->direct);
+	} else { /* speedscope wants at least one profile */
+		doc_head(s);
 		fputs("\n{\"type\":\"evented\",\"name\":\"no calls\",\"unit\":\"nanoseconds\","
 		      "\"startValue\":0,\"endValue\":0,\"events\":[]}",
 		      s->out);
-	fputs("\n],\n\"shared\":{\"frames\":[", s->out);
+	}
+	for (size_t i = 0; i < n; i++)
+		if (write_profile(s, order[i]))
+			goto out;
+	fputs("\n],\n\"name\":", s->out);
+	ft_json_str(s->out, dname);
+	fputs(",\n\"shared\":{\"frames\":[", s->out);
 	for (size_t i = 0; i < s->nframes; i++) {
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", s->out);
 		ft_json_str(s->out, s->arena + s->forder[i]);
@@ -461,6 +525,7 @@ out:
 	ft_htab_free(&s->threads);
 	ft_htab_free(&s->frames);
 	free(s->forder);
+	ft_xmemo_free(&s->by_key);
 	free(s->arena);
 	free(s->name);
 	free(s);

@@ -5,17 +5,23 @@
  * profile per thread, with "O"(pen) and "C"(lose) events at ns offsets
  * from the first event, and one shared table of frames.
  *
- *   {"$schema":"...","exporter":"ftrail ...","name":"...","activeProfileIndex":0,
- *    "profiles":[{"type":"evented","name":"comm (tid T)","unit":"nanoseconds",
- *                 "startValue":0,"endValue":N,"events":[{"type":"O","frame":0,"at":0},...]}],
- *    "shared":{"frames":[{"name":"main"},...]}}
+ *   {"$schema":"...","exporter":"ftrail ...","activeProfileIndex":0,
+ *    "profiles":[{"type":"evented","unit":"nanoseconds","startValue":0,
+ *                 "events":[{"type":"O","frame":0,"at":0},...],
+ *                 "name":"comm (tid T)","endValue":N}, ...],
+ *    "name":"...","shared":{"frames":[{"name":"main"},...]}}
  *
  * A profile must be contiguous in the file while events of all threads
- * arrive interleaved, so each thread's events are kept in a small buffer
- * that is spilled to an unlinked temporary file when full, and copied out
- * per thread at the end.  Memory: per thread, that buffer and its stack of
- * open frames; plus the frame table (one entry per distinct name).  Disk:
- * about the size of the output.
+ * arrive interleaved.  The first thread with a call has its events
+ * written to out as they come (the first profile; what is known only at
+ * the end -- its name, its end, the document's name with the lost count,
+ * the frames -- follows the events: JSON members have no order); every
+ * other thread's are kept in a small buffer that is spilled to an
+ * unlinked temporary file when full, and copied out per thread, in tid
+ * order, at the end.  A single-threaded trace goes out once, with no
+ * temporary file.  Memory: per thread, that buffer and its stack of open
+ * frames; plus the frame table (one entry per distinct name).  Disk:
+ * about the size of the other threads' profiles.
  *
  * speedscope rejects unbalanced profiles, so exits without an entry are
  * dropped (counted) and calls still open at the end are closed at the last

@@ -17,6 +17,7 @@
 #include "core/argspec.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 
 #define MAX_ARGS 24
 #define ARG_LEN 256
@@ -229,6 +230,27 @@ static const char *func_name(struct ft_xtrace *x, uint32_t fid)
 	return fid < x->nr_names && x->names[fid] ? x->names[fid] : x->name;
 }
 
+void ft_xmemo_set(struct ft_xmemo *m, uint32_t key, uint64_t v)
+{
+	size_t old = m->n;
+
+	if (!key)
+		return;
+	if (key >= m->n) {
+		if (FT_GROW(m->v, m->n, (size_t)key + 1, 256) < 0)
+			return;
+		memset(m->v + old, 0, (m->n - old) * sizeof(*m->v));
+	}
+	m->v[key] = v;
+}
+
+void ft_xmemo_free(struct ft_xmemo *m)
+{
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
 /* Text payload (not NUL-terminated) into a value slot. */
 static const char *payload(struct ft_xtrace *x, int slot, const void *data, size_t len)
 {
@@ -346,6 +368,7 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 			x->st.resync_entries++;
 		}
 		ev.name = func_name(x, e->fid);
+		ev.name_id = e->fid + 1; /* 0 for FT_FID_UNKNOWN: "[unknown]" */
 		ev.cat = "function";
 		ev.nargs = call_args(x, e, 0);
 		ev.args = x->args;

@@ -299,12 +299,15 @@ static int resync_depth(struct cursor *c)
 		return 0; /* a piece of the page before: the depth carries on */
 	if (c->hdr.lost)
 		for (size_t i = 0; i < c->nr_frames; i++)
-			c->frames[i] = (struct frame){ FT_FID_UNKNOWN, 0, 0 };
+			c->frames[i] =
+				(struct frame){ .fid = FT_FID_UNKNOWN, .row = FT_FRAME_NO_ROW };
 	if (c->nr_frames > c->hdr.depth)
 		c->nr_frames = c->hdr.depth;
-	while (c->nr_frames < c->hdr.depth)
+	while (c->nr_frames < c->hdr.depth) {
 		if (push_frame(c, FT_FID_UNKNOWN, 0, 0) < 0)
 			return -1;
+		c->frames[c->nr_frames - 1].row = FT_FRAME_NO_ROW;
+	}
 	return 0;
 }
 
@@ -969,6 +972,29 @@ static int scan_run(struct ft_trace *t, struct cursor *c, struct ft_event *ev,
 			     : scan_run_clocked(t, c, ev, fn, arg, 0);
 }
 
+void trace_scan_begin(struct ft_trace *t)
+{
+	t->started = 0; /* a later ft_trace_next() starts over */
+	new_pass(t);
+}
+
+void trace_reset_cursor(struct cursor *c)
+{
+	reset_cursor(c);
+}
+
+int trace_decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev, char *err,
+		      size_t errlen)
+{
+	return decode_next(t, c, ev, err, errlen);
+}
+
+void trace_scan_failed(struct ft_trace *t, const char *err)
+{
+	t->failed = 1;
+	snprintf(t->failure, sizeof(t->failure), "%s", err && err[0] ? err : "corrupt record");
+}
+
 int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *ev, void *arg),
 			  void *arg, char *err, size_t errlen)
 {
@@ -976,8 +1002,7 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 
 	if (err && errlen)
 		err[0] = 0;
-	t->started = 0; /* a later ft_trace_next() starts over */
-	new_pass(t);
+	trace_scan_begin(t);
 	for (size_t i = 0; i < t->nr_cursors; i++) {
 		struct cursor *c = &t->cursors[i];
 		int ret;
@@ -1003,9 +1028,7 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 				return ret;
 		}
 		if (ret < 0) {
-			t->failed = 1;
-			snprintf(t->failure, sizeof(t->failure), "%s",
-				 err && err[0] ? err : "corrupt record");
+			trace_scan_failed(t, err);
 			return -1;
 		}
 		reset_cursor(c); /* its windows go: one buffer's chunks in memory at a time */

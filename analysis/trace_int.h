@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Internals of the trace reader shared by its two files:
+ * Internals of the trace reader shared by its files:
  * analysis/trace_tables.c (open, the section tables, the index of UDATA
- * buffers, names) and analysis/trace.c (decoding records, the merge by
- * time).  Not for other users: they go through analysis/trace.h.
+ * buffers, names), analysis/trace.c (decoding records, the merge by
+ * time) and analysis/callsum.c (report's sums, made in a decoding loop of
+ * their own).  Not for other users: they go through analysis/trace.h.
  */
 #ifndef FTRAIL_TRACE_INT_H
 #define FTRAIL_TRACE_INT_H
@@ -24,7 +25,13 @@ struct frame {
 	uint32_t fid;
 	int known;
 	uint64_t ts;
+	/* analysis/callsum.c's, set at the call's entry by it, except row
+	 * FT_FRAME_NO_ROW for the unknown frames a lost page leaves */
+	uint64_t child; /* time of the call's children so far */
+	uint32_t row;	/* the row the call counts in */
 };
+
+#define FT_FRAME_NO_ROW UINT32_MAX
 
 /* The open calls of a user context the thread switched away from (FT_EXT_CTXSW). */
 struct ctx_stack {
@@ -187,5 +194,19 @@ void trace_forget_tasks(struct ft_trace *t);
  * chunks as needed (see trace.c).  0, or -1 with err.
  */
 int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errlen);
+
+/*
+ * For a pass that decodes the buffers itself (analysis/callsum.c), as
+ * ft_trace_scan_buffers() does: trace_scan_begin() before it (counters at
+ * zero; a later ft_trace_next() starts over), trace_reset_cursor() before
+ * and after each buffer, trace_decode_next() for the next event of one
+ * (1, 0 at its end, -1 with err), and trace_scan_failed() when a buffer
+ * fails (the reader then fails as after ft_trace_next()).
+ */
+void trace_scan_begin(struct ft_trace *t);
+void trace_reset_cursor(struct cursor *c);
+int trace_decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev, char *err,
+		      size_t errlen);
+void trace_scan_failed(struct ft_trace *t, const char *err);
 
 #endif

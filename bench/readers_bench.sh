@@ -6,6 +6,7 @@
 #   by `ftrail record` (buffers large enough that nothing is lost), then
 #
 #     show   ftrail show | cat >/dev/null     vs  uftrace replay | cat >/dev/null
+#            (and ftrail show >FILE: what a file costs the same text)
 #     report ftrail report >/dev/null         vs  uftrace report >/dev/null
 #     flame  ftrail flame --stacks --format folded   vs  ftrail stacks (on a -T trace)
 #     export ftrail export --format F         vs  ftrail show, for every F:
@@ -17,8 +18,10 @@
 # (user + sys of the reader and its children, the pipe's cat included on
 # both sides) are kept.  Printed: seconds and the ratio uftrace / ftrail
 # (targets: >= 10 for show and report), flame / stacks (<= 1) and export /
-# show (<= 2), and each reader's max RSS.  On a loaded machine wall times
-# are noise: read the CPU columns.
+# show (<= 2), and each reader's max RSS.  An export to a file is also
+# divided by show to a file: writing to the page cache costs per byte, and
+# there it costs both the same.  On a loaded machine wall times are noise:
+# read the CPU columns.
 #
 #   bench/readers_bench.sh [ITER] [THREADS]      (env BUILD=build, RUNS=3)
 set -u
@@ -67,6 +70,7 @@ row() { # name label command
 	echo "$r" >"$W/$1.res"
 }
 row show "ftrail show | cat" "'$FTRAIL' show -i ft.dat | cat"
+row showf "ftrail show >FILE" "'$FTRAIL' show -i ft.dat >show.txt"
 row replay "uftrace replay | cat" "uftrace replay -d uft.data | cat"
 row report "ftrail report" "'$FTRAIL' report -i ft.dat"
 row ureport "uftrace report" "uftrace report -d uft.data"
@@ -90,3 +94,10 @@ for x in xchrome:chrome xspeed:speedscope xspeedf:speedscope-file xperf:perfetto
 	printf 'export: %-30s %s  %s   (target <= 2)\n' "${x#*:} / show" \
 		"$(ratio "$(col "${x%%:*}" 1)" "$(col show 1)")" "$(ratio "$(col "${x%%:*}" 2)" "$(col show 2)")"
 done
+echo "# files against show >FILE (the same sink)"
+for x in export:chrome-file xspeedf:speedscope-file xperff:perfetto-file xpprof:pprof xctf:ctf; do
+	printf 'export: %-30s %s  %s   (target <= 2)\n' "${x#*:} / show-file" \
+		"$(ratio "$(col "${x%%:*}" 1)" "$(col showf 1)")" "$(ratio "$(col "${x%%:*}" 2)" "$(col showf 2)")"
+done
+printf 'bytes: show %s, chrome %s, speedscope %s, perfetto %s, ctf %s\n' "$(stat -c %s show.txt)" \
+	"$(stat -c %s x.json)" "$(stat -c %s x.ss)" "$(stat -c %s x.pf)" "$(du -sb xctf | cut -f1)"

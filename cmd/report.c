@@ -14,6 +14,7 @@
  * name, argN, fpargN, or retval) gets one row per value of it; rows by an
  * argument are chosen at the entry, rows by the return value at the exit
  * (a call without its exit then stays in the function's plain row).
+ * The sums are analysis/callsum.h's.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "cmd/builtin.h"
 #include "core/argspec.h"
 #include "analysis/argfmt.h"
+#include "analysis/callsum.h"
 #include "analysis/trace.h"
 #include "core/hashtab.h"
 #include "core/util.h"
@@ -45,17 +47,10 @@ const char cmd_report_usage[] =
 			"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
 
 struct fstat {
-	uint32_t fid;
 	uint64_t total, self, calls;
 	int timed;
 	char *name;
 	const char *obj; /* --object: the object's file name ("?": unknown) */
-};
-
-struct frame {
-	uint32_t fid;
-	uint32_t row; /* index into the report's rows */
-	uint64_t child;
 };
 
 /* A row by argument value: fid and value text. */
@@ -64,96 +59,17 @@ struct vrow {
 	uint32_t row;
 };
 
-struct bufstack {
-	struct ft_hentry h; /* first (hashtab.h): key the buffer id */
-	struct frame *f;
-	size_t cap;
-};
-
-struct report {
-	struct fstat *fs; /* indexed by fid, grown on demand */
-	size_t nr_fs;
-	struct fstat unknown;
-	struct ft_htab bs;     /* struct bufstack, per user buffer */
-	struct bufstack *last; /* the one used last (creating may move it); never NULL */
-	size_t fast_fids; /* account_cb()'s fast path takes fids below: nr_fs, 0 with --by-arg */
-	/* --by-arg: rows after the nr_fs per-function ones */
+/* --by-arg: the rows by value (the sums are in ft_callsums' x[]) */
+struct byarg {
 	const char *by;
+	int by_ret; /* by the return value: rows chosen at the exit */
 	struct ft_argfmt *af;
 	struct ft_trace *t;
-	struct fstat *xr;
-	char **xval; /* per extra row: its value */
+	uint32_t *xfid; /* per row: its function */
+	char **xval;	/* per row: its value */
 	size_t nr_xr;
 	struct ft_htab vr; /* struct vrow */
-	int by_ret;	   /* by the return value: rows chosen at the exit */
 };
-
-/* The entries of fids up to fid, or of the unknown function (see stat_of()). */
-static struct fstat *stat_grow(struct report *r, uint32_t fid)
-{
-	size_t n;
-
-	if (fid == FT_FID_UNKNOWN || fid > (1u << 26))
-		return &r->unknown;
-	n = fid + 1 > r->nr_fs * 2 ? fid + 1 : r->nr_fs * 2;
-	if (n > (1u << 26) + 1)
-		n = (1u << 26) + 1; /* fids beyond count as unknown (stat_of() never sees them) */
-	r->fs = ft_realloc(r->fs, n * sizeof(*r->fs));
-	memset(r->fs + r->nr_fs, 0, (n - r->nr_fs) * sizeof(*r->fs));
-	for (size_t i = r->nr_fs; i < n; i++)
-		r->fs[i].fid = (uint32_t)i;
-	r->nr_fs = n;
-	r->fast_fids = r->by ? 0 : n;
-	return &r->fs[fid];
-}
-
-/* The sums of fid: an array indexed by fid (fids are dense), grown on demand. */
-static inline struct fstat *stat_of(struct report *r, uint32_t fid)
-{
-	return fid < r->nr_fs ? &r->fs[fid] : stat_grow(r, fid);
-}
-
-static struct bufstack *stack_of_slow(struct report *r, uint64_t id);
-
-/* r->last before any buffer is seen: no frames, so account_cb() passes it on. */
-static struct bufstack no_stack;
-
-/* The frame stack of user buffer id (created on first use). */
-static inline struct bufstack *stack_of(struct report *r, uint64_t id)
-{
-	if (r->last->h.key == id && r->last != &no_stack)
-		return r->last;
-	return stack_of_slow(r, id);
-}
-
-/* stack_of() of another buffer than the last one. */
-static __attribute__((noinline)) struct bufstack *stack_of_slow(struct report *r, uint64_t id)
-{
-	struct bufstack *b;
-
-	if (!r->bs.tab && ft_htab_init(&r->bs, sizeof(struct bufstack)) < 0)
-		ft_die("out of memory");
-	b = ft_htab_get(&r->bs, id, 1);
-	if (!b)
-		ft_die("out of memory");
-	r->last = b;
-	return b;
-}
-
-static struct frame *frame_grow(struct bufstack *b, size_t d)
-{
-	size_t n = d + 1 > b->cap * 2 ? d + 1 : b->cap * 2;
-
-	b->f = ft_realloc(b->f, n * sizeof(*b->f));
-	memset(b->f + b->cap, 0, (n - b->cap) * sizeof(*b->f));
-	b->cap = n;
-	return &b->f[d];
-}
-
-static inline struct frame *frame_at(struct bufstack *b, size_t d)
-{
-	return d < b->cap ? &b->f[d] : frame_grow(b, d);
-}
 
 struct pick {
 	const char *by;
@@ -187,181 +103,68 @@ static void pick_fn(void *arg, const char *name, unsigned int loc, unsigned int 
 	}
 }
 
-#define XROW 0x80000000u /* a row of r->xr, not a function's own */
-
 struct vkey {
 	uint32_t fid;
 	const char *value;
 };
 
-static const struct report *eq_report; /* vrow_eq()'s report (single-threaded) */
+static const struct byarg *eq_byarg; /* vrow_eq()'s rows (single-threaded) */
 
 static int vrow_eq(const void *entry, const void *key)
 {
 	const struct vrow *v = entry;
 	const struct vkey *k = key;
 
-	return eq_report->xr[v->row].fid == k->fid && !strcmp(eq_report->xval[v->row], k->value);
+	return eq_byarg->xfid[v->row] == k->fid && !strcmp(eq_byarg->xval[v->row], k->value);
 }
 
 /*
- * The row of the call ev belongs to (retval: ev is its exit): its
- * function's own (fid), unless --by-arg picks one of its captured values:
- * then XROW | the index of that (function, value) row.
+ * The row of the call ev belongs to (at_exit: ev is its exit; the sums'
+ * row hook, called for calls that captured something): -1 for its
+ * function's own, else the index of its (function, value) row.
  */
-static uint32_t row_of_value(struct report *r, const struct ft_event *ev, int retval);
-
-static inline uint32_t row_of(struct report *r, const struct ft_event *ev, int retval)
+static int64_t row_of_value(void *arg, const struct ft_event *ev, int at_exit)
 {
-	if (!r->by || !ev->data || ev->fid == FT_FID_UNKNOWN)
-		return ev->fid;
-	return row_of_value(r, ev, retval);
-}
-
-/* row_of() when --by-arg may pick one of ev's captured values. */
-static __attribute__((noinline)) uint32_t row_of_value(struct report *r, const struct ft_event *ev,
-						       int retval)
-{
+	struct byarg *r = arg;
 	struct pick p = { r->by, "", 0 };
 	struct vrow *v;
 	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 	int created;
 
+	if (at_exit != r->by_ret)
+		return -1;
 	if (!r->af) {
 		r->af = ft_argfmt_new(r->t);
 		if (!r->af)
 			ft_die("out of memory");
 	}
-	if (ft_argfmt_each(r->af, ev->fid, ev->data, ev->len, retval, pick_fn, &p) < 0 || !p.found)
-		return ev->fid;
+	if (ft_argfmt_each(r->af, ev->fid, ev->data, ev->len, at_exit, pick_fn, &p) < 0 || !p.found)
+		return -1;
 	h = (h ^ ev->fid) * 1099511628211ull;
 	for (const char *c = p.value; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ull;
 	if (!r->vr.tab && ft_htab_init(&r->vr, sizeof(struct vrow)) < 0)
 		ft_die("out of memory");
-	eq_report = r;
+	eq_byarg = r;
 	v = ft_htab_get_eq(&r->vr, h, vrow_eq, &(struct vkey){ ev->fid, p.value }, 1, &created);
 	if (!v)
 		ft_die("out of memory");
 	if (created) {
-		r->xr = ft_realloc(r->xr, (r->nr_xr + 1) * sizeof(*r->xr));
+		r->xfid = ft_realloc(r->xfid, (r->nr_xr + 1) * sizeof(*r->xfid));
 		r->xval = ft_realloc(r->xval, (r->nr_xr + 1) * sizeof(*r->xval));
-		memset(&r->xr[r->nr_xr], 0, sizeof(*r->xr));
-		r->xr[r->nr_xr].fid = ev->fid;
+		r->xfid[r->nr_xr] = ev->fid;
 		r->xval[r->nr_xr] = ft_strdup(p.value);
 		v->row = (uint32_t)r->nr_xr++;
 	}
-	return XROW | v->row;
+	return v->row;
 }
 
-static struct fstat *row_stat(struct report *r, uint32_t row)
+/* A row of the output from its sums. */
+static struct fstat row_out(const struct ft_callsum *c)
 {
-	return row & XROW ? &r->xr[row & ~XROW] : stat_of(r, row);
-}
-
-static void account(struct report *r, const struct ft_event *ev)
-{
-	struct bufstack *b;
-	struct frame *fr;
-	struct fstat *s;
-	size_t d;
-	int recursive = 0;
-	uint32_t row;
-
-	switch (ev->type) {
-	case FT_EV_FUNC:
-		stat_of(r, ev->fid)->calls++;
-		return;
-	case FT_EV_ENTRY:
-		row = r->by_ret ? ev->fid : row_of(r, ev, 0);
-		row_stat(r, row)->calls++;
-		if (ev->depth < 0)
-			return;
-		b = stack_of(r, ev->buffer);
-		fr = frame_at(b, (size_t)ev->depth);
-		fr->fid = ev->fid;
-		fr->row = row;
-		fr->child = 0;
-		return;
-	case FT_EV_EXIT:
-		if (!ev->has_entry || ev->depth < 0)
-			return;
-		d = (size_t)ev->depth;
-		b = stack_of(r, ev->buffer);
-		fr = frame_at(b, d);
-		if (fr->fid != ev->fid)
-			return; /* depth resynchronised under us: no reliable frame */
-		if (r->by_ret && ev->data) {
-			/* the call moves from its function's row to its value's */
-			row = row_of(r, ev, 1);
-			if (row != ev->fid) {
-				stat_of(r, ev->fid)->calls--;
-				row_stat(r, row)->calls++;
-			}
-		} else {
-			row = fr->row;
-		}
-		s = row_stat(r, row);
-		s->timed = 1;
-		s->self += ev->duration > fr->child ? ev->duration - fr->child : 0;
-		for (size_t i = 0; i < d; i++)
-			if (b->f[i].fid == ev->fid) {
-				recursive = 1;
-				break;
-			}
-		if (!recursive)
-			s->total += ev->duration;
-		if (d > 0)
-			b->f[d - 1].child += ev->duration;
-		return;
-	default:
-		return;
-	}
-}
-
-static __attribute__((noinline)) int account_slow(struct report *r, const struct ft_event *ev)
-{
-	account(r, ev);
-	return 0;
-}
-
-/*
- * account() for the events most traces are made of -- a plain ENTRY or
- * EXIT of the buffer used last, its function and depth already known --
- * with no call on the way, so that the compiler saves no registers for
- * it; everything else goes to account() whole.  The same sums as account().
- */
-static int account_cb(const struct ft_event *ev, void *arg)
-{
-	struct report *r = arg;
-	struct bufstack *b = r->last;
-	struct frame *fr;
-	struct fstat *s;
-	size_t d = (size_t)(int64_t)ev->depth; /* a negative depth is beyond b->cap */
-
-	if (__builtin_expect(b->h.key != ev->buffer || d >= b->cap || ev->fid >= r->fast_fids, 0))
-		return account_slow(r, ev);
-	fr = &b->f[d];
-	s = &r->fs[ev->fid];
-	if (ev->type == FT_EV_ENTRY) {
-		s->calls++;
-		fr->fid = ev->fid;
-		fr->row = ev->fid;
-		fr->child = 0;
-		return 0;
-	}
-	if (ev->type != FT_EV_EXIT || !ev->has_entry || fr->fid != ev->fid)
-		return account_slow(r, ev);
-	s->timed = 1;
-	s->self += ev->duration > fr->child ? ev->duration - fr->child : 0;
-	for (size_t i = d; i--;) /* nearest first */
-		if (b->f[i].fid == ev->fid)
-			goto parent; /* recursion counts once in the total */
-	s->total += ev->duration;
-parent:
-	if (d > 0)
-		b->f[d - 1].child += ev->duration;
-	return 0;
+	return (struct fstat){
+		.total = c->total, .self = c->self, .calls = c->calls, .timed = c->timed
+	};
 }
 
 static int sort_key;
@@ -444,7 +247,8 @@ int cmd_report(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
-	struct report r = { .last = &no_stack };
+	struct byarg r = { 0 };
+	struct ft_callsums sums = { 0 };
 	struct ft_trace *t;
 	struct fstat *out;
 	size_t n = 0;
@@ -494,17 +298,22 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
 		ft_warn("%s", ft_trace_warning(t, i));
 	r.t = t;
+	if (r.by) {
+		sums.row = row_of_value;
+		sums.rows_at_exit = r.by_ret;
+		sums.arg = &r;
+	}
 	/* sums per function: the order across threads does not matter */
-	if (ft_trace_scan_buffers(t, account_cb, &r, err, sizeof(err)) < 0)
+	if (ft_trace_call_sums(t, &sums, err, sizeof(err)) < 0)
 		ft_die_file(input, err);
 
-	out = ft_calloc(r.nr_fs + r.nr_xr + 1, sizeof(*out));
-	for (size_t i = 0; i < r.nr_fs; i++) {
+	out = ft_calloc(sums.nr_fn + r.nr_xr + 1, sizeof(*out));
+	for (size_t i = 0; i < sums.nr_fn; i++) {
 		char name[512];
 
-		if (!r.fs[i].calls && !r.fs[i].timed)
+		if (!sums.fn[i].calls && !sums.fn[i].timed)
 			continue;
-		out[n] = r.fs[i];
+		out[n] = row_out(&sums.fn[i]);
 		out[n].name = ft_strdup(ft_trace_func_name(t, (uint32_t)i, 0, name, sizeof(name)));
 		out[n].obj = object_of(t, (uint32_t)i);
 		n++;
@@ -512,19 +321,19 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < r.nr_xr; i++) {
 		char name[512], row[1200];
 
-		ft_trace_func_name(t, r.xr[i].fid, 0, name, sizeof(name));
+		ft_trace_func_name(t, r.xfid[i], 0, name, sizeof(name));
 		if (r.by_ret)
 			snprintf(row, sizeof(row), "%s() = %s", name, r.xval[i]);
 		else
 			snprintf(row, sizeof(row), "%s(%s=%s)", name, r.by, r.xval[i]);
-		out[n] = r.xr[i];
+		out[n] = row_out(&sums.x[i]);
 		out[n].name = ft_strdup(row);
-		out[n].obj = object_of(t, r.xr[i].fid);
+		out[n].obj = object_of(t, r.xfid[i]);
 		n++;
 		free(r.xval[i]);
 	}
-	if (r.unknown.calls) {
-		out[n] = r.unknown;
+	if (sums.unknown.calls) {
+		out[n] = row_out(&sums.unknown);
 		out[n].name = ft_strdup("?");
 		out[n].obj = "?";
 		n++;
@@ -555,18 +364,11 @@ int cmd_report(int argc, char **argv)
 	if (fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
 	free(out);
-	free(r.fs);
-	free(r.xr);
+	ft_callsums_free(&sums);
+	free(r.xfid);
 	free(r.xval);
 	ft_htab_free(&r.vr);
 	ft_argfmt_free(r.af);
-	for (size_t i = 0; r.bs.tab && i < r.bs.cap; i++) {
-		struct bufstack *b = ft_htab_slot(&r.bs, i);
-
-		if (b)
-			free(b->f);
-	}
-	ft_htab_free(&r.bs);
 	ft_trace_close(t);
 	return 0;
 }
