@@ -22,6 +22,10 @@
 #                       hijacking costs on this CPU
 #   hjret fentry        the same, back with "push; ret": the return-stack
 #                       buffer left one entry short (what a ret there costs)
+#   hjpad fentry        hj fentry with $PAD more plain ALU instructions
+#                       per call (default 150: ftrail's count over hj's,
+#                       see the callgrind table): what that many
+#                       instructions cost on their own
 #   ct pfe              "call-through": the patched nop jumps (not calls)
 #                       to a stub that calls the body, so the function's
 #                       ret and the trampoline's both predict
@@ -38,7 +42,7 @@
 # counts as one instruction there, so this measures the code, not the clock
 # reads) when valgrind is installed (INSTR=0 turns it off).
 #
-#   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1)
+#   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1, PAD=150)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
@@ -56,6 +60,8 @@ $CC -O2 -shared -fPIC -o "$W/floor.so" "$TOP/bench/fgraph_floor.c" || exit 1
 $CC -O2 -shared -fPIC -o "$W/null.so" "$TOP/bench/fgraph_null.c" || exit 1
 $CC -O2 -shared -fPIC -o "$W/hj.so" "$TOP/bench/fgraph_hijack.c" || exit 1
 $CC -O2 -shared -fPIC -DFLOOR_RET_PUSH -o "$W/hjret.so" "$TOP/bench/fgraph_hijack.c" || exit 1
+PAD=${PAD:-150}
+$CC -O2 -shared -fPIC -DFLOOR_PAD="$PAD" -o "$W/hjpad.so" "$TOP/bench/fgraph_hijack.c" || exit 1
 $CC -O2 -D_GNU_SOURCE -I"$TOP" -o "$W/rtrun" "$TOP/tests/progs/rtrun.c" \
 	"$BUILD/libftrail-core.a" $(pkg-config --libs libelf libdw libzstd) -liberty -lpthread || exit 1
 
@@ -91,6 +97,7 @@ T[hj_fentry]=$(best env LD_PRELOAD="$W/hj.so" "$W/fentry" "$N")
 T[hj_pg]=$(best env LD_PRELOAD="$W/hj.so" "$W/pg" "$N")
 T[hj_pfe]=$(best env FLOOR_PATCH=call LD_PRELOAD="$W/hj.so" "$W/pfe" "$N")
 T[hjret_fentry]=$(best env LD_PRELOAD="$W/hjret.so" "$W/fentry" "$N")
+T[hjpad_fentry]=$(best env LD_PRELOAD="$W/hjpad.so" "$W/fentry" "$N")
 T[ct_pfe]=$(best env FLOOR_PATCH=jmp LD_PRELOAD="$W/hj.so" "$W/pfe" "$N")
 T[ftrail_cyg]=$(best ftrail_run "$W/cyg")
 T[ftrail_fentry]=$(best ftrail_run "$W/fentry")
@@ -120,7 +127,7 @@ if [ $have_uftrace = 1 ]; then
 fi
 
 echo "fgraph_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC, recorder: $([ $have_ftrail = 1 ] && echo 'ftrail record' || echo 'tests/progs/rtrun')"
-ns_table 16 untraced null_cyg null_fentry null_pg floor hj_fentry hj_pg hj_pfe hjret_fentry ct_pfe ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
+ns_table 16 untraced null_cyg null_fentry null_pg floor hj_fentry hj_pg hj_pfe hjret_fentry hjpad_fentry ct_pfe ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
 echo
 floor=$(per_call floor)
 echo "ratio ftrail_cyg/floor        $(ratio "$(per_call ftrail_cyg)" "$floor")   (target <= 1.5)"
@@ -135,6 +142,7 @@ echo "ratio ftrail_fentry/hj_fentry $(ratio "$(per_call ftrail_fentry)" "$(per_c
 echo "ratio ftrail_pg/hj_pg         $(ratio "$(per_call ftrail_pg)" "$(per_call hj_pg)")"
 echo "ratio ftrail_pfe/hj_pfe       $(ratio "$(per_call ftrail_pfe)" "$(per_call hj_pfe)")"
 echo "ratio hjret_fentry/hj_fentry  $(ratio "$(per_call hjret_fentry)" "$(per_call hj_fentry)")   (push+ret back: the RSB one entry short)"
+echo "ratio ftrail_fentry/hjpad_fentry $(ratio "$(per_call ftrail_fentry)" "$(per_call hjpad_fentry)")   (ftrail against $PAD plain instructions more than hj)"
 echo "ratio ct_pfe/hj_pfe           $(ratio "$(per_call ct_pfe)" "$(per_call hj_pfe)")   (call-through: no return mispredicted)"
 # a patch that did not happen would time the nops: say so rather than print a floor
 for k in hj_pfe ct_pfe; do

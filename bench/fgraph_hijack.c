@@ -28,7 +28,8 @@
  *                                ret then lands right behind that call
  *
  * and the trampoline's way back to the caller: "jmp *%r11" (default), or
- * "push %r11; ret" when built with -DFLOOR_RET_PUSH.
+ * "push %r11; ret" when built with -DFLOOR_RET_PUSH.  -DFLOOR_PAD=N adds
+ * N plain instructions per call (below).
  *
  * The return-stack buffer (RSB) and the three ways back.  A call pushes
  * its return address on the RSB, a ret pops the top as its prediction.
@@ -91,12 +92,25 @@ __attribute__((visibility("hidden"))) void floor_hj_init(void)
 	floor_hj.buf = p;
 }
 
+/*
+ * -DFLOOR_PAD=N: N more instructions per call, N/2 in the entry hook and
+ * N/2 in the trampoline, each "test %r11, %r11" (one ALU operation: no
+ * register but the flags written, no memory, nothing waits on it): what
+ * a hook's instruction count costs on its own, with nothing else changed.
+ * (Not "test %rsp, %rsp": every explicit use of rsp between pushes and
+ * pops costs the stack engine a synchronisation, 4x the time here.)
+ */
+#ifndef FLOOR_PAD
+#define FLOOR_PAD 0
+#endif
+
 #ifdef FLOOR_RET_PUSH
 #define FLOOR_BACK "	push %r11\n	ret\n"
 #else
 #define FLOOR_BACK "	jmp *%r11\n"
 #endif
 
+/* clang-format off */
 __asm__(".text\n"
 	/* FLOOR_STORE tls: buf[pos++ & mask] = TSC.  Clobbers rax rcx rdx. */
 	".macro FLOOR_STORE tls\n"
@@ -105,130 +119,131 @@ __asm__(".text\n"
 	"	or %rax, %rdx\n"
 	"	mov %fs:0(\\tls), %rax\n"
 	"	mov %fs:8(\\tls), %ecx\n"
-	"	and $" STR(
-		FLOOR_WORDS) "-1, %ecx\n"
-			     "	mov %rdx, (%rax,%rcx,8)\n"
-			     "	incl %fs:8(\\tls)\n"
-			     ".endm\n"
+	"	and $" STR(FLOOR_WORDS) "-1, %ecx\n"
+	"	mov %rdx, (%rax,%rcx,8)\n"
+	"	incl %fs:8(\\tls)\n"
+	".endm\n"
 
-			     /* FLOOR_ENTRY slot: slot = the return address, with rax rdx rcx pushed */
-			     ".macro FLOOR_ENTRY slot\n"
-			     "	push %rax\n"
-			     "	push %rdx\n"
-			     "	push %rcx\n"
-			     "	mov floor_hj@gottpoff(%rip), %r11\n"
-			     "	cmpq $0, %fs:0(%r11)\n"
-			     "	jne 1f\n"
-			     "	call floor_hj_slow\n"
-			     "	mov floor_hj@gottpoff(%rip), %r11\n"
-			     "1:	FLOOR_STORE %r11\n"
-			     "	mov %fs:12(%r11), %ecx\n"
-			     "	cmp $" STR(
-				     FLOOR_SS) ", %ecx\n"
-					       "	jae 2f\n"
-					       "	mov \\slot, %rax\n"
-					       "	mov %rax, %fs:16(%r11,%rcx,8)\n"
-					       "	inc %ecx\n"
-					       "	mov %ecx, %fs:12(%r11)\n"
-					       "	lea floor_hj_return(%rip), %rax\n"
-					       "	mov %rax, \\slot\n"
-					       "2:	pop %rcx\n"
-					       "	pop %rdx\n"
-					       "	pop %rax\n"
-					       "	ret\n"
-					       ".endm\n"
+	/* FLOOR_ENTRY slot: slot = the return address, with rax rdx rcx pushed */
+	".macro FLOOR_ENTRY slot\n"
+	"	push %rax\n"
+	"	push %rdx\n"
+	"	push %rcx\n"
+	"	mov floor_hj@gottpoff(%rip), %r11\n"
+	"	cmpq $0, %fs:0(%r11)\n"
+	"	jne 1f\n"
+	"	call floor_hj_slow\n"
+	"	mov floor_hj@gottpoff(%rip), %r11\n"
+	"1:	FLOOR_STORE %r11\n"
+	"	.rept " STR(FLOOR_PAD) "/2\n	test %r11, %r11\n	.endr\n"
+	"	mov %fs:12(%r11), %ecx\n"
+	"	cmp $" STR(FLOOR_SS) ", %ecx\n"
+	"	jae 2f\n"
+	"	mov \\slot, %rax\n"
+	"	mov %rax, %fs:16(%r11,%rcx,8)\n"
+	"	inc %ecx\n"
+	"	mov %ecx, %fs:12(%r11)\n"
+	"	lea floor_hj_return(%rip), %rax\n"
+	"	mov %rax, \\slot\n"
+	"2:	pop %rcx\n"
+	"	pop %rdx\n"
+	"	pop %rax\n"
+	"	ret\n"
+	".endm\n"
 
-					       /* FLOOR_EXIT: the exit's store and the shadow stack's pop; r11 = where to go */
-					       ".macro FLOOR_EXIT\n"
-					       "	mov %rax, %r8\n" /* rax, rdx: return values; r8-r10 are dead here */
-					       "	mov %rdx, %r9\n"
-					       "	mov floor_hj@gottpoff(%rip), %r11\n"
-					       "	FLOOR_STORE %r11\n"
-					       "	mov %fs:12(%r11), %ecx\n"
-					       "	dec %ecx\n"
-					       "	mov %ecx, %fs:12(%r11)\n"
-					       "	mov %fs:16(%r11,%rcx,8), %r11\n"
-					       "	mov %r8, %rax\n"
-					       "	mov %r9, %rdx\n"
-					       ".endm\n"
+	/* FLOOR_EXIT: the exit's store and the shadow stack's pop; r11 = where to go */
+	".macro FLOOR_EXIT\n"
+	"	mov %rax, %r8\n" /* rax, rdx: return values; r8-r10 are dead here */
+	"	mov %rdx, %r9\n"
+	"	mov floor_hj@gottpoff(%rip), %r11\n"
+	"	FLOOR_STORE %r11\n"
+	"	.rept " STR(FLOOR_PAD) "/2\n	test %r11, %r11\n	.endr\n"
+	"	mov %fs:12(%r11), %ecx\n"
+	"	dec %ecx\n"
+	"	mov %ecx, %fs:12(%r11)\n"
+	"	mov %fs:16(%r11,%rcx,8), %r11\n"
+	"	mov %r8, %rax\n"
+	"	mov %r9, %rdx\n"
+	".endm\n"
 
-					       /* a thread's first hook: its buffer, every register but r11 kept */
-					       ".type floor_hj_slow, @function\n"
-					       "floor_hj_slow:\n"
-					       "	push %rdi\n push %rsi\n push %r8\n push %r9\n push %r10\n push %r11\n"
-					       "	push %rbp\n"
-					       "	mov %rsp, %rbp\n"
-					       "	and $-16, %rsp\n"
-					       "	sub $128, %rsp\n"
-					       "	movdqa %xmm0, 0(%rsp)\n movdqa %xmm1, 16(%rsp)\n"
-					       "	movdqa %xmm2, 32(%rsp)\n movdqa %xmm3, 48(%rsp)\n"
-					       "	movdqa %xmm4, 64(%rsp)\n movdqa %xmm5, 80(%rsp)\n"
-					       "	movdqa %xmm6, 96(%rsp)\n movdqa %xmm7, 112(%rsp)\n"
-					       "	call floor_hj_init\n"
-					       "	movdqa 0(%rsp), %xmm0\n movdqa 16(%rsp), %xmm1\n"
-					       "	movdqa 32(%rsp), %xmm2\n movdqa 48(%rsp), %xmm3\n"
-					       "	movdqa 64(%rsp), %xmm4\n movdqa 80(%rsp), %xmm5\n"
-					       "	movdqa 96(%rsp), %xmm6\n movdqa 112(%rsp), %xmm7\n"
-					       "	mov %rbp, %rsp\n"
-					       "	pop %rbp\n"
-					       "	pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rsi\n pop %rdi\n"
-					       "	ret\n"
-					       ".size floor_hj_slow, .-floor_hj_slow\n"
+	/* a thread's first hook: its buffer, every register but r11 kept */
+	".type floor_hj_slow, @function\n"
+	"floor_hj_slow:\n"
+	"	push %rdi\n push %rsi\n push %r8\n push %r9\n push %r10\n push %r11\n"
+	"	push %rbp\n"
+	"	mov %rsp, %rbp\n"
+	"	and $-16, %rsp\n"
+	"	sub $128, %rsp\n"
+	"	movdqa %xmm0, 0(%rsp)\n movdqa %xmm1, 16(%rsp)\n"
+	"	movdqa %xmm2, 32(%rsp)\n movdqa %xmm3, 48(%rsp)\n"
+	"	movdqa %xmm4, 64(%rsp)\n movdqa %xmm5, 80(%rsp)\n"
+	"	movdqa %xmm6, 96(%rsp)\n movdqa %xmm7, 112(%rsp)\n"
+	"	call floor_hj_init\n"
+	"	movdqa 0(%rsp), %xmm0\n movdqa 16(%rsp), %xmm1\n"
+	"	movdqa 32(%rsp), %xmm2\n movdqa 48(%rsp), %xmm3\n"
+	"	movdqa 64(%rsp), %xmm4\n movdqa 80(%rsp), %xmm5\n"
+	"	movdqa 96(%rsp), %xmm6\n movdqa 112(%rsp), %xmm7\n"
+	"	mov %rbp, %rsp\n"
+	"	pop %rbp\n"
+	"	pop %r11\n pop %r10\n pop %r9\n pop %r8\n pop %rsi\n pop %rdi\n"
+	"	ret\n"
+	".size floor_hj_slow, .-floor_hj_slow\n"
 
-					       ".globl __fentry__\n.type __fentry__, @function\n"
-					       ".globl floor_hj_patched\n.hidden floor_hj_patched\n"
-					       "__fentry__:\n"
-					       "floor_hj_patched:\n"
-					       "	FLOOR_ENTRY 32(%rsp)\n"
-					       ".size __fentry__, .-__fentry__\n"
+	".globl __fentry__\n.type __fentry__, @function\n"
+	".globl floor_hj_patched\n.hidden floor_hj_patched\n"
+	"__fentry__:\n"
+	"floor_hj_patched:\n"
+	"	FLOOR_ENTRY 32(%rsp)\n"
+	".size __fentry__, .-__fentry__\n"
 
-					       ".globl mcount\n.type mcount, @function\n"
-					       ".globl _mcount\n.type _mcount, @function\n"
-					       "mcount:\n"
-					       "_mcount:\n"
-					       "	FLOOR_ENTRY 8(%rbp)\n"
-					       ".size mcount, .-mcount\n"
+	".globl mcount\n.type mcount, @function\n"
+	".globl _mcount\n.type _mcount, @function\n"
+	"mcount:\n"
+	"_mcount:\n"
+	"	FLOOR_ENTRY 8(%rbp)\n"
+	".size mcount, .-mcount\n"
 
-					       ".globl floor_hj_return\n.hidden floor_hj_return\n.type floor_hj_return, @function\n"
-					       "floor_hj_return:\n"
-					       "	FLOOR_EXIT\n" FLOOR_BACK
-					       ".size floor_hj_return, .-floor_hj_return\n"
+	".globl floor_hj_return\n.hidden floor_hj_return\n.type floor_hj_return, @function\n"
+	"floor_hj_return:\n"
+	"	FLOOR_EXIT\n"
+	FLOOR_BACK
+	".size floor_hj_return, .-floor_hj_return\n"
 
-					       /* call-through: r11 = the body, the stack as at the function's entry */
-					       ".globl floor_ct_entry\n.hidden floor_ct_entry\n.type floor_ct_entry, @function\n"
-					       "floor_ct_entry:\n"
-					       "	push %rax\n"
-					       "	push %rdx\n"
-					       "	push %rcx\n"
-					       "	push %rsi\n"
-					       "	mov floor_hj@gottpoff(%rip), %rsi\n"
-					       "	cmpq $0, %fs:0(%rsi)\n"
-					       "	jne 1f\n"
-					       "	call floor_hj_slow\n"
-					       "1:	FLOOR_STORE %rsi\n"
-					       "	mov %fs:12(%rsi), %ecx\n"
-					       "	cmp $" STR(
-						       FLOOR_SS) ", %ecx\n"
-								 "	jae 2f\n"
-								 "	mov 32(%rsp), %rax\n" /* the real return address */
-								 "	mov %rax, %fs:16(%rsi,%rcx,8)\n"
-								 "	inc %ecx\n"
-								 "	mov %ecx, %fs:12(%rsi)\n"
-								 "	pop %rsi\n"
-								 "	pop %rcx\n"
-								 "	pop %rdx\n"
-								 "	pop %rax\n"
-								 "	lea 8(%rsp), %rsp\n" /* its slot now gets the call's return address */
-								 "	call *%r11\n"
-								 "	FLOOR_EXIT\n"
-								 "	push %r11\n" /* the caller's call pushed this address: predicted */
-								 "	ret\n"
-								 "2:	pop %rsi\n"
-								 "	pop %rcx\n"
-								 "	pop %rdx\n"
-								 "	pop %rax\n"
-								 "	jmp *%r11\n"
-								 ".size floor_ct_entry, .-floor_ct_entry\n");
+	/* call-through: r11 = the body, the stack as at the function's entry */
+	".globl floor_ct_entry\n.hidden floor_ct_entry\n.type floor_ct_entry, @function\n"
+	"floor_ct_entry:\n"
+	"	push %rax\n"
+	"	push %rdx\n"
+	"	push %rcx\n"
+	"	push %rsi\n"
+	"	mov floor_hj@gottpoff(%rip), %rsi\n"
+	"	cmpq $0, %fs:0(%rsi)\n"
+	"	jne 1f\n"
+	"	call floor_hj_slow\n"
+	"1:	FLOOR_STORE %rsi\n"
+	"	mov %fs:12(%rsi), %ecx\n"
+	"	cmp $" STR(FLOOR_SS) ", %ecx\n"
+	"	jae 2f\n"
+	"	mov 32(%rsp), %rax\n" /* the real return address */
+	"	mov %rax, %fs:16(%rsi,%rcx,8)\n"
+	"	inc %ecx\n"
+	"	mov %ecx, %fs:12(%rsi)\n"
+	"	pop %rsi\n"
+	"	pop %rcx\n"
+	"	pop %rdx\n"
+	"	pop %rax\n"
+	"	lea 8(%rsp), %rsp\n" /* its slot now gets the call's return address */
+	"	call *%r11\n"
+	"	FLOOR_EXIT\n"
+	"	push %r11\n" /* the caller's call pushed this address: predicted */
+	"	ret\n"
+	"2:	pop %rsi\n"
+	"	pop %rcx\n"
+	"	pop %rdx\n"
+	"	pop %rax\n"
+	"	jmp *%r11\n"
+	".size floor_ct_entry, .-floor_ct_entry\n");
+/* clang-format on */
 
 __attribute__((visibility("hidden"))) void floor_hj_patched(void);
 __attribute__((visibility("hidden"))) void floor_ct_entry(void);
