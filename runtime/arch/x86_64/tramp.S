@@ -30,7 +30,8 @@
  * In front of all that, for every hook (fentry, patched sites, mcount,
  * ft_rt_return, and __cyg_profile_func_enter/_exit at the end of the file),
  * an assembly fast path does function_graph's common case itself, with no call and
- * only the registers it uses saved: the same checks and stores as hooks.c's
+ * only the registers it uses saved (ft_rt_return: only the return registers,
+ * in registers a return leaves dead): the same checks and stores as hooks.c's
  * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
  * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,
  * room, delta, word, count, size, nesting back, frame made visible).  At
@@ -383,11 +384,18 @@ ft_rt_return:
 	 * plain recorded one owned by the slot just below our stack pointer;
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
 	 * rt_self; rdi: the frame; r11: at the end, the real return address.
+	 *
+	 * Nothing is pushed: a function's return leaves only rax and rdx
+	 * (and xmm0-1, st0, untouched here) for its caller, every other
+	 * caller-saved register is dead (the C path below clobbers them as
+	 * well), so rax and rdx wait in r9 and r10 -- 4 moves instead of 12
+	 * pushes and pops.
 	 */
-	PUSH_SCRATCH
+	mov	%rax, %r9
+	mov	%rdx, %r10
 	mov	rt_self@gottpoff(%rip), %rsi
 	TOP_FRAME %rsi, %rdi, 90f
-	lea	40(%rsp), %r8			/* the slot: our stack pointer at entry - 8 */
+	lea	-8(%rsp), %r8			/* the slot: where the ret found us */
 	cmp	FT_OFF_FR_SLOT(%rdi), %r8
 	jne	90f
 	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
@@ -399,10 +407,12 @@ ft_rt_return:
 	/* the record first, then the pop */
 	mov	FT_OFF_FR_RET(%rdi), %r11
 	FRAME_POP %rsi
-	POP_SCRATCH
+	mov	%r9, %rax
+	mov	%r10, %rdx
 	jmp	*%r11
 85:	RB_UNDO	%rsi
-90:	POP_SCRATCH
+90:	mov	%r9, %rax
+	mov	%r10, %rdx
 	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
 	mov	%rsp, %rbp
