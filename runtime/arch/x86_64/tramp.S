@@ -47,6 +47,12 @@
  * keeps the predictor's stack in step with the real call stack and the
  * callers' own returns predict; a ret here would pop the entry of the
  * caller's caller, and every return above would mispredict in turn.
+ * That leaves one misprediction per hijacked call, which no return
+ * trampoline can avoid: only a site entered by a jump, whose hook then
+ * calls the body ("call-through"), has its ret predicted.  Measured by
+ * bench/fgraph_hijack.c's floors (bench/RESULTS.md, "The return hijack's
+ * share"): on AMD Zen 4 the hijack costs nothing next to the two TSC
+ * reads, a ret here costs 11% more, call-through gains nothing.
  */
 #include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
