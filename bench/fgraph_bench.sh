@@ -43,6 +43,11 @@
 # reads) when valgrind is installed (INSTR=0 turns it off).
 #
 #   bench/fgraph_bench.sh [ITERATIONS]      (env BUILD=build, RUNS=5, CC=gcc, INSTR=1, PAD=150)
+#
+# BASE_BUILD=DIR (another build, e.g. of main) adds base cyg|fentry|pfe|pg:
+# `DIR/ftrail record` on the same binaries in the same run, and the
+# ratios ftrail_X/base_X -- a change's A/B on a machine too loaded for
+# figures taken at different times to compare.
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 . "$TOP/bench/lib.sh" # bench_setup, best, per_call, ratio, have_callgrind, icount
@@ -103,6 +108,21 @@ T[ftrail_cyg]=$(best ftrail_run "$W/cyg")
 T[ftrail_fentry]=$(best ftrail_run "$W/fentry")
 T[ftrail_pfe]=$(best ftrail_run "$W/pfe")
 T[ftrail_pg]=$(best ftrail_run "$W/pg")
+if [ -n "${BASE_BUILD:-}" ]; then
+	# this build and the base alternated run by run (both see the same
+	# moments of load), each the best of its $RUNS; ftrail_X is retaken
+	case $BASE_BUILD in /*) ;; *) BASE_BUILD=$TOP/$BASE_BUILD ;; esac
+	need_built "$BASE_BUILD/ftrail"
+	lower() { [ "$1" != - ] && { [ -z "$2" ] || [ "$1" -lt "$2" ]; } && echo "$1" || echo "$2"; }
+	for f in cyg fentry pfe pg; do
+		a= b=
+		for ((r = 0; r < RUNS; r++)); do
+			a=$(lower "$(RUNS=1 best ftrail_run "$W/$f")" "$a")
+			b=$(lower "$(RUNS=1 best "$BASE_BUILD/ftrail" record -q -o "$W/b.dat" -- "$W/$f" "$N")" "$b")
+		done
+		T[ftrail_$f]=${a:--} T[base_$f]=${b:--}
+	done
+fi
 if [ $have_uftrace = 1 ]; then
 	T[uftrace_cyg]=$(best uftrace record -d "$W/uft.data" "$W/cyg" "$N")
 	T[uftrace_pg]=$(best uftrace record -d "$W/uft.data" "$W/pg" "$N")
@@ -127,13 +147,19 @@ if [ $have_uftrace = 1 ]; then
 fi
 
 echo "fgraph_bench: $CALLS calls ($N iterations x 3), best of $RUNS, CC=$CC, recorder: $([ $have_ftrail = 1 ] && echo 'ftrail record' || echo 'tests/progs/rtrun')"
-ns_table 16 untraced null_cyg null_fentry null_pg floor hj_fentry hj_pg hj_pfe hjret_fentry hjpad_fentry ct_pfe ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg uftrace_cyg uftrace_pg uftrace_pfe
+ns_table 16 untraced null_cyg null_fentry null_pg floor hj_fentry hj_pg hj_pfe hjret_fentry hjpad_fentry ct_pfe ftrail_cyg ftrail_fentry ftrail_pfe ftrail_pg base_cyg base_fentry base_pfe base_pg uftrace_cyg uftrace_pg uftrace_pfe
 echo
 floor=$(per_call floor)
 echo "ratio ftrail_cyg/floor        $(ratio "$(per_call ftrail_cyg)" "$floor")   (target <= 1.5)"
 echo "ratio ftrail_fentry/floor     $(ratio "$(per_call ftrail_fentry)" "$floor")   (target <= 1.5)"
 echo "ratio ftrail_pfe/floor        $(ratio "$(per_call ftrail_pfe)" "$floor")   (target <= 1.5)"
 echo "ratio ftrail_pg/floor         $(ratio "$(per_call ftrail_pg)" "$floor")   (target <= 1.5)"
+if [ -n "${BASE_BUILD:-}" ]; then
+	for f in cyg fentry pfe pg; do
+		printf "%-29s %s   (this build against %s, alternated)\n" "ratio ftrail_$f/base_$f" \
+			"$(ratio "$(per_call ftrail_$f)" "$(per_call base_$f)")" "$BASE_BUILD"
+	done
+fi
 # the hijack's share: each hijacking flag against the floor that hijacks too
 echo "ratio hj_fentry/floor         $(ratio "$(per_call hj_fentry)" "$floor")   (what hijacking costs this CPU)"
 echo "ratio hj_pg/floor             $(ratio "$(per_call hj_pg)" "$floor")"
