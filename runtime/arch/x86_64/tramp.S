@@ -30,7 +30,8 @@
  * In front of all that, for every hook (fentry, patched sites, mcount,
  * ft_rt_return, and __cyg_profile_func_enter/_exit at the end of the file),
  * an assembly fast path does function_graph's common case itself, with no call and
- * only the registers it uses saved: the same checks and stores as hooks.c's
+ * only the registers it uses saved (ft_rt_return: only the return registers,
+ * in registers a return leaves dead): the same checks and stores as hooks.c's
  * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
  * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,
  * room, delta, word, count, size, nesting back, frame made visible).  At
@@ -46,6 +47,12 @@
  * keeps the predictor's stack in step with the real call stack and the
  * callers' own returns predict; a ret here would pop the entry of the
  * caller's caller, and every return above would mispredict in turn.
+ * That leaves one misprediction per hijacked call, which no return
+ * trampoline can avoid: only a site entered by a jump, whose hook then
+ * calls the body ("call-through"), has its ret predicted.  Measured by
+ * bench/fgraph_hijack.c's floors (bench/RESULTS.md, "The return hijack's
+ * share"): on AMD Zen 4 the hijack costs nothing next to the two TSC
+ * reads, a ret here costs 11% more, call-through gains nothing.
  */
 #include "core/barrier.h"
 #include "runtime/arch/x86_64/offsets.h"
@@ -105,7 +112,8 @@
  * the thread is active, key's function is in the hash (16 probes at most),
  * its flags are valid for the filter epoch and say it is hooked (else: jump
  * to done, nothing to do).  t: the TLS offset of rt_self.  Out: key = f,
- * eax = f's flags.  Clobbers rax rcx rdx r11 tmp.
+ * eax = f's flags, tmp = the control block (rt.ctl, for TRACED).
+ * Clobbers rax rcx rdx r11.
  */
 .macro HOT_F t, key, tmp, tmpd, done, fail
 	mov	%fs:FT_OFF_T_HOT(\t), %eax
@@ -132,7 +140,7 @@
 	mov	$16, \tmpd
 101:	mov	(%rdx,%rax,8), %r11
 	cmp	%r11, \key
-	je	102f
+	je	103f
 	test	%r11, %r11
 	jz	\fail
 	inc	%eax
@@ -140,6 +148,7 @@
 	dec	\tmpd
 	jnz	101b
 	jmp	\fail
+103:	mov	rt+FT_OFF_RT_CTL(%rip), \tmp	/* the loop took tmp: the control block again */
 102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
 	mov	(%rdx,%rax,8), \key		/* f (acquire: hash_insert's release) */
 	test	\key, \key
@@ -153,12 +162,13 @@
 .endm
 
 /*
- * TRACED t, f, tmp, fail -- the first checks of hooks.c fast_entry(): f is
+ * TRACED t, f, ctl, fail -- the first checks of hooks.c fast_entry(): f is
  * only traced (no graph region, no command), its fid fits an ENTRY word, no
- * graph_notrace region is open, tracing is on.  eax = f's flags.  Out: ecx
- * = the fid.  Clobbers tmp.
+ * graph_notrace region is open, tracing is on.  eax = f's flags, ctl = the
+ * control block as HOT_F left it (the one whose gen opened the gate).
+ * Out: ecx = the fid.
  */
-.macro TRACED t, f, tmp, fail
+.macro TRACED t, f, ctl, fail
 	cmp	$FT_C_RF_TRACE, %eax
 	jne	\fail
 	mov	FT_OFF_F_FID(\f), %ecx
@@ -166,13 +176,12 @@
 	ja	\fail
 	cmpl	$0, %fs:FT_OFF_T_NOTRACE(\t)
 	jne	\fail
-	mov	rt+FT_OFF_RT_CTL(%rip), \tmp
-	cmpl	$0, FT_OFF_CTL_TRACING_ON(\tmp)
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(\ctl)
 	je	\fail
 .endm
 
 /*
- * RB_WORD t, word, pg, off, offd, dmax, entry, undo -- core/ringbuf_fast.h
+ * RB_WORD t, pg, off, offd, dmax, entry, undo -- core/ringbuf_fast.h
  * ft_rb_fast_word() at level 0, the caller having checked that no write is
  * in progress (rb.nest 0) and that the thread has a ring slot: nest and the
  * slot's busy raised, then snap_gen compared (the snapshot protocol's
@@ -180,9 +189,12 @@
  * begin to take back, nothing written -- then the word (word | delta << 2)
  * stored, last_ts, off, count, nev, the committed size (release: x86 stores
  * are ordered), the level's depth (+1 entry, -1 exit but never below 0),
- * nest and busy lowered.  Clobbers rax rdx pg off word.
+ * nest and busy lowered.  The word: an ENTRY's in ecx (ft_rec_entry(fid,
+ * 0), upper half of rcx zero); an EXIT's is ft_rec_exit(0) = 1.  Built
+ * with one lea: delta <= dmax leaves the word's bits alone, so + is |.
+ * Clobbers rax rcx rdx pg off.
  */
-.macro RB_WORD t, word, pg, off, offd, dmax, entry, undo
+.macro RB_WORD t, pg, off, offd, dmax, entry, undo
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$1, %fs:FT_OFF_RB_NEST(\t)
 	movl	$1, FT_OFF_SLOT_BUSY(%rax)
@@ -205,9 +217,12 @@
 	sub	%fs:FT_OFF_W_LAST_TS(\t), %rax
 	cmp	$\dmax, %rax
 	ja	\undo
-	shl	$2, %eax
-	or	%eax, \word
-	mov	\word, FT_SIZEOF_PAGE(\pg,\off)	/* the record */
+.if \entry
+	lea	(%rcx,%rax,4), %ecx		/* word | delta << 2 */
+.else
+	lea	1(,%rax,4), %ecx		/* ft_rec_exit(0) | delta << 2 */
+.endif
+	mov	%ecx, FT_SIZEOF_PAGE(\pg,\off)	/* the record */
 	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
 	add	$4, \offd
 	mov	\offd, %fs:FT_OFF_W_OFF(\t)
@@ -313,7 +328,7 @@
 	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
-	RB_WORD	%rsi, %ecx, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%rsi, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
 	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
 	incl	%fs:FT_OFF_T_DEPTH(%rsi)
@@ -383,26 +398,34 @@ ft_rt_return:
 	 * plain recorded one owned by the slot just below our stack pointer;
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
 	 * rt_self; rdi: the frame; r11: at the end, the real return address.
+	 *
+	 * Nothing is pushed: a function's return leaves only rax and rdx
+	 * (and xmm0-1, st0, untouched here) for its caller, every other
+	 * caller-saved register is dead (the C path below clobbers them as
+	 * well), so rax and rdx wait in r9 and r10 -- 4 moves instead of 12
+	 * pushes and pops.
 	 */
-	PUSH_SCRATCH
+	mov	%rax, %r9
+	mov	%rdx, %r10
 	mov	rt_self@gottpoff(%rip), %rsi
 	TOP_FRAME %rsi, %rdi, 90f
-	lea	40(%rsp), %r8			/* the slot: our stack pointer at entry - 8 */
+	lea	-8(%rsp), %r8			/* the slot: where the ret found us */
 	cmp	FT_OFF_FR_SLOT(%rdi), %r8
 	jne	90f
 	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
 	jne	90f
 	RING_IDLE %rsi, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
-	mov	$1, %ecx			/* ft_rec_exit(0) */
-	RB_WORD	%rsi, %ecx, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%rsi, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
 	/* the record first, then the pop */
 	mov	FT_OFF_FR_RET(%rdi), %r11
 	FRAME_POP %rsi
-	POP_SCRATCH
+	mov	%r9, %rax
+	mov	%r10, %rdx
 	jmp	*%r11
 85:	RB_UNDO	%rsi
-90:	POP_SCRATCH
+90:	mov	%r9, %rax
+	mov	%r10, %rdx
 	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
 	mov	%rsp, %rbp
@@ -477,7 +500,7 @@ __cyg_profile_func_enter:
 	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
 	movq	$0, FT_OFF_FR_SID(%rax)
 	shl	$14, %ecx
-	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
 	incl	%fs:FT_OFF_T_DEPTH(%r10)
 	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
@@ -498,8 +521,7 @@ __cyg_profile_func_exit:
 	jne	90f
 	RING_IDLE %r10, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
-	mov	$1, %ecx			/* ft_rec_exit(0) */
-	RB_WORD	%r10, %ecx, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
 	FRAME_POP %r10
 	ret
 85:	RB_UNDO	%r10
