@@ -354,8 +354,10 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 		u = ft_urecord_create(o, inject, err, errlen);
 		if (!u || ft_urecord_spawn(u, &ignored, &pid, err, errlen))
 			goto fail_file;
-		print_urecord_warnings(u);
 		/*
+		 * Its warnings wait for "go": a kernel setup that fails below
+		 * ends the command with that one error line, not after them.
+		 *
 		 * From now on stop signals reach the program (paused until go:
 		 * it has the default actions already, see ft_urecord_spawn).
 		 * One that came during the setup is passed on now.
@@ -390,6 +392,7 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 			fprintf(stderr, "ftrail: attached to %s, Ctrl-C to stop\n",
 				ft_urecord_name(u));
 	} else if (u) {
+		print_urecord_warnings(u);
 		ft_urecord_go(u);
 	}
 	ss.uev = uev;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# description: kernel capture errors: no root, unknown event, bad filter, killed recorder; one clear line each
+# description: kernel capture errors: no root, unknown event (with or without a program), bad filter, killed recorder; one clear line each
 # requires: root tracefs setpriv
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -14,6 +14,8 @@ expect_fail "ftrail: kernel events need root*" \
 [ ! -e /tmp/nobody.$$.dat ] || fail "a trace file was left by the failed record"
 
 expect_fail "ftrail: no kernel event matches 'nosuch:event'*" $FTRAIL record -e nosuch:event -a -o x.dat
+# with a program (uninstrumented: record would warn so): the error alone
+expect_fail "ftrail: no kernel event matches 'nosuch:event'*" $FTRAIL record -e nosuch:event -o x.dat -- true
 expect_fail "ftrail: invalid filter 'bogus ==' for sched:sched_switch" \
 	$FTRAIL record -e sched:sched_switch -f 'bogus ==' -a -o x.dat
 expect_fail "ftrail: bad event name ':x'*" $FTRAIL record -e ':x' -a -o x.dat
