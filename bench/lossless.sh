@@ -58,7 +58,7 @@ lossless_one() { # prog variant
 		[ "$lost" = 0 ] && ok=$((ok + 1))
 		losses="$losses $lost"
 		mem=$(sed -n 's/.*per thread, \([0-9.]* [KMG]iB\) shared memory at most.*/\1/p' "$out.err" | head -n 1)
-		waits="$waits $(sed -n 's/.*waited for the recorder [0-9]* times, \([0-9.]*\) s in all.*/\1/p' "$out.err" | head -n 1)"
+		waits="$waits $(sed -n 's/.*waited for the recorder [0-9]* times\{0,1\}, \([0-9.]*\) s in all.*/\1/p' "$out.err" | head -n 1)"
 	done
 	rm -f "$out.dat"
 	printf '%-7s %-4s %2d/%d lossless  records %11s  lost per run:%s  shm %s  waited (s):%s  slowest %.1f s\n' \

@@ -473,17 +473,17 @@ int ft_record_session(const struct ft_record_opts *o, const struct ft_record_ext
 				"all (show --snapshot[=N] reads them)\n",
 				ures.snapshots, (unsigned long long)ures.snap_events);
 		else if (u && inject)
-			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u threads\n",
+			fprintf(stderr, "ftrail: %llu user records (%llu lost) from %u thread%s\n",
 				(unsigned long long)ures.events, (unsigned long long)ures.lost,
-				ures.threads);
+				ures.threads, ures.threads == 1 ? "" : "s");
 		if (u && inject && ures.mode)
 			fprintf(stderr,
 				"ftrail: buffers: %s mode, %u KiB per thread, %.1f MiB shared memory "
-				"at most (of %.0f MiB); threads waited for the recorder %llu times, "
+				"at most (of %.0f MiB); threads waited for the recorder %llu time%s, "
 				"%.3f s in all\n",
 				ures.mode, ures.buffer_kb, ures.peak_bytes / 1048576.0,
 				ures.size_bytes / 1048576.0, (unsigned long long)ures.block_waits,
-				ures.block_wait_ns / 1e9);
+				ures.block_waits == 1 ? "" : "s", ures.block_wait_ns / 1e9);
 		if (want_kernel)
 			fprintf(stderr, "ftrail: %llu kernel events (%llu lost), %llu stacks\n",
 				(unsigned long long)kst.events, (unsigned long long)kst.lost,
