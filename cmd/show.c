@@ -3,13 +3,16 @@
  * ftrail show: print a trace file in ftrace's text formats (what trace-cmd
  * report does for trace.dat), user records and kernel events merged by time.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/builtin.h"
 #include "analysis/ftrace_fmt.h"
+#include "analysis/graphsel.h"
 #include "analysis/kevents.h"
 #include "analysis/prefetch.h"
 #include "core/options.h"
@@ -20,7 +23,8 @@
 
 const char cmd_show_usage[] =
 	"usage: ftrail show [-i FILE] [-O [no]OPTION]... [--expand-stacks] [--snapshot[=N]]\n"
-	"                   [--tid TID[,TID...]] [--jobs 1|2] [--full]\n"
+	"                   [--tid TID[,TID...]] [-g GLOB]... [-N GLOB]... [-D N] [-t TIME]\n"
+	"                   [--jobs 1|2] [--full]\n"
 	"\n"
 	"Print the trace as /sys/kernel/tracing/trace would: the function tracer's\n"
 	"'comm-tid [lvl] sec.usec: func <-parent' lines, or the function_graph\n"
@@ -76,6 +80,24 @@ const char cmd_show_usage[] =
 			  "  --tid TID,...      only these threads (user records by thread id, kernel\n"
 			  "                     events by pid): a per-thread view; for a wakeup\n"
 			  "                     tracer, the woken threads it follows\n"
+			  "Choosing calls after recording, as record's options of the same names\n"
+			  "do while recording (and uftrace replay's -F, -N, -D and -t):\n"
+			  "  -g, --graph-function GLOB\n"
+			  "                     only calls of matching functions and what they call,\n"
+			  "                     the outermost such call at depth 0; repeatable\n"
+			  "  -N, --graph-notrace GLOB\n"
+			  "                     not calls of matching functions, nor what they call;\n"
+			  "                     repeatable\n"
+			  "  -D, --max-graph-depth N\n"
+			  "                     only calls less than N deep (counted from the -g call)\n"
+			  "  -t, --tracing-thresh TIME\n"
+			  "                     only calls lasting at least TIME, with what they call:\n"
+			  "                     a number with ns, us, ms or s (bare: us)\n"
+			  "                     A call whose callees are all left out prints as a\n"
+			  "                     leaf.  Markers, events and stacks show where a call at\n"
+			  "                     their place would; losses, kernel events and thread\n"
+			  "                     records always show.  A function tracer's trace: -g\n"
+			  "                     and -N choose its records by name\n"
 			  "  --jobs N           1 (default): decode and format in one thread; 2: decode\n"
 			  "                     on a thread of its own, ahead of the formatter (traces\n"
 			  "                     without kernel events, without latency-format); the\n"
@@ -112,6 +134,37 @@ static void parse_tids(struct tids *s, const char *arg)
 	free(copy);
 }
 
+/* -g / -N: the globs given (pointers into argv). */
+struct globs {
+	char **v;
+	size_t n;
+};
+
+static void add_glob(struct globs *g, char *glob)
+{
+	g->v = ft_realloc(g->v, (g->n + 1) * sizeof(*g->v));
+	g->v[g->n++] = glob;
+}
+
+/* -t TIME: a number with ns, us, ms or s; bare: microseconds. */
+static uint64_t parse_time(const char *arg)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "", 1e3 }, { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end != arg && !errno && isfinite(v) && v >= 0 && (*arg >= '0' && *arg <= '9'))
+		for (size_t i = 0; i < ARRAY_SIZE(units); i++)
+			if (!strcmp(end, units[i].unit) && v * units[i].ns < 1.8e19)
+				return (uint64_t)(v * units[i].ns + 0.5);
+	ft_die("show: -t wants a time such as 100us, 2ms or 1s, not '%s'", arg);
+}
+
 /*
  * Whether ev belongs to a thread shown.  Lost-event notes of a user buffer
  * belong to its thread; those of the kernel (source events) to none, so
@@ -128,9 +181,31 @@ static int tid_shown(const struct tids *s, const struct ft_event *ev, const stru
 	       ks->cur.kind == FT_KEV_MISSED;
 }
 
+/*
+ * ev as the view shows it (--tid; -g, -N, -D, -t through gs when not
+ * NULL), or NULL; *next, when given, is ev's next record in its buffer,
+ * shifted as ev is (analysis/graphsel.h).
+ */
+static const struct ft_event *view_event(const struct tids *tids, struct ft_graphsel *gs,
+					 const struct ft_event *ev, const struct ft_event **next,
+					 const struct ft_ksource *ks)
+{
+	int nomem;
+
+	if (!tid_shown(tids, ev, ks))
+		return NULL;
+	if (!gs)
+		return ev;
+	ev = ft_graphsel_event(gs, ev, next, &nomem);
+	if (!ev && nomem)
+		ft_die("out of memory");
+	return ev;
+}
+
 /* The events of t formatted while a thread of their own decodes them.  0, or -1 (err). */
 static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct tids *tids,
-			   const struct ft_ksource *ks, char *err, size_t errlen)
+			   struct ft_graphsel *gs, const struct ft_ksource *ks, char *err,
+			   size_t errlen)
 {
 	const struct ft_event *ev, *next;
 	struct ft_prefetch *p = ft_prefetch_start(t, err, errlen);
@@ -139,7 +214,7 @@ static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct ti
 	if (!p)
 		ft_die("show: %s", err);
 	while ((ret = ft_prefetch_next(p, &ev, &next, err, errlen)) == 1) {
-		if (!tid_shown(tids, ev, ks))
+		if (!(ev = view_event(tids, gs, ev, &next, ks)))
 			continue;
 		if (ft_fmt_event_next(f, ev, next) < 0)
 			ft_die("writing the output: write error");
@@ -396,7 +471,11 @@ int cmd_show(int argc, char **argv)
 		{ "snapshot", optional_argument, NULL, 'S' },
 		{ "tid", required_argument, NULL, 'T' },
 		{ "jobs", required_argument, NULL, 'j' },
-		{ "full", no_argument, NULL, 'F' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "graph-function", required_argument, NULL, 'g' },
+		{ "graph-notrace", required_argument, NULL, 'N' },
+		{ "max-graph-depth", required_argument, NULL, 'D' },
+		{ "tracing-thresh", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *input = "ftrail.dat";
@@ -405,6 +484,10 @@ int cmd_show(int argc, char **argv)
 	char *opts[64];
 	int nopts = 0, expand = 0, snapshot = 0, proc_set = 0, full = 0, c;
 	struct tids tids = { 0 };
+	struct globs sel = { 0 }, notrace = { 0 };
+	struct ft_graphsel_opts so = { 0 };
+	struct ft_graphsel *gs = NULL;
+	uint64_t depth;
 	uint64_t options, entries = 0, lost = 0, klost = 0, nth = 0;
 	uint64_t jobs = 1; /* 2 is not the default until it is measured to pay off */
 	const struct ft_event *ev;
@@ -414,7 +497,7 @@ int cmd_show(int argc, char **argv)
 	char err[1024];
 	int ret;
 
-	while ((c = getopt_long(argc, argv, ":i:O:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":i:O:g:N:D:t:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
@@ -427,8 +510,22 @@ int cmd_show(int argc, char **argv)
 		case 'E':
 			expand = 1;
 			break;
-		case 'F':
+		case 'f':
 			full = 1;
+			break;
+		case 'g':
+			add_glob(&sel, optarg);
+			break;
+		case 'N':
+			add_glob(&notrace, optarg);
+			break;
+		case 'D':
+			if (ft_parse_u64(optarg, 1, INT32_MAX, &depth))
+				ft_die("show: -D wants a depth of at least 1, not '%s'", optarg);
+			so.max_depth = (int)depth;
+			break;
+		case 't':
+			so.thresh_ns = parse_time(optarg);
 			break;
 		case 'T':
 			parse_tids(&tids, optarg);
@@ -514,6 +611,15 @@ int cmd_show(int argc, char **argv)
 		free(tids.v);
 		return 0;
 	}
+	so.functions = (const char *const *)sel.v;
+	so.n_functions = sel.n;
+	so.notrace = (const char *const *)notrace.v;
+	so.n_notrace = notrace.n;
+	if ((so.max_depth || so.thresh_ns) && strcmp(ft_trace_tracer(t), "function_graph"))
+		ft_die("show: -D and -t select function_graph calls; %s holds the %s tracer's",
+		       input, ft_trace_tracer(t));
+	if (ft_graphsel_wanted(&so) && !(gs = ft_graphsel_new(t, &so, err, sizeof(err))))
+		ft_die_file(input, err);
 	f = ft_fmt_new(t, options, stdout);
 	if (!f)
 		ft_die("out of memory");
@@ -526,7 +632,7 @@ int cmd_show(int argc, char **argv)
 	 * column is the time to the next entry).  The function_graph header
 	 * has no counts unless latency-format asks for them.
 	 */
-	if (!ks.k && !(options & FT_OPT(LATENCY_FORMAT)) &&
+	if (!gs && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)) &&
 	    strcmp(ft_trace_tracer(t), "function_graph")) {
 		/* counts only: no merge by time (the order does not change them) */
 		struct count_arg ca = { &tids, &ks, 0 };
@@ -537,8 +643,13 @@ int cmd_show(int argc, char **argv)
 		lost = ft_trace_nr_lost(t);
 	} else if (strcmp(ft_trace_tracer(t), "function_graph") ||
 		   (options & FT_OPT(LATENCY_FORMAT))) {
+		/* the same view as the printing pass: a selection of its own */
+		struct ft_graphsel *cs = NULL;
+
+		if (gs && !(cs = ft_graphsel_new(t, &so, err, sizeof(err))))
+			ft_die_file(input, err);
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, ev, &ks))
+			if (!(ev = view_event(&tids, cs, ev, NULL, &ks)))
 				continue;
 			if (ev->type == FT_EV_SOURCE && ks.k && ev->priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
@@ -556,6 +667,7 @@ int cmd_show(int argc, char **argv)
 		}
 		if (ret < 0)
 			ft_die_file(input, err);
+		ft_graphsel_free(cs);
 		lost = ft_trace_nr_lost(t);
 		if (ks.k)
 			ft_kevents_rewind(ks.k);
@@ -570,12 +682,21 @@ int cmd_show(int argc, char **argv)
 	w = snapshot ? NULL : ft_trace_meta(t, "written");
 	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost + klost);
 	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
-		ret = show_prefetched(t, f, &tids, &ks, err, sizeof(err));
+		ret = show_prefetched(t, f, &tids, gs, &ks, err, sizeof(err));
 	else
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-			if (!tid_shown(&tids, ev, &ks))
+			const struct ft_event *next = NULL;
+
+			if (!gs) {
+				if (tid_shown(&tids, ev, &ks) && ft_fmt_event(f, ev) < 0)
+					ft_die("writing the output: write error");
 				continue;
-			if (ft_fmt_event(f, ev) < 0)
+			}
+			/* a selection shifts depths: the formatter's lookahead too */
+			if (ev->type != FT_EV_SOURCE && ft_trace_peek_buffer_ref(t, ev, &next) != 1)
+				next = NULL;
+			if ((ev = view_event(&tids, gs, ev, &next, &ks)) &&
+			    ft_fmt_event_next(f, ev, next) < 0)
 				ft_die("writing the output: write error");
 		}
 	if (ret < 0)
@@ -583,9 +704,12 @@ int cmd_show(int argc, char **argv)
 	if (ft_fmt_flush(f) < 0 || fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
 	ft_fmt_free(f);
+	ft_graphsel_free(gs);
 	if (ks.k)
 		ft_kevents_close(ks.k);
 	ft_trace_close(t);
 	free(tids.v);
+	free(sel.v);
+	free(notrace.v);
 	return 0;
 }
