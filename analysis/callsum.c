@@ -14,6 +14,7 @@
  */
 #include "analysis/callsum.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -315,4 +316,27 @@ void ft_callsums_free(struct ft_callsums *s)
 	free(s->x);
 	s->fn = s->x = NULL;
 	s->nr_fn = s->nr_x = 0;
+}
+
+void ft_callsum_time_cell(char *buf, size_t len, uint64_t ns, int timed)
+{
+	static const char *const units[] = { "us", "ms", " s", " m", " h" };
+	static const uint64_t limit[] = { 1000, 1000, 1000, 60, 24, UINT64_MAX };
+	uint64_t v = ns, rem = 0;
+	size_t i;
+
+	if (!timed) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	for (i = 0; i < ARRAY_SIZE(units); i++) {
+		rem = v % limit[i];
+		v /= limit[i];
+		if (v < limit[i + 1])
+			break;
+	}
+	if (i == ARRAY_SIZE(units))
+		i--;
+	snprintf(buf, len, "%llu.%03llu %s", (unsigned long long)v, (unsigned long long)rem,
+		 units[i]);
 }

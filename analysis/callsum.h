@@ -72,4 +72,10 @@ int ft_trace_call_sums(struct ft_trace *t, struct ft_callsums *s, char *err, siz
 /* Free what ft_trace_call_sums() allocated in s (not s).  Cannot fail. */
 void ft_callsums_free(struct ft_callsums *s);
 
+/*
+ * uftrace's time cell, as report and graph print it: "150.829 us",
+ * "1.234 ms", "2.000  s"; empty when !timed.
+ */
+void ft_callsum_time_cell(char *buf, size_t len, uint64_t ns, int timed);
+
 #endif

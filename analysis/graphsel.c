@@ -142,23 +142,6 @@ static int is_placed(enum ft_ev_type type)
 	}
 }
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 16;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*v, n * size);
-	if (!p)
-		return -1;
-	*v = p;
-	*cap = n;
-	return 0;
-}
-
 /* A call [s, e] shorter than the threshold: it covers the spans of its callees. */
 static int add_span(struct gs_buf *b, uint64_t s, uint64_t e)
 {
@@ -168,7 +151,7 @@ static int add_span(struct gs_buf *b, uint64_t s, uint64_t e)
 		b->spans[b->nspans - 1].end = e;
 		return 0;
 	}
-	if (grow((void **)&b->spans, &b->cap, b->nspans + 1, sizeof(*b->spans)))
+	if (FT_GROW(b->spans, b->cap, b->nspans + 1, 16))
 		return -1;
 	b->spans[b->nspans++] = (struct span){ s, e };
 	return 0;
@@ -193,7 +176,7 @@ static int scan_call(struct ft_graphsel *gs, struct gs_buf *b, const struct ft_e
 		size_t cap = b->nopen;
 
 		pre = entry_shown(gs, b, ev, &base);
-		if (grow((void **)&b->open, &cap, d + 1, sizeof(*b->open)))
+		if (FT_GROW(b->open, cap, d + 1, 16))
 			return -1;
 		for (size_t k = b->nopen; k < cap; k++)
 			b->open[k].idx = UINT64_MAX;
@@ -220,7 +203,7 @@ static int scan_call(struct ft_graphsel *gs, struct gs_buf *b, const struct ft_e
 			return -1;
 		if (c.data)
 			memcpy(c.data, ev->data, ev->len);
-		if (grow((void **)&b->coll, &b->ccap, b->ncoll + 1, sizeof(*b->coll))) {
+		if (FT_GROW(b->coll, b->ccap, b->ncoll + 1, 16)) {
 			free(c.data);
 			return -1;
 		}

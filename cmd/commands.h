@@ -24,6 +24,7 @@ FTRAIL_CMD(stream,   "trace a program, printing its trace while it runs (record 
 FTRAIL_CMD(show,     "print a trace in ftrace's text formats")
 FTRAIL_CMD(info,     "how a trace was recorded and what it holds (uftrace info)")
 FTRAIL_CMD(report,   "per-function total time, self time and calls")
+FTRAIL_CMD(graph,    "call graph: every call path with its calls and time (uftrace graph)")
 FTRAIL_CMD(stacks,   "unique stacks with their counts, most frequent first")
 FTRAIL_CMD(stackmap, "the stack map: show, stat, export (FSMB v2), dump")
 FTRAIL_CMD(latency,  "durations of paired begin/end events")

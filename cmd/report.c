@@ -212,30 +212,6 @@ static const char *object_of(struct ft_trace *t, uint32_t fid)
 	return b ? b + 1 : o;
 }
 
-/* uftrace's time cell: "150.829 us", "1.234 ms", "2.000  s"; blank when untimed. */
-static void time_cell(char *buf, size_t len, uint64_t ns, int timed)
-{
-	static const char *const units[] = { "us", "ms", " s", " m", " h" };
-	static const uint64_t limit[] = { 1000, 1000, 1000, 60, 24, UINT64_MAX };
-	uint64_t v = ns, rem = 0;
-	size_t i;
-
-	if (!timed) {
-		snprintf(buf, len, "%s", "");
-		return;
-	}
-	for (i = 0; i < ARRAY_SIZE(units); i++) {
-		rem = v % limit[i];
-		v /= limit[i];
-		if (v < limit[i + 1])
-			break;
-	}
-	if (i == ARRAY_SIZE(units))
-		i--;
-	snprintf(buf, len, "%llu.%03llu %s", (unsigned long long)v, (unsigned long long)rem,
-		 units[i]);
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -350,8 +326,8 @@ int cmd_report(int argc, char **argv)
 	for (size_t i = 0; i < n; i++) {
 		char tot[32], self[32];
 
-		time_cell(tot, sizeof(tot), out[i].total, out[i].timed);
-		time_cell(self, sizeof(self), out[i].self, out[i].timed);
+		ft_callsum_time_cell(tot, sizeof(tot), out[i].total, out[i].timed);
+		ft_callsum_time_cell(self, sizeof(self), out[i].self, out[i].timed);
 		printf("  %10s  %10s  %10llu  ", tot, self, (unsigned long long)out[i].calls);
 		if (objects)
 			printf("%-20s  ", out[i].obj);
