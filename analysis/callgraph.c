@@ -132,18 +132,8 @@ static int build_cb(const struct ft_event *ev, void *arg)
 			o->n = d;
 		return 0;
 	}
-	if (d >= o->cap) {
-		size_t cap = o->cap ? o->cap : 16;
-		uint32_t *at;
-
-		while (cap <= d)
-			cap *= 2;
-		at = realloc(o->at, cap * sizeof(*at));
-		if (!at)
-			return ENOMEM;
-		o->at = at;
-		o->cap = cap;
-	}
+	if (FT_GROW(o->at, o->cap, d + 1, 16))
+		return ENOMEM;
 	/* depths above d the reader resynced past: no caller known there */
 	for (size_t k = o->n; k < d; k++)
 		o->at[k] = NONE;
@@ -211,23 +201,6 @@ static const char *name_of(struct printer *p, uint32_t fid, char *buf, size_t le
 	return ft_trace_func_name(p->t, fid, 0, buf, len);
 }
 
-static int grow_to(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t n = *cap ? *cap : 64;
-	void *x;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	x = realloc(*v, n * size);
-	if (!x)
-		return -1;
-	*v = x;
-	*cap = n;
-	return 0;
-}
-
 /*
  * Print the tree under root (root's own line first, at level 0), as
  * uftrace graph draws it: " +-" before each call, "| " below a call that
@@ -241,7 +214,7 @@ static int print_tree(struct printer *p, const struct tree *tr, uint32_t root, i
 	size_t n = 0, cap = 0;
 	int ret = 0;
 
-	if (grow_to((void **)&st, &cap, 1, sizeof(*st)))
+	if (FT_GROW(st, cap, 1, 16))
 		return -1;
 	st[n++] = (struct item){ root, 0 };
 	while (n) {
@@ -258,7 +231,7 @@ static int print_tree(struct printer *p, const struct tree *tr, uint32_t root, i
 		if ((max_depth > 0 && (int)it.level >= max_depth) || nd->first == NONE)
 			continue;
 		if (it.level) {
-			if (grow_to((void **)&p->cont, &p->cont_cap, w + 2, 1)) {
+			if (FT_GROW(p->cont, p->cont_cap, w + 2, 64)) {
 				ret = -1;
 				break;
 			}
@@ -267,7 +240,7 @@ static int print_tree(struct printer *p, const struct tree *tr, uint32_t root, i
 		/* children pushed last first: popped in call order */
 		for (c = nd->first; c != NONE; c = tr->v[c].next)
 			k++;
-		if (grow_to((void **)&st, &cap, n + k, sizeof(*st))) {
+		if (FT_GROW(st, cap, n + k, 16)) {
 			ret = -1;
 			break;
 		}
@@ -302,7 +275,7 @@ static int merge(struct tree *dst, uint32_t d, const struct tree *src, uint32_t 
 	} *st = NULL;
 	size_t n = 0, cap = 0;
 
-	if (grow_to((void **)&st, &cap, 1, sizeof(*st)))
+	if (FT_GROW(st, cap, 1, 16))
 		return -1;
 	st[n++] = (struct pair){ d, s };
 	while (n) {
@@ -311,7 +284,7 @@ static int merge(struct tree *dst, uint32_t d, const struct tree *src, uint32_t 
 		for (uint32_t c = src->v[pr.s].first; c != NONE; c = src->v[c].next) {
 			uint32_t m = child(dst, pr.d, src->v[c].fid);
 
-			if (m == NONE || grow_to((void **)&st, &cap, n + 1, sizeof(*st))) {
+			if (m == NONE || FT_GROW(st, cap, n + 1, 16)) {
 				free(st);
 				return -1;
 			}
@@ -385,7 +358,7 @@ static struct hit *find_hits(struct ft_trace *t, const struct tree *tr, const ch
 	uint8_t *memo = calloc(tr->n, 1); /* per node: 1 no, 2 matches */
 
 	*nr = 0;
-	if (!memo || grow_to((void **)&st, &cap, 1, sizeof(*st)))
+	if (!memo || FT_GROW(st, cap, 1, 16))
 		goto fail;
 	st[n++] = 0;
 	while (n) {
@@ -401,12 +374,12 @@ static struct hit *find_hits(struct ft_trace *t, const struct tree *tr, const ch
 						? 2
 						: 1;
 			if (memo[c] == 2) {
-				if (grow_to((void **)&h, &hcap, nh + 1, sizeof(*h)))
+				if (FT_GROW(h, hcap, nh + 1, 16))
 					goto fail;
 				h[nh++] = (struct hit){ c, tr->v[c].calls, tr->v[c].total };
 				continue;
 			}
-			if (grow_to((void **)&st, &cap, n + 1, sizeof(*st)))
+			if (FT_GROW(st, cap, n + 1, 16))
 				goto fail;
 			st[n++] = c;
 		}
