@@ -31,6 +31,7 @@
 
 const char cmd_report_usage[] =
 	"usage: ftrail report [-i FILE] [-s total|self|calls|name|object] [--object]\n"
+	"                     [--diff BASE]\n"
 	"\n"
 	"Per-function total time, self time and number of calls, like uftrace\n"
 	"report.  Times come from function_graph entries and exits; recursion is\n"
@@ -44,13 +45,17 @@ const char cmd_report_usage[] =
 			"                   as show -O sym-userobj); -s object implies it\n"
 			"  --by-arg ITEM    a row per value of a captured argument (its name, argN,\n"
 			"                   fpargN) or of the return value (retval), for the calls\n"
-			"                   that captured it (record -A / --retval / -O funcgraph-args)\n";
+			"                   that captured it (record -A / --retval / -O funcgraph-args)\n"
+			"  --diff BASE      compare with the trace BASE, function by function (by\n"
+			"                   name): base, new and new - base of each column, the\n"
+			"                   largest change of the sort key (-s) first, as uftrace\n"
+			"                   report --diff\n";
 
 struct fstat {
 	uint64_t total, self, calls;
 	int timed;
 	char *name;
-	const char *obj; /* --object: the object's file name ("?": unknown) */
+	const char *obj; /* --object: the object's file name ("?": unknown); owned */
 };
 
 /* A row by argument value: fid and value text. */
@@ -212,6 +217,238 @@ static const char *object_of(struct ft_trace *t, uint32_t fid)
 	return b ? b + 1 : o;
 }
 
+/* A report's rows. */
+struct rows {
+	struct fstat *v;
+	size_t n;
+	uint64_t lost;
+};
+
+/*
+ * The rows of the trace at input: per function (and per --by-arg value
+ * when r->by), names and object names copied.
+ */
+static void collect(const char *input, struct byarg *r, struct rows *out)
+{
+	struct ft_callsums sums = { 0 };
+	struct ft_trace *t;
+	char err[1024];
+	size_t n = 0;
+
+	t = ft_trace_open(input, err, sizeof(err));
+	if (!t)
+		ft_die("%s", err);
+	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
+		ft_warn("%s", ft_trace_warning(t, i));
+	r->t = t;
+	if (r->by) {
+		sums.row = row_of_value;
+		sums.rows_at_exit = r->by_ret;
+		sums.arg = r;
+	}
+	/* sums per function: the order across threads does not matter */
+	if (ft_trace_call_sums(t, &sums, err, sizeof(err)) < 0)
+		ft_die_file(input, err);
+
+	out->v = ft_calloc(sums.nr_fn + r->nr_xr + 1, sizeof(*out->v));
+	for (size_t i = 0; i < sums.nr_fn; i++) {
+		char name[512];
+
+		if (!sums.fn[i].calls && !sums.fn[i].timed)
+			continue;
+		out->v[n] = row_out(&sums.fn[i]);
+		out->v[n].name =
+			ft_strdup(ft_trace_func_name(t, (uint32_t)i, 0, name, sizeof(name)));
+		out->v[n].obj = ft_strdup(object_of(t, (uint32_t)i));
+		n++;
+	}
+	for (size_t i = 0; i < r->nr_xr; i++) {
+		char name[512], row[1200];
+
+		ft_trace_func_name(t, r->xfid[i], 0, name, sizeof(name));
+		if (r->by_ret)
+			snprintf(row, sizeof(row), "%s() = %s", name, r->xval[i]);
+		else
+			snprintf(row, sizeof(row), "%s(%s=%s)", name, r->by, r->xval[i]);
+		out->v[n] = row_out(&sums.x[i]);
+		out->v[n].name = ft_strdup(row);
+		out->v[n].obj = ft_strdup(object_of(t, r->xfid[i]));
+		n++;
+		free(r->xval[i]);
+	}
+	if (sums.unknown.calls) {
+		out->v[n] = row_out(&sums.unknown);
+		out->v[n].name = ft_strdup("?");
+		out->v[n].obj = ft_strdup("?");
+		n++;
+	}
+	out->n = n;
+	out->lost = ft_trace_nr_lost(t);
+	ft_callsums_free(&sums);
+	free(r->xfid);
+	free(r->xval);
+	r->xfid = NULL;
+	r->xval = NULL;
+	r->nr_xr = 0;
+	ft_htab_free(&r->vr);
+	memset(&r->vr, 0, sizeof(r->vr));
+	ft_argfmt_free(r->af);
+	r->af = NULL;
+	ft_trace_close(t);
+	r->t = NULL;
+}
+
+static void free_rows(struct rows *rs)
+{
+	for (size_t i = 0; i < rs->n; i++) {
+		free(rs->v[i].name);
+		free((char *)rs->v[i].obj);
+	}
+	free(rs->v);
+}
+
+static void print_rows(const struct rows *rs, int objects)
+{
+	if (objects) {
+		printf("  Total time   Self time       Calls  Object                Function\n");
+		printf("  ==========  ==========  ==========  ====================  "
+		       "====================\n");
+	} else {
+		printf("  Total time   Self time       Calls  Function\n");
+		printf("  ==========  ==========  ==========  ====================\n");
+	}
+	for (size_t i = 0; i < rs->n; i++) {
+		const struct fstat *f = &rs->v[i];
+		char tot[32], self[32];
+
+		ft_callsum_time_cell(tot, sizeof(tot), f->total, f->timed);
+		ft_callsum_time_cell(self, sizeof(self), f->self, f->timed);
+		printf("  %10s  %10s  %10llu  ", tot, self, (unsigned long long)f->calls);
+		if (objects)
+			printf("%-20s  ", f->obj);
+		printf("%s\n", f->name);
+	}
+}
+
+/* --diff: a function's row in the base and in the new trace (NULL: absent). */
+struct drow {
+	const struct fstat *base, *cur;
+	int64_t dtotal, dself, dcalls;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct fstat *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+static int64_t magnitude(int64_t v)
+{
+	return v < 0 ? -v : v;
+}
+
+static int cmp_drow(const void *a, const void *b)
+{
+	const struct drow *x = a, *y = b;
+	int64_t kx, ky;
+
+	switch (sort_key) {
+	case 1:
+		kx = magnitude(x->dself), ky = magnitude(y->dself);
+		break;
+	case 2:
+		kx = magnitude(x->dcalls), ky = magnitude(y->dcalls);
+		break;
+	case 3:
+		kx = ky = 0;
+		break;
+	default:
+		kx = magnitude(x->dtotal), ky = magnitude(y->dtotal);
+	}
+	if (kx != ky)
+		return kx > ky ? -1 : 1;
+	return strcmp((x->cur ? x->cur : x->base)->name, (y->cur ? y->cur : y->base)->name);
+}
+
+/* A time cell of one side: blank when the function is absent there or untimed. */
+static void side_cell(char *buf, size_t len, const struct fstat *f, int self)
+{
+	ft_callsum_time_cell(buf, len, f ? (self ? f->self : f->total) : 0, f && f->timed);
+}
+
+/* A signed difference of times: "+1.234 ms", "-0.027 us", "0" when equal. */
+static void diff_cell(char *buf, size_t len, int64_t d, int timed)
+{
+	char mag[32];
+
+	if (!timed) {
+		snprintf(buf, len, "%s", "");
+		return;
+	}
+	if (!d) {
+		snprintf(buf, len, "%s", "0");
+		return;
+	}
+	ft_callsum_time_cell(mag, sizeof(mag), (uint64_t)magnitude(d), 1);
+	snprintf(buf, len, "%c%s", d < 0 ? '-' : '+', mag);
+}
+
+/*
+ * report --diff BASE: both traces' rows side by side by function name,
+ * with new - base, the largest changes of the sort key first (as uftrace
+ * report --diff).
+ */
+static void print_diff(const char *base_path, const char *input, struct rows *base,
+		       struct rows *cur)
+{
+	struct drow *d = ft_calloc(base->n + cur->n + 1, sizeof(*d));
+	size_t n = 0, i = 0, j = 0;
+
+	qsort(base->v, base->n, sizeof(*base->v), cmp_name);
+	qsort(cur->v, cur->n, sizeof(*cur->v), cmp_name);
+	while (i < base->n || j < cur->n) {
+		int c = i == base->n  ? 1
+			: j == cur->n ? -1
+				      : strcmp(base->v[i].name, cur->v[j].name);
+		const struct fstat *b = c <= 0 ? &base->v[i++] : NULL;
+		const struct fstat *f = c >= 0 ? &cur->v[j++] : NULL;
+
+		d[n].base = b;
+		d[n].cur = f;
+		d[n].dtotal = (int64_t)(f ? f->total : 0) - (int64_t)(b ? b->total : 0);
+		d[n].dself = (int64_t)(f ? f->self : 0) - (int64_t)(b ? b->self : 0);
+		d[n].dcalls = (int64_t)(f ? f->calls : 0) - (int64_t)(b ? b->calls : 0);
+		n++;
+	}
+	qsort(d, n, sizeof(*d), cmp_drow);
+	printf("# %s against the base %s (diff: %s - base)\n#\n", input, base_path, input);
+	printf("  %-34s  %-34s  %-32s  Function\n", "Total time (base, new, diff)",
+	       "Self time (base, new, diff)", "Calls (base, new, diff)");
+	printf("  ==================================  ==================================  "
+	       "================================  ====================\n");
+	for (size_t k = 0; k < n; k++) {
+		const struct fstat *b = d[k].base, *f = d[k].cur;
+		int timed = (b && b->timed) || (f && f->timed);
+		char bt[32], ft[32], dt[40], bs[32], fs[32], ds[40], bc[24], fc[24];
+
+		side_cell(bt, sizeof(bt), b, 0);
+		side_cell(ft, sizeof(ft), f, 0);
+		diff_cell(dt, sizeof(dt), d[k].dtotal, timed);
+		side_cell(bs, sizeof(bs), b, 1);
+		side_cell(fs, sizeof(fs), f, 1);
+		diff_cell(ds, sizeof(ds), d[k].dself, timed);
+		snprintf(bc, sizeof(bc), b ? "%llu" : "-", b ? (unsigned long long)b->calls : 0ULL);
+		snprintf(fc, sizeof(fc), f ? "%llu" : "-", f ? (unsigned long long)f->calls : 0ULL);
+		printf("  %10s  %10s  %10s  %10s  %10s  %10s  %10s %10s %+10lld  %s\n", bt, ft, dt,
+		       bs, fs, ds, bc, fc, (long long)d[k].dcalls, (f ? f : b)->name);
+	}
+	if (base->lost || cur->lost)
+		printf("\n  (events were lost: %llu in the base, %llu in %s: totals are incomplete)\n",
+		       (unsigned long long)base->lost, (unsigned long long)cur->lost, input);
+	free(d);
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -220,15 +457,12 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "by-arg", required_argument, NULL, 'B' },
 		{ "object", no_argument, NULL, 'b' },
+		{ "diff", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *input = "ftrail.dat";
+	const char *input = "ftrail.dat", *base_path = NULL;
 	struct byarg r = { 0 };
-	struct ft_callsums sums = { 0 };
-	struct ft_trace *t;
-	struct fstat *out;
-	size_t n = 0;
-	char err[1024];
+	struct rows rows = { 0 }, base = { 0 };
 	int c, objects = 0;
 
 	while ((c = getopt_long(argc, argv, ":i:s:B:", longopts, NULL)) != -1) {
@@ -263,88 +497,31 @@ int cmd_report(int argc, char **argv)
 			r.by = optarg;
 			r.by_ret = !strcmp(optarg, "retval");
 			break;
+		case 'd':
+			base_path = optarg;
+			break;
 		default:
 			ft_shared_option("report", c, argv);
 		}
 	}
 	ft_no_operands("report", argc, argv, "the trace file is given with -i");
-	t = ft_trace_open(input, err, sizeof(err));
-	if (!t)
-		ft_die("%s", err);
-	for (size_t i = 0; i < ft_trace_nr_warnings(t); i++)
-		ft_warn("%s", ft_trace_warning(t, i));
-	r.t = t;
-	if (r.by) {
-		sums.row = row_of_value;
-		sums.rows_at_exit = r.by_ret;
-		sums.arg = &r;
-	}
-	/* sums per function: the order across threads does not matter */
-	if (ft_trace_call_sums(t, &sums, err, sizeof(err)) < 0)
-		ft_die_file(input, err);
-
-	out = ft_calloc(sums.nr_fn + r.nr_xr + 1, sizeof(*out));
-	for (size_t i = 0; i < sums.nr_fn; i++) {
-		char name[512];
-
-		if (!sums.fn[i].calls && !sums.fn[i].timed)
-			continue;
-		out[n] = row_out(&sums.fn[i]);
-		out[n].name = ft_strdup(ft_trace_func_name(t, (uint32_t)i, 0, name, sizeof(name)));
-		out[n].obj = object_of(t, (uint32_t)i);
-		n++;
-	}
-	for (size_t i = 0; i < r.nr_xr; i++) {
-		char name[512], row[1200];
-
-		ft_trace_func_name(t, r.xfid[i], 0, name, sizeof(name));
-		if (r.by_ret)
-			snprintf(row, sizeof(row), "%s() = %s", name, r.xval[i]);
-		else
-			snprintf(row, sizeof(row), "%s(%s=%s)", name, r.by, r.xval[i]);
-		out[n] = row_out(&sums.x[i]);
-		out[n].name = ft_strdup(row);
-		out[n].obj = object_of(t, r.xfid[i]);
-		n++;
-		free(r.xval[i]);
-	}
-	if (sums.unknown.calls) {
-		out[n] = row_out(&sums.unknown);
-		out[n].name = ft_strdup("?");
-		out[n].obj = "?";
-		n++;
-	}
-	qsort(out, n, sizeof(*out), cmp_stat);
-	if (objects) {
-		printf("  Total time   Self time       Calls  Object                Function\n");
-		printf("  ==========  ==========  ==========  ====================  "
-		       "====================\n");
+	if (base_path && objects)
+		ft_die("report: --diff compares functions by name; --object and -s object do not "
+		       "apply");
+	collect(input, &r, &rows);
+	if (base_path) {
+		collect(base_path, &r, &base);
+		print_diff(base_path, input, &base, &rows);
+		free_rows(&base);
 	} else {
-		printf("  Total time   Self time       Calls  Function\n");
-		printf("  ==========  ==========  ==========  ====================\n");
+		qsort(rows.v, rows.n, sizeof(*rows.v), cmp_stat);
+		print_rows(&rows, objects);
+		if (rows.lost)
+			printf("\n  (%llu events were lost: totals are incomplete)\n",
+			       (unsigned long long)rows.lost);
 	}
-	for (size_t i = 0; i < n; i++) {
-		char tot[32], self[32];
-
-		ft_callsum_time_cell(tot, sizeof(tot), out[i].total, out[i].timed);
-		ft_callsum_time_cell(self, sizeof(self), out[i].self, out[i].timed);
-		printf("  %10s  %10s  %10llu  ", tot, self, (unsigned long long)out[i].calls);
-		if (objects)
-			printf("%-20s  ", out[i].obj);
-		printf("%s\n", out[i].name);
-		free(out[i].name);
-	}
-	if (ft_trace_nr_lost(t))
-		printf("\n  (%llu events were lost: totals are incomplete)\n",
-		       (unsigned long long)ft_trace_nr_lost(t));
 	if (fflush(stdout) != 0 || ferror(stdout))
 		ft_die("writing the output: write error");
-	free(out);
-	ft_callsums_free(&sums);
-	free(r.xfid);
-	free(r.xval);
-	ft_htab_free(&r.vr);
-	ft_argfmt_free(r.af);
-	ft_trace_close(t);
+	free_rows(&rows);
 	return 0;
 }
