@@ -219,26 +219,26 @@ static int print_tree(struct printer *p, const struct tree *tr, uint32_t root, i
 	st[n++] = (struct item){ root, 0 };
 	while (n) {
 		struct item it = st[--n];
-		const struct node *nd = &tr->v[it.node];
+		const struct node *node = &tr->v[it.node];
 		char tcell[32], name[512];
 		size_t w = it.level ? 2 * (size_t)(it.level - 1) : 0;
 		uint32_t c, k = 0;
 
-		ft_callsum_time_cell(tcell, sizeof(tcell), nd->total, nd->timed);
+		ft_callsum_time_cell(tcell, sizeof(tcell), node->total, node->timed);
 		fprintf(p->out, "  %10s : %.*s%s(%llu) %s\n", tcell, (int)w, p->cont,
-			it.level ? "+-" : "", (unsigned long long)nd->calls,
-			name_of(p, nd->fid, name, sizeof(name)));
-		if ((max_depth > 0 && (int)it.level >= max_depth) || nd->first == NONE)
+			it.level ? "+-" : "", (unsigned long long)node->calls,
+			name_of(p, node->fid, name, sizeof(name)));
+		if ((max_depth > 0 && (int)it.level >= max_depth) || node->first == NONE)
 			continue;
 		if (it.level) {
 			if (FT_GROW(p->cont, p->cont_cap, w + 2, 64)) {
 				ret = -1;
 				break;
 			}
-			memcpy(p->cont + w, nd->next != NONE ? "| " : "  ", 2);
+			memcpy(p->cont + w, node->next != NONE ? "| " : "  ", 2);
 		}
 		/* children pushed last first: popped in call order */
-		for (c = nd->first; c != NONE; c = tr->v[c].next)
+		for (c = node->first; c != NONE; c = tr->v[c].next)
 			k++;
 		if (FT_GROW(st, cap, n + k, 16)) {
 			ret = -1;
@@ -246,7 +246,7 @@ static int print_tree(struct printer *p, const struct tree *tr, uint32_t root, i
 		}
 		n += k;
 		k = 0;
-		for (c = nd->first; c != NONE; c = tr->v[c].next)
+		for (c = node->first; c != NONE; c = tr->v[c].next)
 			st[n - 1 - k++] = (struct item){ c, it.level + 1 };
 	}
 	free(st);
@@ -318,21 +318,21 @@ static int print_func(struct printer *p, const struct tree *tr, uint32_t fid,
 		return -1;
 	}
 	for (size_t i = 0; i < nh; i++) {
-		const struct node *nd = &tr->v[hits[i].node];
+		const struct node *node = &tr->v[hits[i].node];
 		uint32_t k = 0;
 
-		if (nd->fid != fid)
+		if (node->fid != fid)
 			continue;
-		ft_callsum_time_cell(tcell, sizeof(tcell), nd->total, nd->timed);
+		ft_callsum_time_cell(tcell, sizeof(tcell), node->total, node->timed);
 		fprintf(p->out, " backtrace #%zu: hit %llu, time %s\n", nb++,
-			(unsigned long long)nd->calls, nd->timed ? tcell : "-");
+			(unsigned long long)node->calls, node->timed ? tcell : "-");
 		for (uint32_t x = hits[i].node; x; x = tr->v[x].parent)
 			fprintf(p->out, "   [%u] %s\n", k++,
 				name_of(p, tr->v[x].fid, name, sizeof(name)));
 		fprintf(p->out, "\n");
-		m.v[root].calls += nd->calls;
-		m.v[root].total += nd->total;
-		m.v[root].timed |= nd->timed;
+		m.v[root].calls += node->calls;
+		m.v[root].total += node->total;
+		m.v[root].timed |= node->timed;
 		if (merge(&m, root, tr, hits[i].node)) {
 			tree_free(&m);
 			return -1;
