@@ -71,6 +71,11 @@ struct ft_graphsel {
 	uint8_t *match; /* per fid: M_* */
 	uint32_t nr_funcs;
 	struct ft_event copy, next_copy, exit;
+	/* the last buffer looked up (an entry moves when the table grows) */
+	uint64_t last_id;
+	struct gs_buf *last_b;
+	/* the event ft_graphsel_event() showed last: for ft_graphsel_next() */
+	int shown_base, shown_leaf;
 };
 
 int ft_graphsel_wanted(const struct ft_graphsel_opts *o)
@@ -105,15 +110,20 @@ static unsigned int match_of(struct ft_graphsel *gs, uint32_t fid)
 
 static struct gs_buf *buf_of(struct ft_graphsel *gs, uint64_t id)
 {
-	struct gs_buf *b = ft_htab_find(&gs->bufs, id);
+	struct gs_buf *b;
 
-	if (b)
-		return b;
-	b = ft_htab_get(&gs->bufs, id, 1);
-	if (!b)
-		return NULL;
-	b->sel_depth = -1;
-	b->nt_depth = -1;
+	if (gs->last_b && gs->last_id == id)
+		return gs->last_b;
+	b = ft_htab_find(&gs->bufs, id);
+	if (!b) {
+		b = ft_htab_get(&gs->bufs, id, 1);
+		if (!b)
+			return NULL;
+		b->sel_depth = -1;
+		b->nt_depth = -1;
+	}
+	gs->last_id = id;
+	gs->last_b = b;
 	return b;
 }
 
@@ -176,11 +186,13 @@ static int scan_call(struct ft_graphsel *gs, struct gs_buf *b, const struct ft_e
 		size_t cap = b->nopen;
 
 		pre = entry_shown(gs, b, ev, &base);
-		if (FT_GROW(b->open, cap, d + 1, 16))
-			return -1;
-		for (size_t k = b->nopen; k < cap; k++)
-			b->open[k].idx = UINT64_MAX;
-		b->nopen = cap;
+		if (d >= cap) {
+			if (FT_GROW(b->open, cap, d + 1, 16))
+				return -1;
+			for (size_t k = b->nopen; k < cap; k++)
+				b->open[k].idx = UINT64_MAX;
+			b->nopen = cap;
+		}
 		if (d && b->open[d - 1].idx != UINT64_MAX)
 			b->open[d - 1].callees = 1;
 		b->open[d] = (struct frame){ .idx = i, .shown = (uint8_t)pre };
@@ -257,6 +269,7 @@ static int scan(struct ft_graphsel *gs, char *err, size_t errlen)
 		b->sel_depth = b->nt_depth = -1;
 		b->in_short = 0;
 	}
+	gs->last_b = NULL;
 	return ft_trace_rewind(gs->t, err, errlen);
 }
 
@@ -442,13 +455,15 @@ static const struct ft_event *shifted(struct ft_event *copy, const struct ft_eve
 }
 
 const struct ft_event *ft_graphsel_event(struct ft_graphsel *gs, const struct ft_event *ev,
-					 const struct ft_event **next, int *err_nomem)
+					 int *err_nomem)
 {
 	struct gs_buf *b;
 	unsigned int m;
 	int base = 0, shown;
 
 	*err_nomem = 0;
+	gs->shown_base = 0;
+	gs->shown_leaf = 0;
 	/* losses, kernel events, thread and process records: always */
 	if (ev->type != FT_EV_FUNC && !is_placed(ev->type))
 		return ev;
@@ -474,9 +489,14 @@ const struct ft_event *ft_graphsel_event(struct ft_graphsel *gs, const struct ft
 		shown = place_shown(gs, b, ev, &base);
 	if (!shown)
 		return NULL;
-	if (ev->type == FT_EV_ENTRY && next && leaf_exit(gs, b, ev))
-		*next = &gs->exit;
-	if (next && *next)
-		*next = shifted(&gs->next_copy, *next, base);
+	gs->shown_base = base;
+	gs->shown_leaf = ev->type == FT_EV_ENTRY && leaf_exit(gs, b, ev);
 	return shifted(&gs->copy, ev, base);
+}
+
+const struct ft_event *ft_graphsel_next(struct ft_graphsel *gs, const struct ft_event *next)
+{
+	if (gs->shown_leaf)
+		next = &gs->exit;
+	return next ? shifted(&gs->next_copy, next, gs->shown_base) : NULL;
 }

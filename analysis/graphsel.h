@@ -62,13 +62,20 @@ void ft_graphsel_free(struct ft_graphsel *gs);
 /*
  * The event to show in place of ev, in the reader's order: NULL when it
  * is not shown, else ev itself or a copy with its depth counted from the
- * selected call (valid until the next call).  *next, when not NULL, is
- * ev's next record in its buffer (the formatter's lookahead): it is
- * replaced by a copy with the same depth shift (valid as long).  Every
- * event of the stream must pass here, in order.  NULL with errno ENOMEM
- * when out of memory (then *err_nomem is set).
+ * selected call (valid until the next call).  Every event of the stream
+ * must pass here, in order.  NULL with *err_nomem set when out of memory.
  */
 const struct ft_event *ft_graphsel_event(struct ft_graphsel *gs, const struct ft_event *ev,
-					 const struct ft_event **next, int *err_nomem);
+					 int *err_nomem);
+
+/*
+ * The formatter's lookahead for the event ft_graphsel_event() just
+ * showed, from next (its next record in its buffer, or NULL): the exit of
+ * a call whose callees are all left out (so it prints as a leaf), else
+ * next with the same depth shift.  Valid as long as the shown event.
+ * Only an entry's lookahead (or latency-format's) matters: callers may
+ * skip reading next for the others and pass NULL.
+ */
+const struct ft_event *ft_graphsel_next(struct ft_graphsel *gs, const struct ft_event *next);
 
 #endif

@@ -183,12 +183,10 @@ static int tid_shown(const struct tids *s, const struct ft_event *ev, const stru
 
 /*
  * ev as the view shows it (--tid; -g, -N, -D, -t through gs when not
- * NULL), or NULL; *next, when given, is ev's next record in its buffer,
- * shifted as ev is (analysis/graphsel.h).
+ * NULL), or NULL.
  */
 static const struct ft_event *view_event(const struct tids *tids, struct ft_graphsel *gs,
-					 const struct ft_event *ev, const struct ft_event **next,
-					 const struct ft_ksource *ks)
+					 const struct ft_event *ev, const struct ft_ksource *ks)
 {
 	int nomem;
 
@@ -196,7 +194,7 @@ static const struct ft_event *view_event(const struct tids *tids, struct ft_grap
 		return NULL;
 	if (!gs)
 		return ev;
-	ev = ft_graphsel_event(gs, ev, next, &nomem);
+	ev = ft_graphsel_event(gs, ev, &nomem);
 	if (!ev && nomem)
 		ft_die("out of memory");
 	return ev;
@@ -214,8 +212,10 @@ static int show_prefetched(struct ft_trace *t, struct ft_fmt *f, const struct ti
 	if (!p)
 		ft_die("show: %s", err);
 	while ((ret = ft_prefetch_next(p, &ev, &next, err, errlen)) == 1) {
-		if (!(ev = view_event(tids, gs, ev, &next, ks)))
+		if (!(ev = view_event(tids, gs, ev, ks)))
 			continue;
+		if (gs)
+			next = ft_graphsel_next(gs, next);
 		if (ft_fmt_event_next(f, ev, next) < 0)
 			ft_die("writing the output: write error");
 	}
@@ -649,7 +649,7 @@ int cmd_show(int argc, char **argv)
 		if (gs && !(cs = ft_graphsel_new(t, &so, err, sizeof(err))))
 			ft_die_file(input, err);
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-			if (!(ev = view_event(&tids, cs, ev, NULL, &ks)))
+			if (!(ev = view_event(&tids, cs, ev, &ks)))
 				continue;
 			if (ev->type == FT_EV_SOURCE && ks.k && ev->priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
@@ -685,7 +685,7 @@ int cmd_show(int argc, char **argv)
 		ret = show_prefetched(t, f, &tids, gs, &ks, err, sizeof(err));
 	else
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-			const struct ft_event *next = NULL;
+			const struct ft_event *next = NULL, *shown;
 
 			if (!gs) {
 				if (tid_shown(&tids, ev, &ks) && ft_fmt_event(f, ev) < 0)
@@ -693,10 +693,13 @@ int cmd_show(int argc, char **argv)
 				continue;
 			}
 			/* a selection shifts depths: the formatter's lookahead too */
-			if (ev->type != FT_EV_SOURCE && ft_trace_peek_buffer_ref(t, ev, &next) != 1)
+			if (!(shown = view_event(&tids, gs, ev, &ks)))
+				continue;
+			if (ev->type != FT_EV_SOURCE &&
+			    (ev->type == FT_EV_ENTRY || (options & FT_OPT(LATENCY_FORMAT))) &&
+			    ft_trace_peek_buffer_ref(t, ev, &next) != 1)
 				next = NULL;
-			if ((ev = view_event(&tids, gs, ev, &next, &ks)) &&
-			    ft_fmt_event_next(f, ev, next) < 0)
+			if (ft_fmt_event_next(f, shown, ft_graphsel_next(gs, next)) < 0)
 				ft_die("writing the output: write error");
 		}
 	if (ret < 0)
