@@ -675,13 +675,16 @@ static int line_mod(const char *line, const struct rt_module *m, const struct rt
 		    size_t *glen)
 {
 	const char *mod = strstr(line, ":mod:");
+	char name[sizeof(m->name)];
 
 	*glen = mod ? (size_t)(mod - line) : strlen(line);
 	if (m->gone || m->is_self || !m->pinned)
 		return 0;
 	if (!mod)
 		return m == prog;
-	return ft_glob_match(mod + 5, m->name);
+	/* as -l's: "liblzma.so.5" and "liblzma" name the same module */
+	ft_mod_name(name, sizeof(name), mod + 5, strlen(mod + 5));
+	return ft_glob_match(name, m->name);
 }
 
 /* m, loaded, has no hook of its own: no hook imported, no patchable site. */

@@ -57,8 +57,9 @@ for variant in "gcc -O2" "clang -O2" "gcc -O2 -fno-pie -no-pie" "gcc -O3 -g"; do
 	want="${one/SW/dp_switch();} ${one/SW/dp_switch() \{ dp_leaf(); \}}"
 	expect_shape "$variant" "$(task_shape t1.dat 0)" "$want"
 
-	# the same functions under the function tracer, each with its caller
-	"$FTRAIL" record -q -p function --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib' \
+	# the same functions under the function tracer, each with its caller (the
+	# module named by its file name, as -l's :mod: takes it too)
+	"$FTRAIL" record -q -p function --patch 'dp_*' --patch 'dp_lib*:mod:libdynpatch_lib.so' \
 		-o t2.dat -- ./dp 1 1 >prog.out 2>rec.err || fail "$variant: record -p function: $(cat rec.err)"
 	# (main's own library calls aside)
 	[ "$(funcs t2.dat | sed 's/[a-z_]* <-main;//g')" = "dp_work <-worker;dp_leaf <-dp_work;dp_global <-dp_work;dp_tail <-dp_work;dp_global <-dp_work;dp_switch <-dp_work;dp_riprel <-dp_work;dp_callfirst <-dp_work;dp_riprel <-dp_callfirst;${plt}dp_libfn <-dp_work;dp_tailasm <-dp_work;dp_leaf <-dp_work;" ] ||
