@@ -32,7 +32,8 @@ struct ft_follow {
 	FILE *null;
 	struct bufcount *bc;
 	size_t bc_size, bc_used; /* size a power of two */
-	uint64_t wm_prev;	 /* the watermark of the last pass (ns), 0: none */
+	uint64_t passed;	 /* the latest time handed on (ns), 0: none yet */
+	int ordered;		 /* the file has watermarks: its events come in time order */
 	uint64_t late;
 	int kernel; /* the last pass had kernel events (the header's columns) */
 	/* live_comm: names read from /proc, per thread ("" = unknown) */
@@ -244,9 +245,10 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 			ft_trace_close(t);
 			return 0;
 		}
-		if (v)
+		if (v) {
 			wm = ft_trace_tsc_to_ns(t, strtoull(v, NULL, 10));
-		else if (fl->conf.need_watermark) {
+			fl->ordered = 1;
+		} else if (fl->conf.need_watermark) {
 			ft_trace_close(t);
 			return 0;
 		}
@@ -328,7 +330,17 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		if (ft_fmt_event(f, ev) < 0 || ft_fmt_flush(f) < 0 || fflush(x.mem))
 			goto oom;
 		bc->n++;
-		late = fl->wm_prev && ev->ts < fl->wm_prev;
+		/*
+		 * Late: an event stamped before one already handed on (it
+		 * reached the file after a watermark that claimed its time).
+		 * Not the watermark of the last pass: a pass can stop short of
+		 * it (an entry waiting for its next record), and what it did
+		 * not reach yet is still in order at the next one.  A file
+		 * without watermarks promises no order: never late.
+		 */
+		late = fl->ordered && ev->ts < fl->passed;
+		if (!late)
+			fl->passed = ev->ts;
 		fl->late += (uint64_t)late;
 		if (emit(arg, t, ev, late, x.buf + x.mark, x.len - x.mark) < 0)
 			break;
@@ -347,8 +359,6 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		ft_seterr(err, errlen, "%s", rerr);
 		goto out;
 	}
-	if (!final && wm != UINT64_MAX && wm > fl->wm_prev)
-		fl->wm_prev = wm;
 	r = 1;
 	goto out;
 oom:
