@@ -361,28 +361,58 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 	return 0;
 }
 
-/* Stack map m (0 user, 1 kernel): every STACKMAP chunk of it, merged.  0 or -1. */
+/* Free what stack set s holds. */
+static void free_stackset(struct stackset *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->e[i].ips);
+	free(s->e);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Stack map m (0 user, 1 kernel): every STACKMAP chunk of it, merged.  On
+ * a refresh, a stack known before keeps its addresses where they were: an
+ * event decoded ahead (a stream's head) may point to them.  0 or -1.
+ */
 static int load_stackmap(struct ft_trace *t, int m, char *err, size_t errlen)
 {
+	struct stackset old = t->maps[m], *nw = &t->maps[m];
 	char perr[256];
-	size_t len;
+	size_t len, j = 0;
 	char *p;
 
-	for (size_t i = 0; i < t->maps[m].nr; i++)
-		free(t->maps[m].e[i].ips);
-	t->maps[m].nr = 0;
+	memset(nw, 0, sizeof(*nw));
 	p = ft_reader_load_fsmb(t->r, (uint64_t)m, &len, err, errlen);
-	if (!p)
+	if (!p) {
+		*nw = old;
 		return err[0] ? -1 : 0;
-	if (ft_fsmb_parse(p, len, stack_cb, &t->maps[m], perr, sizeof(perr)) < 0) {
+	}
+	if (ft_fsmb_parse(p, len, stack_cb, nw, perr, sizeof(perr)) < 0) {
 		ft_seterr(err, errlen, "corrupt %s STACKMAP section: %s", m ? "kernel" : "user",
 			  perr);
 		free(p);
+		free_stackset(nw);
+		*nw = old;
 		return -1;
 	}
 	free(p);
-	if (t->maps[m].nr > 1)
-		qsort(t->maps[m].e, t->maps[m].nr, sizeof(*t->maps[m].e), stack_ent_cmp);
+	if (nw->nr > 1)
+		qsort(nw->e, nw->nr, sizeof(*nw->e), stack_ent_cmp);
+	/* both in id order */
+	for (size_t i = 0; i < nw->nr && j < old.nr; i++) {
+		struct stack_ent *e = &nw->e[i];
+
+		while (j < old.nr && old.e[j].id < e->id)
+			j++;
+		if (j < old.nr && old.e[j].id == e->id && old.e[j].nr == e->nr &&
+		    !memcmp(old.e[j].ips, e->ips, e->nr * sizeof(*e->ips))) {
+			free(e->ips);
+			e->ips = old.e[j].ips;
+			old.e[j].ips = NULL;
+		}
+	}
+	free_stackset(&old);
 	return 0;
 }
 
@@ -847,11 +877,8 @@ void ft_trace_close(struct ft_trace *t)
 	free(t->cursors);
 	free(t->sec_idx);
 	free(t->snap_hdr);
-	for (int m = 0; m < 2; m++) {
-		for (size_t i = 0; i < t->maps[m].nr; i++)
-			free(t->maps[m].e[i].ips);
-		free(t->maps[m].e);
-	}
+	for (int m = 0; m < 2; m++)
+		free_stackset(&t->maps[m]);
 	trace_forget_tasks(t);
 	ft_htab_free(&t->tasks);
 	free(t->tasks_text);
