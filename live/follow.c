@@ -253,15 +253,20 @@ static void drop_trace(struct ft_follow *fl)
 		fl->bc[i].seen = 0;
 }
 
-/* Sections from index from of t's file that the kept trace cannot take in. */
-static int kernel_sections(struct ft_trace *t, size_t from)
+/*
+ * Sections from index from of t's file that the kept trace and formatter
+ * cannot take in: kernel events (analysis/kevents.h reads them at open),
+ * user event formats (the formatter loads them once).
+ */
+static int restart_sections(struct ft_trace *t, size_t from)
 {
 	struct ft_reader *r = ft_trace_reader(t);
 
 	for (size_t i = from; i < ft_reader_nr_sections(r); i++) {
 		uint32_t type = ft_reader_section(r, i)->type;
 
-		if (type == FT_SEC_KDATA || type == FT_SEC_KFORMATS || type == FT_SEC_KSNAP)
+		if (type == FT_SEC_KDATA || type == FT_SEC_KFORMATS || type == FT_SEC_KSNAP ||
+		    type == FT_SEC_UFORMATS)
 			return 1;
 	}
 	return 0;
@@ -282,8 +287,8 @@ static int pass_trace(struct ft_follow *fl, const char *path, int final, char *e
 		size_t from = ft_reader_nr_sections(ft_trace_reader(fl->t));
 
 		r = ft_trace_refresh(fl->t, rerr, sizeof(rerr));
-		if (r > 0 && kernel_sections(fl->t, from))
-			r = -1; /* kernel events began: the pass reads them with the file */
+		if (r > 0 && restart_sections(fl->t, from))
+			r = -1; /* read with the file: kernel events, new event formats */
 		if (r >= 0 && pass_options(&fl->conf, fl->t) != fl->f_options)
 			r = -1; /* a live mount's options changed: format again */
 		if (!r && !final)

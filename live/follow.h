@@ -19,8 +19,9 @@
  * Opened again from the start (the events handed before formatted into
  * /dev/null, to rebuild the formatter's state) when it cannot go on: the
  * file has kernel events (their reader, analysis/kevents.h, does not take
- * appended sections), the options changed (a live mount's), or the reader
- * failed or could not give an event back.  What was handed before is then
+ * appended sections), new user event formats came (the formatter loads
+ * them once), the options changed (a live mount's), or the reader failed
+ * or could not give an event back.  What was handed before is then
  * counted per buffer: a user buffer (a thread at one nesting level) or a
  * kernel CPU.  A buffer's events come in the same order at every pass over
  * the growing file, so "the first N events of buffer B" stays the same
