@@ -87,6 +87,11 @@ void ft_follow_free(struct ft_follow *fl)
 	free(fl);
 }
 
+int ft_follow_kept(const struct ft_follow *fl)
+{
+	return fl->t != NULL;
+}
+
 int ft_follow_kernel(const struct ft_follow *fl)
 {
 	return fl->kernel;

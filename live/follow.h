@@ -103,6 +103,13 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 int ft_follow_header(const struct ft_follow_conf *conf, int kernel, const char *path,
 		     uint64_t entries, uint64_t written, FILE *out);
 
+/*
+ * Whether the last pass kept the trace for the next one (it then reads
+ * only what is appended): a caller that spaces its passes by what the
+ * last one took (the cost of reading the file from its start) need not.
+ */
+int ft_follow_kept(const struct ft_follow *fl);
+
 /* Whether the last pass met kernel events (the header's columns). */
 int ft_follow_kernel(const struct ft_follow *fl);
 

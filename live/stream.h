@@ -33,11 +33,11 @@
  *
  * The cost: a refresh reads only what was appended since the last one
  * (live/follow.h keeps the reader and the formatter between refreshes),
- * so it does not grow with the trace.  The interval between refreshes is
- * twice the time the last one took, at least STREAM_POLL_MS.  A trace
- * with kernel events is the exception: their reader takes no appended
- * sections, so each refresh reads the file from its start, and its
- * latency grows with the trace.
+ * so it does not grow with the trace, and refreshes come every
+ * STREAM_POLL_MS.  A trace with kernel events is the exception: their
+ * reader takes no appended sections, so each refresh reads the file from
+ * its start; the interval is then twice what the last refresh took (at
+ * most a third of a CPU), and the latency grows with the trace.
  *
  * Thread names are those the file holds when a line is printed (the
  * recorder writes TASKS and the kernel's saved comms with each watermark);
