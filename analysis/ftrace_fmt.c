@@ -823,12 +823,13 @@ static __attribute__((noinline)) void print_fid_name_slow(struct ft_fmt *f, uint
 	if (fid < ft_trace_nr_funcs(f->t) && fid >= f->nr_names) {
 		uint32_t nr = ft_trace_nr_funcs(f->t);
 
+		/* the trace grew (a followed file): the names kept stay */
 		for (int i = 0; i < 2; i++) {
-			struct name *v = calloc(nr, sizeof(*v));
+			struct name *v = realloc(f->names[i], nr * sizeof(*v));
 
 			if (!v)
 				goto plain;
-			free(f->names[i]);
+			memset(v + f->nr_names, 0, (nr - f->nr_names) * sizeof(*v));
 			f->names[i] = v;
 		}
 		f->nr_names = nr;

@@ -732,6 +732,9 @@ static inline __attribute__((always_inline)) int refill(struct ft_trace *t, stru
 		snprintf(t->failure, sizeof(t->failure), "%s", err ? err : "corrupt record");
 	}
 	if (ret <= 0) {
+		/* nothing decoded: the head is the event handed out last (ft_trace_unget()) */
+		if (!ret)
+			s->hi ^= 1;
 		s->ended = 1;
 		s->fresh = 0;
 		return ret;
@@ -831,6 +834,22 @@ int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen)
 	return start(t, err, errlen);
 }
 
+/* The event handed out last is consumed: its stream goes on from the next.  0 or -1. */
+static int settle_root(struct ft_trace *t, char *err, size_t errlen)
+{
+	struct stream *s = &t->streams[t->heap[0]];
+	int ret;
+
+	t->root_stale = 0;
+	ret = s->fresh ? 1 : refill(t, s, err, errlen);
+	if (ret < 0)
+		return -1;
+	if (!ret)
+		t->heap[0] = t->heap[--t->heap_n];
+	sift_down(t, 0);
+	return 0;
+}
+
 int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **evp, char *err, size_t errlen)
 {
 	const struct ft_event *ev;
@@ -844,18 +863,8 @@ int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **evp, char *err
 	}
 	if (!t->started && start(t, err, errlen) < 0)
 		goto fail;
-	if (t->root_stale) {
-		int ret;
-
-		t->root_stale = 0;
-		s = &t->streams[t->heap[0]];
-		ret = s->fresh ? 1 : refill(t, s, err, errlen);
-		if (ret < 0)
-			goto fail;
-		if (!ret)
-			t->heap[0] = t->heap[--t->heap_n];
-		sift_down(t, 0);
-	}
+	if (t->root_stale && settle_root(t, err, errlen) < 0)
+		goto fail;
 	if (!t->heap_n)
 		return 0;
 	s = &t->streams[t->heap[0]];
@@ -871,6 +880,123 @@ fail:
 	t->failed = 1;
 	if (err && err[0])
 		snprintf(t->failure, sizeof(t->failure), "%s", err);
+	return -1;
+}
+
+int ft_trace_unget(struct ft_trace *t)
+{
+	struct stream *s;
+
+	if (!t->started || !t->root_stale || !t->heap_n)
+		return -1;
+	s = &t->streams[t->heap[0]];
+	/* fresh: a peek decoded the next event over the cursor's state */
+	if (s->fresh || s->failed)
+		return -1;
+	s->ended = 0;
+	s->fresh = 1;
+	t->root_stale = 0;
+	return 0;
+}
+
+/*
+ * The streams again after trace_extend() moved the cursors (moved: old
+ * cursor index -> new, old_nc of them): the same layout, cursors in id
+ * order then the sources; a stream not in the merge (its buffer had ended)
+ * and every new buffer's stream decode their next event, and those that
+ * have one join the merge.  0, or -1 with err.
+ */
+static int restream(struct ft_trace *t, const size_t *moved, size_t old_nc, char *err,
+		    size_t errlen)
+{
+	size_t nc = t->nr_cursors, n = nc + t->nr_srcs, hn = 0;
+	struct stream *ns = calloc(n ? n : 1, sizeof(*ns));
+	size_t *nh = calloc(n ? n : 1, sizeof(*nh));
+	char *merged = calloc(n ? n : 1, 1);
+
+	if (!ns || !nh || !merged) {
+		free(ns);
+		free(nh);
+		free(merged);
+		ft_seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < nc; i++)
+		ns[i].ended = 1; /* a new buffer: armed below */
+	for (size_t j = 0; j < t->nr_streams; j++) {
+		size_t to = j < old_nc ? moved[j] : nc + (j - old_nc);
+
+		if (to != SIZE_MAX)
+			ns[to] = t->streams[j];
+	}
+	for (size_t h = 0; h < t->heap_n; h++) {
+		size_t j = t->heap[h], to = j < old_nc ? moved[j] : nc + (j - old_nc);
+
+		if (to != SIZE_MAX) {
+			nh[hn++] = to;
+			merged[to] = 1;
+		}
+	}
+	for (size_t i = 0; i < nc; i++)
+		ns[i].c = &t->cursors[i];
+	free(t->streams);
+	free(t->heap);
+	t->streams = ns;
+	t->heap = nh;
+	t->nr_streams = n;
+	t->heap_n = hn;
+	for (size_t i = 0; i < nc; i++) {
+		struct stream *s = &ns[i];
+		int ret;
+
+		if (merged[i] || s->failed)
+			continue;
+		s->ended = 0;
+		ret = refill(t, s, err, errlen);
+		if (ret < 0) {
+			free(merged);
+			return -1;
+		}
+		if (ret)
+			t->heap[t->heap_n++] = i;
+	}
+	free(merged);
+	for (size_t i = t->heap_n / 2; i-- > 0;)
+		sift_down(t, i);
+	return 0;
+}
+
+int ft_trace_refresh(struct ft_trace *t, char *err, size_t errlen)
+{
+	size_t from = ft_reader_nr_sections(t->r), old_nc = t->nr_cursors, *moved = NULL;
+	int added, r = 1;
+
+	if (err && errlen)
+		err[0] = 0;
+	if (t->snapshot) {
+		ft_seterr(err, errlen, "a snapshot does not grow");
+		return -1;
+	}
+	if (t->failed) {
+		ft_seterr(err, errlen, "%s", t->failure);
+		return -1;
+	}
+	if (t->started && t->root_stale && settle_root(t, err, errlen) < 0)
+		goto fail;
+	added = ft_reader_extend(t->r, err, errlen);
+	if (added <= 0)
+		return added;
+	if (trace_extend(t, from, &moved, err, errlen) < 0)
+		return -1;
+	if (moved && t->started && restream(t, moved, old_nc, err, errlen) < 0)
+		r = -1;
+	free(moved);
+	if (r < 0)
+		goto fail;
+	return 1;
+fail:
+	/* as a failed ft_trace_next(): the merge order past it is unknown */
+	trace_scan_failed(t, err);
 	return -1;
 }
 

@@ -205,6 +205,29 @@ int ft_trace_peek_buffer(struct ft_trace *t, const struct ft_event *ev, struct f
 int ft_trace_peek_buffer_ref(struct ft_trace *t, const struct ft_event *ev,
 			     const struct ft_event **next);
 
+/*
+ * Following a file being written (live/follow.h): ft_trace_refresh() takes
+ * in what was appended since the trace was opened or last refreshed --
+ * thread names, functions, modules, stacks, and the chunks of user
+ * buffers, new ones included -- and ft_trace_next*() goes on from where it
+ * was: each buffer's decoding carries on (open calls, depth), a buffer
+ * that had ended (read to its last chunk) goes on with its new chunks, and
+ * events are merged by time from there.  Only the user buffers grow: an
+ * added source is read as it was (a follower of kernel events opens the
+ * file again).  Not for a snapshot.  Return: 1 when sections were added,
+ * 0 when none (nothing complete yet, or the file ended), -1 with a reason
+ * in err (the reader then fails as after ft_trace_next()).
+ */
+int ft_trace_refresh(struct ft_trace *t, char *err, size_t errlen);
+
+/*
+ * Give back the event the last ft_trace_next*() returned: the next call
+ * returns it again (a follower stops before an event it cannot hand on
+ * yet).  Not after ft_trace_peek_buffer*() found the next event of its
+ * buffer.  Return: 0, or -1 when it cannot be given back.
+ */
+int ft_trace_unget(struct ft_trace *t);
+
 /* Rewind to the first event (sources are not rewound: add them again). */
 int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen);
 

@@ -196,6 +196,15 @@ void trace_forget_tasks(struct ft_trace *t);
 int trace_fill_page(struct ft_trace *t, struct cursor *c, char *err, size_t errlen);
 
 /*
+ * After ft_reader_extend() added sections [from, ...): load what they add
+ * -- thread names, functions, modules, stacks -- and index their UDATA
+ * chunks (ft_trace_refresh()).  *moved: NULL when no UDATA came, else
+ * (malloc'ed) each old cursor's new index, or SIZE_MAX for one that is
+ * gone; a new buffer's cursor starts empty.  0, or -1 with err.
+ */
+int trace_extend(struct ft_trace *t, size_t from, size_t **moved, char *err, size_t errlen);
+
+/*
  * For a pass that decodes the buffers itself (analysis/callsum.c), as
  * ft_trace_scan_buffers() does: trace_scan_begin() before it (counters at
  * zero; a later ft_trace_next() starts over), trace_reset_cursor() before

@@ -302,6 +302,35 @@ static int load_modules_text(struct ft_trace *t, char *text, size_t len, size_t 
 	return 0;
 }
 
+/* One MODULES chunk s; *lines: how many module indexes it covers.  0 or -1. */
+static int load_modules_sec(struct ft_trace *t, const struct ft_section *s, size_t *lines,
+			    char *err, size_t errlen)
+{
+	size_t len;
+	char *text, *z;
+	int r;
+
+	*lines = 0;
+	text = ft_reader_load(t->r, s, &len, err, errlen);
+	if (!text)
+		return -1;
+	z = realloc(text, len + 1); /* lines are cut in place */
+	if (!z) {
+		free(text);
+		ft_seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	text = z;
+	text[len] = 0;
+	for (size_t k = 0; k < len; k++)
+		*lines += text[k] == '\n';
+	if (len && text[len - 1] != '\n')
+		(*lines)++;
+	r = load_modules_text(t, text, len, (size_t)s->id, err, errlen);
+	free(text);
+	return r;
+}
+
 /*
  * MODULES chunks: lines for the module indexes from the section id on
  * (tracefile.h), in order; a gap (a chunk dropped as corrupt) leaves those
@@ -314,8 +343,7 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 
 	for (size_t i = 0; i < nsec; i++) {
 		const struct ft_section *s = ft_reader_section(t->r, i);
-		size_t len, lines = 0;
-		char *text;
+		size_t lines;
 		int r;
 
 		if (s->type != FT_SEC_MODULES)
@@ -325,30 +353,66 @@ static int load_modules(struct ft_trace *t, char *err, size_t errlen)
 				  (unsigned long long)s->id, (unsigned long long)next);
 			return -1;
 		}
-		text = ft_reader_load(t->r, s, &len, err, errlen);
-		if (!text)
-			return -1;
-		{
-			char *z = realloc(text, len + 1); /* lines are cut in place */
-
-			if (!z) {
-				free(text);
-				ft_seterr(err, errlen, "out of memory");
-				return -1;
-			}
-			text = z;
-			text[len] = 0;
-		}
-		for (size_t k = 0; k < len; k++)
-			lines += text[k] == '\n';
-		if (len && text[len - 1] != '\n')
-			lines++;
-		r = load_modules_text(t, text, len, (size_t)s->id, err, errlen);
-		free(text);
+		r = load_modules_sec(t, s, &lines, err, errlen);
 		if (r < 0)
 			return -1;
 		next = s->id + lines;
 	}
+	return 0;
+}
+
+/* Free what stack set s holds. */
+static void free_stackset(struct stackset *s)
+{
+	for (size_t i = 0; i < s->nr; i++)
+		free(s->e[i].ips);
+	free(s->e);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Stack map m (0 user, 1 kernel): every STACKMAP chunk of it, merged.  On
+ * a refresh, a stack known before keeps its addresses where they were: an
+ * event decoded ahead (a stream's head) may point to them.  0 or -1.
+ */
+static int load_stackmap(struct ft_trace *t, int m, char *err, size_t errlen)
+{
+	struct stackset old = t->maps[m], *nw = &t->maps[m];
+	char perr[256];
+	size_t len, j = 0;
+	char *p;
+
+	memset(nw, 0, sizeof(*nw));
+	p = ft_reader_load_fsmb(t->r, (uint64_t)m, &len, err, errlen);
+	if (!p) {
+		*nw = old;
+		return err[0] ? -1 : 0;
+	}
+	if (ft_fsmb_parse(p, len, stack_cb, nw, perr, sizeof(perr)) < 0) {
+		ft_seterr(err, errlen, "corrupt %s STACKMAP section: %s", m ? "kernel" : "user",
+			  perr);
+		free(p);
+		free_stackset(nw);
+		*nw = old;
+		return -1;
+	}
+	free(p);
+	if (nw->nr > 1)
+		qsort(nw->e, nw->nr, sizeof(*nw->e), stack_ent_cmp);
+	/* both in id order */
+	for (size_t i = 0; i < nw->nr && j < old.nr; i++) {
+		struct stack_ent *e = &nw->e[i];
+
+		while (j < old.nr && old.e[j].id < e->id)
+			j++;
+		if (j < old.nr && old.e[j].id == e->id && old.e[j].nr == e->nr &&
+		    !memcmp(old.e[j].ips, e->ips, e->nr * sizeof(*e->ips))) {
+			free(e->ips);
+			e->ips = old.e[j].ips;
+			old.e[j].ips = NULL;
+		}
+	}
+	free_stackset(&old);
 	return 0;
 }
 
@@ -412,26 +476,23 @@ static int load_tables(struct ft_trace *t, char *err, size_t errlen)
 	} else if (err[0]) {
 		return -1;
 	}
-	for (int m = 0; m < 2; m++) {
-		char perr[256];
-
-		p = ft_reader_load_fsmb(t->r, (uint64_t)m, &len, err, errlen);
-		if (!p) {
-			if (err[0])
-				return -1;
-			continue;
-		}
-		if (ft_fsmb_parse(p, len, stack_cb, &t->maps[m], perr, sizeof(perr)) < 0) {
-			ft_seterr(err, errlen, "corrupt %s STACKMAP section: %s",
-				  m ? "kernel" : "user", perr);
-			free(p);
+	for (int m = 0; m < 2; m++)
+		if (load_stackmap(t, m, err, errlen) < 0)
 			return -1;
-		}
-		free(p);
-		if (t->maps[m].nr > 1)
-			qsort(t->maps[m].e, t->maps[m].nr, sizeof(*t->maps[m].e), stack_ent_cmp);
-	}
 	return 0;
+}
+
+/* What cursor c holds. */
+static void free_cursor(struct cursor *c)
+{
+	free(c->data);
+	free(c->prev);
+	free(c->frames);
+	for (size_t k = 0; k < c->nr_ctxs; k++)
+		free(c->ctxs[k].frames);
+	free(c->ctxs);
+	free(c->scratch[0]);
+	free(c->scratch[1]);
 }
 
 struct sec_ref {
@@ -448,16 +509,84 @@ static int sec_ref_cmp(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+/*
+ * The cursors of the UDATA chunks refs (nr of them, sorted here): one per
+ * buffer id, in id order, its chunks in file order (t->sec_idx).  A buffer
+ * that had a cursor keeps it, decoding state and all, at its new place:
+ * old_to_new (when not NULL) gets each old cursor's new index, or SIZE_MAX
+ * for one no chunk names any more (freed).  A new buffer's cursor starts
+ * empty.  0, or -1 (out of memory; nothing changed).
+ */
+static int index_buffers(struct ft_trace *t, struct sec_ref *refs, size_t nr, size_t *old_to_new,
+			 char *err, size_t errlen)
+{
+	size_t *idx = malloc((nr ? nr : 1) * sizeof(*idx)), n = 0, cap = 0, old = 0;
+	struct cursor *nc = NULL;
+
+	if (!idx)
+		goto oom;
+	if (nr > 1)
+		qsort(refs, nr, sizeof(*refs), sec_ref_cmp);
+	for (size_t i = 0; i < nr; i++) {
+		idx[i] = refs[i].idx;
+		if (i && refs[i].id == refs[i - 1].id) {
+			nc[n - 1].nr_secs++;
+			continue;
+		}
+		if (FT_GROW(nc, cap, n + 1, 16))
+			goto oom;
+		memset(&nc[n], 0, sizeof(nc[n]));
+		nc[n].id = refs[i].id;
+		nc[n].last_fid = FT_FID_UNKNOWN;
+		nc[n].secs = &idx[i];
+		nc[n].nr_secs = 1;
+		n++;
+	}
+	/* both in id order: carry the old cursors' state over */
+	for (size_t i = 0; i < n; i++) {
+		const size_t *secs = nc[i].secs;
+		size_t nsec = nc[i].nr_secs;
+
+		for (; old < t->nr_cursors && t->cursors[old].id < nc[i].id; old++)
+			if (old_to_new)
+				old_to_new[old] = SIZE_MAX;
+		if (old < t->nr_cursors && t->cursors[old].id == nc[i].id) {
+			nc[i] = t->cursors[old];
+			nc[i].secs = secs;
+			nc[i].nr_secs = nsec;
+			/* head slots of the streams, which move too (see call_event()) */
+			nc[i].lean[0] = nc[i].lean[1] = NULL;
+			if (old_to_new)
+				old_to_new[old] = i;
+			old++;
+		}
+	}
+	for (size_t o = old; o < t->nr_cursors; o++)
+		if (old_to_new)
+			old_to_new[o] = SIZE_MAX;
+	for (size_t o = 0; o < t->nr_cursors; o++)
+		if (old_to_new && old_to_new[o] == SIZE_MAX)
+			free_cursor(&t->cursors[o]);
+	free(t->cursors);
+	free(t->sec_idx);
+	t->cursors = nc;
+	t->nr_cursors = n;
+	t->sec_idx = idx;
+	return 0;
+oom:
+	free(idx);
+	free(nc);
+	ft_seterr(err, errlen, "out of memory");
+	return -1;
+}
+
 /* One cursor per UDATA id, with its chunks in file order; first page loaded. */
 static int load_buffers(struct ft_trace *t, char *err, size_t errlen)
 {
 	size_t n = ft_reader_nr_sections(t->r), nr = 0;
 	struct sec_ref *refs = malloc((n ? n : 1) * sizeof(*refs));
-	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 
-	t->sec_idx = idx;
-	if (!refs || !idx) {
-		free(refs);
+	if (!refs) {
 		ft_seterr(err, errlen, "out of memory");
 		return -1;
 	}
@@ -502,35 +631,130 @@ static int load_buffers(struct ft_trace *t, char *err, size_t errlen)
 			nr++;
 		}
 	}
-	if (nr > 1)
-		qsort(refs, nr, sizeof(*refs), sec_ref_cmp);
-	for (size_t i = 0; i < nr; i++) {
-		idx[i] = refs[i].idx;
-		if (i && refs[i].id == refs[i - 1].id) {
-			t->cursors[t->nr_cursors - 1].nr_secs++;
-			continue;
-		}
-		if (!t->nr_cursors || (t->nr_cursors & (t->nr_cursors - 1)) == 0) {
-			size_t ncap = t->nr_cursors ? t->nr_cursors * 2 : 16;
-			struct cursor *c = realloc(t->cursors, ncap * sizeof(*c));
-
-			if (!c) {
-				free(refs);
-				ft_seterr(err, errlen, "out of memory");
-				return -1;
-			}
-			t->cursors = c;
-		}
-		memset(&t->cursors[t->nr_cursors], 0, sizeof(struct cursor));
-		t->cursors[t->nr_cursors].id = refs[i].id;
-		t->cursors[t->nr_cursors].secs = &idx[i];
-		t->cursors[t->nr_cursors].nr_secs = 1;
-		t->nr_cursors++;
+	if (index_buffers(t, refs, nr, NULL, err, errlen) < 0) {
+		free(refs);
+		return -1;
 	}
 	free(refs);
 	for (size_t i = 0; i < t->nr_cursors; i++)
 		if (trace_fill_page(t, &t->cursors[i], err, errlen) < 0)
 			return -1;
+	return 0;
+}
+
+int trace_extend(struct ft_trace *t, size_t from, size_t **moved, char *err, size_t errlen)
+{
+	size_t n = ft_reader_nr_sections(t->r), nr = 0;
+	int funcs = 0, udata = 0, maps[2] = { 0, 0 };
+	struct sec_ref *refs;
+
+	*moved = NULL;
+	for (size_t i = from; i < n; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+		size_t len, lines;
+		char *p, *all;
+
+		switch (s->type) {
+		case FT_SEC_FUNCS:
+			funcs = 1;
+			break;
+		case FT_SEC_MODULES:
+			if (load_modules_sec(t, s, &lines, err, errlen) < 0)
+				return -1;
+			break;
+		case FT_SEC_STACKMAP:
+			if (s->id < 2)
+				maps[s->id] = 1;
+			break;
+		case FT_SEC_UDATA:
+			udata = 1;
+			break;
+		case FT_SEC_TASKS:
+			p = ft_reader_load(t->r, s, &len, err, errlen);
+			if (!p)
+				return -1;
+			/* kept whole: names go back to these at a rewind */
+			all = realloc(t->tasks_text, t->tasks_len + len + 1);
+			if (!all) {
+				free(p);
+				ft_seterr(err, errlen, "out of memory");
+				return -1;
+			}
+			memcpy(all + t->tasks_len, p, len);
+			t->tasks_text = all;
+			t->tasks_len += len;
+			trace_load_tasks(t, p, len);
+			free(p);
+			break;
+		default:
+			break;
+		}
+	}
+	if (funcs) {
+		struct func *old = t->funcs;
+		uint32_t nold = t->nr_funcs;
+
+		t->funcs = NULL;
+		if (load_funcs(t, err, errlen) < 0) {
+			free(t->funcs);
+			t->funcs = old;
+			t->nr_funcs = nold;
+			return -1;
+		}
+		if (!t->funcs) {
+			t->funcs = old;
+			t->nr_funcs = nold;
+		} else {
+			free(old);
+		}
+		/* the names resolved so far stay; the new fids have none yet */
+		for (int k = 0; k < 2; k++) {
+			char **c;
+
+			if (!t->names[k] || t->nr_funcs <= nold)
+				continue;
+			c = realloc(t->names[k], t->nr_funcs * sizeof(*c));
+			if (!c) {
+				for (uint32_t i = 0; i < nold; i++)
+					free(t->names[k][i]);
+				free(t->names[k]);
+				t->names[k] = NULL; /* made again when a name is asked */
+				continue;
+			}
+			memset(c + nold, 0, (t->nr_funcs - nold) * sizeof(*c));
+			t->names[k] = c;
+		}
+	}
+	for (int m = 0; m < 2; m++)
+		if (maps[m] && load_stackmap(t, m, err, errlen) < 0)
+			return -1;
+	if (!udata)
+		return 0;
+	refs = malloc(n * sizeof(*refs));
+	*moved = malloc((t->nr_cursors ? t->nr_cursors : 1) * sizeof(**moved));
+	if (!refs || !*moved) {
+		free(refs);
+		free(*moved);
+		*moved = NULL;
+		ft_seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct ft_section *s = ft_reader_section(t->r, i);
+
+		if (s->type == FT_SEC_UDATA) {
+			refs[nr].id = s->id;
+			refs[nr].idx = i;
+			nr++;
+		}
+	}
+	if (index_buffers(t, refs, nr, *moved, err, errlen) < 0) {
+		free(refs);
+		free(*moved);
+		*moved = NULL;
+		return -1;
+	}
+	free(refs);
 	return 0;
 }
 
@@ -648,24 +872,13 @@ void ft_trace_close(struct ft_trace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nr_cursors; i++) {
-		free(t->cursors[i].data);
-		free(t->cursors[i].prev);
-		free(t->cursors[i].frames);
-		for (size_t k = 0; k < t->cursors[i].nr_ctxs; k++)
-			free(t->cursors[i].ctxs[k].frames);
-		free(t->cursors[i].ctxs);
-		free(t->cursors[i].scratch[0]);
-		free(t->cursors[i].scratch[1]);
-	}
+	for (size_t i = 0; i < t->nr_cursors; i++)
+		free_cursor(&t->cursors[i]);
 	free(t->cursors);
 	free(t->sec_idx);
 	free(t->snap_hdr);
-	for (int m = 0; m < 2; m++) {
-		for (size_t i = 0; i < t->maps[m].nr; i++)
-			free(t->maps[m].e[i].ips);
-		free(t->maps[m].e);
-	}
+	for (int m = 0; m < 2; m++)
+		free_stackset(&t->maps[m]);
 	trace_forget_tasks(t);
 	ft_htab_free(&t->tasks);
 	free(t->tasks_text);

@@ -288,6 +288,9 @@ struct ft_reader {
 	size_t nr_warn;
 	struct ft_section *secs;
 	size_t nr, cap;
+	/* where indexing stopped; final: at END or a corrupt header (no more) */
+	uint64_t scan_off;
+	int scan_final;
 	/* META, parsed on first ft_reader_meta() */
 	int meta_loaded;
 	char *meta_buf;
@@ -372,12 +375,120 @@ static int check_payload(struct ft_reader *r, const struct ft_section *s)
 	return c == s->crc ? 0 : 1;
 }
 
+/*
+ * Index the sections from offset from to the end of the file as it is
+ * (r->file_size): ft_reader_open(), then ft_reader_extend() from where the
+ * last call stopped.  *seen_end, *corrupt_hdr: why it stopped before the
+ * end.  0, or -1 with err.
+ */
+static int scan(struct ft_reader *r, uint64_t from, int *seen_end, int *corrupt_hdr, char *err,
+		size_t errlen)
+{
+	uint64_t off;
+
+	for (off = from; off < r->file_size;) {
+		unsigned char sh[SHDR_SIZE];
+		struct ft_section s;
+
+		if (r->file_size - off < sizeof(sh)) {
+			r->truncated = 1; /* cut inside a section header */
+			break;
+		}
+		if (read_at(r->fd, sh, sizeof(sh), off) < 0) {
+			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
+				  (unsigned long long)off, strerror(errno));
+			goto fail;
+		}
+		if (get32(sh + 36) != shdr_crc(sh, off)) {
+			/*
+			 * Its sizes cannot be trusted, so neither can the place
+			 * of the next header: what comes before is all we read.
+			 */
+			if (add_warn(r,
+				     "%s: corrupt section header at offset %llu (checksum "
+				     "mismatch): reading only the %zu sections before it",
+				     r->path, (unsigned long long)off, r->nr) < 0)
+				goto oom;
+			*corrupt_hdr = 1;
+			break;
+		}
+		s.type = get32(sh);
+		s.flags = get32(sh + 4);
+		s.id = get64(sh + 8);
+		s.disk_size = get64(sh + 16);
+		s.raw_size = get64(sh + 24);
+		s.crc = get32(sh + 32);
+		s.offset = off + sizeof(sh);
+		if (s.type >= FT_SEC_MAX) {
+			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu",
+				  r->path, s.type, (unsigned long long)off);
+			goto fail;
+		}
+		if (s.flags & ~FT_SF_ZSTD) {
+			ft_seterr(err, errlen,
+				  "%s: %s section at offset %llu has unknown flags 0x%x", r->path,
+				  sec_name(s.type), (unsigned long long)off, s.flags);
+			goto fail;
+		}
+		if (s.raw_size > FT_SECTION_MAX_RAW ||
+		    (!(s.flags & FT_SF_ZSTD) && s.raw_size != s.disk_size)) {
+			ft_seterr(err, errlen,
+				  "%s: %s section at offset %llu has bad sizes (%llu/%llu)",
+				  r->path, sec_name(s.type), (unsigned long long)off,
+				  (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
+			goto fail;
+		}
+		if (s.disk_size > r->file_size - s.offset) {
+			r->truncated = 1; /* payload cut short */
+			break;
+		}
+		if (s.type == FT_SEC_END) {
+			if (s.disk_size || s.offset != r->file_size) {
+				ft_seterr(err, errlen,
+					  "%s: data after the END section (offset %llu)", r->path,
+					  (unsigned long long)s.offset);
+				goto fail;
+			}
+			*seen_end = 1;
+			break;
+		}
+		off = s.offset + s.disk_size;
+		switch (check_payload(r, &s)) {
+		case 0:
+			break;
+		case 1:
+			/* a corrupt payload: its header is sound, the rest can be read */
+			if (add_warn(r,
+				     "%s: corrupt %s section (id %llu) at offset %llu "
+				     "(checksum mismatch): skipped",
+				     r->path, sec_name(s.type), (unsigned long long)s.id,
+				     (unsigned long long)(s.offset - sizeof(sh))) < 0)
+				goto oom;
+			continue;
+		default:
+			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", r->path,
+				  (unsigned long long)s.offset, strerror(errno));
+			goto fail;
+		}
+		if (FT_GROW(r->secs, r->cap, r->nr + 1, 64))
+			goto oom;
+		r->secs[r->nr++] = s;
+	}
+	r->scan_off = off;
+	r->scan_final = *seen_end || *corrupt_hdr;
+	return 0;
+oom:
+	ft_seterr(err, errlen, "%s: out of memory", r->path);
+	return -1;
+fail:
+	return -1;
+}
+
 struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 {
 	unsigned char hdr[FILE_HDR_SIZE];
 	struct ft_reader *r;
 	struct stat st;
-	uint64_t off;
 	uint32_t hsize;
 	int fd, seen_end = 0, corrupt_hdr = 0;
 
@@ -417,95 +528,8 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen)
 	}
 	r->fd = fd;
 	r->file_size = (uint64_t)st.st_size;
-
-	for (off = hsize; off < r->file_size;) {
-		unsigned char sh[SHDR_SIZE];
-		struct ft_section s;
-
-		if (r->file_size - off < sizeof(sh)) {
-			r->truncated = 1; /* cut inside a section header */
-			break;
-		}
-		if (read_at(fd, sh, sizeof(sh), off) < 0) {
-			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
-				  (unsigned long long)off, strerror(errno));
-			goto fail;
-		}
-		if (get32(sh + 36) != shdr_crc(sh, off)) {
-			/*
-			 * Its sizes cannot be trusted, so neither can the place
-			 * of the next header: what comes before is all we read.
-			 */
-			if (add_warn(r,
-				     "%s: corrupt section header at offset %llu (checksum "
-				     "mismatch): reading only the %zu sections before it",
-				     path, (unsigned long long)off, r->nr) < 0)
-				goto oom;
-			corrupt_hdr = 1;
-			break;
-		}
-		s.type = get32(sh);
-		s.flags = get32(sh + 4);
-		s.id = get64(sh + 8);
-		s.disk_size = get64(sh + 16);
-		s.raw_size = get64(sh + 24);
-		s.crc = get32(sh + 32);
-		s.offset = off + sizeof(sh);
-		if (s.type >= FT_SEC_MAX) {
-			ft_seterr(err, errlen, "%s: unknown section type %u at offset %llu", path,
-				  s.type, (unsigned long long)off);
-			goto fail;
-		}
-		if (s.flags & ~FT_SF_ZSTD) {
-			ft_seterr(err, errlen,
-				  "%s: %s section at offset %llu has unknown flags 0x%x", path,
-				  sec_name(s.type), (unsigned long long)off, s.flags);
-			goto fail;
-		}
-		if (s.raw_size > FT_SECTION_MAX_RAW ||
-		    (!(s.flags & FT_SF_ZSTD) && s.raw_size != s.disk_size)) {
-			ft_seterr(err, errlen,
-				  "%s: %s section at offset %llu has bad sizes (%llu/%llu)", path,
-				  sec_name(s.type), (unsigned long long)off,
-				  (unsigned long long)s.disk_size, (unsigned long long)s.raw_size);
-			goto fail;
-		}
-		if (s.disk_size > r->file_size - s.offset) {
-			r->truncated = 1; /* payload cut short */
-			break;
-		}
-		if (s.type == FT_SEC_END) {
-			if (s.disk_size || s.offset != r->file_size) {
-				ft_seterr(err, errlen,
-					  "%s: data after the END section (offset %llu)", path,
-					  (unsigned long long)s.offset);
-				goto fail;
-			}
-			seen_end = 1;
-			break;
-		}
-		off = s.offset + s.disk_size;
-		switch (check_payload(r, &s)) {
-		case 0:
-			break;
-		case 1:
-			/* a corrupt payload: its header is sound, the rest can be read */
-			if (add_warn(r,
-				     "%s: corrupt %s section (id %llu) at offset %llu "
-				     "(checksum mismatch): skipped",
-				     path, sec_name(s.type), (unsigned long long)s.id,
-				     (unsigned long long)(s.offset - sizeof(sh))) < 0)
-				goto oom;
-			continue;
-		default:
-			ft_seterr(err, errlen, "%s: read error at offset %llu: %s", path,
-				  (unsigned long long)s.offset, strerror(errno));
-			goto fail;
-		}
-		if (FT_GROW(r->secs, r->cap, r->nr + 1, 64))
-			goto oom;
-		r->secs[r->nr++] = s;
-	}
+	if (scan(r, hsize, &seen_end, &corrupt_hdr, err, errlen) < 0)
+		goto fail;
 	if (!seen_end) {
 		r->truncated = 1;
 		if (!corrupt_hdr &&
@@ -519,6 +543,39 @@ oom:
 fail:
 	ft_reader_close(r);
 	return NULL;
+}
+
+int ft_reader_extend(struct ft_reader *r, char *err, size_t errlen)
+{
+	size_t before = r->nr;
+	int seen_end = 0, corrupt_hdr = 0, meta = 0;
+	struct stat st;
+
+	if (r->scan_final)
+		return 0;
+	if (fstat(r->fd, &st) < 0) {
+		ft_seterr(err, errlen, "%s: %s", r->path, strerror(errno));
+		return -1;
+	}
+	if ((uint64_t)st.st_size <= r->file_size)
+		return 0;
+	r->file_size = (uint64_t)st.st_size;
+	if (scan(r, r->scan_off, &seen_end, &corrupt_hdr, err, errlen) < 0)
+		return -1;
+	if (seen_end)
+		r->truncated = 0;
+	for (size_t i = before; i < r->nr; i++)
+		meta |= r->secs[i].type == FT_SEC_META;
+	if (meta && r->meta_loaded) {
+		/* parsed again at the next ft_reader_meta(), new values last */
+		free(r->kv);
+		free(r->meta_buf);
+		r->kv = NULL;
+		r->meta_buf = NULL;
+		r->nr_kv = 0;
+		r->meta_loaded = 0;
+	}
+	return (int)(r->nr - before > INT32_MAX ? INT32_MAX : r->nr - before);
 }
 
 void ft_reader_close(struct ft_reader *r)

@@ -184,6 +184,16 @@ struct ft_reader *ft_reader_open(const char *path, char *err, size_t errlen);
 void ft_reader_close(struct ft_reader *r);
 int ft_reader_truncated(const struct ft_reader *r);
 
+/*
+ * ft_reader_extend - index the sections written since the file was opened
+ * (or last extended), checked as at open: for a file being written.  The
+ * sections already indexed keep their indexes; META is parsed again (a
+ * value ft_reader_meta() returned before may not be valid any more).
+ * Return: the number of sections added (0: none complete yet, or the file
+ * ended), or -1 with a reason in err.
+ */
+int ft_reader_extend(struct ft_reader *r, char *err, size_t errlen);
+
 /* Warnings found at open, one line each naming the file; i < nr. */
 size_t ft_reader_nr_warnings(const struct ft_reader *r);
 const char *ft_reader_warning(const struct ft_reader *r, size_t i);

@@ -12,6 +12,7 @@
 #include "analysis/kevents.h"
 #include "analysis/trace.h"
 #include "core/options.h"
+#include "core/tracefile.h"
 #include "core/util.h"
 #include "live/follow.h"
 
@@ -32,9 +33,22 @@ struct ft_follow {
 	FILE *null;
 	struct bufcount *bc;
 	size_t bc_size, bc_used; /* size a power of two */
-	uint64_t wm_prev;	 /* the watermark of the last pass (ns), 0: none */
+	uint64_t passed;	 /* the latest time handed on (ns), 0: none yet */
+	int ordered;		 /* the file has watermarks: its events come in time order */
 	uint64_t late;
 	int kernel; /* the last pass had kernel events (the header's columns) */
+	/*
+	 * Kept from one pass to the next when the file has no kernel events:
+	 * the trace open (ft_trace_refresh() takes in what was appended), the
+	 * formatter with its state, and the options it formats with.  NULL:
+	 * the next pass opens the file again.
+	 */
+	struct ft_trace *t;
+	struct ft_fmt *f;
+	uint64_t f_options;
+	/* kernel events of the pass (read with the file: opened at each pass) */
+	struct ft_ksource ks;
+	struct ft_trace_source src;
 	/* live_comm: names read from /proc, per thread ("" = unknown) */
 	uint32_t comm_tid[MAX_COMMS];
 	char comm[MAX_COMMS][17];
@@ -61,13 +75,21 @@ struct ft_follow *ft_follow_new(const struct ft_follow_conf *conf)
 	return fl;
 }
 
+static void drop_trace(struct ft_follow *fl);
+
 void ft_follow_free(struct ft_follow *fl)
 {
 	if (!fl)
 		return;
+	drop_trace(fl);
 	fclose(fl->null);
 	free(fl->bc);
 	free(fl);
+}
+
+int ft_follow_kept(const struct ft_follow *fl)
+{
+	return fl->t != NULL;
 }
 
 int ft_follow_kernel(const struct ft_follow *fl)
@@ -216,20 +238,70 @@ static void text_close(struct text *x)
 	x->buf = NULL;
 }
 
-int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_emit emit,
-		   void *arg, char *err, size_t errlen)
+/*
+ * Close the pass's trace: the next pass opens the file again and replays
+ * it (the events handed on before go to /dev/null: counted per buffer).
+ */
+static void drop_trace(struct ft_follow *fl)
 {
-	struct ft_trace_source src;
-	struct ft_ksource ks = { 0 };
-	const struct ft_event *ev;
-	uint64_t options, wm = UINT64_MAX;
-	struct text x = { 0 };
-	struct ft_trace *t;
-	struct ft_fmt *f = NULL;
-	const char *v;
-	char rerr[512];
-	int ret, to_text = 0, graph, r = -1;
+	if (fl->f) {
+		ft_fmt_set_output(fl->f, fl->null);
+		ft_fmt_free(fl->f);
+	}
+	if (fl->ks.k)
+		ft_kevents_close(fl->ks.k);
+	ft_trace_close(fl->t);
+	fl->f = NULL;
+	fl->ks.k = NULL;
+	fl->t = NULL;
+	for (size_t i = 0; i < fl->bc_size; i++)
+		fl->bc[i].seen = 0;
+}
 
+/*
+ * Sections from index from of t's file that the kept trace and formatter
+ * cannot take in: kernel events (analysis/kevents.h reads them at open),
+ * user event formats (the formatter loads them once).
+ */
+static int restart_sections(struct ft_trace *t, size_t from)
+{
+	struct ft_reader *r = ft_trace_reader(t);
+
+	for (size_t i = from; i < ft_reader_nr_sections(r); i++) {
+		uint32_t type = ft_reader_section(r, i)->type;
+
+		if (type == FT_SEC_KDATA || type == FT_SEC_KFORMATS || type == FT_SEC_KSNAP ||
+		    type == FT_SEC_UFORMATS)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The trace of this pass: the one kept, with what was appended since
+ * (1), or the file opened anew (1), or nothing new to read (0), or -1
+ * with err (final only).
+ */
+static int pass_trace(struct ft_follow *fl, const char *path, int final, char *err, size_t errlen)
+{
+	char rerr[512];
+	struct ft_trace *t;
+	int r;
+
+	if (fl->t) {
+		size_t from = ft_reader_nr_sections(ft_trace_reader(fl->t));
+
+		r = ft_trace_refresh(fl->t, rerr, sizeof(rerr));
+		if (r > 0 && restart_sections(fl->t, from))
+			r = -1; /* read with the file: kernel events, new event formats */
+		if (r >= 0 && pass_options(&fl->conf, fl->t) != fl->f_options)
+			r = -1; /* a live mount's options changed: format again */
+		if (!r && !final)
+			return 0;
+		if (r >= 0)
+			return 1;
+		drop_trace(fl);
+	}
 	t = ft_trace_open(path, rerr, sizeof(rerr));
 	if (!t) {
 		if (!final)
@@ -237,49 +309,71 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		ft_seterr(err, errlen, "%s", rerr);
 		return -1;
 	}
+	fl->t = t;
+	fl->f_options = pass_options(&fl->conf, t);
+	fl->ks.k = ft_kevents_open(ft_trace_reader(t), rerr, sizeof(rerr));
+	if (!fl->ks.k && rerr[0] && final) {
+		ft_seterr(err, errlen, "%.200s: %.300s", path, rerr);
+		drop_trace(fl);
+		return -1;
+	}
+	if (fl->ks.k) {
+		ft_kevents_fix_user_stacks(fl->ks.k, path);
+		fl->ks.options = fl->f_options;
+		fl->src.name = "kernel";
+		fl->src.next = ft_ksource_next;
+		fl->src.print = ft_ksource_print;
+		fl->src.arg = &fl->ks;
+		if (ft_trace_add_source(t, &fl->src) < 0) {
+			ft_kevents_close(fl->ks.k);
+			fl->ks.k = NULL;
+		}
+	}
+	fl->f = ft_fmt_new(t, fl->f_options, fl->null);
+	if (!fl->f) {
+		ft_seterr(err, errlen, "out of memory");
+		drop_trace(fl);
+		return -1;
+	}
+	ft_fmt_set_irq_info(fl->f, fl->ks.k != NULL);
+	fl->kernel = fl->ks.k != NULL;
+	if (fl->ks.k)
+		ft_fmt_set_kevents(fl->f, fl->ks.k, &fl->src, &ft_kevents_fmt_ops);
+	return 1;
+}
+
+int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_emit emit,
+		   void *arg, char *err, size_t errlen)
+{
+	const struct ft_event *ev;
+	uint64_t wm = UINT64_MAX;
+	struct text x = { 0 };
+	struct ft_trace *t;
+	struct ft_fmt *f;
+	const char *v;
+	char rerr[512];
+	int ret, to_text = 0, graph, r = -1, keep;
+
+	ret = pass_trace(fl, path, final, err, errlen);
+	if (ret <= 0)
+		return ret;
+	t = fl->t;
+	f = fl->f;
 	v = ft_trace_meta(t, "stream_watermark");
 	if (!final) {
 		/* 0: a writer of the file (a kernel CPU) has written nothing yet */
-		if (v && !strtoull(v, NULL, 10)) {
-			ft_trace_close(t);
+		if (v && !strtoull(v, NULL, 10))
 			return 0;
-		}
-		if (v)
+		if (v) {
 			wm = ft_trace_tsc_to_ns(t, strtoull(v, NULL, 10));
-		else if (fl->conf.need_watermark) {
-			ft_trace_close(t);
+			fl->ordered = 1;
+		} else if (fl->conf.need_watermark) {
 			return 0;
 		}
 	}
-	options = pass_options(&fl->conf, t);
 	graph = !strcmp(ft_trace_tracer(t), "function_graph");
-	ks.k = ft_kevents_open(ft_trace_reader(t), rerr, sizeof(rerr));
-	if (!ks.k && rerr[0] && final) {
-		ft_seterr(err, errlen, "%.200s: %.300s", path, rerr);
-		ft_trace_close(t);
-		return -1;
-	}
-	if (ks.k) {
-		ft_kevents_fix_user_stacks(ks.k, path);
-		ks.options = options;
-		src.name = "kernel";
-		src.next = ft_ksource_next;
-		src.print = ft_ksource_print;
-		src.arg = &ks;
-		if (ft_trace_add_source(t, &src) < 0) {
-			ft_kevents_close(ks.k);
-			ks.k = NULL;
-		}
-	}
 	if (text_open(&x) < 0)
 		goto oom;
-	f = ft_fmt_new(t, options, fl->null);
-	if (!f)
-		goto oom;
-	ft_fmt_set_irq_info(f, ks.k != NULL);
-	fl->kernel = ks.k != NULL;
-	if (ks.k)
-		ft_fmt_set_kevents(f, ks.k, &src, &ft_kevents_fmt_ops);
 	while ((ret = ft_trace_next_ref(t, &ev, rerr, sizeof(rerr))) == 1) {
 		uint64_t key = ev->type == FT_EV_SOURCE ? KBUF_KEY | ev->cpu : ev->buffer;
 		struct bufcount *bc = count_of(fl, key);
@@ -300,20 +394,24 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 				goto oom;
 			continue;
 		}
-		if (!final && ev->ts > wm)
-			break;
 		/*
 		 * A leaf or not depends on the next record of its buffer: wait
 		 * for it -- unless the entry precedes the watermark by more than
 		 * ENTRY_WAIT_NS: then its thread sits in that call (the next
 		 * record is stamped after the watermark) and every other thread
 		 * would wait with it; it prints as an open call ("func() {")
-		 * where show, knowing the end, prints "func();".
+		 * where show, knowing the end, prints "func();".  Either way
+		 * the event is given back: the next pass starts with it.
 		 */
-		if (!final && graph && ev->type == FT_EV_ENTRY &&
-		    ft_trace_peek_buffer_ref(t, ev, &next) != 1 &&
-		    (wm == UINT64_MAX || ev->ts + ENTRY_WAIT_NS > wm))
+		if (!final &&
+		    (ev->ts > wm || (graph && ev->type == FT_EV_ENTRY &&
+				     ft_trace_peek_buffer_ref(t, ev, &next) != 1 &&
+				     (wm == UINT64_MAX || ev->ts + ENTRY_WAIT_NS > wm)))) {
+			bc->seen--;
+			if (ft_trace_unget(t) < 0)
+				drop_trace(fl); /* cannot: the next pass replays the file */
 			break;
+		}
 		if (!to_text) {
 			if (ft_fmt_set_output(f, x.mem) < 0)
 				goto oom;
@@ -328,7 +426,17 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		if (ft_fmt_event(f, ev) < 0 || ft_fmt_flush(f) < 0 || fflush(x.mem))
 			goto oom;
 		bc->n++;
-		late = fl->wm_prev && ev->ts < fl->wm_prev;
+		/*
+		 * Late: an event stamped before one already handed on (it
+		 * reached the file after a watermark that claimed its time).
+		 * Not the watermark of the last pass: a pass can stop short of
+		 * it (an entry waiting for its next record), and what it did
+		 * not reach yet is still in order at the next one.  A file
+		 * without watermarks promises no order: never late.
+		 */
+		late = fl->ordered && ev->ts < fl->passed;
+		if (!late)
+			fl->passed = ev->ts;
 		fl->late += (uint64_t)late;
 		if (emit(arg, t, ev, late, x.buf + x.mark, x.len - x.mark) < 0)
 			break;
@@ -347,23 +455,20 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
 		ft_seterr(err, errlen, "%s", rerr);
 		goto out;
 	}
-	if (!final && wm != UINT64_MAX && wm > fl->wm_prev)
-		fl->wm_prev = wm;
 	r = 1;
 	goto out;
 oom:
 	ft_seterr(err, errlen, "out of memory");
 out:
-	/* the next pass counts again from the file's start */
-	for (size_t i = 0; i < fl->bc_size; i++)
-		fl->bc[i].seen = 0;
-	if (f) {
-		ft_fmt_set_output(f, fl->null);
-		ft_fmt_free(f);
-	}
+	/*
+	 * Kept for the next pass: a trace without kernel events (their
+	 * reader takes no appended sections) that read well.
+	 */
+	keep = fl->t && !final && r > 0 && ret >= 0 && !fl->ks.k;
+	if (fl->f)
+		ft_fmt_set_output(fl->f, fl->null);
 	text_close(&x);
-	if (ks.k)
-		ft_kevents_close(ks.k);
-	ft_trace_close(t);
+	if (!keep)
+		drop_trace(fl);
 	return r;
 }

@@ -2,37 +2,44 @@
 /*
  * Following a trace file while the recorder writes it: what the stream
  * (live/stream.h) and the mount's trace and trace_pipe (live/mount_trace.c)
- * share.  Each pass reads the file (FILE.partial) up to its last complete
- * section with show's reader and formatter (analysis/trace.h,
- * analysis/ftrace_fmt.h), kernel events included, and hands every event
- * not handed before, formatted as show formats it, to a callback.
+ * share.  Each pass reads what was appended to the file (FILE.partial) up
+ * to its last complete section with show's reader and formatter
+ * (analysis/trace.h, analysis/ftrace_fmt.h), kernel events included, and
+ * hands every event not handed before, formatted as show formats it, to
+ * a callback.
  *
- * What was handed before is counted per buffer: a user buffer (a thread
- * at one nesting level) or a kernel CPU.  A buffer's events come in the
- * same order at every pass over the growing file, so "the first N events
- * of buffer B" stays the same set while other buffers' events come in
- * between them; a pass formats those into /dev/null (the formatter's
- * state -- open calls, leaves, names -- comes from every event before) and
- * hands on the others.
+ * Between passes the follower keeps the reader and the formatter: the
+ * reader takes in the sections appended since (ft_trace_refresh(): new
+ * chunks of each buffer, new buffers, thread names, functions, modules,
+ * stacks) and goes on decoding where it stopped; the formatter keeps its
+ * state (open calls, leaves, names).  So a pass costs what was appended,
+ * not what the file holds.  The event a pass stops at is given back to
+ * the reader (ft_trace_unget()) and comes first at the next pass.
+ *
+ * Opened again from the start (the events handed before formatted into
+ * /dev/null, to rebuild the formatter's state) when it cannot go on: the
+ * file has kernel events (their reader, analysis/kevents.h, does not take
+ * appended sections), new user event formats came (the formatter loads
+ * them once), the options changed (a live mount's), or the reader failed
+ * or could not give an event back.  What was handed before is then
+ * counted per buffer: a user buffer (a thread at one nesting level) or a
+ * kernel CPU.  A buffer's events come in the same order at every pass over
+ * the growing file, so "the first N events of buffer B" stays the same
+ * set while other buffers' events come in between them.
  *
  * Ordering across buffers: a streamed recording writes a watermark after
  * its chunks (META stream_watermark=T, recorder/urecord.c "Streaming":
  * every record stamped before T is in the file before it).  A pass hands
  * on events up to the last watermark, in the reader's time order; one
- * stamped before the watermark of an earlier pass came too late to be in
- * order and is handed on with late = 1.  A file with no watermark (a
- * recording that was not streamed) is handed on up to its end, in the
- * order the events came, never late.  A function_graph entry whose next
- * record is not in the file yet ends the pass (whether it prints as a
- * leaf depends on that record), for a second past the watermark at most:
- * a thread that sits longer in a call without traced callees would hold
- * every other thread back, so its entry then prints as an open call
- * ("func() {", where show prints "func();" -- its exit then prints
- * nothing).
- *
- * The cost: a pass reads the file from its start (the formatter's state
- * needs every event before), so its time grows with the trace; callers
- * space their passes by what the last one took.
+ * stamped before an event already handed on came too late to be in order
+ * and is handed on with late = 1.  A file with no watermark (a recording
+ * that was not streamed) is handed on up to its end, in the order the
+ * events came, never late.  A function_graph entry whose next record is
+ * not in the file yet ends the pass (whether it prints as a leaf depends
+ * on that record), for a second past the watermark at most: a thread that
+ * sits longer in a call without traced callees would hold every other
+ * thread back, so its entry then prints as an open call ("func() {",
+ * where show prints "func();" -- its exit then prints nothing).
  *
  * Not thread-safe: one follower is used by one thread at a time.
  */
@@ -73,9 +80,10 @@ struct ft_follow *ft_follow_new(const struct ft_follow_conf *conf);
 void ft_follow_free(struct ft_follow *fl);
 
 /*
- * ft_follow_pass() - one pass over path; final: the file is complete, hand
- * on every event left (no watermark, no waiting entry).  conf->options is
- * read at each pass (a live mount's options change).
+ * ft_follow_pass() - one pass over path (the same file at every pass: a
+ * kept reader reads the file it opened, renamed or not); final: the file
+ * is complete, hand on every event left (no watermark, no waiting entry).
+ * conf->options is read at each pass (a live mount's options change).
  *
  * Return: 1 when the pass read the file, 0 when there was nothing to read
  * yet (no complete section, no watermark), -1 with a one-line reason in
@@ -94,6 +102,13 @@ int ft_follow_pass(struct ft_follow *fl, const char *path, int final, ft_follow_
  */
 int ft_follow_header(const struct ft_follow_conf *conf, int kernel, const char *path,
 		     uint64_t entries, uint64_t written, FILE *out);
+
+/*
+ * Whether the last pass kept the trace for the next one (it then reads
+ * only what is appended): a caller that spaces its passes by what the
+ * last one took (the cost of reading the file from its start) need not.
+ */
+int ft_follow_kept(const struct ft_follow *fl);
 
 /* Whether the last pass met kernel events (the header's columns). */
 int ft_follow_kernel(const struct ft_follow *fl);

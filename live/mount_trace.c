@@ -181,8 +181,8 @@ static int follow_emit(void *arg, struct ft_trace *t, const struct ft_event *ev,
 
 /*
  * The follower thread: a pass when the file grew (every FOLLOW_POLL_MS at
- * most, or twice what the last pass took), the last one when the recording
- * ended.
+ * most, or twice what the last pass took when it read the file from its
+ * start), the last one when the recording ended.
  */
 static void *follow_main(void *arg)
 {
@@ -219,7 +219,8 @@ static void *follow_main(void *arg)
 			/* a file cut short (recorder killed): what reads is shown */
 			ft_follow_pass(l->fl, m->trace_path, final, follow_emit, m, err,
 				       sizeof(err));
-			wait_ms = 2 * (mono_ms() - t0);
+			/* as the stream does (live/stream.c) */
+			wait_ms = ft_follow_kept(l->fl) ? 0 : 2 * (mono_ms() - t0);
 			if (wait_ms < FOLLOW_POLL_MS)
 				wait_ms = FOLLOW_POLL_MS;
 		}

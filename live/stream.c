@@ -110,8 +110,15 @@ static void *stream_main(void *arg)
 			char err[512];
 
 			refresh(s, s->path, 0, err, sizeof(err));
-			/* at most a third of a CPU: wait twice what reading took */
-			wait_ms = 2 * (mono_ms() - t0);
+			/*
+			 * A refresh that read only what was appended costs what
+			 * was recorded since: the next one comes STREAM_POLL_MS
+			 * later, whatever this one took (spacing them by it would
+			 * let a backlog grow).  One that read the file from its
+			 * start (kernel events): at most a third of a CPU, wait
+			 * twice what reading took.
+			 */
+			wait_ms = ft_follow_kept(s->fl) ? 0 : 2 * (mono_ms() - t0);
 			if (wait_ms < STREAM_POLL_MS)
 				wait_ms = STREAM_POLL_MS;
 		}

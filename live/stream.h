@@ -14,21 +14,30 @@
  * it wrote: kernel/kcapture.h ft_kcapture_watermark).  At each refresh the
  * stream prints the events not printed yet up to T, in the reader's time
  * order; a function_graph entry whose next record is not in the file yet
- * waits (whether it prints as a leaf depends on it).  So a line is printed
- * within about the watermark's period plus its slack (0.2 s + 0.2 s) plus
- * the refresh interval of its event.
+ * waits (whether it prints as a leaf depends on it), and everything after
+ * it waits with it -- for a second at most, then it prints as an open
+ * call.  So a line is printed within about the watermark's period plus
+ * its slack (0.2 s + 0.2 s) plus the refresh interval of its event (more
+ * behind such an entry).
  *
- * The cost of that simplicity: a refresh reads everything recorded so far
- * (live/follow.h), so the interval between refreshes is twice the time the
- * last one took (at least STREAM_POLL_MS): the stream takes at most about
- * a third of a CPU, and its latency grows with the trace (seconds for a
- * trace of millions of records).  Records that reach the file after the
- * stream passed their time are not streamed: a user record whose writer
- * was preempted longer than the slack between reading the clock and
- * committing, and -- seen on this project's test machine -- now and then
- * a kernel event that the kernel's trace_pipe_raw keeps back in the page
- * it still writes until that page fills.  ft_stream_finish() counts them
- * (record says how many), and they are in the trace file.
+ * Every event the file gets is streamed, in order: the stream's "passed"
+ * point is the time of the last event it printed, never a watermark it
+ * did not reach.  The one exception is an event that reaches the file
+ * after a watermark that claimed its time: a user record whose writer was
+ * preempted longer than the slack between reading the clock and
+ * committing, or -- seen on this project's test machine -- now and then a
+ * kernel event that the kernel's trace_pipe_raw keeps back in the page it
+ * still writes until that page fills.  Printing it would break the time
+ * order, so it is left out; ft_stream_finish() counts them (record says
+ * how many), and they are in the trace file.
+ *
+ * The cost: a refresh reads only what was appended since the last one
+ * (live/follow.h keeps the reader and the formatter between refreshes),
+ * so it does not grow with the trace, and refreshes come every
+ * STREAM_POLL_MS.  A trace with kernel events is the exception: their
+ * reader takes no appended sections, so each refresh reads the file from
+ * its start; the interval is then twice what the last refresh took (at
+ * most a third of a CPU), and the latency grows with the trace.
  *
  * Thread names are those the file holds when a line is printed (the
  * recorder writes TASKS and the kernel's saved comms with each watermark);

@@ -610,13 +610,21 @@ static int stream_watermark(struct ft_urecord *u, struct ft_writer *w, uint64_t 
 		r |= u->stream_sync(w, u->stream_sync_arg, &pass_ticks);
 	n = snprintf(line, sizeof(line), "stream_watermark=%llu\n",
 		     (unsigned long long)(pass_ticks > slack ? pass_ticks - slack : 0));
-	c = q->running ? malloc(sizeof(*c)) : NULL;
+	if (!q->running)
+		return r | urec_sync_tables(u, w, 0) |
+		       ft_writer_add(w, FT_SEC_META, 0, line, (size_t)n, 0);
+	c = malloc(sizeof(*c));
 	if (c)
 		c->buf = malloc((size_t)n);
 	if (!c || !c->buf) {
+		/*
+		 * No memory to queue it: written here it would pass the chunks
+		 * still queued and claim records not in the file yet.  The
+		 * next pass tries again.
+		 */
 		free(c);
-		return r | urec_sync_tables(u, w, 0) |
-		       ft_writer_add(w, FT_SEC_META, 0, line, (size_t)n, 0);
+		u->stream_wm_last = 0;
+		return r;
 	}
 	memcpy(c->buf, line, (size_t)n);
 	c->next = NULL;

@@ -536,6 +536,77 @@ static void test_chunked_pages(void **state)
 	assert_non_null(strstr(ref, "4/1000/0/3000004500/1/3;"));
 }
 
+/*
+ * A file being written, followed: ft_trace_refresh() takes in the chunks
+ * appended since (a buffer that had ended goes on with its open calls, a
+ * new buffer joins the merge, new thread names count), ft_trace_unget()
+ * gives an event back, and the events come as from the finished file.
+ */
+static void test_follow_growing(void **state)
+{
+	struct ft_writer *w = ft_writer_open(path, 1, NULL, 0);
+	static const char tasks[] = "1000 1001 late-thread\n";
+	struct mk_buf m, k;
+	struct ft_trace *t;
+	struct ft_event ev;
+	char err[512];
+
+	assert_non_null(w);
+	assert_int_equal(mk_tables(w, "function_graph", NULL, 0), 0);
+	mk_init(&m, 0, 1000, 1000, 0);
+	mk_init(&k, 1 << 2, 1000, 1001, 0);
+	mk_page(&m, S, 0, 0);
+	mk_entry(&m, F_MAIN, S);
+	mk_entry(&m, F_FOO, S + 1000);
+	assert_int_equal(mk_flush(&m, w, 1), 0);
+	t = ft_trace_open(ft_writer_partial_path(w), err, sizeof(err));
+	if (!t)
+		fail_msg("open: %s", err);
+	expect(t, FT_EV_ENTRY, F_MAIN, 0, S);
+	expect(t, FT_EV_ENTRY, F_FOO, 1, S + 1000);
+	assert_int_equal(next(t, &ev), 0);
+	assert_int_equal(ft_trace_refresh(t, err, sizeof(err)), 0);
+
+	/* foo returns; a second thread comes, named by a TASKS chunk */
+	mk_page(&m, S + 3000, 0, 2);
+	mk_exit(&m, S + 3000);
+	mk_page(&k, S + 2000, 0, 0);
+	mk_entry(&k, F_WORKER, S + 2000);
+	mk_exit(&k, S + 4000);
+	assert_int_equal(mk_flush(&m, w, 0) | mk_flush(&k, w, 1), 0);
+	assert_int_equal(ft_writer_add(w, FT_SEC_TASKS, 0, tasks, strlen(tasks), 0), 0);
+	assert_int_equal(ft_trace_refresh(t, err, sizeof(err)), 1);
+	assert_string_equal(ft_trace_comm(t, 1001), "late-thread");
+	assert_int_equal(next(t, &ev), 1);
+	assert_int_equal(ev.tid, 1001);
+	assert_int_equal(ev.ts, S + 2000);
+	assert_int_equal(ft_trace_unget(t), 0);
+	expect(t, FT_EV_ENTRY, F_WORKER, 0, S + 2000);
+	assert_int_equal(next(t, &ev), 1);
+	assert_int_equal(ev.type, FT_EV_EXIT);
+	assert_int_equal(ev.fid, F_FOO);
+	assert_true(ev.has_entry);
+	assert_int_equal(ev.duration, 2000);
+	expect(t, FT_EV_EXIT, F_WORKER, 0, S + 4000);
+	assert_int_equal(next(t, &ev), 0);
+
+	/* main returns and the file is finished (END, renamed) */
+	mk_page(&m, S + 5000, 0, 1);
+	mk_exit(&m, S + 5000);
+	assert_int_equal(mk_flush(&m, w, 1), 0);
+	assert_int_equal(ft_writer_close(w, NULL, 0), 0);
+	assert_int_equal(ft_trace_refresh(t, err, sizeof(err)), 1);
+	assert_int_equal(next(t, &ev), 1);
+	assert_int_equal(ev.fid, F_MAIN);
+	assert_int_equal(ev.duration, 5000);
+	assert_int_equal(next(t, &ev), 0);
+	assert_int_equal(ft_trace_refresh(t, err, sizeof(err)), 0);
+	assert_int_equal(ft_trace_nr_decoded(t), 6);
+	ft_trace_close(t);
+	mk_free(&m);
+	mk_free(&k);
+}
+
 /* COMM renames a thread from that point on; a rewind starts from TASKS again. */
 static void test_comm_rename(void **state)
 {
@@ -894,6 +965,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_no_clock_warns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_comm_rename, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_chunked_pages, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_follow_growing, setup, teardown),
 		cmocka_unit_test(test_symtab_codec),
 		cmocka_unit_test(test_kallsyms),
 		cmocka_unit_test(test_overlapping_modules),
