@@ -284,6 +284,12 @@ struct rt_thread {
 	 * (its fast paths record no stacks).  hooks.c: rt_hot_update.
 	 */
 	uint32_t hot_stack;
+	/*
+	 * rt.sess_seq + 1 once this thread's name is the first record of its
+	 * ring in that session (FT_EXT_TNAME: thread.c, rt_thread_name_start),
+	 * 0 before.  Written by the thread only.
+	 */
+	uint32_t named_seq;
 };
 
 /*
@@ -391,6 +397,7 @@ RT_HIDDEN void rt_frames_free(struct rt_frame *frames);
 RT_HIDDEN uint32_t rt_gettid(void);
 RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
+RT_HIDDEN void rt_thread_name_start(struct rt_thread *t);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
