@@ -126,9 +126,12 @@ static void own_payloads(struct batch *b, struct ft_event *ev, const char *comm)
 /* Fill b from the reader.  Returns 1 when more may follow, 0 when this is the last batch. */
 static int fill(struct ft_prefetch *p, struct batch *b)
 {
-	/* the thread's name: looked up when the thread changes or a COMM
-	 * renames one, copied once a batch (coff: its copy, or SIZE_MAX) */
+	/* the thread's name: looked up when the thread changes or a name
+	 * changes (a COMM, or a thread's name at its start, which is no
+	 * event: ft_trace_names_gen), copied once a batch (coff: its copy,
+	 * or SIZE_MAX) */
 	const char *comm = NULL;
+	uint64_t cgen = 0;
 	uint32_t ctid = 0;
 	int have = 0;
 	size_t coff = SIZE_MAX;
@@ -152,8 +155,9 @@ static int fill(struct ft_prefetch *p, struct batch *b)
 			it->has_next = r == 1;
 		}
 		/* the name as the stream has it now (COMM events change it) */
-		if (!have || it->ev.tid != ctid || it->ev.type == FT_EV_COMM) {
+		if (!have || it->ev.tid != ctid || cgen != ft_trace_names_gen(p->t)) {
 			comm = ft_trace_comm(p->t, it->ev.tid);
+			cgen = ft_trace_names_gen(p->t);
 			ctid = it->ev.tid;
 			have = 1;
 			coff = SIZE_MAX;

@@ -534,11 +534,13 @@ static int decode_next(struct ft_trace *t, struct cursor *c, struct ft_event *ev
 		case FT_EXT_MARKER:
 		case FT_EXT_BINMARKER:
 		case FT_EXT_COMM:
+		case FT_EXT_TNAME:
 		case FT_EXT_EXEC:
 			base_event(t, c, ev,
 				   type == FT_EXT_MARKER      ? FT_EV_MARKER
 				   : type == FT_EXT_BINMARKER ? FT_EV_BINMARKER
 				   : type == FT_EXT_COMM      ? FT_EV_COMM
+				   : type == FT_EXT_TNAME     ? FT_EV_TNAME
 							      : FT_EV_EXEC);
 			ev->data = p;
 			ev->len = (size_t)nw * 4 - pad;
@@ -715,7 +717,8 @@ static inline __attribute__((always_inline)) int refill(struct ft_trace *t, stru
 		if (!ret)
 			ret = decode_next(t, s->c, head, err, errlen);
 		/* a flight recorder's window: older records go, losses stay */
-		while (ret == 1 && head->ts < t->snap_since && head->type != FT_EV_LOST) {
+		while (ret == 1 && head->ts < t->snap_since && head->type != FT_EV_LOST &&
+		       head->type != FT_EV_TNAME) {
 			ret = decode_call(t, s->c, head);
 			if (!ret)
 				ret = decode_next(t, s->c, head, err, errlen);
@@ -863,17 +866,23 @@ int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **evp, char *err
 	}
 	if (!t->started && start(t, err, errlen) < 0)
 		goto fail;
-	if (t->root_stale && settle_root(t, err, errlen) < 0)
-		goto fail;
-	if (!t->heap_n)
-		return 0;
-	s = &t->streams[t->heap[0]];
-	ev = &s->ev[s->hi];
+	for (;;) {
+		if (t->root_stale && settle_root(t, err, errlen) < 0)
+			goto fail;
+		if (!t->heap_n)
+			return 0;
+		s = &t->streams[t->heap[0]];
+		ev = &s->ev[s->hi];
+		s->fresh = 0;
+		t->root_stale = 1;
+		if (ev->type == FT_EV_COMM || ev->type == FT_EV_TNAME)
+			trace_task_set(t, ev->tid, ev->data, strnlen(ev->data, ev->len));
+		/* a thread's name as its stream starts names it, in time order,
+		 * but is no event: the next one is */
+		if (ev->type != FT_EV_TNAME)
+			break;
+	}
 	*evp = ev;
-	s->fresh = 0;
-	t->root_stale = 1;
-	if (ev->type == FT_EV_COMM)
-		trace_task_set(t, ev->tid, ev->data, strnlen(ev->data, ev->len));
 	return 1;
 fail:
 	/* a corrupt stream stays failed: the merge order past it is unknown */
@@ -1145,6 +1154,10 @@ int ft_trace_scan_buffers(struct ft_trace *t, int (*fn)(const struct ft_event *e
 			ret = decode_next(t, c, &ev, err, errlen);
 			if (ret != 1)
 				break;
+			if (ev.type == FT_EV_TNAME) { /* names the thread; no event */
+				trace_task_set(t, ev.tid, ev.data, strnlen(ev.data, ev.len));
+				continue;
+			}
 			if (ev.ts < t->snap_since && ev.type != FT_EV_LOST)
 				continue; /* outside a flight recorder's window */
 			if (ev.type == FT_EV_COMM)

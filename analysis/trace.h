@@ -79,6 +79,9 @@ enum ft_ev_type {
 	FT_EV_SIGRET, /* count: signal number; its handler is done (unwound: left
 		       * by siglongjmp), level is the interrupted context's again */
 	FT_EV_ULAT,   /* data/len: a user-space latency tracer's result (core/ulat.h) */
+	FT_EV_TNAME,  /* data/len: the thread's name as its stream starts.  Applied
+		       * to the names (ft_trace_comm) by ft_trace_next() and
+		       * ft_trace_scan_buffers(), never handed to their callers */
 };
 
 struct ft_trace_source;
@@ -271,8 +274,17 @@ const char *ft_trace_addr_name_pid(const struct ft_trace *t, uint32_t pid, uint6
 /* Threads with user records (thread lives: a tid reused later counts again). */
 size_t ft_trace_nr_threads(const struct ft_trace *t);
 
-/* Thread name of tid (TASKS, updated by COMM events as the stream is read). */
+/*
+ * Thread name of tid (TASKS, updated by COMM events and by a thread's name
+ * at its stream's start, FT_EV_TNAME, as the stream is read).
+ */
 const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid);
+
+/*
+ * Moves whenever a name changes: a caller that keeps what ft_trace_comm()
+ * said looks again when this differs (a start's name is no event to see).
+ */
+uint64_t ft_trace_names_gen(const struct ft_trace *t);
 
 /* Stack by id: map 0 user, 1 kernel.  0 with ips/nr, or -1 when unknown. */
 int ft_trace_stack(const struct ft_trace *t, int map, uint32_t id, const uint64_t **ips,

@@ -129,6 +129,7 @@ struct ft_trace {
 	struct stackset maps[2];
 
 	struct ft_htab tasks; /* struct task by tid (tab NULL until the first name) */
+	uint64_t names_gen;   /* bumped by every trace_task_set() (ft_trace_names_gen) */
 	char *tasks_text;     /* the TASKS section */
 	size_t tasks_len;
 	char *argspec; /* the ARGSPEC section, NUL-terminated, or NULL */

@@ -64,6 +64,7 @@ void trace_task_set(struct ft_trace *t, uint32_t tid, const char *comm, size_t l
 	}
 	free(s->comm);
 	s->comm = c;
+	t->names_gen++;
 }
 
 void trace_forget_tasks(struct ft_trace *t)
@@ -90,6 +91,11 @@ size_t ft_trace_nr_threads(const struct ft_trace *t)
 		n += j == i;
 	}
 	return n;
+}
+
+uint64_t ft_trace_names_gen(const struct ft_trace *t)
+{
+	return t->names_gen;
 }
 
 const char *ft_trace_comm(const struct ft_trace *t, uint32_t tid)

@@ -114,6 +114,11 @@ enum ft_ext_type {
 				 * done (how 0: returned, 1: left by siglongjmp) */
 	FT_EXT_ULAT = 25,	/* a user-space latency tracer's result (core/ulat.h):
 				 * a new max stack, a lock or signals-blocked section */
+	FT_EXT_TNAME = 26,	/* bytes: the thread's name as its stream starts (its
+				 * first record, written once per ring attachment):
+				 * readers name the thread by it, but it is no event
+				 * and no rename (no task_rename line); readers older
+				 * than it skip it as an unknown subtype */
 	FT_EXT_MAX = 63,
 };
 

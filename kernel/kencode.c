@@ -49,11 +49,16 @@ struct kenc_pend {
  * Events held back at once.  At most one per context level is open (a
  * later record of a level closes the earlier event of that level and
  * those of the levels above it); closed ones wait behind the oldest open
- * one so that records go out in the kernel's order.  When that wait grows
- * to this bound (a task's event whose stack never comes while interrupts
- * go on: the stacktrace option off), the oldest is written as it is.
+ * one so that records go out in the kernel's order.  The ring starts with
+ * KENC_PEND_MIN slots and doubles while the oldest is still open, up to
+ * FT_KENC_MAX_HELD (kencode.h): a softirq run at an interrupt's exit may
+ * write hundreds of records (timers, wake-ups, each with its stack)
+ * between a task's event and its stack, and writing the event out before
+ * its stack came leaves that stack alone.  At the bound (a task's event
+ * whose stack never comes while interrupts go on), the oldest is written
+ * as it is.
  */
-#define KENC_PEND_MAX 32
+#define KENC_PEND_MIN 32
 
 struct ft_kenc {
 	struct ft_kenc_conf conf;
@@ -64,9 +69,9 @@ struct ft_kenc {
 	unsigned char *chunk;
 	size_t len, cap;
 	uint64_t last_ticks;
-	/* the events held back, oldest first: a ring of KENC_PEND_MAX */
-	struct kenc_pend pend[KENC_PEND_MAX];
-	unsigned int pend_head, pend_nr;
+	/* the events held back, oldest first: a ring of pend_cap slots */
+	struct kenc_pend *pend;
+	unsigned int pend_head, pend_nr, pend_cap;
 	struct ft_kenc_stats st;
 	int err; /* errno of the first failure, 0 */
 };
@@ -82,7 +87,12 @@ struct ft_kenc *ft_kenc_create(const struct ft_kenc_conf *conf, const struct ft_
 	e->ops = *ops;
 	e->arg = arg;
 	e->kbuf = kbuffer_alloc(KBUFFER_LSIZE_SAME_AS_HOST, KBUFFER_ENDIAN_SAME_AS_HOST);
-	if (!e->kbuf) {
+	e->pend = calloc(KENC_PEND_MIN, sizeof(*e->pend));
+	e->pend_cap = KENC_PEND_MIN;
+	if (!e->kbuf || !e->pend) {
+		if (e->kbuf)
+			kbuffer_free(e->kbuf);
+		free(e->pend);
 		free(e);
 		return NULL;
 	}
@@ -95,8 +105,9 @@ void ft_kenc_free(struct ft_kenc *e)
 		return;
 	kbuffer_free(e->kbuf);
 	free(e->chunk);
-	for (int i = 0; i < KENC_PEND_MAX; i++)
+	for (unsigned int i = 0; i < e->pend_cap; i++)
 		free(e->pend[i].raw);
+	free(e->pend);
 	free(e);
 }
 
@@ -174,7 +185,7 @@ static uint8_t rec_level(const unsigned char *raw)
 
 static struct kenc_pend *pend_at(struct ft_kenc *e, unsigned int i)
 {
-	return &e->pend[(e->pend_head + i) % KENC_PEND_MAX];
+	return &e->pend[(e->pend_head + i) % e->pend_cap];
 }
 
 static void put_missed_now(struct ft_kenc *e, uint64_t ticks, uint64_t count)
@@ -194,7 +205,7 @@ static void write_oldest(struct ft_kenc *e)
 	struct kenc_pend *p = pend_at(e, 0);
 	size_t need = 1 + 10 + 10 + p->len + p->kst_len + p->ust_len;
 
-	e->pend_head = (e->pend_head + 1) % KENC_PEND_MAX;
+	e->pend_head = (e->pend_head + 1) % e->pend_cap;
 	e->pend_nr--;
 	if (p->missed) {
 		put_missed_now(e, p->ticks, p->count);
@@ -246,12 +257,36 @@ static void pend_close(struct ft_kenc *e, uint8_t lvl, int same)
 	}
 }
 
-/* The slot for one more record held back (the oldest goes out when all are used). */
+/*
+ * Twice the slots, the records held kept in order from slot 0.  0, or -1
+ * without memory (the ring is then as it was).
+ */
+static int pend_grow(struct ft_kenc *e)
+{
+	unsigned int ncap = e->pend_cap * 2;
+	struct kenc_pend *n = calloc(ncap, sizeof(*n));
+
+	if (!n)
+		return -1;
+	for (unsigned int i = 0; i < e->pend_cap; i++)
+		n[i] = *pend_at(e, i); /* the raw buffers move with their slots */
+	free(e->pend);
+	e->pend = n;
+	e->pend_head = 0;
+	e->pend_cap = ncap;
+	return 0;
+}
+
+/*
+ * The slot for one more record held back: the ring grows while its oldest
+ * record may still get a stack, else (or at the bound) the oldest goes out.
+ */
 static struct kenc_pend *pend_new(struct ft_kenc *e, uint64_t ticks)
 {
 	struct kenc_pend *p;
 
-	if (e->pend_nr == KENC_PEND_MAX)
+	if (e->pend_nr == e->pend_cap &&
+	    (e->pend_cap >= FT_KENC_MAX_HELD || !pend_at(e, 0)->open || pend_grow(e) < 0))
 		write_oldest(e);
 	p = pend_at(e, e->pend_nr);
 	p->len = p->kst_len = p->ust_len = 0;

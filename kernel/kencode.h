@@ -28,6 +28,12 @@ struct ft_stackmap;
 #define FT_KTEXT_MIN 0xffffffff80000000ull
 /* frames kept of a kernel_stack or user_stack record */
 #define FT_KENC_MAX_STACK 128
+/*
+ * Records held back at most on one CPU while an event waits for its stacks
+ * (interrupts writing in between): past that, the event goes out without
+ * them and its stacks stay records of their own.
+ */
+#define FT_KENC_MAX_HELD 2048
 
 /*
  * Per event id, the offsets of the 8-byte pointer and long fields whose

@@ -224,20 +224,62 @@ static struct thr *thr_find(struct ft_inject *in, pid_t tid)
 }
 
 /*
- * Wait for t's next stop and note it.  Returns 1 stopped, 0 gone (the
- * thread or the process exited), -1 on a wait error.
+ * Reap the exits of the threads we hold other than t, leaving their stops
+ * pending (WNOWAIT looks first).  A thread group leader's exit is reported
+ * only once the other threads of its process are reaped, and the ones we
+ * hold are ours to reap: waiting for the leader of a process killed while
+ * we hold it, without reaping them, waits for ever (the leader a zombie,
+ * its threads zombies no one else may reap).
  */
-static int wait_stop(struct thr *t)
+static void reap_others(struct ft_inject *in, const struct thr *t)
 {
-	for (;;) {
+	for (size_t i = 0; i < in->n; i++) {
+		struct thr *o = &in->t[i];
+		siginfo_t si;
 		int st;
-		pid_t r = waitpid(t->tid, &st, __WALL);
+
+		if (o == t || o->gone)
+			continue;
+		memset(&si, 0, sizeof(si));
+		if (waitid(P_PID, (id_t)o->tid, &si, WEXITED | WNOHANG | WNOWAIT | __WALL)) {
+			if (errno == ECHILD)
+				o->gone = 1;
+			continue;
+		}
+		if (si.si_pid &&
+		    (si.si_code == CLD_EXITED || si.si_code == CLD_KILLED ||
+		     si.si_code == CLD_DUMPED) &&
+		    waitpid(o->tid, &st, __WALL | WNOHANG) == o->tid)
+			o->gone = 1;
+	}
+}
+
+/*
+ * Wait for t's next stop and note it.  Returns 1 stopped, 0 gone (the
+ * thread or the process exited), -1 on a wait error.  Polls, reaping the
+ * other threads' exits in between (a blocking wait for a leader could
+ * wait for ever: reap_others), every millisecond once the stop did not
+ * come at once; a thread that never stops (uninterruptible sleep) is
+ * waited for as long as a blocking wait would.
+ */
+static int wait_stop(struct ft_inject *in, struct thr *t)
+{
+	for (unsigned int polls = 0;; polls++) {
+		int st;
+		pid_t r = waitpid(t->tid, &st, __WALL | WNOHANG);
 
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
 			t->gone = 1;
 			return errno == ECHILD ? 0 : -1;
+		}
+		if (r == 0) {
+			struct timespec ts = { 0, polls < 20 ? 50000 : 1000000 };
+
+			reap_others(in, t);
+			nanosleep(&ts, NULL);
+			continue;
 		}
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			t->gone = 1;
@@ -257,7 +299,7 @@ static int wait_stop(struct thr *t)
 }
 
 /* Stop a running thread we hold; 1 stopped, 0 gone. */
-static int stop_thread(struct thr *t)
+static int stop_thread(struct ft_inject *in, struct thr *t)
 {
 	if (t->gone || t->stopped)
 		return !t->gone;
@@ -265,7 +307,7 @@ static int stop_thread(struct thr *t)
 		t->gone = 1;
 		return 0;
 	}
-	return wait_stop(t) == 1;
+	return wait_stop(in, t) == 1;
 }
 
 static int thr_add(struct ft_inject *in, pid_t tid)
@@ -341,7 +383,7 @@ struct ft_inject *ft_inject_stop(pid_t pid, char *err, size_t errlen)
 		}
 		for (size_t i = 0; i < in->n; i++)
 			if (!in->t[i].stopped && !in->t[i].gone)
-				wait_stop(&in->t[i]);
+				wait_stop(in, &in->t[i]);
 	} while (r > 0);
 	for (size_t i = 0; i < in->n; i++)
 		live += !in->t[i].gone;
@@ -370,7 +412,7 @@ void ft_inject_resume(struct ft_inject *in)
 		struct thr *t = &in->t[i];
 
 		/* PTRACE_DETACH wants a stopped tracee */
-		if (!t->gone && stop_thread(t))
+		if (!t->gone && stop_thread(in, t))
 			ptrace(PTRACE_DETACH, t->tid, 0, (void *)(long)t->sig);
 	}
 	free(in->t);
@@ -568,7 +610,7 @@ uint64_t ft_inject_caller_pc(struct ft_inject *in)
 	struct user_regs_struct r;
 	struct thr *t = caller(in);
 
-	if (!t || !stop_thread(t) || ptrace(PTRACE_GETREGS, t->tid, 0, &r))
+	if (!t || !stop_thread(in, t) || ptrace(PTRACE_GETREGS, t->tid, 0, &r))
 		return 0;
 	return r.rip;
 }
@@ -583,7 +625,7 @@ int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int 
 	uint64_t sp, t0, zero = 0;
 	int have_xs, others_run = 0, rc = -1;
 
-	if (!t || !stop_thread(t)) {
+	if (!t || !stop_thread(in, t)) {
 		ft_seterr(err, errlen, "process %d exited while ftrail attached", (int)in->pid);
 		return -1;
 	}
@@ -655,9 +697,10 @@ int ft_inject_call(struct ft_inject *in, uint64_t fn, const uint64_t *args, int 
 					  "process %d did not return from the injected call within "
 					  "%d ms",
 					  (int)in->pid, timeout_ms);
-				stop_thread(t);
+				stop_thread(in, t);
 				goto restore;
 			}
+			reap_others(in, t); /* killed meanwhile: t's exit comes after theirs */
 			usleep(500);
 			continue;
 		}

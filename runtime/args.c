@@ -281,7 +281,8 @@ static const struct ft_filter *filter_for(uint32_t ci, uint32_t fi)
 }
 
 uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
-		      const struct rt_cap **ret, const struct ft_filter **flt)
+		      const struct rt_cap **ret, const struct ft_filter **flt,
+		      struct rt_name_memo *memo)
 {
 	uint32_t fi = UINT32_MAX, ai = 0, ri = 0;
 
@@ -290,7 +291,7 @@ uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
 	for (uint32_t i = 0; i < nr_caps; i++) {
 		struct rt_cap *c = &caps[i];
 
-		if (!rt_func_glob_match(c->glob, c->glob_len, f))
+		if (!rt_func_glob_match(c->glob, c->glob_len, f, memo))
 			continue;
 		c->matched = 1;
 		if (c->nargs)
@@ -299,7 +300,7 @@ uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
 			ri = i + 1;
 	}
 	for (uint32_t i = 0; ai && i < nr_flts; i++)
-		if (rt_func_glob_match(flts[i].glob, flts[i].glob_len, f))
+		if (rt_func_glob_match(flts[i].glob, flts[i].glob_len, f, memo))
 			fi = i;
 	if (fi != UINT32_MAX)
 		*flt = filter_for(ai - 1, fi);

@@ -829,17 +829,19 @@ void rt_dynpatch_apply(void)
 			continue;
 		for (uint32_t j = 0; j < m->nr_funcs && m->loaded == RT_MOD_LOADED; j++) {
 			struct rt_func *f = &m->funcs[j];
+			struct rt_name_memo memo;
 			const char *r = NULL;
 			char why[160];
 			int hit = 0;
 
 			if (byf)
 				hit = rt_filter_patch_func(f, m, prog);
+			rt_name_memo_init(&memo, f);
 			for (int l = 0; l < nl && !hit; l++) {
 				size_t gl;
 
 				hit = line_mod(lines[l], m, prog, &gl) &&
-				      rt_func_glob_match(lines[l], gl, f);
+				      rt_func_glob_match(lines[l], gl, f, &memo);
 			}
 			if (!hit || f->site_kind != RT_SITE_NONE || f->lib)
 				continue; /* a compiled-in site: patched through patch.c */

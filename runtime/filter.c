@@ -195,7 +195,7 @@ int rt_filter_patch_mod(const struct rt_module *m, const struct rt_module *prog)
 
 /* Fold list l over f (f in m) as in_set(), commands skipped. */
 static int patch_in_set(int l, const struct rt_func *f, const struct rt_module *m,
-			const struct rt_module *prog)
+			const struct rt_module *prog, struct rt_name_memo *memo)
 {
 	int in = 0;
 
@@ -203,7 +203,7 @@ static int patch_in_set(int l, const struct rt_func *f, const struct rt_module *
 		const struct rule *r = &patch_rules[l][i];
 
 		if (r->cmd == RT_CMD_NONE && patch_rule_mod(r, m, prog) &&
-		    rt_func_glob_match(r->glob, r->glob_len, f))
+		    rt_func_glob_match(r->glob, r->glob_len, f, memo))
 			in = !r->neg;
 	}
 	return in;
@@ -212,57 +212,83 @@ static int patch_in_set(int l, const struct rt_func *f, const struct rt_module *
 int rt_filter_patch_func(const struct rt_func *f, const struct rt_module *m,
 			 const struct rt_module *prog)
 {
-	if (patch_in_set(FT_SL_FILTER, f, m, prog) && !patch_in_set(FT_SL_NOTRACE, f, m, prog))
+	struct rt_name_memo memo;
+
+	rt_name_memo_init(&memo, f);
+	if (patch_in_set(FT_SL_FILTER, f, m, prog, &memo) &&
+	    !patch_in_set(FT_SL_NOTRACE, f, m, prog, &memo))
 		return 1;
-	if (patch_in_set(FT_SL_GRAPH, f, m, prog))
+	if (patch_in_set(FT_SL_GRAPH, f, m, prog, &memo))
 		return 1;
 	/* a function command hooks its function even when it is not traced */
 	for (int i = 0; i < nr_patch_rules[FT_SL_FILTER]; i++) {
 		const struct rule *r = &patch_rules[FT_SL_FILTER][i];
 
 		if (r->cmd != RT_CMD_NONE && !r->neg && patch_rule_mod(r, m, prog) &&
-		    rt_func_glob_match(r->glob, r->glob_len, f))
+		    rt_func_glob_match(r->glob, r->glob_len, f, &memo))
 			return 1;
 	}
 	return 0;
 }
 
-int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f)
+/* rt_func_glob_match()'s demangled-name half, with the name from memo. */
+static int glob_match_demangled(const char *glob, size_t len, const struct rt_func *f,
+				struct rt_name_memo *memo)
 {
-	char name[FT_DEMANGLE_MAX];
-	stack_t ss;
+	if (!memo->state) {
+		stack_t ss;
 
+		memo->state = -1;
+		/* the raw call: sigaltstack() is the runtime's own wrapper (signal.c) */
+		if (!syscall(SYS_sigaltstack, NULL, &ss) && !(ss.ss_flags & SS_ONSTACK) &&
+		    !ft_demangle_simple(f->name, memo->name, sizeof(memo->name)))
+			memo->state = 1;
+	}
+	return memo->state > 0 && ft_glob_match_n(glob, len, memo->name);
+}
+
+/* A call without a memo: one of its own, for this match alone (its frame, not the caller's). */
+static __attribute__((noinline)) int glob_match_demangled_once(const char *glob, size_t len,
+							       const struct rt_func *f)
+{
+	struct rt_name_memo memo;
+
+	rt_name_memo_init(&memo, f);
+	return glob_match_demangled(glob, len, f, &memo);
+}
+
+int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f,
+		       struct rt_name_memo *memo)
+{
 	if (ft_glob_match_n(glob, len, f->name))
 		return 1;
 	if (strncmp(f->name, "_Z", 2) || !memmem(glob, len, "::", 2))
 		return 0;
-	/* the raw call: sigaltstack() is the runtime's own wrapper (signal.c) */
-	if (syscall(SYS_sigaltstack, NULL, &ss) || (ss.ss_flags & SS_ONSTACK))
-		return 0;
-	return !ft_demangle_simple(f->name, name, sizeof(name)) && ft_glob_match_n(glob, len, name);
+	return memo && memo->f == f ? glob_match_demangled(glob, len, f, memo)
+				    : glob_match_demangled_once(glob, len, f);
 }
 
-static int rule_match(struct rule *r, struct rt_func *f)
+static int rule_match(struct rule *r, struct rt_func *f, struct rt_name_memo *memo)
 {
 	/* a library call is in the module that defines the function (plt.c) */
 	if (r->mod && !ft_glob_match_n(r->mod_name, strlen(r->mod_name),
 				       rt.mods[f->lib ? f->lib - 1 : f->mod].name))
 		return 0;
-	if (!rt_func_glob_match(r->glob, r->glob_len, f))
+	if (!rt_func_glob_match(r->glob, r->glob_len, f, memo))
 		return 0;
 	r->matched = 1;
 	return 1;
 }
 
 /* Fold list l over f: 1 when f ends up in the set.  Commands are skipped. */
-static int in_set(int l, struct rt_func *f)
+static int in_set(int l, struct rt_func *f, struct rt_name_memo *memo)
 {
 	int in = 0;
 
 	for (int i = 0; i < nr_rules[l]; i++) {
 		struct rule *r = &rules[l][i];
 
-		if (r->cmd == RT_CMD_NONE && rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE && rule_match(r, f, memo))
 			in = !r->neg;
 	}
 	return in;
@@ -271,6 +297,7 @@ static int in_set(int l, struct rt_func *f)
 /* Recompute f's RF_* flags and command counts for the current rules. */
 void rt_func_eval(struct rt_func *f)
 {
+	struct rt_name_memo memo; /* f's demangled name: once for all the rules below */
 	uint16_t fl = 0;
 	int traced;
 
@@ -281,20 +308,21 @@ void rt_func_eval(struct rt_func *f)
 		__atomic_store_n(&f->epoch, rt.epoch, __ATOMIC_RELEASE);
 		return;
 	}
-	traced = filter_active ? in_set(FT_SL_FILTER, f) : 1;
-	if (traced && in_set(FT_SL_NOTRACE, f))
+	rt_name_memo_init(&memo, f);
+	traced = filter_active ? in_set(FT_SL_FILTER, f, &memo) : 1;
+	if (traced && in_set(FT_SL_NOTRACE, f, &memo))
 		traced = 0;
 	if (traced)
 		fl |= RF_TRACE;
-	if (in_set(FT_SL_GRAPH, f))
+	if (in_set(FT_SL_GRAPH, f, &memo))
 		fl |= RF_GRAPH_ROOT;
-	if (in_set(FT_SL_GRAPH_NOTRACE, f))
+	if (in_set(FT_SL_GRAPH_NOTRACE, f, &memo))
 		fl |= RF_GRAPH_NOTRACE;
 	f->cmd_mask = 0;
 	for (int i = 0; i < nr_rules[FT_SL_FILTER]; i++) {
 		struct rule *r = &rules[FT_SL_FILTER][i];
 
-		if (r->cmd == RT_CMD_NONE || !rule_match(r, f))
+		if (r->cmd == RT_CMD_NONE || !rule_match(r, f, &memo))
 			continue;
 		if (r->neg) {
 			f->cmd_mask &= (uint8_t) ~(1u << r->cmd);
@@ -309,7 +337,7 @@ void rt_func_eval(struct rt_func *f)
 	{
 		const struct rt_cap *ca, *cr;
 		const struct ft_filter *flt;
-		uint16_t cap = rt_args_eval(f, &ca, &cr, &flt);
+		uint16_t cap = rt_args_eval(f, &ca, &cr, &flt, &memo);
 
 		f->cap_args = ca;
 		f->cap_filter = flt;
@@ -369,11 +397,13 @@ void rt_filters_apply_all(int warn_now)
 		for (uint32_t i = 0; i < m->nr_funcs + m->nr_plt; i++) {
 			struct rt_func *f = i < m->nr_funcs ? &m->funcs[i]
 							    : &m->plt[i - m->nr_funcs];
+			struct rt_name_memo memo;
 
-			in_set(FT_SL_FILTER, f);
-			in_set(FT_SL_NOTRACE, f);
-			in_set(FT_SL_GRAPH, f);
-			in_set(FT_SL_GRAPH_NOTRACE, f);
+			rt_name_memo_init(&memo, f);
+			in_set(FT_SL_FILTER, f, &memo);
+			in_set(FT_SL_NOTRACE, f, &memo);
+			in_set(FT_SL_GRAPH, f, &memo);
+			in_set(FT_SL_GRAPH_NOTRACE, f, &memo);
 		}
 	}
 	for (int l = 0; l < FT_SL_NR; l++)

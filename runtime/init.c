@@ -125,6 +125,7 @@ static void atfork_child(void)
 	if (rt.area) {
 		ft_rb_thread_attach(&t->rb, rt.area, (uint32_t)rt.pid, t->tid);
 		ft_rb_set_depth(&t->rb, t->rec_depth); /* the child is inside its parent's calls */
+		rt_thread_name_start(t);	       /* a new stream: its thread's name first */
 	}
 	/* the parent's live-control thread was not forked with us */
 	rt.live_thread = 0;

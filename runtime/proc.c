@@ -6,10 +6,13 @@
  *   thread names   prctl(PR_SET_NAME) and pthread_setname_np() record
  *                  FT_EXT_COMM (the name the kernel kept, read back) in the
  *                  renamed thread's own stream, so `ftrail show` and the
- *                  exports name it from that point on.  A thread named by
- *                  another thread (pthread_setname_np(other, ...)) has no
- *                  record of its own to carry the name: the recorder reads
- *                  it from /proc when it next looks (TASKS).
+ *                  exports name it from that point on.  Every stream starts
+ *                  with its thread's name then (FT_EXT_TNAME, thread.c), so
+ *                  a name given by another thread before the thread's first
+ *                  traced call, or inherited, is in the trace too; one given
+ *                  by another thread later has no record of its own to carry
+ *                  it: the recorder reads it from /proc when it next looks
+ *                  (TASKS).
  *   vfork          the child runs untraced until it execs or exits: it
  *                  shares the calling thread's runtime state with the
  *                  parent (see below and arch/x86_64/vfork.S).

@@ -61,6 +61,7 @@
 
 #include "core/argspec.h"
 #include "core/barrier.h"
+#include "core/demangle.h"
 #include "core/lifeline.h"
 #include "core/ringbuf.h"
 #include "core/session.h"
@@ -284,6 +285,12 @@ struct rt_thread {
 	 * (its fast paths record no stacks).  hooks.c: rt_hot_update.
 	 */
 	uint32_t hot_stack;
+	/*
+	 * rt.sess_seq + 1 once this thread's name is the first record of its
+	 * ring in that session (FT_EXT_TNAME: thread.c, rt_thread_name_start),
+	 * 0 before.  Written by the thread only.
+	 */
+	uint32_t named_seq;
 };
 
 /*
@@ -391,6 +398,7 @@ RT_HIDDEN void rt_frames_free(struct rt_frame *frames);
 RT_HIDDEN uint32_t rt_gettid(void);
 RT_HIDDEN void rt_threads_init(void);
 RT_HIDDEN struct rt_thread *rt_thread_get(void);
+RT_HIDDEN void rt_thread_name_start(struct rt_thread *t);
 RT_HIDDEN void rt_restore_frames(struct rt_thread *t);
 RT_HIDDEN void rt_unwind_to(struct rt_thread *t, uint64_t sp, int inclusive);
 RT_HIDDEN void rt_unwind_to_depth(struct rt_thread *t, uint32_t target);
@@ -499,13 +507,35 @@ RT_HIDDEN void rt_plt_rehook_all(void);
 
 /* filter.c */
 /*
+ * A function's simple demangled name, made at most once per evaluation:
+ * an evaluation (rt_func_eval, a patch decision...) keeps one on its stack
+ * for its function and hands it to each of its glob matches, so a `::`
+ * rule costs a glob match, not a demangling and a sigaltstack call, and
+ * many rules cost what one does.  rt_name_memo_init() before the first.
+ */
+struct rt_name_memo {
+	const struct rt_func *f; /* the function it holds the name of */
+	int state;		 /* 0: not made yet; 1: name; -1: none (not C++,
+				  * no simple form, or on an alternate signal stack) */
+	char name[FT_DEMANGLE_MAX];
+};
+
+static inline void rt_name_memo_init(struct rt_name_memo *m, const struct rt_func *f)
+{
+	m->f = f;
+	m->state = 0;
+}
+
+/*
  * Does f's name match glob (len bytes)?  As stored, or, for a glob with
  * "::", a C++ function by the simple demangled name the tool prints
- * ("ns::Cls::f", core/demangle.h).  Safe in a hook: the demangler does
- * not allocate (on an alternate signal stack, whose size is unknown, only
- * the stored name is matched: its scratch lives on the stack).
+ * ("ns::Cls::f", core/demangle.h), taken from memo (made there on first
+ * use; NULL: made for this call alone).  Safe in a hook: the demangler
+ * does not allocate (on an alternate signal stack, whose size is unknown,
+ * only the stored name is matched: its scratch lives on the stack).
  */
-RT_HIDDEN int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f);
+RT_HIDDEN int rt_func_glob_match(const char *glob, size_t len, const struct rt_func *f,
+				 struct rt_name_memo *memo);
 RT_HIDDEN void rt_filters_parse(void);
 RT_HIDDEN void rt_func_eval(struct rt_func *f);
 RT_HIDDEN void rt_filters_apply_all(int warn_now);
@@ -543,7 +573,8 @@ struct rt_argplan {
 RT_HIDDEN const struct rt_argplan *rt_args_plan(const struct rt_cap *c, int ret);
 RT_HIDDEN void rt_args_parse(void);
 RT_HIDDEN uint16_t rt_args_eval(const struct rt_func *f, const struct rt_cap **args,
-				const struct rt_cap **ret, const struct ft_filter **flt);
+				const struct rt_cap **ret, const struct ft_filter **flt,
+				struct rt_name_memo *memo);
 RT_HIDDEN void rt_args_unmark(void);
 RT_HIDDEN void rt_args_warn_unmatched(void);
 RT_HIDDEN uint32_t rt_args_capture(const struct rt_cap *c, const uint64_t *gpr,

@@ -10,7 +10,9 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -124,7 +126,35 @@ struct rt_thread *rt_thread_get(void)
 				t->state = RT_THREAD_FILTERED;
 		}
 	}
-	return t->state == RT_THREAD_READY ? t : NULL;
+	if (t->state != RT_THREAD_READY)
+		return NULL;
+	if (t->named_seq != t->sess_seq + 1)
+		rt_thread_name_start(t);
+	return t;
+}
+
+/*
+ * The thread's name as the kernel has it now, as the first record of its
+ * ring (FT_EXT_TNAME), once per ring attachment: a thread gone before the
+ * recorder reads /proc/PID/task/TID/comm is still named right, by its own
+ * stream (the recorder's task table can then only guess its process's
+ * name).  No event (0 events: the counts of records stay those of events)
+ * and no rename (show prints no task_rename line for it).  One prctl
+ * system call, the raw one (proc.c wraps prctl).  Not for the hooks' fast
+ * paths: rt_thread_get() and a forked child's set-up call it.
+ */
+void rt_thread_name_start(struct rt_thread *t)
+{
+	char name[16] = "";
+
+	t->named_seq = t->sess_seq + 1;
+	if (!t->rb.area || __atomic_load_n(&rt.detached, __ATOMIC_RELAXED) ||
+	    syscall(SYS_prctl, PR_GET_NAME, name, 0, 0, 0))
+		return;
+	name[sizeof(name) - 1] = '\0';
+	rt_guard_recursion(t);
+	ft_rb_ext(&t->rb, FT_EXT_TNAME, name, (uint32_t)strlen(name), ft_rdtsc(), 1, 0);
+	rt_unguard_recursion(t);
 }
 
 /*

@@ -13,13 +13,17 @@ expect_fail "ftrail: snapshot: 'abc' is not 0, 1 or a positive number" $FTRAIL s
 expect_fail "ftrail: snapshot: '-1' is not 0, 1 or a positive number" $FTRAIL snapshot -- -1
 expect_fail "ftrail: snapshot: one value at most*" $FTRAIL snapshot 1 2
 expect_fail "ftrail: snapshot: unknown option*" $FTRAIL snapshot --bogus
-# no traced program at all (skipped while another test traces one: never touch it)
-traced=0
-for e in /proc/[0-9]*/environ; do
-	grep -qa FTRAIL_SHM_FD= "$e" 2>/dev/null && traced=1 && break
-done
-if [ $traced = 0 ]; then
-	expect_fail "ftrail: snapshot: no program is being traced by ftrail record now*" $FTRAIL snapshot 1
+# no traced program at all: snapshot looks through /proc for one, so it
+# runs in a PID namespace of its own, with its own /proc, where no other
+# session of the machine (another test's, another user's) can be seen or
+# touched.  Creating one needs root (CAP_SYS_ADMIN).
+if unshare --pid --fork --mount-proc true 2>/dev/null; then
+	expect_fail "ftrail: snapshot: no program is being traced by ftrail record now*" \
+		unshare --pid --fork --mount-proc $FTRAIL snapshot 1
+	expect_fail "ftrail: snapshot: no program is being traced by ftrail record now*" \
+		unshare --pid --fork --mount-proc $FTRAIL snapshot
+elif [ "$(id -u)" = 0 ]; then
+	fail "root cannot make a PID namespace (unshare --pid --mount-proc)"
 fi
 need_runtime
 cc -O1 -I"$TOP/include" -o ticks "$TOP/tests/progs/snap_ticks.c" || fail "build"

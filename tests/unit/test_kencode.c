@@ -170,10 +170,13 @@ struct rec {
 };
 
 struct out {
-	struct rec r[64];
+	struct rec r[64]; /* the first 64 records, decoded; later ones are counted */
+	struct rec spill; /* where the records past r[] are decoded */
 	int n;
+	int alone;   /* kernel_stack records that joined no event */
+	int stacked; /* events carrying a kernel stack */
 	int chunks;
-	uint64_t addrs[64]; /* note_addr calls */
+	uint64_t addrs[64]; /* note_addr calls: the first 64 (nr_addrs counts all) */
 	int nr_addrs;
 	int lost_known; /* lost_total answers */
 	uint64_t lost_sum;
@@ -191,10 +194,10 @@ static int out_write(void *arg, const unsigned char *c, size_t len)
 	t = ft_le64_get(c + 1);
 	c += 9;
 	while (c < end) {
-		struct rec *r = &o->r[o->n++];
+		struct rec *r = o->n < 64 ? &o->r[o->n] : &o->spill;
 		int tag = *c++;
 
-		assert_true(o->n <= 64);
+		o->n++;
 		memset(r, 0, sizeof(*r));
 		r->kind = tag & KREC_KIND_MASK;
 		r->flags = (uint8_t)(tag & ~KREC_KIND_MASK);
@@ -211,6 +214,8 @@ static int out_write(void *arg, const unsigned char *c, size_t len)
 		memcpy(r->raw, c, v);
 		r->len = v;
 		c += v;
+		o->alone += v >= 2 && r->raw[0] == KSTACK_ID && r->raw[1] == 0;
+		o->stacked += (r->flags & (KF_KSTACK_ID | KF_KSTACK_FULL)) != 0;
 		for (int f = KF_KSTACK_ID; f <= KF_USTACK_FULL; f <<= 1) {
 			if (!(r->flags & f))
 				continue;
@@ -236,8 +241,9 @@ static void out_note(void *arg, uint64_t addr)
 {
 	struct out *o = arg;
 
-	assert_true(o->nr_addrs < 64);
-	o->addrs[o->nr_addrs++] = addr;
+	if (o->nr_addrs < 64) /* the first 64 kept; the rest counted */
+		o->addrs[o->nr_addrs] = addr;
+	o->nr_addrs++;
 }
 
 static int out_lost(void *arg, uint64_t *sum)
@@ -631,24 +637,90 @@ static void test_stack_not_joined(void **state)
 }
 
 /*
- * A task's event whose stack never comes (the option off) while
- * interrupts go on: the records held behind it are bounded, and all go
- * out in order.
+ * Pages in a row: each record one tick after the one before (a stack at
+ * its event's tick), a page's time stamp the tick of the record before it.
+ */
+struct pages {
+	uint64_t base; /* the time stamp of the page being filled */
+	uint64_t now;  /* the tick of the last record */
+};
+
+/* Room for len more bytes (and 8 of lost count) in f's page, else the next page. */
+static void page_room(struct fx *f, struct pages *ps, size_t len)
+{
+	if (f->pg.off + len + 8 > PAGE_SIZE) {
+		send_page(f, ps->base, 0);
+		ps->base = ps->now;
+	}
+}
+
+static void pages_event(struct fx *f, struct pages *ps, uint8_t ctx)
+{
+	page_room(f, ps, 12);
+	rec_event(&f->pg, 1, EV_ID, 8, ctx);
+	ps->now++;
+}
+
+/* A kernel stack of n frames at the last event's tick (a page of its own may start: delta 0). */
+static void pages_kstack(struct fx *f, struct pages *ps, const uint64_t *ips, int n, uint8_t ctx)
+{
+	page_room(f, ps, 4 + 16 + 8 * (size_t)n);
+	rec_kstack(&f->pg, 0, ips, n, ctx);
+}
+
+/*
+ * A softirq run at an interrupt's exit writes hundreds of records, each
+ * event with its stack, between a task's event and the task's stack,
+ * over several pages: every stack still joins its own event, none stays
+ * alone, and all go out in the kernel's order.
+ */
+static void test_stack_after_long_softirq(void **state)
+{
+	struct fx *f = *state;
+	struct pages ps = { 100, 100 };
+	const int n = 600;
+
+	pages_event(f, &ps, CTX_TASK);
+	for (int i = 0; i < n; i++) {
+		pages_event(f, &ps, CTX_SOFTIRQ);
+		pages_kstack(f, &ps, kips + 1, 1, CTX_SOFTIRQ);
+	}
+	pages_kstack(f, &ps, kips, 2, CTX_TASK);
+	send_last(f, ps.base);
+
+	assert_int_equal(f->o.n, n + 1);
+	assert_int_equal(f->o.alone, 0);
+	assert_int_equal(f->o.stacked, n + 1);
+	assert_event(&f->o.r[0], 101, EV_ID, 8, CTX_TASK);
+	assert_kfull(&f->o.r[0], KF_KSTACK_FULL, kips, 2);
+	for (int i = 1; i < 64; i++) {
+		assert_event(&f->o.r[i], 101 + (uint64_t)i, EV_ID, 8, CTX_SOFTIRQ);
+		assert_kfull(&f->o.r[i], KF_KSTACK_FULL, kips + 1, 1);
+	}
+}
+
+/*
+ * A task's event whose stack never comes while interrupts go on: the
+ * records held behind it are bounded (FT_KENC_MAX_HELD), and all go out
+ * in order.
  */
 static void test_stack_hold_bound(void **state)
 {
 	struct fx *f = *state;
+	struct pages ps = { 500, 500 };
+	const int n = FT_KENC_MAX_HELD + 100;
 
-	rec_event(&f->pg, 1, EV_ID, 8, CTX_TASK);
-	for (int i = 0; i < 50; i++)
-		rec_event(&f->pg, 1, EV_ID, 8, CTX_HARDIRQ);
-	send_page(f, 500, 0);
+	pages_event(f, &ps, CTX_TASK);
+	for (int i = 0; i < n; i++)
+		pages_event(f, &ps, CTX_HARDIRQ);
+	send_page(f, ps.base, 0);
 	ft_kenc_flush(f->e);
-	assert_true(f->o.n > 0 && f->o.n < 51); /* some went out before the end */
+	assert_true(f->o.n > 0 && f->o.n < n + 1); /* some went out before the end */
 	ft_kenc_finish(f->e);
-	assert_int_equal(f->o.n, 51);
+	assert_int_equal(f->o.n, n + 1);
+	assert_int_equal(f->o.stacked, 0);
 	assert_event(&f->o.r[0], 501, EV_ID, 8, CTX_TASK);
-	for (int i = 1; i < 51; i++)
+	for (int i = 1; i < 64; i++)
 		assert_event(&f->o.r[i], 501 + (uint64_t)i, EV_ID, 8, CTX_HARDIRQ);
 }
 
@@ -697,6 +769,7 @@ int main(void)
 		KENC_TEST(test_stack_after_irq),
 		KENC_TEST(test_stack_nested_pages),
 		KENC_TEST(test_stack_not_joined),
+		KENC_TEST(test_stack_after_long_softirq),
 		KENC_TEST(test_stack_hold_bound),
 		KENC_TEST(test_record_past_end),
 	};
