@@ -8,7 +8,8 @@ need_runtime
 need_root
 [ "$(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null)" != 3 ] || skip "ptrace is disabled (yama ptrace_scope 3)"
 cc -O2 -o thread_stop "$TOP/tests/progs/thread_stop.c" || fail "cc thread_stop"
-cc -O1 -pg -mfentry -o qn "$TOP/tests/progs/thread_quick_names.c" -lpthread || fail "cc qn"
+cc -O1 -DQN_START_OBJ -c -o qn_start.o "$TOP/tests/progs/thread_quick_names.c" || fail "cc qn_start"
+cc -O1 -pg -mfentry -o qn "$TOP/tests/progs/thread_quick_names.c" qn_start.o -lpthread || fail "cc qn"
 rm -f go end
 $FTRAIL record -p function -l work_a -l work_b -o q.dat -- ./qn go end >out 2>err &
 rec=$!

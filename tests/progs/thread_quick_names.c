@@ -9,6 +9,11 @@
  * on), and waits for ENDFILE.  Nothing starts before GOFILE exists.
  *
  *   thread_quick_names GOFILE ENDFILE
+ *
+ * Built twice: with -DQN_START_OBJ, without instrumentation, for the named
+ * threads' start routine (a hooked function there would make the thread
+ * known to the runtime, with the name it inherited, before main names it:
+ * a race the test is not about), and with instrumentation for the rest.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -19,8 +24,21 @@
 
 #define NOINLINE __attribute__((noinline))
 
+void work_a(void);
+void *qn_named_by_main(void *arg);
+extern sem_t qn_go;
+
+#ifdef QN_START_OBJ
+/* waits until main has named it, calls work_a() and exits */
+void *qn_named_by_main(void *arg)
+{
+	sem_wait(&qn_go);
+	work_a();
+	return arg;
+}
+#else
 volatile int sink;
-static sem_t go;
+sem_t qn_go;
 
 NOINLINE void work_a(void)
 {
@@ -36,14 +54,6 @@ static void wait_file(const char *f)
 {
 	while (access(f, F_OK))
 		usleep(10000);
-}
-
-/* waits until main has named it, calls work_a() and exits */
-static void *named_by_main(void *arg)
-{
-	sem_wait(&go);
-	work_a();
-	return arg;
 }
 
 static void *child(void *arg)
@@ -71,13 +81,13 @@ int main(int argc, char **argv)
 
 	if (argc != 3)
 		return 2;
-	if (prctl(PR_SET_NAME, "qn-main", 0, 0, 0) || sem_init(&go, 0, 0))
+	if (prctl(PR_SET_NAME, "qn-main", 0, 0, 0) || sem_init(&qn_go, 0, 0))
 		return 1;
 	wait_file(argv[1]);
 	for (int i = 0; i < 4; i++) {
 		snprintf(name, sizeof(name), "by-main-%d", i);
-		if (pthread_create(&t, NULL, named_by_main, NULL) || pthread_setname_np(t, name) ||
-		    sem_post(&go) || pthread_join(t, NULL))
+		if (pthread_create(&t, NULL, qn_named_by_main, NULL) ||
+		    pthread_setname_np(t, name) || sem_post(&qn_go) || pthread_join(t, NULL))
 			return 1;
 	}
 	if (pthread_create(&s, NULL, spawner, NULL) || pthread_join(s, &r) || r)
@@ -89,3 +99,4 @@ int main(int argc, char **argv)
 	wait_file(argv[2]);
 	return 0;
 }
+#endif
