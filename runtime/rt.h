@@ -406,9 +406,12 @@ RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, ui
 /* A key's home slot, before masking (tramp.S computes the same) */
 static inline uint32_t rt_hash_key(uint64_t k)
 {
-	k ^= k >> 29;
-	k *= 0xbf58476d1ce4e5b9ull;
-	return (uint32_t)(k >> 32);
+	/*
+	 * One multiply (tramp.S: movabs, imul, shr): an odd 64-bit constant
+	 * carries every key bit below bit 32 + j into hash bit j, so keys that
+	 * differ only in their low bits (functions of one module) spread.
+	 */
+	return (uint32_t)((k * 0xbf58476d1ce4e5b9ull) >> 32);
 }
 
 RT_HIDDEN void rt_hash_init(uint32_t nr);

@@ -25,7 +25,7 @@
 #define FT_OFF_W_NEV 80
 #define FT_OFF_W_LAST_TS 104
 #define FT_OFF_W_OFF 120
-#define FT_OFF_W_COUNT 124
+#define FT_OFF_W_LIM 124
 #define FT_OFF_W_DEPTH 128
 #define FT_OFF_W_GEN 136
 

@@ -34,7 +34,8 @@
  * in registers a return leaves dead): the same checks and stores as hooks.c's
  * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
  * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,
- * room, delta, word, count, size, nesting back, frame made visible).  At
+ * room, delta, word, the page's count, size, nesting back, frame made
+ * visible).  At
  * the first doubt it puts everything back and jumps to the C trampoline
  * (ENTRY_HOOK), which starts over.  Offsets come from offsets.h, checked
  * against the structures by hooks.c.  x86-64 is TSO: a plain store is a
@@ -107,76 +108,85 @@
 
 
 /*
- * HOT_F t, key, tmp, tmpd, done, fail -- hooks.c hot_ok() and lookup_fast():
- * the thread's gate is open for the session's current gen and no hook of
- * the thread is active, key's function is in the hash (16 probes at most),
- * its flags are valid for the filter epoch and say it is hooked (else: jump
- * to done, nothing to do).  t: the TLS offset of rt_self.  Out: key = f,
- * eax = f's flags, tmp = the control block (rt.ctl, for TRACED).
- * Clobbers rax rcx rdx r11.
+ * HOT_F t, key, fail, other -- hooks.c hot_ok() and lookup_fast(): the
+ * thread's gate is open for the session's current gen, no hook of the
+ * thread is active, no graph_notrace region is open and no ring write is
+ * in progress (one compare, see below), key's function is in the hash (16
+ * probes at most), its flags are valid for the filter epoch and are
+ * exactly RF_TRACE (else: jump to other with key = f, where FLAGS_OTHER
+ * tells "not hooked, nothing to do" from "the C path").  t: the TLS
+ * offset of rt_self.  Out: key = f.  Clobbers rax rcx rdx r11.
  */
-.macro HOT_F t, key, tmp, tmpd, done, fail
+.macro HOT_F t, key, fail, other
 	mov	%fs:FT_OFF_T_HOT(\t), %eax
 	test	%eax, %eax
-	jz	\fail
-	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
+	jz	\fail				/* closed: rt.ctl may not even exist */
+	/*
+	 * One compare for four conditions: hot - 1 - busy - notrace - nest
+	 * equals the control block's gen exactly when the gate is open for
+	 * that gen (hot = gen + 1) and busy, notrace and rb.nest are all 0.
+	 * The three counters are small and never negative (notrace <=
+	 * RT_MAX_FRAMES, busy and nest a few), and ctl gen only grows, from
+	 * one session's control block to the next too (init.c starts a new
+	 * block above the old gates), so a stale gate's hot - 1 - gen is a
+	 * "negative" number no sum of counters reaches.
+	 */
+	sub	%fs:FT_OFF_T_BUSY(\t), %eax
+	sub	%fs:FT_OFF_T_NOTRACE(\t), %eax
+	sub	%fs:FT_OFF_RB_NEST(\t), %eax
+	dec	%eax
+	mov	rt+FT_OFF_RT_CTL(%rip), %rdx
+	cmp	FT_OFF_CTL_GEN(%rdx), %eax	/* acquire (x86: any load) */
 	jne	\fail
-	mov	rt+FT_OFF_RT_CTL(%rip), \tmp
-	mov	FT_OFF_CTL_GEN(\tmp), %ecx	/* acquire (x86: any load) */
-	inc	%ecx
-	cmp	%ecx, %eax
-	jne	\fail
-	mov	\key, %rax			/* hooks.c hash_key() */
-	shr	$29, %rax
-	xor	\key, %rax
-	movabs	$0xbf58476d1ce4e5b9, %rdx
-	imul	%rdx, %rax
+	mov	$0xbf58476d1ce4e5b9, %rax	/* rt.h rt_hash_key() */
+	imul	\key, %rax
 	shr	$32, %rax
 	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx	/* != 0: the gate is closed without a table */
 	and	%ecx, %eax
 	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
-	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly */
+	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly (acquire) */
 	je	102f
-	mov	$16, \tmpd
+	push	%r8				/* the probe count (r8 is not saved otherwise) */
+	mov	$16, %r8d
 101:	mov	(%rdx,%rax,8), %r11
 	cmp	%r11, \key
 	je	103f
 	test	%r11, %r11
-	jz	\fail
+	jz	104f
 	inc	%eax
 	and	%ecx, %eax
-	dec	\tmpd
+	dec	%r8d
 	jnz	101b
+104:	pop	%r8
 	jmp	\fail
-103:	mov	rt+FT_OFF_RT_CTL(%rip), \tmp	/* the loop took tmp: the control block again */
+103:	pop	%r8
 102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
-	mov	(%rdx,%rax,8), \key		/* f (acquire: hash_insert's release) */
-	test	\key, \key
-	jz	\fail
+	mov	(%rdx,%rax,8), \key		/* f: never NULL, stored before the key (lookup.c) */
 	mov	FT_OFF_F_EPOCH(\key), %eax
 	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
 	jne	\fail
-	movzwl	FT_OFF_F_FLAGS(\key), %eax
-	test	$FT_C_RF_HOOK, %eax
+	cmpw	$FT_C_RF_TRACE, FT_OFF_F_FLAGS(\key)	/* traced, and nothing more */
+	jne	\other
+.endm
+
+/* FLAGS_OTHER f, done, fail -- HOT_F's other: f not hooked (done), or hooked otherwise */
+.macro FLAGS_OTHER f, done, fail
+	testw	$FT_C_RF_HOOK, FT_OFF_F_FLAGS(\f)
 	jz	\done
+	jmp	\fail
 .endm
 
 /*
- * TRACED t, f, ctl, fail -- the first checks of hooks.c fast_entry(): f is
- * only traced (no graph region, no command), its fid fits an ENTRY word, no
- * graph_notrace region is open, tracing is on.  eax = f's flags, ctl = the
- * control block as HOT_F left it (the one whose gen opened the gate).
- * Out: ecx = the fid.
+ * TRACED f, fail -- the rest of hooks.c fast_entry()'s first checks: f's
+ * fid fits an ENTRY word, tracing is on.  Out: ecx = the fid.  Clobbers
+ * rdx.
  */
-.macro TRACED t, f, ctl, fail
-	cmp	$FT_C_RF_TRACE, %eax
-	jne	\fail
+.macro TRACED f, fail
 	mov	FT_OFF_F_FID(\f), %ecx
 	cmp	$FT_C_FID_MAX, %ecx
 	ja	\fail
-	cmpl	$0, %fs:FT_OFF_T_NOTRACE(\t)
-	jne	\fail
-	cmpl	$0, FT_OFF_CTL_TRACING_ON(\ctl)
+	mov	rt+FT_OFF_RT_CTL(%rip), %rdx	/* the block HOT_F's gate compared with */
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(%rdx)
 	je	\fail
 .endm
 
@@ -185,14 +195,15 @@
  * ft_rb_fast_word() at level 0, the caller having checked that no write is
  * in progress (rb.nest 0) and that the thread has a ring slot: nest and the
  * slot's busy raised, then snap_gen compared (the snapshot protocol's
- * order), room, page and delta checked -- on failure jump to undo with the
- * begin to take back, nothing written -- then the word (word | delta << 2)
- * stored, last_ts, off, count, nev, the committed size (release: x86 stores
- * are ordered), the level's depth (+1 entry, -1 exit but never below 0),
- * nest and busy lowered.  The word: an ENTRY's in ecx (ft_rec_entry(fid,
- * 0), upper half of rcx zero); an EXIT's is ft_rec_exit(0) = 1.  Built
- * with one lea: delta <= dmax leaves the word's bits alone, so + is |.
- * Clobbers rax rcx rdx pg off.
+ * order), room (one compare with the level's lim: 0 without a page) and
+ * delta checked -- on failure jump to undo with the begin to take back,
+ * nothing written -- then the word (word | delta << 2) stored, last_ts,
+ * off, the page's event count (in its nev word), the committed size
+ * (release: x86 stores are ordered), the level's depth (+1 entry, -1 exit
+ * but never below 0), nest and busy lowered.  The word: an ENTRY's in ecx
+ * (ft_rec_entry(fid, 0), upper half of rcx zero); an EXIT's is
+ * ft_rec_exit(0) = 1.  Built with one lea: delta <= dmax leaves the
+ * word's bits alone, so + is |.  Clobbers rax rcx rdx pg off.
  */
 .macro RB_WORD t, pg, off, offd, dmax, entry, undo
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
@@ -202,21 +213,18 @@
 	shl	$32, %rdx
 	or	%rax, %rdx			/* now */
 	mov	%fs:FT_OFF_RB_AREA(\t), %rax
-	mov	FT_OFF_AREA_SNAP_GEN(%rax), \offd
-	cmp	%fs:FT_OFF_W_GEN(\t), \offd
+	mov	FT_OFF_AREA_SNAP_GEN(%rax), %eax
+	cmp	%fs:FT_OFF_W_GEN(\t), %eax
 	jne	\undo
-	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
-	sub	$FT_SIZEOF_PAGE + 4, %eax	/* the last offset a word fits at */
+	/* room: off + 4 <= lim, i.e. off < lim (both multiples of 4) */
 	mov	%fs:FT_OFF_W_OFF(\t), \offd
-	cmp	%eax, \offd
-	ja	\undo
-	mov	%fs:FT_OFF_W_PAGE(\t), \pg
-	test	\pg, \pg
-	jz	\undo
+	cmp	%fs:FT_OFF_W_LIM(\t), \offd
+	jae	\undo
 	mov	%rdx, %rax
 	sub	%fs:FT_OFF_W_LAST_TS(\t), %rax
 	cmp	$\dmax, %rax
 	ja	\undo
+	mov	%fs:FT_OFF_W_PAGE(\t), \pg
 .if \entry
 	lea	(%rcx,%rax,4), %ecx		/* word | delta << 2 */
 .else
@@ -226,19 +234,14 @@
 	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
 	add	$4, \offd
 	mov	\offd, %fs:FT_OFF_W_OFF(\t)
-	mov	%fs:FT_OFF_W_COUNT(\t), %eax
-	inc	%eax
-	mov	%eax, %fs:FT_OFF_W_COUNT(\t)
 	mov	%fs:FT_OFF_W_NEV(\t), %rdx
-	mov	%eax, (%rdx)			/* the page's event count */
+	incl	(%rdx)				/* the page's event count (its one writer) */
 	mov	\offd, FT_OFF_PAGE_SIZE(\pg)	/* release: the committed size */
 .if \entry
 	incl	%fs:FT_OFF_W_DEPTH(\t)
 .else
-	mov	%fs:FT_OFF_W_DEPTH(\t), %eax
-	cmp	$1, %eax
-	adc	$-1, %eax
-	mov	%eax, %fs:FT_OFF_W_DEPTH(\t)
+	cmpl	$1, %fs:FT_OFF_W_DEPTH(\t)	/* CF: depth 0 */
+	adcl	$-1, %fs:FT_OFF_W_DEPTH(\t)	/* depth - 1, never below 0 */
 .endif
 	movl	$0, %fs:FT_OFF_RB_NEST(\t)
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
@@ -264,8 +267,9 @@
 /*
  * FRAME_OK t, slot, fail -- the last checks of hooks.c fast_entry(): room
  * on the shadow stack, no dead frame (the top frame's slot is above ours;
- * frames[-1] is a sentinel above every stack), no ring write in progress,
- * a ring slot.  Out: rax = &frames[depth].
+ * frames[-1] is a sentinel above every stack).  No ring write in progress
+ * and a ring slot: HOT_F's gate (an open gate promises a slot: hooks.c
+ * rt_hot_update).  Out: rax = &frames[depth].
  */
 .macro FRAME_OK t, slot, fail
 	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
@@ -275,24 +279,23 @@
 	add	%fs:FT_OFF_T_FRAMES(\t), %rax
 	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), \slot
 	jae	\fail
-	RING_IDLE \t, \fail
 .endm
 
 /*
  * TOP_FRAME t, fr, fail -- the first checks of hooks.c fast_exit(): no
- * hook of the thread active, the thread ready.  Out: fr = &frames[depth -
- * 1] (at depth 0 the sentinel).  Clobbers eax.
+ * hook of the thread active and the thread ready (state READY and busy 0:
+ * one 8-byte compare, hooks.c checks the two fields' layout).  Out: fr =
+ * &frames[depth]: the top frame is at -FT_SIZEOF_FRAME from it (FR_TOP;
+ * at depth 0 the sentinel).  Clobbers eax.
  */
 .macro TOP_FRAME t, fr, fail
-	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
-	jne	\fail
-	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
+	cmpq	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
 	jne	\fail
 	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
 	imul	$FT_SIZEOF_FRAME, %rax, \fr
 	add	%fs:FT_OFF_T_FRAMES(\t), \fr
-	sub	$FT_SIZEOF_FRAME, \fr
 .endm
+#define FR_TOP(off) ((off) - FT_SIZEOF_FRAME)
 
 /* FRAME_POP t -- after the EXIT: the top frame gone, the busy guard down */
 .macro FRAME_POP t
@@ -304,26 +307,28 @@
 /*
  * The assembly fast path of an entry hook (see the top).  At entry
  * (%rsp) = the hook's return address (the key); slot = where the function's
- * return address is once rax rcx rdx rsi rdi r8 are pushed (48 bytes down);
+ * return address is once rax rcx rdx rsi rdi are pushed (40 bytes down);
  * full = the C trampoline to jump to, with the stack as at entry, when this
  * path cannot finish.  rsi: the TLS offset of rt_self; rdi: f, then the
- * ring page; r8: the slot; rax: the frame; ecx: the fid, then the word.
+ * ring page; r11: the slot's address, then the page offset; rax: the
+ * frame; ecx: the fid, then the word.  r11 is the one register a call
+ * leaves free at a function's first instruction, so five are pushed.
  */
 .macro ENTRY_FAST slot, full
 	PUSH_SCRATCH
 	mov	rt_self@gottpoff(%rip), %rsi
-	mov	48(%rsp), %rdi
-	HOT_F	%rsi, %rdi, %r8, %r8d, 80f, 90f
-	TRACED	%rsi, %rdi, %r8, 90f
-	lea	\slot, %r8
-	FRAME_OK %rsi, %r8, 90f
+	mov	40(%rsp), %rdi
+	HOT_F	%rsi, %rdi, 90f, 95f
+	TRACED	%rdi, 90f
+	lea	\slot, %r11
+	FRAME_OK %rsi, %r11, 90f
 	/* busy: a signal handler's hooks leave the shadow stack alone from here */
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	/* the frame, invisible until depth moves */
 	mov	%rdi, FT_OFF_FR_FUNC(%rax)
-	mov	(%r8), %rdx
+	mov	(%r11), %rdx
 	mov	%rdx, FT_OFF_FR_RET(%rax)
-	mov	%r8, FT_OFF_FR_SLOT(%rax)
+	mov	%r11, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
@@ -333,13 +338,14 @@
 	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
 	incl	%fs:FT_OFF_T_DEPTH(%rsi)
 	lea	ft_rt_return(%rip), %rax
-	mov	%rax, (%r8)
+	mov	%rax, \slot
 	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
 80:	POP_SCRATCH
 	ret
 85:	RB_UNDO	%rsi
 90:	POP_SCRATCH
 	jmp	\full
+95:	FLAGS_OTHER %rdi, 80b, 90b
 .endm
 
 	.globl	__fentry__
@@ -349,7 +355,7 @@
 	.type	ft_rt_fentry, @function
 __fentry__:
 ft_rt_fentry:
-	ENTRY_FAST 56(%rsp), fentry_c
+	ENTRY_FAST 48(%rsp), fentry_c
 	.size	__fentry__, .-__fentry__
 
 	.type	fentry_c, @function
@@ -361,7 +367,7 @@ fentry_c:
 	.hidden	ft_rt_patched
 	.type	ft_rt_patched, @function
 ft_rt_patched:
-	ENTRY_FAST 56(%rsp), patched_c
+	ENTRY_FAST 48(%rsp), patched_c
 	.size	ft_rt_patched, .-ft_rt_patched
 
 	.type	patched_c, @function
@@ -410,15 +416,15 @@ ft_rt_return:
 	mov	rt_self@gottpoff(%rip), %rsi
 	TOP_FRAME %rsi, %rdi, 90f
 	lea	-8(%rsp), %r8			/* the slot: where the ret found us */
-	cmp	FT_OFF_FR_SLOT(%rdi), %r8
+	cmp	FR_TOP(FT_OFF_FR_SLOT)(%rdi), %r8
 	jne	90f
-	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
+	cmpw	$FT_C_FR_RECORDED, FR_TOP(FT_OFF_FR_FLAGS)(%rdi)
 	jne	90f
 	RING_IDLE %rsi, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	RB_WORD	%rsi, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
 	/* the record first, then the pop */
-	mov	FT_OFF_FR_RET(%rdi), %r11
+	mov	FR_TOP(FT_OFF_FR_RET)(%rdi), %r11
 	FRAME_POP %rsi
 	mov	%r9, %rax
 	mov	%r10, %rdx
@@ -475,8 +481,8 @@ ft_rt_return:
 __cyg_profile_func_enter:
 	mov	rt_self@gottpoff(%rip), %r10
 	mov	%rdi, %r9
-	HOT_F	%r10, %r9, %r8, %r8d, 80f, 90f
-	TRACED	%r10, %r9, %r8, 90f
+	HOT_F	%r10, %r9, 90f, 95f
+	TRACED	%r9, 90f
 	/*
 	 * The instrumented function's return-address slot (hooks.c
 	 * cyg_slot()): the first of 32 words above our return address that
@@ -507,6 +513,7 @@ __cyg_profile_func_enter:
 80:	ret
 85:	RB_UNDO	%r10
 90:	jmp	ft_rt_cyg_enter
+95:	FLAGS_OTHER %r9, 80b, 90b
 	.size	__cyg_profile_func_enter, .-__cyg_profile_func_enter
 
 	.globl	__cyg_profile_func_exit
@@ -514,9 +521,9 @@ __cyg_profile_func_enter:
 __cyg_profile_func_exit:
 	mov	rt_self@gottpoff(%rip), %r10
 	TOP_FRAME %r10, %r8, 90f
-	cmpw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%r8)
+	cmpw	$FT_C_FR_RECORDED_CYG, FR_TOP(FT_OFF_FR_FLAGS)(%r8)
 	jne	90f
-	mov	FT_OFF_FR_FUNC(%r8), %rax
+	mov	FR_TOP(FT_OFF_FR_FUNC)(%r8), %rax
 	cmp	FT_OFF_F_ADDR(%rax), %rdi
 	jne	90f
 	RING_IDLE %r10, 90f
