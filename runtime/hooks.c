@@ -115,8 +115,12 @@ _Static_assert(FT_OFF_T_BUSY == FT_OFF_T_STATE + 4 && FT_OFF_T_STATE % 8 == 0 &&
 		       sizeof(((struct rt_thread *)0)->state) == 4 &&
 		       sizeof(((struct rt_thread *)0)->busy) == 4,
 	       "offsets.h: state and busy share one 8-byte word");
-_Static_assert(offsetof(struct rt_frame, sepoch) == FT_OFF_FR_SID + 4,
-	       "offsets.h: tramp.S clears sid1 and sepoch with one 8-byte store");
+_Static_assert(offsetof(struct rt_frame, pad) == FT_OFF_FR_FLAGS + 2 &&
+		       FT_OFF_FR_SID == FT_OFF_FR_FLAGS + 4 &&
+		       sizeof(((struct rt_frame *)0)->flags) == 2 &&
+		       sizeof(((struct rt_frame *)0)->pad) == 2 &&
+		       sizeof(((struct rt_frame *)0)->sid1) == 4,
+	       "offsets.h: tramp.S writes flags, pad and sid1 with one 8-byte store");
 RT_OFF(FT_OFF_SLOT_BUSY, struct ft_rb_slot, busy);
 RT_OFF(FT_OFF_AREA_PAGE_SIZE, struct ft_rb_area, page_size);
 RT_OFF(FT_OFF_AREA_SNAP_GEN, struct ft_rb_area, snap_gen);
@@ -130,7 +134,8 @@ _Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
 		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
 		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1 && FT_C_T_READY == RT_THREAD_READY &&
 		       FT_C_HOOK_MCOUNT == RT_HOOK_MCOUNT && FT_C_HOOK_FENTRY == RT_HOOK_FENTRY &&
-		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED,
+		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED && FT_C_HASH_MUL == RT_HASH_MUL &&
+		       RT_HASH_MUL < 0x80000000u,
 	       "offsets.h: constants");
 /* the fields tramp.S stores 32-bit values in */
 _Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&

@@ -223,8 +223,10 @@ struct rt_frame {
 	uint16_t pad;
 	/*
 	 * -T: the id + 1 of the stack recorded with this frame's ENTRY (0:
-	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack).
-	 * Every push writes both (tramp.S: one 8-byte store of 0).
+	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack;
+	 * read only with a sid1).  Every push writes sid1 (tramp.S: one
+	 * 8-byte store of flags, pad and sid1 = 0, at an offset the frame's
+	 * 48-byte stride keeps inside one cache line).
 	 */
 	uint32_t sid1;
 	uint32_t sepoch;
@@ -404,14 +406,17 @@ RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, ui
 #define RT_HASH_TOMB 1	/* was used (rt_hash_forget): the chain goes on */
 
 /* A key's home slot, before masking (tramp.S computes the same) */
+#define RT_HASH_MUL 0x5bd1e995ull /* odd, < 2^31: an imul immediate in tramp.S */
 static inline uint32_t rt_hash_key(uint64_t k)
 {
 	/*
-	 * One multiply (tramp.S: movabs, imul, shr): an odd 64-bit constant
-	 * carries every key bit below bit 32 + j into hash bit j, so keys that
-	 * differ only in their low bits (functions of one module) spread.
+	 * One multiply by an odd 31-bit constant, bits 32 and up (tramp.S:
+	 * imul with an immediate, shr; offsets.h FT_C_HASH_MUL): key bit i
+	 * lands on hash bits up to i - 2, and keys k apart land about k *
+	 * mul / 2^32 buckets apart (a Weyl sequence: functions of one module,
+	 * 16 or more bytes apart, spread over the table).
 	 */
-	return (uint32_t)((k * 0xbf58476d1ce4e5b9ull) >> 32);
+	return (uint32_t)((k * RT_HASH_MUL) >> 32);
 }
 
 RT_HIDDEN void rt_hash_init(uint32_t nr);

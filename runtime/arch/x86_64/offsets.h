@@ -48,7 +48,7 @@
 #define FT_OFF_FR_SLOT 16
 #define FT_OFF_FR_FID 32
 #define FT_OFF_FR_FLAGS 36
-#define FT_OFF_FR_SID 40 /* sid1, then sepoch: cleared together */
+#define FT_OFF_FR_SID 40 /* sid1: written with flags and pad (8 bytes from FR_FLAGS) */
 #define FT_SIZEOF_FRAME 48
 
 /* struct ft_rb_slot, struct ft_rb_area, struct ft_page */
@@ -71,5 +71,6 @@
 #define FT_C_HOOK_MCOUNT 0	   /* enum rt_hook_kind */
 #define FT_C_HOOK_FENTRY 1
 #define FT_C_HOOK_PATCHED 2
+#define FT_C_HASH_MUL 0x5bd1e995 /* rt_hash_key(): an imul immediate (< 2^31) */
 
 #endif

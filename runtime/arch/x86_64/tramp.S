@@ -119,8 +119,8 @@
  */
 .macro HOT_F t, key, fail, other
 	mov	%fs:FT_OFF_T_HOT(\t), %eax
-	test	%eax, %eax
-	jz	\fail				/* closed: rt.ctl may not even exist */
+	sub	$1, %eax
+	jb	\fail				/* closed (0): rt.ctl may not even exist */
 	/*
 	 * One compare for four conditions: hot - 1 - busy - notrace - nest
 	 * equals the control block's gen exactly when the gate is open for
@@ -134,20 +134,18 @@
 	sub	%fs:FT_OFF_T_BUSY(\t), %eax
 	sub	%fs:FT_OFF_T_NOTRACE(\t), %eax
 	sub	%fs:FT_OFF_RB_NEST(\t), %eax
-	dec	%eax
 	mov	rt+FT_OFF_RT_CTL(%rip), %rdx
 	cmp	FT_OFF_CTL_GEN(%rdx), %eax	/* acquire (x86: any load) */
 	jne	\fail
-	mov	$0xbf58476d1ce4e5b9, %rax	/* rt.h rt_hash_key() */
-	imul	\key, %rax
+	imul	$FT_C_HASH_MUL, \key, %rax	/* rt.h rt_hash_key() */
 	shr	$32, %rax
-	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx	/* != 0: the gate is closed without a table */
-	and	%ecx, %eax
+	and	rt+FT_OFF_RT_HMASK(%rip), %eax	/* != 0: the gate is closed without a table */
 	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
 	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly (acquire) */
 	je	102f
 	push	%r8				/* the probe count (r8 is not saved otherwise) */
 	mov	$16, %r8d
+	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
 101:	mov	(%rdx,%rax,8), %r11
 	cmp	%r11, \key
 	je	103f
@@ -272,10 +270,9 @@
  * rt_hot_update).  Out: rax = &frames[depth].
  */
 .macro FRAME_OK t, slot, fail
-	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
-	cmp	$FT_C_RT_MAX_FRAMES, %eax
+	imul	$FT_SIZEOF_FRAME, %fs:FT_OFF_T_DEPTH(\t), %eax	/* depth <= RT_MAX_FRAMES */
+	cmp	$FT_C_RT_MAX_FRAMES * FT_SIZEOF_FRAME, %eax
 	jae	\fail
-	imul	$FT_SIZEOF_FRAME, %rax, %rax
 	add	%fs:FT_OFF_T_FRAMES(\t), %rax
 	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), \slot
 	jae	\fail
@@ -285,14 +282,13 @@
  * TOP_FRAME t, fr, fail -- the first checks of hooks.c fast_exit(): no
  * hook of the thread active and the thread ready (state READY and busy 0:
  * one 8-byte compare, hooks.c checks the two fields' layout).  Out: fr =
- * &frames[depth]: the top frame is at -FT_SIZEOF_FRAME from it (FR_TOP;
- * at depth 0 the sentinel).  Clobbers eax.
+ * &frames[depth] (frd: its 32-bit name): the top frame is at
+ * -FT_SIZEOF_FRAME from it (FR_TOP; at depth 0 the sentinel).
  */
-.macro TOP_FRAME t, fr, fail
+.macro TOP_FRAME t, fr, frd, fail
 	cmpq	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
 	jne	\fail
-	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
-	imul	$FT_SIZEOF_FRAME, %rax, \fr
+	imul	$FT_SIZEOF_FRAME, %fs:FT_OFF_T_DEPTH(\t), \frd	/* depth <= RT_MAX_FRAMES */
 	add	%fs:FT_OFF_T_FRAMES(\t), \fr
 .endm
 #define FR_TOP(off) ((off) - FT_SIZEOF_FRAME)
@@ -330,8 +326,8 @@
 	mov	%rdx, FT_OFF_FR_RET(%rax)
 	mov	%r11, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
-	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
-	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
+	/* flags, pad and sid1 = 0 (no stack id: sepoch unread, unwind.c) */
+	movq	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
 	RB_WORD	%rsi, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
@@ -405,18 +401,17 @@ ft_rt_return:
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
 	 * rt_self; rdi: the frame; r11: at the end, the real return address.
 	 *
-	 * Nothing is pushed: a function's return leaves only rax and rdx
-	 * (and xmm0-1, st0, untouched here) for its caller, every other
-	 * caller-saved register is dead (the C path below clobbers them as
-	 * well), so rax and rdx wait in r9 and r10 -- 4 moves instead of 12
-	 * pushes and pops.
+	 * A function's return leaves only rax and rdx (and xmm0-1, st0,
+	 * untouched here) for its caller, every other caller-saved register
+	 * is dead (the C path below clobbers them as well): rax goes on the
+	 * stack, into the dead return-address slot the ret just left (so rsp
+	 * is that slot's address, the frame's key), rdx waits in r10.
 	 */
-	mov	%rax, %r9
+	push	%rax
 	mov	%rdx, %r10
 	mov	rt_self@gottpoff(%rip), %rsi
-	TOP_FRAME %rsi, %rdi, 90f
-	lea	-8(%rsp), %r8			/* the slot: where the ret found us */
-	cmp	FR_TOP(FT_OFF_FR_SLOT)(%rdi), %r8
+	TOP_FRAME %rsi, %rdi, %edi, 90f
+	cmp	FR_TOP(FT_OFF_FR_SLOT)(%rdi), %rsp	/* the slot: where the ret found us */
 	jne	90f
 	cmpw	$FT_C_FR_RECORDED, FR_TOP(FT_OFF_FR_FLAGS)(%rdi)
 	jne	90f
@@ -426,11 +421,11 @@ ft_rt_return:
 	/* the record first, then the pop */
 	mov	FR_TOP(FT_OFF_FR_RET)(%rdi), %r11
 	FRAME_POP %rsi
-	mov	%r9, %rax
+	pop	%rax
 	mov	%r10, %rdx
 	jmp	*%r11
 85:	RB_UNDO	%rsi
-90:	mov	%r9, %rax
+90:	pop	%rax
 	mov	%r10, %rdx
 	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
@@ -503,8 +498,7 @@ __cyg_profile_func_enter:
 	mov	%rsi, FT_OFF_FR_RET(%rax)
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
-	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
-	movq	$0, FT_OFF_FR_SID(%rax)
+	movq	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)	/* + pad, sid1 = 0 */
 	shl	$14, %ecx
 	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
@@ -520,7 +514,7 @@ __cyg_profile_func_enter:
 	.type	__cyg_profile_func_exit, @function
 __cyg_profile_func_exit:
 	mov	rt_self@gottpoff(%rip), %r10
-	TOP_FRAME %r10, %r8, 90f
+	TOP_FRAME %r10, %r8, %r8d, 90f
 	cmpw	$FT_C_FR_RECORDED_CYG, FR_TOP(FT_OFF_FR_FLAGS)(%r8)
 	jne	90f
 	mov	FR_TOP(FT_OFF_FR_FUNC)(%r8), %rax
