@@ -108,16 +108,17 @@
 
 
 /*
- * HOT_F t, key, fail, other -- hooks.c hot_ok() and lookup_fast(): the
+ * HOT_F t, key, f, fail, other -- hooks.c hot_ok() and lookup_fast(): the
  * thread's gate is open for the session's current gen, no hook of the
  * thread is active, no graph_notrace region is open and no ring write is
  * in progress (one compare, see below), key's function is in the hash (16
  * probes at most), its flags are valid for the filter epoch and are
- * exactly RF_TRACE (else: jump to other with key = f, where FLAGS_OTHER
+ * exactly RF_TRACE (else: jump to other with f set, where FLAGS_OTHER
  * tells "not hooked, nothing to do" from "the C path").  t: the TLS
- * offset of rt_self.  Out: key = f.  Clobbers rax rcx rdx r11.
+ * offset of rt_self.  Out: f (a register, key or rdx), rcx = the control
+ * block (rt.ctl, for TRACED).  Clobbers rax rcx rdx.
  */
-.macro HOT_F t, key, fail, other
+.macro HOT_F t, key, f, fail, other
 	mov	%fs:FT_OFF_T_HOT(\t), %eax
 	sub	$1, %eax
 	jb	\fail				/* closed (0): rt.ctl may not even exist */
@@ -134,8 +135,8 @@
 	sub	%fs:FT_OFF_T_BUSY(\t), %eax
 	sub	%fs:FT_OFF_T_NOTRACE(\t), %eax
 	sub	%fs:FT_OFF_RB_NEST(\t), %eax
-	mov	rt+FT_OFF_RT_CTL(%rip), %rdx
-	cmp	FT_OFF_CTL_GEN(%rdx), %eax	/* acquire (x86: any load) */
+	mov	rt+FT_OFF_RT_CTL(%rip), %rcx
+	cmp	FT_OFF_CTL_GEN(%rcx), %eax	/* acquire (x86: any load) */
 	jne	\fail
 	imul	$FT_C_HASH_MUL, \key, %rax	/* rt.h rt_hash_key() */
 	shr	$32, %rax
@@ -146,11 +147,10 @@
 	push	%r8				/* the probe count (r8 is not saved otherwise) */
 	mov	$16, %r8d
 	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
-101:	mov	(%rdx,%rax,8), %r11
-	cmp	%r11, \key
+101:	cmp	(%rdx,%rax,8), \key
 	je	103f
-	test	%r11, %r11
-	jz	104f
+	cmpq	$0, (%rdx,%rax,8)		/* RT_HASH_EMPTY ends the chain */
+	je	104f
 	inc	%eax
 	and	%ecx, %eax
 	dec	%r8d
@@ -158,12 +158,13 @@
 104:	pop	%r8
 	jmp	\fail
 103:	pop	%r8
+	mov	rt+FT_OFF_RT_CTL(%rip), %rcx	/* the loop took rcx: the control block again */
 102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
-	mov	(%rdx,%rax,8), \key		/* f: never NULL, stored before the key (lookup.c) */
-	mov	FT_OFF_F_EPOCH(\key), %eax
+	mov	(%rdx,%rax,8), \f		/* never NULL, stored before the key (lookup.c) */
+	mov	FT_OFF_F_EPOCH(\f), %eax
 	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
 	jne	\fail
-	cmpw	$FT_C_RF_TRACE, FT_OFF_F_FLAGS(\key)	/* traced, and nothing more */
+	cmpw	$FT_C_RF_TRACE, FT_OFF_F_FLAGS(\f)	/* traced, and nothing more */
 	jne	\other
 .endm
 
@@ -175,38 +176,43 @@
 .endm
 
 /*
- * TRACED f, fail -- the rest of hooks.c fast_entry()'s first checks: f's
- * fid fits an ENTRY word, tracing is on.  Out: ecx = the fid.  Clobbers
- * rdx.
+ * TRACED f, fail -- the rest of hooks.c fast_entry()'s first checks:
+ * tracing is on (rcx: the control block HOT_F's gate compared with), f's
+ * fid fits an ENTRY word.  Out: ecx = the fid.
  */
 .macro TRACED f, fail
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(%rcx)
+	je	\fail
 	mov	FT_OFF_F_FID(\f), %ecx
 	cmp	$FT_C_FID_MAX, %ecx
 	ja	\fail
-	mov	rt+FT_OFF_RT_CTL(%rip), %rdx	/* the block HOT_F's gate compared with */
-	cmpl	$0, FT_OFF_CTL_TRACING_ON(%rdx)
-	je	\fail
 .endm
 
 /*
- * RB_WORD t, pg, off, offd, dmax, entry, undo -- core/ringbuf_fast.h
+ * RB_WORD t, dmax, entry, undo, slot -- core/ringbuf_fast.h
  * ft_rb_fast_word() at level 0, the caller having checked that no write is
- * in progress (rb.nest 0) and that the thread has a ring slot: nest and the
- * slot's busy raised, then snap_gen compared (the snapshot protocol's
- * order), room (one compare with the level's lim: 0 without a page) and
- * delta checked -- on failure jump to undo with the begin to take back,
- * nothing written -- then the word (word | delta << 2) stored, last_ts,
- * off, the page's event count (in its nev word), the committed size
- * (release: x86 stores are ordered), the level's depth (+1 entry, -1 exit
- * but never below 0), nest and busy lowered.  The word: an ENTRY's in ecx
- * (ft_rec_entry(fid, 0), upper half of rcx zero); an EXIT's is
- * ft_rec_exit(0) = 1.  Built with one lea: delta <= dmax leaves the
- * word's bits alone, so + is |.  Clobbers rax rcx rdx pg off.
+ * in progress (rb.nest 0) and that the thread has a ring slot (slot: a
+ * register holding it, else it is loaded from t): nest and the slot's busy
+ * raised, then snap_gen compared (the snapshot protocol's order), room (one
+ * compare with the level's lim: 0 without a page) and delta checked -- on
+ * failure jump to undo with the begin to take back, nothing written --
+ * then last_ts, the word (word | delta << 2), off, the page's event count
+ * (in its nev word), the committed size (release: x86 stores are ordered),
+ * the level's depth (+1 entry, -1 exit but never below 0), nest and busy
+ * lowered.  The word: an ENTRY's in ecx (ft_rec_entry(fid, 0), upper half
+ * of rcx zero); an EXIT's is ft_rec_exit(0) = 1.  Built with one lea:
+ * delta <= dmax leaves the word's bits alone, so + is |.  Four registers:
+ * rax, rdx (the TSC, then the page), rcx (the word), r11 (the offset).
  */
-.macro RB_WORD t, pg, off, offd, dmax, entry, undo
+.macro RB_WORD t, dmax, entry, undo, slot
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$1, %fs:FT_OFF_RB_NEST(\t)
 	movl	$1, FT_OFF_SLOT_BUSY(%rax)
+.else
+	movl	$1, %fs:FT_OFF_RB_NEST(\t)
+	movl	$1, FT_OFF_SLOT_BUSY(\slot)
+.endif
 	rdtsc
 	shl	$32, %rdx
 	or	%rax, %rdx			/* now */
@@ -215,26 +221,27 @@
 	cmp	%fs:FT_OFF_W_GEN(\t), %eax
 	jne	\undo
 	/* room: off + 4 <= lim, i.e. off < lim (both multiples of 4) */
-	mov	%fs:FT_OFF_W_OFF(\t), \offd
-	cmp	%fs:FT_OFF_W_LIM(\t), \offd
+	mov	%fs:FT_OFF_W_OFF(\t), %r11d
+	cmp	%fs:FT_OFF_W_LIM(\t), %r11d
 	jae	\undo
 	mov	%rdx, %rax
 	sub	%fs:FT_OFF_W_LAST_TS(\t), %rax
 	cmp	$\dmax, %rax
 	ja	\undo
-	mov	%fs:FT_OFF_W_PAGE(\t), \pg
+	/* committed from here on */
+	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
+	mov	%fs:FT_OFF_W_PAGE(\t), %rdx
 .if \entry
 	lea	(%rcx,%rax,4), %ecx		/* word | delta << 2 */
 .else
 	lea	1(,%rax,4), %ecx		/* ft_rec_exit(0) | delta << 2 */
 .endif
-	mov	%ecx, FT_SIZEOF_PAGE(\pg,\off)	/* the record */
-	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
-	add	$4, \offd
-	mov	\offd, %fs:FT_OFF_W_OFF(\t)
-	mov	%fs:FT_OFF_W_NEV(\t), %rdx
-	incl	(%rdx)				/* the page's event count (its one writer) */
-	mov	\offd, FT_OFF_PAGE_SIZE(\pg)	/* release: the committed size */
+	mov	%ecx, FT_SIZEOF_PAGE(%rdx,%r11)	/* the record */
+	add	$4, %r11d
+	mov	%r11d, %fs:FT_OFF_W_OFF(\t)
+	mov	%fs:FT_OFF_W_NEV(\t), %rax
+	incl	(%rax)				/* the page's event count (its one writer) */
+	mov	%r11d, FT_OFF_PAGE_SIZE(%rdx)	/* release: the committed size */
 .if \entry
 	incl	%fs:FT_OFF_W_DEPTH(\t)
 .else
@@ -242,24 +249,36 @@
 	adcl	$-1, %fs:FT_OFF_W_DEPTH(\t)	/* depth - 1, never below 0 */
 .endif
 	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$0, FT_OFF_SLOT_BUSY(%rax)	/* release: the write is over */
+.else
+	movl	$0, FT_OFF_SLOT_BUSY(\slot)	/* release: the write is over */
+.endif
 .endm
 
-/* RB_UNDO t -- take back RB_WORD's begin and the hook's busy guard */
-.macro RB_UNDO t
+/* RB_UNDO t, slot -- take back RB_WORD's begin and the hook's busy guard */
+.macro RB_UNDO t, slot
 	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+.else
+	movl	$0, FT_OFF_SLOT_BUSY(\slot)
+.endif
 	movl	$0, %fs:FT_OFF_T_BUSY(\t)
 .endm
 
-/* RING_IDLE t, fail -- no ring write in progress, and the thread has a ring slot */
-.macro RING_IDLE t, fail
+/*
+ * RING_IDLE t, slot, fail -- no ring write in progress, and the thread
+ * has a ring slot.  Out: slot = the ring slot.
+ */
+.macro RING_IDLE t, slot, fail
 	cmpl	$0, %fs:FT_OFF_RB_NEST(\t)
 	jne	\fail
-	cmpq	$0, %fs:FT_OFF_RB_SLOT(\t)
-	je	\fail
+	mov	%fs:FT_OFF_RB_SLOT(\t), \slot
+	test	\slot, \slot
+	jz	\fail
 .endm
 
 /*
@@ -303,25 +322,26 @@
 /*
  * The assembly fast path of an entry hook (see the top).  At entry
  * (%rsp) = the hook's return address (the key); slot = where the function's
- * return address is once rax rcx rdx rsi rdi are pushed (40 bytes down);
+ * return address is once rax rcx rdx rsi are pushed (32 bytes down);
  * full = the C trampoline to jump to, with the stack as at entry, when this
- * path cannot finish.  rsi: the TLS offset of rt_self; rdi: f, then the
- * ring page; r11: the slot's address, then the page offset; rax: the
- * frame; ecx: the fid, then the word.  r11 is the one register a call
- * leaves free at a function's first instruction, so five are pushed.
+ * path cannot finish.  rsi: the TLS offset of rt_self; r11: the key, then
+ * the slot's address, then the page offset; rdx: f, then the TSC and the
+ * ring page; rcx: the control block, then the fid, then the word; rax:
+ * the frame.  r11 is the one register a call leaves free at a function's
+ * first instruction, so four are pushed.
  */
 .macro ENTRY_FAST slot, full
 	PUSH_SCRATCH
 	mov	rt_self@gottpoff(%rip), %rsi
-	mov	40(%rsp), %rdi
-	HOT_F	%rsi, %rdi, 90f, 95f
-	TRACED	%rdi, 90f
+	mov	32(%rsp), %r11
+	HOT_F	%rsi, %r11, %rdx, 90f, 95f
+	TRACED	%rdx, 90f
 	lea	\slot, %r11
 	FRAME_OK %rsi, %r11, 90f
 	/* busy: a signal handler's hooks leave the shadow stack alone from here */
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	/* the frame, invisible until depth moves */
-	mov	%rdi, FT_OFF_FR_FUNC(%rax)
+	mov	%rdx, FT_OFF_FR_FUNC(%rax)
 	mov	(%r11), %rdx
 	mov	%rdx, FT_OFF_FR_RET(%rax)
 	mov	%r11, FT_OFF_FR_SLOT(%rax)
@@ -329,7 +349,7 @@
 	/* flags, pad and sid1 = 0 (no stack id: sepoch unread, unwind.c) */
 	movq	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
-	RB_WORD	%rsi, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%rsi, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
 	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
 	incl	%fs:FT_OFF_T_DEPTH(%rsi)
@@ -341,7 +361,7 @@
 85:	RB_UNDO	%rsi
 90:	POP_SCRATCH
 	jmp	\full
-95:	FLAGS_OTHER %rdi, 80b, 90b
+95:	FLAGS_OTHER %rdx, 80b, 90b
 .endm
 
 	.globl	__fentry__
@@ -351,7 +371,7 @@
 	.type	ft_rt_fentry, @function
 __fentry__:
 ft_rt_fentry:
-	ENTRY_FAST 48(%rsp), fentry_c
+	ENTRY_FAST 40(%rsp), fentry_c
 	.size	__fentry__, .-__fentry__
 
 	.type	fentry_c, @function
@@ -363,7 +383,7 @@ fentry_c:
 	.hidden	ft_rt_patched
 	.type	ft_rt_patched, @function
 ft_rt_patched:
-	ENTRY_FAST 48(%rsp), patched_c
+	ENTRY_FAST 40(%rsp), patched_c
 	.size	ft_rt_patched, .-ft_rt_patched
 
 	.type	patched_c, @function
@@ -399,7 +419,8 @@ ft_rt_return:
 	 * The assembly fast path (hooks.c fast_exit()): the top frame is a
 	 * plain recorded one owned by the slot just below our stack pointer;
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
-	 * rt_self; rdi: the frame; r11: at the end, the real return address.
+	 * rt_self; rdi: the frame; r9: the ring slot; r11: at the end, the
+	 * real return address.
 	 *
 	 * A function's return leaves only rax and rdx (and xmm0-1, st0,
 	 * untouched here) for its caller, every other caller-saved register
@@ -415,16 +436,16 @@ ft_rt_return:
 	jne	90f
 	cmpw	$FT_C_FR_RECORDED, FR_TOP(FT_OFF_FR_FLAGS)(%rdi)
 	jne	90f
-	RING_IDLE %rsi, 90f
+	RING_IDLE %rsi, %r9, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
-	RB_WORD	%rsi, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%rsi, FT_C_XDELTA_MAX, 0, 85f, %r9
 	/* the record first, then the pop */
 	mov	FR_TOP(FT_OFF_FR_RET)(%rdi), %r11
 	FRAME_POP %rsi
 	pop	%rax
 	mov	%r10, %rdx
 	jmp	*%r11
-85:	RB_UNDO	%rsi
+85:	RB_UNDO	%rsi, %r9
 90:	pop	%rax
 	mov	%r10, %rdx
 	/* the C path, with the stack as the hijacked function's ret left it */
@@ -476,7 +497,7 @@ ft_rt_return:
 __cyg_profile_func_enter:
 	mov	rt_self@gottpoff(%rip), %r10
 	mov	%rdi, %r9
-	HOT_F	%r10, %r9, 90f, 95f
+	HOT_F	%r10, %r9, %r9, 90f, 95f
 	TRACED	%r9, 90f
 	/*
 	 * The instrumented function's return-address slot (hooks.c
@@ -500,7 +521,7 @@ __cyg_profile_func_enter:
 	mov	%ecx, FT_OFF_FR_FID(%rax)
 	movq	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)	/* + pad, sid1 = 0 */
 	shl	$14, %ecx
-	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%r10, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
 	incl	%fs:FT_OFF_T_DEPTH(%r10)
 	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
@@ -520,12 +541,12 @@ __cyg_profile_func_exit:
 	mov	FR_TOP(FT_OFF_FR_FUNC)(%r8), %rax
 	cmp	FT_OFF_F_ADDR(%rax), %rdi
 	jne	90f
-	RING_IDLE %r10, 90f
+	RING_IDLE %r10, %r9, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
-	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%r10, FT_C_XDELTA_MAX, 0, 85f, %r9
 	FRAME_POP %r10
 	ret
-85:	RB_UNDO	%r10
+85:	RB_UNDO	%r10, %r9
 90:	jmp	ft_rt_cyg_exit
 	.size	__cyg_profile_func_exit, .-__cyg_profile_func_exit
 
