@@ -95,9 +95,11 @@ RT_OFF(FT_OFF_W_DEPTH, struct rt_thread, rb.lv[0].depth);
 RT_OFF(FT_OFF_W_GEN, struct rt_thread, rb.lv[0].gen);
 RT_OFF(FT_OFF_RT_CTL, struct rt_state, ctl);
 RT_OFF(FT_OFF_RT_EPOCH, struct rt_state, epoch);
-RT_OFF(FT_OFF_RT_HKEYS, struct rt_state, hkeys);
-RT_OFF(FT_OFF_RT_HVALS, struct rt_state, hvals);
-RT_OFF(FT_OFF_RT_HMASK, struct rt_state, hmask);
+RT_OFF(FT_OFF_RT_HTAB, struct rt_state, htab);
+RT_OFF(FT_OFF_RT_HMASK2, struct rt_state, hmask2);
+_Static_assert(offsetof(struct rt_hslot, key) == 0 && offsetof(struct rt_hslot, f) == 8 &&
+		       sizeof(struct rt_hslot) == 16,
+	       "tramp.S: a hash slot is the key, then f, 16 bytes");
 RT_OFF(FT_OFF_CTL_GEN, struct ft_session_ctl, gen);
 RT_OFF(FT_OFF_CTL_TRACING_ON, struct ft_session_ctl, tracing_on);
 RT_OFF(FT_OFF_F_ADDR, struct rt_func, addr);
@@ -176,10 +178,10 @@ static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_
 	if (likely(mask)) {
 		for (int n = 0; n < 16; n++) {
 			/* acquire: pairs with hash_insert's release of the key (after the value) */
-			uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
+			uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_ACQUIRE);
 
 			if (k == key)
-				return __atomic_load_n(&rt.hvals[i], __ATOMIC_RELAXED);
+				return __atomic_load_n(&rt.htab[i].f, __ATOMIC_RELAXED);
 			if (k == RT_HASH_EMPTY)
 				break;
 			i = (i + 1) & mask;

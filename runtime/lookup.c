@@ -19,13 +19,13 @@ void rt_hash_init(uint32_t nr)
 
 	while (size < nr * 4 && size < (1u << 22))
 		size <<= 1;
-	rt.hkeys = rt_mmap_anon(size * sizeof(uint64_t));
-	rt.hvals = rt_mmap_anon(size * sizeof(struct rt_func *));
-	if (!rt.hkeys || !rt.hvals) {
-		rt.hmask = 0;
+	rt.htab = rt_mmap_anon(size * sizeof(struct rt_hslot));
+	if (!rt.htab) {
+		rt.hmask = rt.hmask2 = 0;
 		return;
 	}
 	rt.hmask = size - 1;
+	rt.hmask2 = rt.hmask << 1;
 }
 
 /*
@@ -48,7 +48,7 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 		return;
 	i = rt_hash_key(key) & rt.hmask;
 	for (;;) { /* ends: at most 3/4 of the slots are ever non-empty */
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_ACQUIRE);
 
 		if (k == key)
 			return;
@@ -69,9 +69,9 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 	 * key, which is stored next (a reused tombstone's old value is never
 	 * read: no address of the closed object is looked up any more)
 	 */
-	__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELAXED);
+	__atomic_store_n(&rt.htab[i].f, f, __ATOMIC_RELAXED);
 	/* release: pairs with the lookup's acquire of the key (the value, f's fields) */
-	__atomic_store_n(&rt.hkeys[i], key, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt.htab[i].key, key, __ATOMIC_RELEASE);
 }
 
 /* Insert key -> f (plt.c: a stub's hook key).  Caller holds rt.lock. */
@@ -91,11 +91,11 @@ void rt_hash_forget(uint64_t lo, uint64_t hi)
 	if (!rt.hmask)
 		return;
 	for (uint32_t i = 0; i <= rt.hmask; i++) {
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_RELAXED);
 
 		/* the value stays: a lookup that matched the key just before reads it */
 		if (k >= lo && k < hi)
-			__atomic_store_n(&rt.hkeys[i], RT_HASH_TOMB, __ATOMIC_RELEASE);
+			__atomic_store_n(&rt.htab[i].key, RT_HASH_TOMB, __ATOMIC_RELEASE);
 	}
 }
 

@@ -295,17 +295,26 @@ struct rt_thread {
  */
 #define RT_UCACHE_BYTES (65536 + 65536 * 32)
 
+/*
+ * A slot of the hooks' address -> function hash (lookup.c): the key, and
+ * the function right after it, so one base and one index reach both
+ * (tramp.S).
+ */
+struct rt_hslot {
+	uint64_t key; /* an address, RT_HASH_EMPTY or RT_HASH_TOMB */
+	struct rt_func *f;
+};
+
 /* Process-wide runtime state. */
 struct rt_state {
 	struct ft_session_hdr *sess; /* NULL: not recording, every hook returns */
 	struct ft_session_ctl *ctl;
 	/* address -> function hash (see hooks.c); with ctl and epoch, read by tramp.S */
-	uint64_t *hkeys;
-	struct rt_func **hvals;
-	uint32_t hmask;
+	struct rt_hslot *htab;
+	uint32_t hmask; /* slots - 1, 0 without a table */
 	uint32_t hused;
-	uint32_t epoch; /* bumps on every filter change */
-	uint32_t pad_hot;
+	uint32_t epoch;	 /* bumps on every filter change */
+	uint32_t hmask2; /* hmask << 1: tramp.S indexes htab in 8-byte units */
 	struct ft_session_func *ftab;
 	struct ft_rb_area *area;
 	struct ft_stackmap smap;
@@ -401,7 +410,7 @@ RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, ui
 
 /* lookup.c: address -> module, function, fid; the hooks' address hash */
 
-/* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
+/* rt.htab[].key values that are no address (tramp.S too takes 0 for the end of a chain) */
 #define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
 #define RT_HASH_TOMB 1	/* was used (rt_hash_forget): the chain goes on */
 

@@ -31,10 +31,9 @@
 
 /* struct rt_state (rt) */
 #define FT_OFF_RT_CTL 8
-#define FT_OFF_RT_EPOCH 40
-#define FT_OFF_RT_HKEYS 16
-#define FT_OFF_RT_HVALS 24
-#define FT_OFF_RT_HMASK 32
+#define FT_OFF_RT_EPOCH 32
+#define FT_OFF_RT_HTAB 16
+#define FT_OFF_RT_HMASK2 36
 
 /* struct ft_session_ctl, struct rt_func, struct rt_frame */
 #define FT_OFF_CTL_GEN 0

@@ -138,20 +138,25 @@
 	mov	rt+FT_OFF_RT_CTL(%rip), %rcx
 	cmp	FT_OFF_CTL_GEN(%rcx), %eax	/* acquire (x86: any load) */
 	jne	\fail
-	imul	$FT_C_HASH_MUL, \key, %rax	/* rt.h rt_hash_key() */
-	shr	$32, %rax
-	and	rt+FT_OFF_RT_HMASK(%rip), %eax	/* != 0: the gate is closed without a table */
-	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
+	/*
+	 * rt.h rt_hash_key() & hmask, doubled: rax counts 8-byte words of
+	 * htab, whose slots are 16 bytes (key, f).  Bit 31 of the product
+	 * falls to bit 0, which hmask2 (even) clears.
+	 */
+	imul	$FT_C_HASH_MUL, \key, %rax
+	shr	$31, %rax
+	and	rt+FT_OFF_RT_HMASK2(%rip), %eax	/* != 0: the gate is closed without a table */
+	mov	rt+FT_OFF_RT_HTAB(%rip), %rdx
 	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly (acquire) */
 	je	102f
 	push	%r8				/* the probe count (r8 is not saved otherwise) */
 	mov	$16, %r8d
-	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx
+	mov	rt+FT_OFF_RT_HMASK2(%rip), %ecx
 101:	cmp	(%rdx,%rax,8), \key
 	je	103f
 	cmpq	$0, (%rdx,%rax,8)		/* RT_HASH_EMPTY ends the chain */
 	je	104f
-	inc	%eax
+	add	$2, %eax
 	and	%ecx, %eax
 	dec	%r8d
 	jnz	101b
@@ -159,8 +164,7 @@
 	jmp	\fail
 103:	pop	%r8
 	mov	rt+FT_OFF_RT_CTL(%rip), %rcx	/* the loop took rcx: the control block again */
-102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
-	mov	(%rdx,%rax,8), \f		/* never NULL, stored before the key (lookup.c) */
+102:	mov	8(%rdx,%rax,8), \f		/* never NULL, stored before the key (lookup.c) */
 	mov	FT_OFF_F_EPOCH(\f), %eax
 	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
 	jne	\fail
