@@ -15,6 +15,10 @@
  * Concurrency rules in one place (each barrier is also commented in code):
  *   - ft_page.size:  writer release-stores after writing the record bytes;
  *                    readers acquire-load it before copying [0, size).
+ *   - nev[page]:     the page's event count, kept there only (no TLS
+ *                    mirror): its one writer (the level) relaxed-loads and
+ *                    relaxed-stores it before size's release; readers read
+ *                    it after acquiring size.
  *   - ring.wpage:    writer release-stores after finishing the old page
  *                    (its final size and nev) and initialising the new
  *                    page's header; readers acquire-load it.
