@@ -345,7 +345,7 @@ void ft_rb__switch_set(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint32_t 
 	w->page = NULL;
 	w->nev = NULL;
 	w->off = 0;
-	w->count = 0;
+	w->lim = 0; /* no page: the fast paths' room check fails */
 	w->pending_lost = 0;
 	w->wpage = __atomic_load_n(&r->wpage, __ATOMIC_RELAXED);
 	/*
@@ -541,7 +541,8 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	}
 	if (w->page)
 		__atomic_store_n(&r->written,
-				 __atomic_load_n(&r->written, __ATOMIC_RELAXED) + w->count,
+				 __atomic_load_n(&r->written, __ATOMIC_RELAXED) +
+					 __atomic_load_n(w->nev, __ATOMIC_RELAXED),
 				 __ATOMIC_RELAXED);
 
 	idx = (uint32_t)(q % n);
@@ -570,7 +571,8 @@ int ft_rb__new_page(struct ft_rb_thread *t, struct ft_rb_wlevel *w, uint64_t now
 	w->page = pg;
 	w->nev = nev;
 	w->off = 0;
-	w->count = 0;
+	/* the fast paths' room check (ringbuf_fast.h): one compare, page and size in it */
+	w->lim = a->page_size - (uint32_t)sizeof(struct ft_page);
 	w->wpage = q;
 	w->last_ts = now;
 	w->pending_lost = 0;

@@ -15,6 +15,10 @@
  * Concurrency rules in one place (each barrier is also commented in code):
  *   - ft_page.size:  writer release-stores after writing the record bytes;
  *                    readers acquire-load it before copying [0, size).
+ *   - nev[page]:     the page's event count, kept there only (no TLS
+ *                    mirror): its one writer (the level) relaxed-loads and
+ *                    relaxed-stores it before size's release; readers read
+ *                    it after acquiring size.
  *   - ring.wpage:    writer release-stores after finishing the old page
  *                    (its final size and nev) and initialising the new
  *                    page's header; readers acquire-load it.
@@ -200,7 +204,8 @@ struct ft_rb_wlevel {
 	uint64_t last_ts;      /* time of the previous record in the page */
 	uint64_t pending_lost; /* dropped since the current page started */
 	uint32_t off;	       /* committed bytes of records (mirror of page->size) */
-	uint32_t count;	       /* events committed in the page */
+	uint32_t lim;	       /* room: a word fits at off while off < lim (the page's
+				* record capacity; 0 without a page): ft_rb__set_page */
 	uint32_t depth;	       /* function_graph depth (entry/exit helpers keep it) */
 	uint32_t level;
 	uint32_t gen; /* area.snap_gen when `ring` was entered (set = gen & 1) */
@@ -466,8 +471,9 @@ static inline uint32_t *ft_rb_reserve(struct ft_rb_thread *t, struct ft_rb_wleve
 static inline void ft_rb_commit(struct ft_rb_wlevel *w, uint32_t nwords, uint32_t nevents)
 {
 	w->off += nwords * 4;
-	w->count += nevents;
-	__atomic_store_n(w->nev, w->count, __ATOMIC_RELAXED); /* ordered by the release below */
+	/* the event count lives in the page's nev word only: this thread is its one writer */
+	__atomic_store_n(w->nev, __atomic_load_n(w->nev, __ATOMIC_RELAXED) + nevents,
+			 __ATOMIC_RELAXED); /* ordered by the release below */
 	__atomic_store_n(&w->page->size, w->off, __ATOMIC_RELEASE);
 }
 

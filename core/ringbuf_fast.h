@@ -17,8 +17,10 @@
  *
  * Per record: one TLS-relative load of the nesting level, the nesting
  * increment, the snapshot protocol's busy store and snap_gen load
- * (ringbuf.h, ft_rb__enter: the writer side stays fence-free), one store of
- * the word, the page's event count (relaxed) and committed size (release),
+ * (ringbuf.h, ft_rb__enter: the writer side stays fence-free), one compare
+ * for room (w->lim: the page's capacity, 0 before the first page, so it
+ * stands for the page test too), one store of the word, the page's event
+ * count (relaxed, counted in its nev word itself) and committed size (release),
  * the nesting decrement and busy's release store.  No call, no loop.
  *
  * Signal safety is ringbuf.h's nesting rule, unchanged: t->nest is raised
@@ -77,10 +79,9 @@ static inline __attribute__((always_inline)) uint32_t *ft_rb_fast_reserve(struct
 	off = w->off;
 	d = now - w->last_ts;
 	/* acquire: pairs with the swapper's release of snap_gen (ft_rb__enter) */
+	/* w->lim: the page's capacity, 0 without a page (ft_rb__new_page) */
 	if (__builtin_expect(__atomic_load_n(&a->snap_gen, __ATOMIC_ACQUIRE) != w->gen, 0) ||
-	    __builtin_expect(!pg, 0) || __builtin_expect(d > dmax, 0) ||
-	    __builtin_expect(off + 4 + 4 * nx > a->page_size - (uint32_t)sizeof(struct ft_page),
-			     0)) {
+	    __builtin_expect(d > dmax, 0) || __builtin_expect(off + 4 + 4 * nx > w->lim, 0)) {
 		/* not the common case: undo the begin (ft_rb_end's order), nothing written */
 		ft_barrier();
 		t->nest = 0;
@@ -103,13 +104,13 @@ ft_rb_fast_commit(struct ft_rb_thread *t, uint32_t nx, uint64_t now, int ddepth)
 {
 	struct ft_rb_wlevel *w = &t->lv[0];
 	struct ft_rb_slot *s = t->slot;
-	uint32_t off = w->off + 4 + 4 * nx, cnt;
+	uint32_t off = w->off + 4 + 4 * nx;
 
 	w->last_ts = now;
 	w->off = off;
-	cnt = w->count + 1;
-	w->count = cnt;
-	__atomic_store_n(w->nev, cnt, __ATOMIC_RELAXED); /* ordered by the release below */
+	/* the page's event count: this thread (level) is its only writer */
+	__atomic_store_n(w->nev, __atomic_load_n(w->nev, __ATOMIC_RELAXED) + 1,
+			 __ATOMIC_RELAXED); /* ordered by the release below */
 	/* release: a reader that acquires size sees the words (ringbuf.h, ft_page.size) */
 	__atomic_store_n(&w->page->size, off, __ATOMIC_RELEASE);
 	if (ddepth > 0)

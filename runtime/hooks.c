@@ -90,14 +90,16 @@ RT_OFF(FT_OFF_W_PAGE, struct rt_thread, rb.lv[0].page);
 RT_OFF(FT_OFF_W_NEV, struct rt_thread, rb.lv[0].nev);
 RT_OFF(FT_OFF_W_LAST_TS, struct rt_thread, rb.lv[0].last_ts);
 RT_OFF(FT_OFF_W_OFF, struct rt_thread, rb.lv[0].off);
-RT_OFF(FT_OFF_W_COUNT, struct rt_thread, rb.lv[0].count);
+RT_OFF(FT_OFF_W_LIM, struct rt_thread, rb.lv[0].lim);
 RT_OFF(FT_OFF_W_DEPTH, struct rt_thread, rb.lv[0].depth);
 RT_OFF(FT_OFF_W_GEN, struct rt_thread, rb.lv[0].gen);
 RT_OFF(FT_OFF_RT_CTL, struct rt_state, ctl);
 RT_OFF(FT_OFF_RT_EPOCH, struct rt_state, epoch);
-RT_OFF(FT_OFF_RT_HKEYS, struct rt_state, hkeys);
-RT_OFF(FT_OFF_RT_HVALS, struct rt_state, hvals);
-RT_OFF(FT_OFF_RT_HMASK, struct rt_state, hmask);
+RT_OFF(FT_OFF_RT_HTAB, struct rt_state, htab);
+RT_OFF(FT_OFF_RT_HMASK2, struct rt_state, hmask2);
+_Static_assert(offsetof(struct rt_hslot, key) == 0 && offsetof(struct rt_hslot, f) == 8 &&
+		       sizeof(struct rt_hslot) == 16,
+	       "tramp.S: a hash slot is the key, then f, 16 bytes");
 RT_OFF(FT_OFF_CTL_GEN, struct ft_session_ctl, gen);
 RT_OFF(FT_OFF_CTL_TRACING_ON, struct ft_session_ctl, tracing_on);
 RT_OFF(FT_OFF_F_ADDR, struct rt_func, addr);
@@ -110,8 +112,17 @@ RT_OFF(FT_OFF_FR_SLOT, struct rt_frame, slot);
 RT_OFF(FT_OFF_FR_FID, struct rt_frame, fid);
 RT_OFF(FT_OFF_FR_FLAGS, struct rt_frame, flags);
 RT_OFF(FT_OFF_FR_SID, struct rt_frame, sid1);
-_Static_assert(offsetof(struct rt_frame, sepoch) == FT_OFF_FR_SID + 4,
-	       "offsets.h: tramp.S clears sid1 and sepoch with one 8-byte store");
+/* tramp.S tests "state READY and busy 0" with one 8-byte compare */
+_Static_assert(FT_OFF_T_BUSY == FT_OFF_T_STATE + 4 && FT_OFF_T_STATE % 8 == 0 &&
+		       sizeof(((struct rt_thread *)0)->state) == 4 &&
+		       sizeof(((struct rt_thread *)0)->busy) == 4,
+	       "offsets.h: state and busy share one 8-byte word");
+_Static_assert(offsetof(struct rt_frame, pad) == FT_OFF_FR_FLAGS + 2 &&
+		       FT_OFF_FR_SID == FT_OFF_FR_FLAGS + 4 &&
+		       sizeof(((struct rt_frame *)0)->flags) == 2 &&
+		       sizeof(((struct rt_frame *)0)->pad) == 2 &&
+		       sizeof(((struct rt_frame *)0)->sid1) == 4,
+	       "offsets.h: tramp.S writes flags, pad and sid1 with one 8-byte store");
 RT_OFF(FT_OFF_SLOT_BUSY, struct ft_rb_slot, busy);
 RT_OFF(FT_OFF_AREA_PAGE_SIZE, struct ft_rb_area, page_size);
 RT_OFF(FT_OFF_AREA_SNAP_GEN, struct ft_rb_area, snap_gen);
@@ -125,11 +136,12 @@ _Static_assert(FT_C_RT_MAX_FRAMES == RT_MAX_FRAMES && FT_C_RF_HOOK == RF_HOOK &&
 		       FT_C_XDELTA_MAX == FT_REC_XDELTA_MAX && FT_REC_ENTRY == 0 &&
 		       FT_REC_EXIT == 1 && FT_RB_LEVELS > 1 && FT_C_T_READY == RT_THREAD_READY &&
 		       FT_C_HOOK_MCOUNT == RT_HOOK_MCOUNT && FT_C_HOOK_FENTRY == RT_HOOK_FENTRY &&
-		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED,
+		       FT_C_HOOK_PATCHED == RT_HOOK_PATCHED && FT_C_HASH_MUL == RT_HASH_MUL &&
+		       RT_HASH_MUL < 0x80000000u,
 	       "offsets.h: constants");
 /* the fields tramp.S stores 32-bit values in */
 _Static_assert(sizeof(((struct rt_thread *)0)->rb.lv[0].off) == 4 &&
-		       sizeof(((struct rt_thread *)0)->rb.lv[0].count) == 4 &&
+		       sizeof(((struct rt_thread *)0)->rb.lv[0].lim) == 4 &&
 		       sizeof(((struct rt_thread *)0)->rb.lv[0].depth) == 4 &&
 		       sizeof(((struct rt_thread *)0)->rb.nest) == 4 &&
 		       sizeof(((struct ft_rb_slot *)0)->busy) == 4,
@@ -165,12 +177,11 @@ static inline __attribute__((always_inline)) struct rt_func *lookup_fast(uint64_
 
 	if (likely(mask)) {
 		for (int n = 0; n < 16; n++) {
-			uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_RELAXED);
+			/* acquire: pairs with hash_insert's release of the key (after the value) */
+			uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_ACQUIRE);
 
-			if (k == key) {
-				/* acquire: pairs with hash_insert's release of the value */
-				return __atomic_load_n(&rt.hvals[i], __ATOMIC_ACQUIRE);
-			}
+			if (k == key)
+				return __atomic_load_n(&rt.htab[i].f, __ATOMIC_RELAXED);
 			if (k == RT_HASH_EMPTY)
 				break;
 			i = (i + 1) & mask;
@@ -560,7 +571,12 @@ static inline void rt_hot_update(struct rt_thread *t)
 {
 	uint32_t g = __atomic_load_n(&rt.gen, __ATOMIC_ACQUIRE);
 
-	/* rt.hmask: tramp.S probes the hash without testing that it exists */
+	/*
+	 * rt.hmask: tramp.S probes the hash without testing that it exists;
+	 * rt.slot: nor does it test the ring slot at an entry -- an open gate
+	 * promises one (every place that drops the slot closes the gate
+	 * first: thread exit, fork's child, a new session).
+	 */
 	uint32_t ok = t->state == RT_THREAD_READY && t->gen == g && t->rb.slot && t->frames &&
 		      rt.hmask;
 

@@ -95,6 +95,14 @@ static void atfork_child(void)
 
 	if (!rt.sess)
 		return;
+	/*
+	 * The parent's gate stays closed until a slow entry reopens it
+	 * (hooks.c rt_hot_update): the ring slot is about to go, and an open
+	 * gate promises tramp.S a slot.
+	 */
+	t->hot = 0;
+	t->hot_stack = 0;
+	ft_barrier();
 	pthread_mutex_init(&rt.lock, NULL);
 	rt_modules_atfork_child();
 	rt_unguard_recursion(t);

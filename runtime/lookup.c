@@ -19,19 +19,20 @@ void rt_hash_init(uint32_t nr)
 
 	while (size < nr * 4 && size < (1u << 22))
 		size <<= 1;
-	rt.hkeys = rt_mmap_anon(size * sizeof(uint64_t));
-	rt.hvals = rt_mmap_anon(size * sizeof(struct rt_func *));
-	if (!rt.hkeys || !rt.hvals) {
-		rt.hmask = 0;
+	rt.htab = rt_mmap_anon(size * sizeof(struct rt_hslot));
+	if (!rt.htab) {
+		rt.hmask = rt.hmask2 = 0;
 		return;
 	}
 	rt.hmask = size - 1;
+	rt.hmask2 = rt.hmask << 1;
 }
 
 /*
- * Insert key -> f.  Lock-free against lookups: the key is claimed with a
- * CAS, the value published with a release store; a lookup that sees the
- * key before the value takes the slow path.  Inserts are serialised by
+ * Insert key -> f (never NULL).  Lock-free against lookups: the value is
+ * stored first, then the key with a release store, so a lookup that sees
+ * the key (acquire; x86: any load) sees its value -- tramp.S does not test
+ * it for NULL.  Inserts are serialised by
  * rt.lock.  Never more than 3/4 full (then slow lookups continue to work).
  * The first tombstone of the chain (rt_hash_forget) is reused, so a
  * library closed and opened again in a loop keeps its keys near their
@@ -47,7 +48,7 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 		return;
 	i = rt_hash_key(key) & rt.hmask;
 	for (;;) { /* ends: at most 3/4 of the slots are ever non-empty */
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_ACQUIRE);
+		uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_ACQUIRE);
 
 		if (k == key)
 			return;
@@ -63,9 +64,14 @@ static void hash_insert(uint64_t key, struct rt_func *f)
 		return;
 	else
 		rt.hused++;
-	__atomic_store_n(&rt.hkeys[i], key, __ATOMIC_RELAXED);
-	/* release: pairs with the lookup's acquire of the value */
-	__atomic_store_n(&rt.hvals[i], f, __ATOMIC_RELEASE);
+	/*
+	 * relaxed: no lookup reads a slot's value before it sees the slot's
+	 * key, which is stored next (a reused tombstone's old value is never
+	 * read: no address of the closed object is looked up any more)
+	 */
+	__atomic_store_n(&rt.htab[i].f, f, __ATOMIC_RELAXED);
+	/* release: pairs with the lookup's acquire of the key (the value, f's fields) */
+	__atomic_store_n(&rt.htab[i].key, key, __ATOMIC_RELEASE);
 }
 
 /* Insert key -> f (plt.c: a stub's hook key).  Caller holds rt.lock. */
@@ -85,12 +91,11 @@ void rt_hash_forget(uint64_t lo, uint64_t hi)
 	if (!rt.hmask)
 		return;
 	for (uint32_t i = 0; i <= rt.hmask; i++) {
-		uint64_t k = __atomic_load_n(&rt.hkeys[i], __ATOMIC_RELAXED);
+		uint64_t k = __atomic_load_n(&rt.htab[i].key, __ATOMIC_RELAXED);
 
-		if (k >= lo && k < hi) {
-			__atomic_store_n(&rt.hvals[i], NULL, __ATOMIC_RELAXED);
-			__atomic_store_n(&rt.hkeys[i], RT_HASH_TOMB, __ATOMIC_RELEASE);
-		}
+		/* the value stays: a lookup that matched the key just before reads it */
+		if (k >= lo && k < hi)
+			__atomic_store_n(&rt.htab[i].key, RT_HASH_TOMB, __ATOMIC_RELEASE);
 	}
 }
 

@@ -224,8 +224,10 @@ struct rt_frame {
 	uint16_t pad;
 	/*
 	 * -T: the id + 1 of the stack recorded with this frame's ENTRY (0:
-	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack).
-	 * Every push writes both (tramp.S: one 8-byte store of 0).
+	 * none), valid for stack epoch sepoch (unwind.c, rt_entry_stack;
+	 * read only with a sid1).  Every push writes sid1 (tramp.S: one
+	 * 8-byte store of flags, pad and sid1 = 0, at an offset the frame's
+	 * 48-byte stride keeps inside one cache line).
 	 */
 	uint32_t sid1;
 	uint32_t sepoch;
@@ -300,17 +302,26 @@ struct rt_thread {
  */
 #define RT_UCACHE_BYTES (65536 + 65536 * 32)
 
+/*
+ * A slot of the hooks' address -> function hash (lookup.c): the key, and
+ * the function right after it, so one base and one index reach both
+ * (tramp.S).
+ */
+struct rt_hslot {
+	uint64_t key; /* an address, RT_HASH_EMPTY or RT_HASH_TOMB */
+	struct rt_func *f;
+};
+
 /* Process-wide runtime state. */
 struct rt_state {
 	struct ft_session_hdr *sess; /* NULL: not recording, every hook returns */
 	struct ft_session_ctl *ctl;
 	/* address -> function hash (see hooks.c); with ctl and epoch, read by tramp.S */
-	uint64_t *hkeys;
-	struct rt_func **hvals;
-	uint32_t hmask;
+	struct rt_hslot *htab;
+	uint32_t hmask; /* slots - 1, 0 without a table */
 	uint32_t hused;
-	uint32_t epoch; /* bumps on every filter change */
-	uint32_t pad_hot;
+	uint32_t epoch;	 /* bumps on every filter change */
+	uint32_t hmask2; /* hmask << 1: tramp.S indexes htab in 8-byte units */
 	struct ft_session_func *ftab;
 	struct ft_rb_area *area;
 	struct ft_stackmap smap;
@@ -407,16 +418,22 @@ RT_HIDDEN void rt_emit_ext(struct rt_thread *t, uint32_t type, const void *p, ui
 
 /* lookup.c: address -> module, function, fid; the hooks' address hash */
 
-/* rt.hkeys[] values that are no address (tramp.S too takes 0 for the end of a chain) */
+/* rt.htab[].key values that are no address (tramp.S too takes 0 for the end of a chain) */
 #define RT_HASH_EMPTY 0 /* never used: ends a probe chain */
 #define RT_HASH_TOMB 1	/* was used (rt_hash_forget): the chain goes on */
 
 /* A key's home slot, before masking (tramp.S computes the same) */
+#define RT_HASH_MUL 0x5bd1e995ull /* odd, < 2^31: an imul immediate in tramp.S */
 static inline uint32_t rt_hash_key(uint64_t k)
 {
-	k ^= k >> 29;
-	k *= 0xbf58476d1ce4e5b9ull;
-	return (uint32_t)(k >> 32);
+	/*
+	 * One multiply by an odd 31-bit constant, bits 32 and up (tramp.S:
+	 * imul with an immediate, shr; offsets.h FT_C_HASH_MUL): key bit i
+	 * lands on hash bits up to i - 2, and keys k apart land about k *
+	 * mul / 2^32 buckets apart (a Weyl sequence: functions of one module,
+	 * 16 or more bytes apart, spread over the table).
+	 */
+	return (uint32_t)((k * RT_HASH_MUL) >> 32);
 }
 
 RT_HIDDEN void rt_hash_init(uint32_t nr);

@@ -80,6 +80,9 @@ struct rt_thread *rt_thread_get(void)
 		 * session's, and the frames still on the shadow stack were
 		 * recorded there -- they return without an EXIT here.
 		 */
+		t->hot = 0; /* an open gate promises tramp.S a ring slot (hooks.c) */
+		t->hot_stack = 0;
+		ft_barrier();
 		if (t->rb.area)
 			ft_rb_thread_forget(&t->rb);
 		for (uint32_t i = 0; i < t->depth; i++)

@@ -25,16 +25,15 @@
 #define FT_OFF_W_NEV 80
 #define FT_OFF_W_LAST_TS 104
 #define FT_OFF_W_OFF 120
-#define FT_OFF_W_COUNT 124
+#define FT_OFF_W_LIM 124
 #define FT_OFF_W_DEPTH 128
 #define FT_OFF_W_GEN 136
 
 /* struct rt_state (rt) */
 #define FT_OFF_RT_CTL 8
-#define FT_OFF_RT_EPOCH 40
-#define FT_OFF_RT_HKEYS 16
-#define FT_OFF_RT_HVALS 24
-#define FT_OFF_RT_HMASK 32
+#define FT_OFF_RT_EPOCH 32
+#define FT_OFF_RT_HTAB 16
+#define FT_OFF_RT_HMASK2 36
 
 /* struct ft_session_ctl, struct rt_func, struct rt_frame */
 #define FT_OFF_CTL_GEN 0
@@ -48,7 +47,7 @@
 #define FT_OFF_FR_SLOT 16
 #define FT_OFF_FR_FID 32
 #define FT_OFF_FR_FLAGS 36
-#define FT_OFF_FR_SID 40 /* sid1, then sepoch: cleared together */
+#define FT_OFF_FR_SID 40 /* sid1: written with flags and pad (8 bytes from FR_FLAGS) */
 #define FT_SIZEOF_FRAME 48
 
 /* struct ft_rb_slot, struct ft_rb_area, struct ft_page */
@@ -71,5 +70,6 @@
 #define FT_C_HOOK_MCOUNT 0	   /* enum rt_hook_kind */
 #define FT_C_HOOK_FENTRY 1
 #define FT_C_HOOK_PATCHED 2
+#define FT_C_HASH_MUL 0x5bd1e995 /* rt_hash_key(): an imul immediate (< 2^31) */
 
 #endif

@@ -34,7 +34,8 @@
  * in registers a return leaves dead): the same checks and stores as hooks.c's
  * fast_entry / fast_exit and core/ringbuf_fast.h's ft_rb_fast_word, in the
  * same order (busy guard, frame filled, ring nesting and slot busy, snap_gen,
- * room, delta, word, count, size, nesting back, frame made visible).  At
+ * room, delta, word, the page's count, size, nesting back, frame made
+ * visible).  At
  * the first doubt it puts everything back and jumps to the C trampoline
  * (ENTRY_HOOK), which starts over.  Offsets come from offsets.h, checked
  * against the structures by hooks.c.  x86-64 is TSO: a plain store is a
@@ -107,192 +108,213 @@
 
 
 /*
- * HOT_F t, key, tmp, tmpd, done, fail -- hooks.c hot_ok() and lookup_fast():
- * the thread's gate is open for the session's current gen and no hook of
- * the thread is active, key's function is in the hash (16 probes at most),
- * its flags are valid for the filter epoch and say it is hooked (else: jump
- * to done, nothing to do).  t: the TLS offset of rt_self.  Out: key = f,
- * eax = f's flags, tmp = the control block (rt.ctl, for TRACED).
- * Clobbers rax rcx rdx r11.
+ * HOT_F t, key, f, fail, other -- hooks.c hot_ok() and lookup_fast(): the
+ * thread's gate is open for the session's current gen, no hook of the
+ * thread is active, no graph_notrace region is open and no ring write is
+ * in progress (one compare, see below), key's function is in the hash (16
+ * probes at most), its flags are valid for the filter epoch and are
+ * exactly RF_TRACE (else: jump to other with f set, where FLAGS_OTHER
+ * tells "not hooked, nothing to do" from "the C path").  t: the TLS
+ * offset of rt_self.  Out: f (a register, key or rdx), rcx = the control
+ * block (rt.ctl, for TRACED).  Clobbers rax rcx rdx.
  */
-.macro HOT_F t, key, tmp, tmpd, done, fail
+.macro HOT_F t, key, f, fail, other
 	mov	%fs:FT_OFF_T_HOT(\t), %eax
-	test	%eax, %eax
-	jz	\fail
-	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
+	sub	$1, %eax
+	jb	\fail				/* closed (0): rt.ctl may not even exist */
+	/*
+	 * One compare for four conditions: hot - 1 - busy - notrace - nest
+	 * equals the control block's gen exactly when the gate is open for
+	 * that gen (hot = gen + 1) and busy, notrace and rb.nest are all 0.
+	 * The three counters are small and never negative (notrace <=
+	 * RT_MAX_FRAMES, busy and nest a few), and ctl gen only grows, from
+	 * one session's control block to the next too (init.c starts a new
+	 * block above the old gates), so a stale gate's hot - 1 - gen is a
+	 * "negative" number no sum of counters reaches.
+	 */
+	sub	%fs:FT_OFF_T_BUSY(\t), %eax
+	sub	%fs:FT_OFF_T_NOTRACE(\t), %eax
+	sub	%fs:FT_OFF_RB_NEST(\t), %eax
+	mov	rt+FT_OFF_RT_CTL(%rip), %rcx
+	cmp	FT_OFF_CTL_GEN(%rcx), %eax	/* acquire (x86: any load) */
 	jne	\fail
-	mov	rt+FT_OFF_RT_CTL(%rip), \tmp
-	mov	FT_OFF_CTL_GEN(\tmp), %ecx	/* acquire (x86: any load) */
-	inc	%ecx
-	cmp	%ecx, %eax
-	jne	\fail
-	mov	\key, %rax			/* hooks.c hash_key() */
-	shr	$29, %rax
-	xor	\key, %rax
-	movabs	$0xbf58476d1ce4e5b9, %rdx
-	imul	%rdx, %rax
-	shr	$32, %rax
-	mov	rt+FT_OFF_RT_HMASK(%rip), %ecx	/* != 0: the gate is closed without a table */
-	and	%ecx, %eax
-	mov	rt+FT_OFF_RT_HKEYS(%rip), %rdx
-	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly */
+	/*
+	 * rt.h rt_hash_key() & hmask, doubled: rax counts 8-byte words of
+	 * htab, whose slots are 16 bytes (key, f).  Bit 31 of the product
+	 * falls to bit 0, which hmask2 (even) clears.
+	 */
+	imul	$FT_C_HASH_MUL, \key, %rax
+	shr	$31, %rax
+	and	rt+FT_OFF_RT_HMASK2(%rip), %eax	/* != 0: the gate is closed without a table */
+	mov	rt+FT_OFF_RT_HTAB(%rip), %rdx
+	cmp	(%rdx,%rax,8), \key		/* the first probe hits, mostly (acquire) */
 	je	102f
-	mov	$16, \tmpd
-101:	mov	(%rdx,%rax,8), %r11
-	cmp	%r11, \key
+	push	%r8				/* the probe count (r8 is not saved otherwise) */
+	mov	$16, %r8d
+	mov	rt+FT_OFF_RT_HMASK2(%rip), %ecx
+101:	cmp	(%rdx,%rax,8), \key
 	je	103f
-	test	%r11, %r11
-	jz	\fail
-	inc	%eax
+	cmpq	$0, (%rdx,%rax,8)		/* RT_HASH_EMPTY ends the chain */
+	je	104f
+	add	$2, %eax
 	and	%ecx, %eax
-	dec	\tmpd
+	dec	%r8d
 	jnz	101b
+104:	pop	%r8
 	jmp	\fail
-103:	mov	rt+FT_OFF_RT_CTL(%rip), \tmp	/* the loop took tmp: the control block again */
-102:	mov	rt+FT_OFF_RT_HVALS(%rip), %rdx
-	mov	(%rdx,%rax,8), \key		/* f (acquire: hash_insert's release) */
-	test	\key, \key
-	jz	\fail
-	mov	FT_OFF_F_EPOCH(\key), %eax
+103:	pop	%r8
+	mov	rt+FT_OFF_RT_CTL(%rip), %rcx	/* the loop took rcx: the control block again */
+102:	mov	8(%rdx,%rax,8), \f		/* never NULL, stored before the key (lookup.c) */
+	mov	FT_OFF_F_EPOCH(\f), %eax
 	cmp	rt+FT_OFF_RT_EPOCH(%rip), %eax
 	jne	\fail
-	movzwl	FT_OFF_F_FLAGS(\key), %eax
-	test	$FT_C_RF_HOOK, %eax
+	cmpw	$FT_C_RF_TRACE, FT_OFF_F_FLAGS(\f)	/* traced, and nothing more */
+	jne	\other
+.endm
+
+/* FLAGS_OTHER f, done, fail -- HOT_F's other: f not hooked (done), or hooked otherwise */
+.macro FLAGS_OTHER f, done, fail
+	testw	$FT_C_RF_HOOK, FT_OFF_F_FLAGS(\f)
 	jz	\done
+	jmp	\fail
 .endm
 
 /*
- * TRACED t, f, ctl, fail -- the first checks of hooks.c fast_entry(): f is
- * only traced (no graph region, no command), its fid fits an ENTRY word, no
- * graph_notrace region is open, tracing is on.  eax = f's flags, ctl = the
- * control block as HOT_F left it (the one whose gen opened the gate).
- * Out: ecx = the fid.
+ * TRACED f, fail -- the rest of hooks.c fast_entry()'s first checks:
+ * tracing is on (rcx: the control block HOT_F's gate compared with), f's
+ * fid fits an ENTRY word.  Out: ecx = the fid.
  */
-.macro TRACED t, f, ctl, fail
-	cmp	$FT_C_RF_TRACE, %eax
-	jne	\fail
+.macro TRACED f, fail
+	cmpl	$0, FT_OFF_CTL_TRACING_ON(%rcx)
+	je	\fail
 	mov	FT_OFF_F_FID(\f), %ecx
 	cmp	$FT_C_FID_MAX, %ecx
 	ja	\fail
-	cmpl	$0, %fs:FT_OFF_T_NOTRACE(\t)
-	jne	\fail
-	cmpl	$0, FT_OFF_CTL_TRACING_ON(\ctl)
-	je	\fail
 .endm
 
 /*
- * RB_WORD t, pg, off, offd, dmax, entry, undo -- core/ringbuf_fast.h
+ * RB_WORD t, dmax, entry, undo, slot -- core/ringbuf_fast.h
  * ft_rb_fast_word() at level 0, the caller having checked that no write is
- * in progress (rb.nest 0) and that the thread has a ring slot: nest and the
- * slot's busy raised, then snap_gen compared (the snapshot protocol's
- * order), room, page and delta checked -- on failure jump to undo with the
- * begin to take back, nothing written -- then the word (word | delta << 2)
- * stored, last_ts, off, count, nev, the committed size (release: x86 stores
- * are ordered), the level's depth (+1 entry, -1 exit but never below 0),
- * nest and busy lowered.  The word: an ENTRY's in ecx (ft_rec_entry(fid,
- * 0), upper half of rcx zero); an EXIT's is ft_rec_exit(0) = 1.  Built
- * with one lea: delta <= dmax leaves the word's bits alone, so + is |.
- * Clobbers rax rcx rdx pg off.
+ * in progress (rb.nest 0) and that the thread has a ring slot (slot: a
+ * register holding it, else it is loaded from t): nest and the slot's busy
+ * raised, then snap_gen compared (the snapshot protocol's order), room (one
+ * compare with the level's lim: 0 without a page) and delta checked -- on
+ * failure jump to undo with the begin to take back, nothing written --
+ * then last_ts, the word (word | delta << 2), off, the page's event count
+ * (in its nev word), the committed size (release: x86 stores are ordered),
+ * the level's depth (+1 entry, -1 exit but never below 0), nest and busy
+ * lowered.  The word: an ENTRY's in ecx (ft_rec_entry(fid, 0), upper half
+ * of rcx zero); an EXIT's is ft_rec_exit(0) = 1.  Built with one lea:
+ * delta <= dmax leaves the word's bits alone, so + is |.  Four registers:
+ * rax, rdx (the TSC, then the page), rcx (the word), r11 (the offset).
  */
-.macro RB_WORD t, pg, off, offd, dmax, entry, undo
+.macro RB_WORD t, dmax, entry, undo, slot
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$1, %fs:FT_OFF_RB_NEST(\t)
 	movl	$1, FT_OFF_SLOT_BUSY(%rax)
+.else
+	movl	$1, %fs:FT_OFF_RB_NEST(\t)
+	movl	$1, FT_OFF_SLOT_BUSY(\slot)
+.endif
 	rdtsc
 	shl	$32, %rdx
 	or	%rax, %rdx			/* now */
 	mov	%fs:FT_OFF_RB_AREA(\t), %rax
-	mov	FT_OFF_AREA_SNAP_GEN(%rax), \offd
-	cmp	%fs:FT_OFF_W_GEN(\t), \offd
+	mov	FT_OFF_AREA_SNAP_GEN(%rax), %eax
+	cmp	%fs:FT_OFF_W_GEN(\t), %eax
 	jne	\undo
-	mov	FT_OFF_AREA_PAGE_SIZE(%rax), %eax
-	sub	$FT_SIZEOF_PAGE + 4, %eax	/* the last offset a word fits at */
-	mov	%fs:FT_OFF_W_OFF(\t), \offd
-	cmp	%eax, \offd
-	ja	\undo
-	mov	%fs:FT_OFF_W_PAGE(\t), \pg
-	test	\pg, \pg
-	jz	\undo
+	/* room: off + 4 <= lim, i.e. off < lim (both multiples of 4) */
+	mov	%fs:FT_OFF_W_OFF(\t), %r11d
+	cmp	%fs:FT_OFF_W_LIM(\t), %r11d
+	jae	\undo
 	mov	%rdx, %rax
 	sub	%fs:FT_OFF_W_LAST_TS(\t), %rax
 	cmp	$\dmax, %rax
 	ja	\undo
+	/* committed from here on */
+	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
+	mov	%fs:FT_OFF_W_PAGE(\t), %rdx
 .if \entry
 	lea	(%rcx,%rax,4), %ecx		/* word | delta << 2 */
 .else
 	lea	1(,%rax,4), %ecx		/* ft_rec_exit(0) | delta << 2 */
 .endif
-	mov	%ecx, FT_SIZEOF_PAGE(\pg,\off)	/* the record */
-	mov	%rdx, %fs:FT_OFF_W_LAST_TS(\t)
-	add	$4, \offd
-	mov	\offd, %fs:FT_OFF_W_OFF(\t)
-	mov	%fs:FT_OFF_W_COUNT(\t), %eax
-	inc	%eax
-	mov	%eax, %fs:FT_OFF_W_COUNT(\t)
-	mov	%fs:FT_OFF_W_NEV(\t), %rdx
-	mov	%eax, (%rdx)			/* the page's event count */
-	mov	\offd, FT_OFF_PAGE_SIZE(\pg)	/* release: the committed size */
+	mov	%ecx, FT_SIZEOF_PAGE(%rdx,%r11)	/* the record */
+	add	$4, %r11d
+	mov	%r11d, %fs:FT_OFF_W_OFF(\t)
+	mov	%fs:FT_OFF_W_NEV(\t), %rax
+	incl	(%rax)				/* the page's event count (its one writer) */
+	mov	%r11d, FT_OFF_PAGE_SIZE(%rdx)	/* release: the committed size */
 .if \entry
 	incl	%fs:FT_OFF_W_DEPTH(\t)
 .else
-	mov	%fs:FT_OFF_W_DEPTH(\t), %eax
-	cmp	$1, %eax
-	adc	$-1, %eax
-	mov	%eax, %fs:FT_OFF_W_DEPTH(\t)
+	cmpl	$1, %fs:FT_OFF_W_DEPTH(\t)	/* CF: depth 0 */
+	adcl	$-1, %fs:FT_OFF_W_DEPTH(\t)	/* depth - 1, never below 0 */
 .endif
 	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$0, FT_OFF_SLOT_BUSY(%rax)	/* release: the write is over */
+.else
+	movl	$0, FT_OFF_SLOT_BUSY(\slot)	/* release: the write is over */
+.endif
 .endm
 
-/* RB_UNDO t -- take back RB_WORD's begin and the hook's busy guard */
-.macro RB_UNDO t
+/* RB_UNDO t, slot -- take back RB_WORD's begin and the hook's busy guard */
+.macro RB_UNDO t, slot
 	movl	$0, %fs:FT_OFF_RB_NEST(\t)
+.ifb \slot
 	mov	%fs:FT_OFF_RB_SLOT(\t), %rax
 	movl	$0, FT_OFF_SLOT_BUSY(%rax)
+.else
+	movl	$0, FT_OFF_SLOT_BUSY(\slot)
+.endif
 	movl	$0, %fs:FT_OFF_T_BUSY(\t)
 .endm
 
-/* RING_IDLE t, fail -- no ring write in progress, and the thread has a ring slot */
-.macro RING_IDLE t, fail
+/*
+ * RING_IDLE t, slot, fail -- no ring write in progress, and the thread
+ * has a ring slot.  Out: slot = the ring slot.
+ */
+.macro RING_IDLE t, slot, fail
 	cmpl	$0, %fs:FT_OFF_RB_NEST(\t)
 	jne	\fail
-	cmpq	$0, %fs:FT_OFF_RB_SLOT(\t)
-	je	\fail
+	mov	%fs:FT_OFF_RB_SLOT(\t), \slot
+	test	\slot, \slot
+	jz	\fail
 .endm
 
 /*
  * FRAME_OK t, slot, fail -- the last checks of hooks.c fast_entry(): room
  * on the shadow stack, no dead frame (the top frame's slot is above ours;
- * frames[-1] is a sentinel above every stack), no ring write in progress,
- * a ring slot.  Out: rax = &frames[depth].
+ * frames[-1] is a sentinel above every stack).  No ring write in progress
+ * and a ring slot: HOT_F's gate (an open gate promises a slot: hooks.c
+ * rt_hot_update).  Out: rax = &frames[depth].
  */
 .macro FRAME_OK t, slot, fail
-	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
-	cmp	$FT_C_RT_MAX_FRAMES, %eax
+	imul	$FT_SIZEOF_FRAME, %fs:FT_OFF_T_DEPTH(\t), %eax	/* depth <= RT_MAX_FRAMES */
+	cmp	$FT_C_RT_MAX_FRAMES * FT_SIZEOF_FRAME, %eax
 	jae	\fail
-	imul	$FT_SIZEOF_FRAME, %rax, %rax
 	add	%fs:FT_OFF_T_FRAMES(\t), %rax
 	cmp	FT_OFF_FR_SLOT-FT_SIZEOF_FRAME(%rax), \slot
 	jae	\fail
-	RING_IDLE \t, \fail
 .endm
 
 /*
  * TOP_FRAME t, fr, fail -- the first checks of hooks.c fast_exit(): no
- * hook of the thread active, the thread ready.  Out: fr = &frames[depth -
- * 1] (at depth 0 the sentinel).  Clobbers eax.
+ * hook of the thread active and the thread ready (state READY and busy 0:
+ * one 8-byte compare, hooks.c checks the two fields' layout).  Out: fr =
+ * &frames[depth] (frd: its 32-bit name): the top frame is at
+ * -FT_SIZEOF_FRAME from it (FR_TOP; at depth 0 the sentinel).
  */
-.macro TOP_FRAME t, fr, fail
-	cmpl	$0, %fs:FT_OFF_T_BUSY(\t)
+.macro TOP_FRAME t, fr, frd, fail
+	cmpq	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
 	jne	\fail
-	cmpl	$FT_C_T_READY, %fs:FT_OFF_T_STATE(\t)
-	jne	\fail
-	mov	%fs:FT_OFF_T_DEPTH(\t), %eax
-	imul	$FT_SIZEOF_FRAME, %rax, \fr
+	imul	$FT_SIZEOF_FRAME, %fs:FT_OFF_T_DEPTH(\t), \frd	/* depth <= RT_MAX_FRAMES */
 	add	%fs:FT_OFF_T_FRAMES(\t), \fr
-	sub	$FT_SIZEOF_FRAME, \fr
 .endm
+#define FR_TOP(off) ((off) - FT_SIZEOF_FRAME)
 
 /* FRAME_POP t -- after the EXIT: the top frame gone, the busy guard down */
 .macro FRAME_POP t
@@ -304,42 +326,46 @@
 /*
  * The assembly fast path of an entry hook (see the top).  At entry
  * (%rsp) = the hook's return address (the key); slot = where the function's
- * return address is once rax rcx rdx rsi rdi r8 are pushed (48 bytes down);
+ * return address is once rax rcx rdx rsi are pushed (32 bytes down);
  * full = the C trampoline to jump to, with the stack as at entry, when this
- * path cannot finish.  rsi: the TLS offset of rt_self; rdi: f, then the
- * ring page; r8: the slot; rax: the frame; ecx: the fid, then the word.
+ * path cannot finish.  rsi: the TLS offset of rt_self; r11: the key, then
+ * the slot's address, then the page offset; rdx: f, then the TSC and the
+ * ring page; rcx: the control block, then the fid, then the word; rax:
+ * the frame.  r11 is the one register a call leaves free at a function's
+ * first instruction, so four are pushed.
  */
 .macro ENTRY_FAST slot, full
 	PUSH_SCRATCH
 	mov	rt_self@gottpoff(%rip), %rsi
-	mov	48(%rsp), %rdi
-	HOT_F	%rsi, %rdi, %r8, %r8d, 80f, 90f
-	TRACED	%rsi, %rdi, %r8, 90f
-	lea	\slot, %r8
-	FRAME_OK %rsi, %r8, 90f
+	mov	32(%rsp), %r11
+	HOT_F	%rsi, %r11, %rdx, 90f, 95f
+	TRACED	%rdx, 90f
+	lea	\slot, %r11
+	FRAME_OK %rsi, %r11, 90f
 	/* busy: a signal handler's hooks leave the shadow stack alone from here */
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
 	/* the frame, invisible until depth moves */
-	mov	%rdi, FT_OFF_FR_FUNC(%rax)
-	mov	(%r8), %rdx
+	mov	%rdx, FT_OFF_FR_FUNC(%rax)
+	mov	(%r11), %rdx
 	mov	%rdx, FT_OFF_FR_RET(%rax)
-	mov	%r8, FT_OFF_FR_SLOT(%rax)
+	mov	%r11, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
-	movw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
-	movq	$0, FT_OFF_FR_SID(%rax)		/* no stack id (-T: hooks.c) */
+	/* flags, pad and sid1 = 0 (no stack id: sepoch unread, unwind.c) */
+	movq	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rax)
 	shl	$14, %ecx			/* ft_rec_entry(fid, 0) */
-	RB_WORD	%rsi, %rdi, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%rsi, FT_C_EDELTA_MAX, 1, 85f
 	/* the frame becomes visible, then the slot is hijacked */
 	incl	%fs:FT_OFF_T_REC_DEPTH(%rsi)
 	incl	%fs:FT_OFF_T_DEPTH(%rsi)
 	lea	ft_rt_return(%rip), %rax
-	mov	%rax, (%r8)
+	mov	%rax, \slot
 	movl	$0, %fs:FT_OFF_T_BUSY(%rsi)
 80:	POP_SCRATCH
 	ret
 85:	RB_UNDO	%rsi
 90:	POP_SCRATCH
 	jmp	\full
+95:	FLAGS_OTHER %rdx, 80b, 90b
 .endm
 
 	.globl	__fentry__
@@ -349,7 +375,7 @@
 	.type	ft_rt_fentry, @function
 __fentry__:
 ft_rt_fentry:
-	ENTRY_FAST 56(%rsp), fentry_c
+	ENTRY_FAST 40(%rsp), fentry_c
 	.size	__fentry__, .-__fentry__
 
 	.type	fentry_c, @function
@@ -361,7 +387,7 @@ fentry_c:
 	.hidden	ft_rt_patched
 	.type	ft_rt_patched, @function
 ft_rt_patched:
-	ENTRY_FAST 56(%rsp), patched_c
+	ENTRY_FAST 40(%rsp), patched_c
 	.size	ft_rt_patched, .-ft_rt_patched
 
 	.type	patched_c, @function
@@ -397,34 +423,34 @@ ft_rt_return:
 	 * The assembly fast path (hooks.c fast_exit()): the top frame is a
 	 * plain recorded one owned by the slot just below our stack pointer;
 	 * write its EXIT, pop it, jump to its caller.  rsi: the TLS offset of
-	 * rt_self; rdi: the frame; r11: at the end, the real return address.
+	 * rt_self; rdi: the frame; r9: the ring slot; r11: at the end, the
+	 * real return address.
 	 *
-	 * Nothing is pushed: a function's return leaves only rax and rdx
-	 * (and xmm0-1, st0, untouched here) for its caller, every other
-	 * caller-saved register is dead (the C path below clobbers them as
-	 * well), so rax and rdx wait in r9 and r10 -- 4 moves instead of 12
-	 * pushes and pops.
+	 * A function's return leaves only rax and rdx (and xmm0-1, st0,
+	 * untouched here) for its caller, every other caller-saved register
+	 * is dead (the C path below clobbers them as well): rax goes on the
+	 * stack, into the dead return-address slot the ret just left (so rsp
+	 * is that slot's address, the frame's key), rdx waits in r10.
 	 */
-	mov	%rax, %r9
+	push	%rax
 	mov	%rdx, %r10
 	mov	rt_self@gottpoff(%rip), %rsi
-	TOP_FRAME %rsi, %rdi, 90f
-	lea	-8(%rsp), %r8			/* the slot: where the ret found us */
-	cmp	FT_OFF_FR_SLOT(%rdi), %r8
+	TOP_FRAME %rsi, %rdi, %edi, 90f
+	cmp	FR_TOP(FT_OFF_FR_SLOT)(%rdi), %rsp	/* the slot: where the ret found us */
 	jne	90f
-	cmpw	$FT_C_FR_RECORDED, FT_OFF_FR_FLAGS(%rdi)
+	cmpw	$FT_C_FR_RECORDED, FR_TOP(FT_OFF_FR_FLAGS)(%rdi)
 	jne	90f
-	RING_IDLE %rsi, 90f
+	RING_IDLE %rsi, %r9, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%rsi)
-	RB_WORD	%rsi, %r8, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%rsi, FT_C_XDELTA_MAX, 0, 85f, %r9
 	/* the record first, then the pop */
-	mov	FT_OFF_FR_RET(%rdi), %r11
+	mov	FR_TOP(FT_OFF_FR_RET)(%rdi), %r11
 	FRAME_POP %rsi
-	mov	%r9, %rax
+	pop	%rax
 	mov	%r10, %rdx
 	jmp	*%r11
-85:	RB_UNDO	%rsi
-90:	mov	%r9, %rax
+85:	RB_UNDO	%rsi, %r9
+90:	pop	%rax
 	mov	%r10, %rdx
 	/* the C path, with the stack as the hijacked function's ret left it */
 	push	%rbp
@@ -475,8 +501,8 @@ ft_rt_return:
 __cyg_profile_func_enter:
 	mov	rt_self@gottpoff(%rip), %r10
 	mov	%rdi, %r9
-	HOT_F	%r10, %r9, %r8, %r8d, 80f, 90f
-	TRACED	%r10, %r9, %r8, 90f
+	HOT_F	%r10, %r9, %r9, 90f, 95f
+	TRACED	%r9, 90f
 	/*
 	 * The instrumented function's return-address slot (hooks.c
 	 * cyg_slot()): the first of 32 words above our return address that
@@ -497,34 +523,34 @@ __cyg_profile_func_enter:
 	mov	%rsi, FT_OFF_FR_RET(%rax)
 	mov	%r8, FT_OFF_FR_SLOT(%rax)
 	mov	%ecx, FT_OFF_FR_FID(%rax)
-	movw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)
-	movq	$0, FT_OFF_FR_SID(%rax)
+	movq	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%rax)	/* + pad, sid1 = 0 */
 	shl	$14, %ecx
-	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_EDELTA_MAX, 1, 85f
+	RB_WORD	%r10, FT_C_EDELTA_MAX, 1, 85f
 	incl	%fs:FT_OFF_T_REC_DEPTH(%r10)
 	incl	%fs:FT_OFF_T_DEPTH(%r10)
 	movl	$0, %fs:FT_OFF_T_BUSY(%r10)
 80:	ret
 85:	RB_UNDO	%r10
 90:	jmp	ft_rt_cyg_enter
+95:	FLAGS_OTHER %r9, 80b, 90b
 	.size	__cyg_profile_func_enter, .-__cyg_profile_func_enter
 
 	.globl	__cyg_profile_func_exit
 	.type	__cyg_profile_func_exit, @function
 __cyg_profile_func_exit:
 	mov	rt_self@gottpoff(%rip), %r10
-	TOP_FRAME %r10, %r8, 90f
-	cmpw	$FT_C_FR_RECORDED_CYG, FT_OFF_FR_FLAGS(%r8)
+	TOP_FRAME %r10, %r8, %r8d, 90f
+	cmpw	$FT_C_FR_RECORDED_CYG, FR_TOP(FT_OFF_FR_FLAGS)(%r8)
 	jne	90f
-	mov	FT_OFF_FR_FUNC(%r8), %rax
+	mov	FR_TOP(FT_OFF_FR_FUNC)(%r8), %rax
 	cmp	FT_OFF_F_ADDR(%rax), %rdi
 	jne	90f
-	RING_IDLE %r10, 90f
+	RING_IDLE %r10, %r9, 90f
 	movl	$1, %fs:FT_OFF_T_BUSY(%r10)
-	RB_WORD	%r10, %r9, %r11, %r11d, FT_C_XDELTA_MAX, 0, 85f
+	RB_WORD	%r10, FT_C_XDELTA_MAX, 0, 85f, %r9
 	FRAME_POP %r10
 	ret
-85:	RB_UNDO	%r10
+85:	RB_UNDO	%r10, %r9
 90:	jmp	ft_rt_cyg_exit
 	.size	__cyg_profile_func_exit, .-__cyg_profile_func_exit
 
