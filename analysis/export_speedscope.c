@@ -37,6 +37,7 @@ struct sthread {
 	uint64_t nevents;
 	uint64_t first, last; /* relative ns */
 	uint64_t calls;
+	int direct; /* its events go straight to out (the first profile) */
 };
 
 struct fslot {
@@ -47,8 +48,12 @@ struct fslot {
 struct ft_speedscope {
 	FILE *out;
 	char *name;
-	int spill;		/* fd of the unlinked temporary file, or -1 */
-	struct sthread *direct; /* the thread whose events go straight to out */
+	int spill; /* fd of the unlinked temporary file, or -1 */
+	/* the thread whose events go straight to out, by tid: a new thread
+	 * may move every entry of threads */
+	int have_direct;
+	uint32_t direct_tid;
+	struct sthread *last_thread; /* the latest lookup (valid until the next one) */
 	uint64_t spill_off;
 	struct ft_htab threads; /* struct sthread */
 	struct ft_htab frames;	/* struct fslot: frame name -> id */
@@ -163,7 +168,11 @@ static int64_t entry_frame(struct ft_speedscope *s, const struct ft_xevent *ev)
 
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
-	return ft_htab_get_aux(&s->threads, tid, pid);
+	/* events come in runs of one thread */
+	if (s->last_thread && s->last_thread->h.key == tid)
+		return s->last_thread;
+	s->last_thread = ft_htab_get_aux(&s->threads, tid, pid);
+	return s->last_thread;
 }
 
 static int open_spill(struct ft_speedscope *s)
@@ -227,7 +236,7 @@ static int spill_thread(struct ft_speedscope *s, struct sthread *t)
 /* Empty a thread's buffer: to out for the direct thread, else to the spill file. */
 static int flush_thread(struct ft_speedscope *s, struct sthread *t)
 {
-	if (t != s->direct)
+	if (!t->direct)
 		return spill_thread(s, t);
 	if (t->blen && fwrite(t->buf, 1, t->blen, s->out) != t->blen)
 		return -1;
@@ -291,7 +300,9 @@ static void start_direct(struct ft_speedscope *s, struct sthread *t, uint64_t at
 		"\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"events\":[\n",
 		at);
-	s->direct = t;
+	t->direct = 1;
+	s->have_direct = 1;
+	s->direct_tid = (uint32_t)t->h.key;
 }
 
 int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
@@ -325,7 +336,7 @@ int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
 		/* a profile's time never goes back, even across merged sources */
 		if (t->nevents && at < t->last)
 			at = t->last;
-		if (!s->direct)
+		if (!s->have_direct)
 			start_direct(s, t, at);
 		if (add_event(s, t, 'O', (uint32_t)id, at))
 			return -1;
@@ -455,6 +466,7 @@ static int cmp_tid(const void *a, const void *b)
 int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *stats)
 {
 	struct sthread **order = calloc(s->threads.used ? s->threads.used : 1, sizeof(*order));
+	struct sthread *direct = s->have_direct ? ft_htab_find(&s->threads, s->direct_tid) : NULL;
 	size_t n = 0;
 	int ret = -1;
 	char dname[512];
@@ -466,7 +478,7 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 	for (size_t i = 0; i < s->threads.cap; i++) {
 		struct sthread *t = ft_htab_slot(&s->threads, i);
 
-		if (t && t != s->direct && (t->nevents || t->depth))
+		if (t && !t->direct && (t->nevents || t->depth))
 			order[n++] = t;
 	}
 	qsort(order, n, sizeof(*order), cmp_tid);
@@ -476,11 +488,11 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 			 s->st.lost_events);
 	else
 		snprintf(dname, sizeof(dname), "%s", s->name);
-	if (s->direct) {
-		if (close_open(s, s->direct) || flush_thread(s, s->direct))
+	if (direct) {
+		if (close_open(s, direct) || flush_thread(s, direct))
 			goto out;
 		fputs("\n]", s->out);
-		profile_tail(s, s->direct);
+		profile_tail(s, direct);
 	} else { /* speedscope wants at least one profile */
 		doc_head(s);
 		fputs("\n{\"type\":\"evented\",\"name\":\"no calls\",\"unit\":\"nanoseconds\","
