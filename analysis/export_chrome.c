@@ -406,7 +406,7 @@ static void arena_put(struct cthread *t, const char *s)
 }
 
 /* The n pairs of args into t's arena, as key\0value\0; -1: ENOMEM. */
-static int arena_args(struct cthread *t, const struct ft_xarg *args, size_t n)
+static int arena_args_n(struct cthread *t, const struct ft_xarg *args, size_t n)
 {
 	size_t l = 0;
 
@@ -419,6 +419,12 @@ static int arena_args(struct cthread *t, const struct ft_xarg *args, size_t n)
 		arena_put(t, args[i].value ? args[i].value : "");
 	}
 	return 0;
+}
+
+/* arena_args_n(), with no call for the usual call without arguments */
+static inline int arena_args(struct cthread *t, const struct ft_xarg *args, size_t n)
+{
+	return n ? arena_args_n(t, args, n) : 0;
 }
 
 /* The members of n pairs stored as key\0value\0 at p (comma: one goes first); returns p's end. */
