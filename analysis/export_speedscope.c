@@ -9,6 +9,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
 #include "analysis/escape.h"
@@ -67,6 +68,7 @@ struct ft_speedscope {
 	uint64_t base, last;
 	struct ft_speedscope_stats st;
 	const char *tmpdir;
+	int no_sendfile; /* the output takes no sendfile(2): copy by hand */
 };
 
 /* The name being looked up, for fslot_eq(). */
@@ -382,13 +384,36 @@ nomem:
 	return -1;
 }
 
-/* Copy a spilled chunk to the output. */
+/*
+ * Copy a spilled chunk to the output: by sendfile(2), which copies in the
+ * kernel (no read into a buffer and write back), to a file or a pipe
+ * alike; by pread and fwrite where the output is no file descriptor or
+ * the kernel refuses (s->no_sendfile from then on).  out must have been
+ * flushed before the first chunk of a profile.
+ */
 static int copy_chunk(struct ft_speedscope *s, const struct chunk *c)
 {
 	char buf[65536];
 	uint64_t off = c->off;
 	size_t left = c->len;
+	int fd = s->no_sendfile ? -1 : fileno(s->out);
 
+	while (left && fd >= 0) {
+		off_t o = (off_t)off;
+		ssize_t r = sendfile(fd, s->spill, &o, left);
+
+		if (r > 0) {
+			off += (uint64_t)r;
+			left -= (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -1;  /* a write error (ENOSPC, EPIPE...) */
+		s->no_sendfile = 1; /* nothing was copied by this call: go on below */
+		break;
+	}
 	while (left) {
 		ssize_t r =
 			pread(s->spill, buf, left < sizeof(buf) ? left : sizeof(buf), (off_t)off);
@@ -445,6 +470,8 @@ static int write_profile(struct ft_speedscope *s, struct sthread *t)
 		",\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"events\":[\n",
 		t->first);
+	if (t->nchunks && fflush(s->out)) /* the chunks go past out's buffer */
+		return -1;
 	for (size_t i = 0; i < t->nchunks; i++)
 		if (copy_chunk(s, &t->chunks[i]))
 			return -1;

@@ -1,4 +1,4 @@
-# description: export of a program with 80 threads running at once: Chrome JSON (each thread's calls paired and nested, X or B/E) and speedscope (one profile per thread, the first written as it goes, the others spilled and copied) give every thread its exact calls
+# description: export of a program with 80 threads running at once: Chrome JSON (each thread's calls paired and nested, X or B/E) and speedscope (one profile per thread, the first written as it goes, the others spilled and copied: by sendfile to a file or a pipe, by hand to a file opened to append, byte for byte the same) give every thread its exact calls
 # requires: python3
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
@@ -37,6 +37,15 @@ build mt gcc -O1 -pg -mfentry mt.c -lpthread || fail "build"
 grep -q '(0 lost)' rec.err || fail "the recording lost events: $(cat rec.err)"
 "$FTRAIL" export --format chrome -i t.dat -o t.json 2>err || fail "export chrome: $(cat err)"
 "$FTRAIL" export --format speedscope -i t.dat -o t.ss.json 2>err || fail "export speedscope: $(cat err)"
+# the spilled threads are copied in the kernel to a file or a pipe, and by
+# hand where it refuses (an output opened to append): the same bytes
+"$FTRAIL" export --format speedscope -i t.dat -o - 2>err | cat >pipe.ss.json ||
+	fail "export speedscope to a pipe: $(cat err)"
+cmp t.ss.json pipe.ss.json || fail "speedscope to a pipe differs from the file"
+: >app.ss.json
+"$FTRAIL" export --format speedscope -i t.dat -o - >>app.ss.json 2>err ||
+	fail "export speedscope appended: $(cat err)"
+cmp t.ss.json app.ss.json || fail "speedscope appended to a file differs"
 # one line per call: tid start dur name (pairing and nesting checked)
 python3 "$TOP/tests/tools/chrome_calls.py" --names t.json >calls.txt || fail "chrome calls"
 python3 - <<'PY' || fail "per-thread calls differ"
