@@ -12,6 +12,7 @@
 #include "analysis/escape.h"
 #include "analysis/numfmt.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "core/version.h"
 
 struct open_call {	 /* X mode only */
@@ -238,27 +239,9 @@ static int push_call(struct cthread *t, const char *name, uint64_t ts, const str
 	for (size_t i = 0; i < nargs; i++)
 		l += strlen(args[i].key) + 1 + strlen(args[i].value ? args[i].value : "") + 1;
 
-	if (t->depth == t->ccap) {
-		size_t n = t->ccap ? t->ccap * 2 : 32;
-		struct open_call *nc = realloc(t->calls, n * sizeof(*nc));
-
-		if (!nc)
-			return -1;
-		t->calls = nc;
-		t->ccap = n;
-	}
-	if (t->nlen + l > t->ncap) {
-		size_t n = t->ncap ? t->ncap * 2 : 1024;
-		char *nn;
-
-		while (n < t->nlen + l)
-			n *= 2;
-		nn = realloc(t->names, n);
-		if (!nn)
-			return -1;
-		t->names = nn;
-		t->ncap = n;
-	}
+	if (FT_GROW(t->calls, t->ccap, t->depth + 1, 32) ||
+	    FT_GROW(t->names, t->ncap, t->nlen + l, 1024))
+		return -1;
 	t->calls[t->depth].name_off = t->nlen;
 	t->calls[t->depth].start = ts;
 	t->calls[t->depth].nargs = nargs;
@@ -381,18 +364,8 @@ static int plain_name(struct ft_chrome *c, const struct ft_xevent *ev, size_t *l
 /* Room for n more bytes in t's arena; returns where they go, or NULL (ENOMEM). */
 static char *arena_room(struct cthread *t, size_t n)
 {
-	if (t->alen + n > t->acap) {
-		size_t cap = t->acap ? t->acap * 2 : 1024;
-		char *a;
-
-		while (cap < t->alen + n)
-			cap *= 2;
-		a = realloc(t->arena, cap);
-		if (!a)
-			return NULL;
-		t->arena = a;
-		t->acap = cap;
-	}
+	if (t->alen + n > t->acap && FT_GROW(t->arena, t->acap, t->alen + n, 1024))
+		return NULL;
 	return t->arena + t->alen;
 }
 
@@ -504,15 +477,8 @@ static void q_flush(struct ft_chrome *c, struct cthread *t)
 /* A new item at the end of t's queue (NULL: ENOMEM). */
 static struct qitem *q_push(struct cthread *t)
 {
-	if (t->qn == t->qcap) {
-		size_t n = t->qcap ? t->qcap * 2 : 16;
-		struct qitem *q = realloc(t->q, n * sizeof(*q));
-
-		if (!q)
-			return NULL;
-		t->q = q;
-		t->qcap = n;
-	}
+	if (t->qn == t->qcap && FT_GROW(t->q, t->qcap, t->qn + 1, 16))
+		return NULL;
 	return memset(&t->q[t->qn++], 0, sizeof(struct qitem));
 }
 
@@ -530,15 +496,8 @@ static int q_entry(struct ft_chrome *c, struct cthread *t, const struct ft_xeven
 		c->function_cat = ev->cat;
 	if (!plain)
 		nl = strlen(name);
-	if (t->depth == t->ocap) {
-		size_t n = t->ocap ? t->ocap * 2 : 32;
-		uint32_t *o = realloc(t->open, n * sizeof(*o));
-
-		if (!o)
-			return -1;
-		t->open = o;
-		t->ocap = n;
-	}
+	if (t->depth == t->ocap && FT_GROW(t->open, t->ocap, t->depth + 1, 32))
+		return -1;
 	if (!arena_room(t, nl + 1 + (has_cat ? strlen(ev->cat) + 1 : 0)) || !(it = q_push(t)))
 		return -1;
 	it->kind = Q_OPEN;

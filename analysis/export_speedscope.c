@@ -16,6 +16,7 @@
 #include "analysis/numfmt.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -130,15 +131,8 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 		s->arena = na;
 		s->acap = n;
 	}
-	if (s->nframes == s->ocap) {
-		size_t n = s->ocap ? s->ocap * 2 : 64;
-		uint32_t *no = realloc(s->forder, n * sizeof(*no));
-
-		if (!no)
-			return -1;
-		s->forder = no;
-		s->ocap = n;
-	}
+	if (s->nframes == s->ocap && FT_GROW(s->forder, s->ocap, s->nframes + 1, 64))
+		return -1;
 	if (s->nframes >= UINT32_MAX)
 		return -1;
 	/* absent: this makes the entry (the arena may have moved) */
