@@ -96,7 +96,8 @@ struct ft_chrome {
 	/* by an ENTRY's name_id: 1 + its name's length when it goes into JSON
 	 * as it is (0: not known yet, or it does not) */
 	struct ft_xmemo plain_len;
-	const char *function_cat; /* an ENTRY's cat that was "function" */
+	const char *function_cat;  /* an ENTRY's cat that was "function" */
+	struct ft_decmemo ts_text; /* the last event's "ts" */
 };
 
 #define OB_EVENT 512 /* room for one plain event */
@@ -177,7 +178,7 @@ static size_t event_head(struct ft_chrome *c, char *buf, char ph, uint64_t ts, u
 	p[7] = ph;
 	memcpy(p + 8, "\",\"ts\":", 7);
 	p += 15;
-	p += ft_ns_as_us(p, t);
+	p += ft_ns_as_us_memo(&c->ts_text, p, t); /* writes 24 bytes: buf has room */
 	if (!c->ids_len || c->ids_pid != pid || c->ids_tid != tid) {
 		char *q = c->ids;
 

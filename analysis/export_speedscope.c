@@ -39,7 +39,8 @@ struct sthread {
 	uint64_t nevents;
 	uint64_t first, last; /* relative ns */
 	uint64_t calls;
-	int direct; /* its events go straight to out (the first profile) */
+	int direct;		   /* its events go straight to out (the first profile) */
+	struct ft_decmemo at_text; /* its last event's "at" */
 };
 
 struct fslot {
@@ -266,7 +267,8 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 	p += 9;
 	*p++ = type;
 	p = ft_lit_u64(p, "\",\"frame\":", 10, frame);
-	p = ft_lit_u64(p, ",\"at\":", 6, at);
+	memcpy(p, ",\"at\":", 6);
+	p += 6 + ft_u64_dec_memo(&t->at_text, p + 6, at); /* writes 23 bytes */
 	*p++ = '}';
 	t->blen = (size_t)(p - t->buf);
 	if (!t->nevents)

@@ -102,4 +102,52 @@ static inline size_t ft_ns_as_us(char *dst, uint64_t ns)
 	return n + 4;
 }
 
+/*
+ * A number's text kept for the next one: the timestamps of a trace come
+ * in order, a few ns apart, and most share all but their last 4 digits
+ * with the one before.  Zeroed: empty.
+ */
+struct ft_decmemo {
+	uint64_t hi;  /* the kept number / 10000 */
+	uint8_t len;  /* of txt; 0: nothing kept */
+	char txt[23]; /* its digits (no NUL) */
+};
+
+/*
+ * ft_u64_dec() through m: when v / 10000 is the kept number's, only its
+ * last 4 digits are made.  dst must have room for 23 bytes (a fixed-size
+ * copy), whatever v's length; returns the length.
+ */
+static inline size_t ft_u64_dec_memo(struct ft_decmemo *m, char *dst, uint64_t v)
+{
+	uint64_t hi = v / 10000;
+
+	if (hi && m->len && hi == m->hi) {
+		unsigned int lo = (unsigned int)(v % 10000);
+
+		memcpy(m->txt + m->len - 4, ft_digit_pairs + 2 * (lo / 100), 2);
+		memcpy(m->txt + m->len - 2, ft_digit_pairs + 2 * (lo % 100), 2);
+	} else {
+		m->len = (uint8_t)ft_u64_dec(m->txt, v);
+		m->hi = hi;
+	}
+	memcpy(dst, m->txt, sizeof(m->txt));
+	return m->len;
+}
+
+/* ft_ns_as_us() through m (see ft_u64_dec_memo()): dst needs room for 24 bytes. */
+static inline size_t ft_ns_as_us_memo(struct ft_decmemo *m, char *dst, uint64_t ns)
+{
+	size_t n;
+	char frac[3];
+
+	if (ns < 10000)
+		return ft_ns_as_us(dst, ns);
+	n = ft_u64_dec_memo(m, dst, ns); /* at least 5 digits: "us" then 3 of ns */
+	memcpy(frac, dst + n - 3, 3);
+	dst[n - 3] = '.';
+	memcpy(dst + n - 2, frac, 3);
+	return n + 1;
+}
+
 #endif

@@ -79,11 +79,42 @@ static void test_ns_as_us(void **state)
 		check_us(ns);
 }
 
+/* The memo's text is the plain one, along a rising series with jumps. */
+static void test_memo(void **state)
+{
+	struct ft_decmemo m = { 0 }, mu = { 0 };
+	uint64_t v = 0, x = 88172645463325252ull;
+
+	(void)state;
+	for (int i = 0; i < 200000; i++) {
+		char want[40], got[40];
+		size_t n;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* mostly small steps; now and then a carry past 4 digits or a jump */
+		v += i % 1000 == 999 ? x % 100000000000ull : x % 37;
+		if (i % 5000 == 4999)
+			v = x % 20000; /* back down: short numbers again */
+		snprintf(want, sizeof(want), "%" PRIu64, v);
+		n = ft_u64_dec_memo(&m, got, v);
+		got[n] = 0;
+		assert_string_equal(got, want);
+		snprintf(want, sizeof(want), "%" PRIu64 ".%03u", v / 1000,
+			 (unsigned int)(v % 1000));
+		n = ft_ns_as_us_memo(&mu, got, v);
+		got[n] = 0;
+		assert_string_equal(got, want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_u64_dec),
 		cmocka_unit_test(test_ns_as_us),
+		cmocka_unit_test(test_memo),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
