@@ -5,7 +5,8 @@
  *
  *   {"traceEvents":[
  *     {"ph":"M","name":"thread_name","pid":P,"tid":T,"args":{"name":"..."}},
- *     {"ph":"B","name":"f","cat":"function","ts":12.345,"pid":P,"tid":T},
+ *     {"ph":"X","ts":12.345,"pid":P,"tid":T,"dur":0.656,"name":"f"},
+ *     {"ph":"B","ts":12.345,"pid":P,"tid":T,"name":"f","args":{..}},
  *     {"ph":"E","ts":13.001,"pid":P,"tid":T},
  *     {"ph":"i","s":"t","name":"sched_switch","cat":"sched","ts":..,"args":{..}},
  *       (argument values: strings, or numbers when they are decimal integers)
@@ -14,14 +15,21 @@
  *
  * Timestamps are microseconds with the nanoseconds as a 3-digit fraction
  * (exact in a double up to ~104 days of clock), relative to the first
- * event unless absolute time is asked for.  With complete set, calls are
- * single "X" events with a "dur" (half the events; they are written when
- * the call returns, so they are ordered by end time, which viewers accept).
+ * event unless absolute time is asked for.
  *
- * Memory: per thread, its open calls (a depth count for B/E; name and
- * start for X).  Nothing else is kept.  Exits without an entry (the trace
- * began inside a call) are dropped and counted; calls still open at the end
- * are closed at the last timestamp.
+ * Calls: each thread's calls and returns wait in a queue, in order; a
+ * call whose return comes while it waits becomes one "X" event at its
+ * start's place (a thread's events stay in time order, a parent's X
+ * before its children's).  The queue goes out when none of its calls is
+ * open any more, when it is full, before any other event of the thread
+ * and at lost events: a call still open then is a "B", its return an "E".
+ * With complete set, every call is one "X" event written when it returns
+ * (ordered by end time, which viewers accept).
+ *
+ * Memory: per thread, its open calls and its queue (at most 4096 items
+ * and 64 KiB of names and arguments).  Nothing else is kept.  Exits
+ * without an entry (the trace began inside a call) are dropped and
+ * counted; calls still open at the end are closed at the last timestamp.
  */
 #ifndef FTRAIL_EXPORT_CHROME_H
 #define FTRAIL_EXPORT_CHROME_H

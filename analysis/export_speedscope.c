@@ -9,12 +9,14 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <unistd.h>
 
 #include "analysis/escape.h"
 #include "analysis/numfmt.h"
 #include "core/hash.h"
 #include "core/hashtab.h"
+#include "core/util.h"
 #include "core/version.h"
 
 #define THREAD_BUF (32u << 10) /* per-thread event buffer before spilling */
@@ -37,6 +39,8 @@ struct sthread {
 	uint64_t nevents;
 	uint64_t first, last; /* relative ns */
 	uint64_t calls;
+	int direct;		   /* its events go straight to out (the first profile) */
+	struct ft_decmemo at_text; /* its last event's "at" */
 };
 
 struct fslot {
@@ -47,8 +51,12 @@ struct fslot {
 struct ft_speedscope {
 	FILE *out;
 	char *name;
-	int spill;		/* fd of the unlinked temporary file, or -1 */
-	struct sthread *direct; /* the thread whose events go straight to out */
+	int spill; /* fd of the unlinked temporary file, or -1 */
+	/* the thread whose events go straight to out, by tid: a new thread
+	 * may move every entry of threads */
+	int have_direct;
+	uint32_t direct_tid;
+	struct sthread *last_thread; /* the latest lookup (valid until the next one) */
 	uint64_t spill_off;
 	struct ft_htab threads; /* struct sthread */
 	struct ft_htab frames;	/* struct fslot: frame name -> id */
@@ -62,6 +70,7 @@ struct ft_speedscope {
 	uint64_t base, last;
 	struct ft_speedscope_stats st;
 	const char *tmpdir;
+	int no_sendfile; /* the output takes no sendfile(2): copy by hand */
 };
 
 /* The name being looked up, for fslot_eq(). */
@@ -123,15 +132,8 @@ static int64_t frame_id(struct ft_speedscope *s, const char *name)
 		s->arena = na;
 		s->acap = n;
 	}
-	if (s->nframes == s->ocap) {
-		size_t n = s->ocap ? s->ocap * 2 : 64;
-		uint32_t *no = realloc(s->forder, n * sizeof(*no));
-
-		if (!no)
-			return -1;
-		s->forder = no;
-		s->ocap = n;
-	}
+	if (s->nframes == s->ocap && FT_GROW(s->forder, s->ocap, s->nframes + 1, 64))
+		return -1;
 	if (s->nframes >= UINT32_MAX)
 		return -1;
 	/* absent: this makes the entry (the arena may have moved) */
@@ -163,7 +165,11 @@ static int64_t entry_frame(struct ft_speedscope *s, const struct ft_xevent *ev)
 
 static struct sthread *get_thread(struct ft_speedscope *s, uint32_t tid, uint32_t pid)
 {
-	return ft_htab_get_aux(&s->threads, tid, pid);
+	/* events come in runs of one thread */
+	if (s->last_thread && s->last_thread->h.key == tid)
+		return s->last_thread;
+	s->last_thread = ft_htab_get_aux(&s->threads, tid, pid);
+	return s->last_thread;
 }
 
 static int open_spill(struct ft_speedscope *s)
@@ -227,7 +233,7 @@ static int spill_thread(struct ft_speedscope *s, struct sthread *t)
 /* Empty a thread's buffer: to out for the direct thread, else to the spill file. */
 static int flush_thread(struct ft_speedscope *s, struct sthread *t)
 {
-	if (t != s->direct)
+	if (!t->direct)
 		return spill_thread(s, t);
 	if (t->blen && fwrite(t->buf, 1, t->blen, s->out) != t->blen)
 		return -1;
@@ -261,7 +267,8 @@ static int add_event(struct ft_speedscope *s, struct sthread *t, char type, uint
 	p += 9;
 	*p++ = type;
 	p = ft_lit_u64(p, "\",\"frame\":", 10, frame);
-	p = ft_lit_u64(p, ",\"at\":", 6, at);
+	memcpy(p, ",\"at\":", 6);
+	p += 6 + ft_u64_dec_memo(&t->at_text, p + 6, at); /* writes 23 bytes */
 	*p++ = '}';
 	t->blen = (size_t)(p - t->buf);
 	if (!t->nevents)
@@ -291,7 +298,9 @@ static void start_direct(struct ft_speedscope *s, struct sthread *t, uint64_t at
 		"\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"events\":[\n",
 		at);
-	s->direct = t;
+	t->direct = 1;
+	s->have_direct = 1;
+	s->direct_tid = (uint32_t)t->h.key;
 }
 
 int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
@@ -325,7 +334,7 @@ int ft_speedscope_event(struct ft_speedscope *s, const struct ft_xevent *ev)
 		/* a profile's time never goes back, even across merged sources */
 		if (t->nevents && at < t->last)
 			at = t->last;
-		if (!s->direct)
+		if (!s->have_direct)
 			start_direct(s, t, at);
 		if (add_event(s, t, 'O', (uint32_t)id, at))
 			return -1;
@@ -371,13 +380,36 @@ nomem:
 	return -1;
 }
 
-/* Copy a spilled chunk to the output. */
+/*
+ * Copy a spilled chunk to the output: by sendfile(2), which copies in the
+ * kernel (no read into a buffer and write back), to a file or a pipe
+ * alike; by pread and fwrite where the output is no file descriptor or
+ * the kernel refuses (s->no_sendfile from then on).  out must have been
+ * flushed before the first chunk of a profile.
+ */
 static int copy_chunk(struct ft_speedscope *s, const struct chunk *c)
 {
 	char buf[65536];
 	uint64_t off = c->off;
 	size_t left = c->len;
+	int fd = s->no_sendfile ? -1 : fileno(s->out);
 
+	while (left && fd >= 0) {
+		off_t o = (off_t)off;
+		ssize_t r = sendfile(fd, s->spill, &o, left);
+
+		if (r > 0) {
+			off += (uint64_t)r;
+			left -= (size_t)r;
+			continue;
+		}
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno != EINVAL && errno != ENOSYS && errno != EOPNOTSUPP)
+			return -1;  /* a write error (ENOSPC, EPIPE...) */
+		s->no_sendfile = 1; /* nothing was copied by this call: go on below */
+		break;
+	}
 	while (left) {
 		ssize_t r =
 			pread(s->spill, buf, left < sizeof(buf) ? left : sizeof(buf), (off_t)off);
@@ -434,6 +466,8 @@ static int write_profile(struct ft_speedscope *s, struct sthread *t)
 		",\n{\"type\":\"evented\",\"unit\":\"nanoseconds\",\"startValue\":%" PRIu64
 		",\"events\":[\n",
 		t->first);
+	if (t->nchunks && fflush(s->out)) /* the chunks go past out's buffer */
+		return -1;
 	for (size_t i = 0; i < t->nchunks; i++)
 		if (copy_chunk(s, &t->chunks[i]))
 			return -1;
@@ -455,6 +489,7 @@ static int cmp_tid(const void *a, const void *b)
 int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *stats)
 {
 	struct sthread **order = calloc(s->threads.used ? s->threads.used : 1, sizeof(*order));
+	struct sthread *direct = s->have_direct ? ft_htab_find(&s->threads, s->direct_tid) : NULL;
 	size_t n = 0;
 	int ret = -1;
 	char dname[512];
@@ -466,7 +501,7 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 	for (size_t i = 0; i < s->threads.cap; i++) {
 		struct sthread *t = ft_htab_slot(&s->threads, i);
 
-		if (t && t != s->direct && (t->nevents || t->depth))
+		if (t && !t->direct && (t->nevents || t->depth))
 			order[n++] = t;
 	}
 	qsort(order, n, sizeof(*order), cmp_tid);
@@ -476,11 +511,11 @@ int ft_speedscope_close(struct ft_speedscope *s, struct ft_speedscope_stats *sta
 			 s->st.lost_events);
 	else
 		snprintf(dname, sizeof(dname), "%s", s->name);
-	if (s->direct) {
-		if (close_open(s, s->direct) || flush_thread(s, s->direct))
+	if (direct) {
+		if (close_open(s, direct) || flush_thread(s, direct))
 			goto out;
 		fputs("\n]", s->out);
-		profile_tail(s, s->direct);
+		profile_tail(s, direct);
 	} else { /* speedscope wants at least one profile */
 		doc_head(s);
 		fputs("\n{\"type\":\"evented\",\"name\":\"no calls\",\"unit\":\"nanoseconds\","

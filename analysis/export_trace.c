@@ -368,7 +368,9 @@ static int user_event(struct ft_xtrace *x, const struct ft_event *e)
 			x->st.resync_entries++;
 		}
 		ev.name = func_name(x, e->fid);
-		ev.name_id = e->fid + 1; /* 0 for FT_FID_UNKNOWN: "[unknown]" */
+		/* 0 for FT_FID_UNKNOWN ("[unknown]") and for an id the trace does
+		 * not name (a hostile file): writers size their memos by it */
+		ev.name_id = e->fid < ft_trace_nr_funcs(x->t) ? e->fid + 1 : 0;
 		ev.cat = "function";
 		ev.nargs = call_args(x, e, 0);
 		ev.args = x->args;

@@ -29,6 +29,7 @@ struct buf_state {
 };
 
 #define NR_CPU_COLS 8
+#define NR_PROC_COLS 16
 
 /* A function's name as printed, cached per fid (see fid_name()). */
 struct name {
@@ -57,6 +58,13 @@ struct ft_fmt {
 	/* " %*d) ", the funcgraph-cpu cell, for CPU (level) numbers below NR_CPU_COLS */
 	char cpu_col[NR_CPU_COLS][16];
 	uint8_t cpu_col_len[NR_CPU_COLS];
+	/* the funcgraph-proc cell of recent threads, by tid % NR_PROC_COLS */
+	struct proc_col {
+		uint32_t tid;
+		uint8_t len; /* 0: empty */
+		char comm[8];
+		char col[24];
+	} proc_col[NR_PROC_COLS];
 	uint64_t first_ts;
 	int have_first;
 	struct ft_htab bufs; /* struct buf_state, per user buffer */
@@ -1083,15 +1091,28 @@ static void function_event(struct ft_fmt *f, const struct ft_event *ev, char mar
 /* " %*d) " then the proc column, centered in 14 like print_graph_proc(). */
 static void graph_proc(struct ft_fmt *f, const char *comm, uint32_t tid)
 {
-	char c[8], pid[12];
-	int len, spaces = 0;
+	const char *cm = comm ? comm : "<...>";
+	struct proc_col *pc = &f->proc_col[tid % NR_PROC_COLS];
 
-	snprintf(c, sizeof(c), "%s", comm ? comm : "<...>");
-	snprintf(pid, sizeof(pid), "%u", tid);
-	len = (int)(strlen(c) + strlen(pid) + 1);
-	if (len < 14)
-		spaces = 14 - len;
-	ob_printf(f, "%*s%s-%s%*s", spaces / 2, "", c, pid, spaces - spaces / 2, "");
+	/* made once per thread (and name): printf per line was most of a
+	 * multi-threaded show; the cell holds the name's first 7 bytes */
+	if (!pc->len || pc->tid != tid || strncmp(pc->comm, cm, sizeof(pc->comm) - 1)) {
+		char c[sizeof(pc->comm)], pid[12];
+		int len, spaces = 0, n;
+
+		snprintf(c, sizeof(c), "%s", cm);
+		snprintf(pid, sizeof(pid), "%u", tid);
+		len = (int)(strlen(c) + strlen(pid) + 1);
+		if (len < 14)
+			spaces = 14 - len;
+		/* at most 7 + 1 + 10 bytes, or 14 padded: col holds it */
+		n = snprintf(pc->col, sizeof(pc->col), "%*s%s-%s%*s", spaces / 2, "", c, pid,
+			     spaces - spaces / 2, "");
+		memcpy(pc->comm, c, sizeof(c));
+		pc->tid = tid;
+		pc->len = (uint8_t)n;
+	}
+	ob_write(f, pc->col, pc->len);
 }
 
 /* verif_pid(): the context-switch block when another task shows on a CPU. */

@@ -39,17 +39,46 @@ static inline char *ft_u64_digits(char *end, uint64_t v)
 	return end;
 }
 
+/* 10^i for i in 0..19: ft_u64_len()'s table. */
+static const uint64_t ft_pow10[20] = { 1ull,
+				       10ull,
+				       100ull,
+				       1000ull,
+				       10000ull,
+				       100000ull,
+				       1000000ull,
+				       10000000ull,
+				       100000000ull,
+				       1000000000ull,
+				       10000000000ull,
+				       100000000000ull,
+				       1000000000000ull,
+				       10000000000000ull,
+				       100000000000000ull,
+				       1000000000000000ull,
+				       10000000000000000ull,
+				       100000000000000000ull,
+				       1000000000000000000ull,
+				       10000000000000000000ull };
+
+/*
+ * The number of decimal digits of v: from its bit length (log10(2) is
+ * about 1233 / 4096), corrected by one comparison.  No loop: it is asked
+ * for every number of an export.
+ */
+static inline size_t ft_u64_len(uint64_t v)
+{
+	unsigned int t = ((64u - (unsigned int)__builtin_clzll(v | 1)) * 1233u) >> 12;
+
+	return t + 1 - ((v | 1) < ft_pow10[t]); /* v | 1: 0 has one digit */
+}
+
 /* v in decimal at dst (no NUL); returns the length. */
 static inline size_t ft_u64_dec(char *dst, uint64_t v)
 {
 	/* count the digits, then write them in place: no copy of a variable length */
-	uint64_t x = v;
-	size_t n = 1;
+	size_t n = ft_u64_len(v);
 
-	for (; x >= 100; x /= 100)
-		n += 2;
-	if (x >= 10)
-		n++;
 	ft_u64_digits(dst + n, v);
 	return n;
 }
@@ -64,14 +93,61 @@ static inline char *ft_lit_u64(char *dst, const char *lit, size_t n, uint64_t v)
 /* ns as "usecs.nnn" (microseconds with three decimals) at dst; returns the length. */
 static inline size_t ft_ns_as_us(char *dst, uint64_t ns)
 {
-	size_t n = ft_u64_dec(dst, ns / 1000);
 	unsigned int r = (unsigned int)(ns % 1000);
+	size_t n = ft_u64_dec(dst, ns / 1000);
 
 	dst[n] = '.';
 	dst[n + 1] = (char)('0' + r / 100);
-	dst[n + 2] = (char)('0' + r / 10 % 10);
-	dst[n + 3] = (char)('0' + r % 10);
+	memcpy(dst + n + 2, ft_digit_pairs + 2 * (r % 100), 2);
 	return n + 4;
+}
+
+/*
+ * A number's text kept for the next one: the timestamps of a trace come
+ * in order, a few ns apart, and most share all but their last 4 digits
+ * with the one before.  Zeroed: empty.
+ */
+struct ft_decmemo {
+	uint64_t hi;  /* the kept number / 10000 */
+	uint8_t len;  /* of txt; 0: nothing kept */
+	char txt[23]; /* its digits (no NUL) */
+};
+
+/*
+ * ft_u64_dec() through m: when v / 10000 is the kept number's, only its
+ * last 4 digits are made.  dst must have room for 23 bytes (a fixed-size
+ * copy), whatever v's length; returns the length.
+ */
+static inline size_t ft_u64_dec_memo(struct ft_decmemo *m, char *dst, uint64_t v)
+{
+	uint64_t hi = v / 10000;
+
+	if (hi && m->len && hi == m->hi) {
+		unsigned int lo = (unsigned int)(v % 10000);
+
+		memcpy(m->txt + m->len - 4, ft_digit_pairs + 2 * (lo / 100), 2);
+		memcpy(m->txt + m->len - 2, ft_digit_pairs + 2 * (lo % 100), 2);
+	} else {
+		m->len = (uint8_t)ft_u64_dec(m->txt, v);
+		m->hi = hi;
+	}
+	memcpy(dst, m->txt, sizeof(m->txt));
+	return m->len;
+}
+
+/* ft_ns_as_us() through m (see ft_u64_dec_memo()): dst needs room for 24 bytes. */
+static inline size_t ft_ns_as_us_memo(struct ft_decmemo *m, char *dst, uint64_t ns)
+{
+	size_t n;
+	char frac[3];
+
+	if (ns < 10000)
+		return ft_ns_as_us(dst, ns);
+	n = ft_u64_dec_memo(m, dst, ns); /* at least 5 digits: "us" then 3 of ns */
+	memcpy(frac, dst + n - 3, 3);
+	dst[n - 3] = '.';
+	memcpy(dst + n - 2, frac, 3);
+	return n + 1;
 }
 
 #endif

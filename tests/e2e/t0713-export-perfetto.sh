@@ -61,8 +61,8 @@ for p in pk:
         elif t == "TYPE_COUNTER":
             assert counters.get(u) == "lost events"; lost.append(("counter", int(one(tev, "counter_value"))))
 assert not any(depth.values()), ("unbalanced", depth)
-cb = collections.Counter((e["tid"], e["name"]) for e in chrome if e["ph"] == "B")
-assert begins == cb, ("slices differ from chrome's B events", begins - cb, cb - begins)
+cb = collections.Counter((e["tid"], e["name"]) for e in chrome if e["ph"] in ("B", "X"))
+assert begins == cb, ("slices differ from chrome's calls", begins - cb, cb - begins)
 ci = [e for e in chrome if e["ph"] == "i" and e["name"] != "lost events"]
 assert len(inst) == len(ci), (len(inst), len(ci))
 tn = {e["tid"]: e["args"]["name"] for e in chrome if e["ph"] == "M" and e["name"] == "thread_name"}

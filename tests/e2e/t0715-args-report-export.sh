@@ -26,17 +26,19 @@ $want"
 [ "$("$FTRAIL" report -i t.dat --by-arg nope | grep -c 'slen')" = 1 ] || fail "--by-arg nope"
 expect_fail "ftrail: report: --by-arg wants*" "$FTRAIL" report -i t.dat --by-arg 'a=1'
 
-# Chrome: the arguments in B's args, the return value in E's, numbers as numbers
+# Chrome: the arguments in the call's args (B or X), the return value in
+# E's (or the X's), numbers as numbers
 "$FTRAIL" export --format chrome -i t.dat -o t.json 2>err || fail "export: $(cat err)"
 python3 - t.json <<'EOF' || fail "chrome export args"
 import json, sys
 ev = json.load(open(sys.argv[1]))
 ev = ev["traceEvents"] if isinstance(ev, dict) else ev
-b = [e for e in ev if e.get("ph") == "B" and e.get("name") == "add"]
-assert [e["args"] for e in b] == [{"a": 2, "b": 40}, {"a": -7, "b": 1}], b
-s = [e["args"]["s"] for e in ev if e.get("ph") == "B" and e.get("name") == "slen"]
+b = [e for e in ev if e.get("ph") in ("B", "X") and e.get("name") == "add"]
+assert [e["args"] for e in b] == [{"a": 2, "b": 40, "retval": 42}, {"a": -7, "b": 1, "retval": -6}], b
+s = [e["args"]["s"] for e in ev if e.get("ph") in ("B", "X") and e.get("name") == "slen"]
 assert s == ['"hello"', "(null)", "0x10(bad)", '"xxxx"', '"xx"'], s
 rv = [e["args"] for e in ev if e.get("ph") == "E" and "args" in e]
+rv += [{"retval": e["args"]["retval"]} for e in ev if e.get("ph") == "X" and "retval" in e.get("args", {})]
 assert {"retval": 42} in rv and {"retval": -6} in rv and {"retval": "BLUE"} in rv, rv
 EOF
 "$FTRAIL" export --format chrome --complete -i t.dat -o x.json 2>err || fail "export: $(cat err)"

@@ -1,7 +1,8 @@
 # description: report's sums (calls, total counting recursion once, self) equal those computed from the Chrome export's events, on direct and mutual recursion 100 deep
-# requires:
+# requires: python3
 # asan: yes
 . "$TOP/tests/e2e/lib.sh"
+need_cmd python3
 . "$TOP/tests/progs/rt_e2e.sh"
 cat >r.c <<'C'
 #define NOINLINE __attribute__((noinline))
@@ -25,8 +26,9 @@ build r gcc -O0 -pg -mfentry r.c || fail "build"
 rec t.dat -- ./r
 "$FTRAIL" export --format chrome -i t.dat -o t.json || fail "export"
 "$FTRAIL" report -i t.dat >report.txt || fail "report"
-# the same sums from the Chrome export's B/E events (ts: us with the ns
-# as fraction, so exact): a frame stack of names and entry times
+# the same sums from the Chrome export's calls, as B/E events (ts: us with
+# the ns as fraction, so exact): a frame stack of names and entry times
+python3 "$TOP/tests/tools/chrome_calls.py" --as-be t.json >t.be || fail "the export's calls"
 awk '
 function cell(ns,  v, r, u) {
 	v = int(ns / 1000); r = ns % 1000; u = "us"
@@ -67,7 +69,7 @@ END {
 	for (n in calls)
 		if (n ~ /^(main|outer|rec|even|odd|leaf)$/)
 			printf "  %10s  %10s  %10d  %s\n", timed[n] ? cell(tot[n]) : "", timed[n] ? cell(self[n]) : "", calls[n], n
-}' t.json >want.txt || fail "parse the export"
+}' t.be >want.txt || fail "parse the export"
 sort want.txt >want
 awk '$NF ~ /^(main|outer|rec|even|odd|leaf)$/' report.txt | sort >got
 [ "$(wc -l <want)" = 6 ] || fail "the export gave $(wc -l <want) of the 6 functions: $(cat want)"
