@@ -110,6 +110,9 @@ struct ft_kevents {
 	struct tep_event *kstack_ev, *ustack_ev;
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
 	uint64_t seq;		      /* records handed out since open or rewind */
+	/* text buffers of the printers (see kseq()), set up on first use */
+	struct trace_seq tseq[2];
+	int tseq_ready[2];
 	char errbuf[256];
 	int failed;
 };
@@ -935,6 +938,9 @@ void ft_kevents_close(struct ft_kevents *k)
 	free(k->recbuf);
 	ft_graphret_free(k->graphret);
 	free(k->cur_ips);
+	for (int i = 0; i < 2; i++)
+		if (k->tseq_ready[i])
+			trace_seq_destroy(&k->tseq[i]);
 	free(k);
 }
 
@@ -1294,6 +1300,29 @@ int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const
 	return tep_read_number_field(f, ev->record->data, val) ? -1 : 0;
 }
 
+/*
+ * The printers' text buffer i (0: what is printed, 1: a piece of it), empty.
+ * Kept in the iterator instead of a trace_seq_init()/trace_seq_destroy()
+ * per event and per field printed as text: each init is a 4 KB allocation
+ * and its free (under the sanitizers, a 4 KB poisoning each way).  One
+ * iterator is used by one thread at a time, and no printer calls another
+ * that uses the same buffer.
+ */
+static struct trace_seq *kseq(struct ft_kevents *k, int i)
+{
+	struct trace_seq *s = &k->tseq[i];
+
+	if (k->tseq_ready[i] && s->state == TRACE_SEQ__GOOD) {
+		trace_seq_reset(s);
+		return s;
+	}
+	if (k->tseq_ready[i])
+		trace_seq_destroy(s); /* out of memory before: start again */
+	trace_seq_init(s);
+	k->tseq_ready[i] = 1;
+	return s;
+}
+
 int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
 			 char *buf, size_t len)
 {
@@ -1314,13 +1343,11 @@ int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_STRING) {
-		struct trace_seq s;
+		struct trace_seq *s = kseq(k, 0);
 
-		trace_seq_init(&s);
-		tep_print_field_content(&s, ev->record->data, ev->record->size, f);
-		trace_seq_terminate(&s);
-		snprintf(buf, len, "%s", s.buffer);
-		trace_seq_destroy(&s);
+		tep_print_field_content(s, ev->record->data, ev->record->size, f);
+		trace_seq_terminate(s);
+		snprintf(buf, len, "%s", s->buffer ? s->buffer : "");
 		return 0;
 	}
 	if (ft_kevents_field_num(k, ev, name, &v))
@@ -1515,43 +1542,38 @@ static int print_fmt_safe(const struct ft_kevent *ev)
 
 int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options, FILE *out)
 {
-	struct trace_seq s;
-	int rc;
-
-	trace_seq_init(&s);
+	struct trace_seq *s = kseq(k, 0);
 	if (ev->kind == FT_KEV_MISSED) {
 		if (ev->missed)
-			trace_seq_printf(&s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
+			trace_seq_printf(s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
 					 (unsigned long long)ev->missed);
 		else
-			trace_seq_printf(&s, "CPU:%d [LOST EVENTS]\n", ev->cpu);
+			trace_seq_printf(s, "CPU:%d [LOST EVENTS]\n", ev->cpu);
 	} else if (!ev->event) {
-		print_prefix(k, ev, &s);
-		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]\n",
+		print_prefix(k, ev, s);
+		trace_seq_printf(s, "[UNKNOWN EVENT %d, %d bytes]\n",
 				 ev->record ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record ? ev->record->size : 0);
 	} else if (ev->stack_rec) {
-		print_prefix(k, ev, &s);
-		print_stack_rec(k, ev, &s, options);
-		trace_seq_putc(&s, '\n');
+		print_prefix(k, ev, s);
+		print_stack_rec(k, ev, s, options);
+		trace_seq_putc(s, '\n');
 	} else {
 		if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev))
-			tep_print_event(k->tep, &s, ev->record,
+			tep_print_event(k->tep, s, ev->record,
 					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
 					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
 					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO_RAW);
 		else
-			tep_print_event(k->tep, &s, ev->record,
+			tep_print_event(k->tep, s, ev->record,
 					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
 					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
 					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
-		print_stack(k, ev, &s, 0, options);
-		print_stack(k, ev, &s, 1, options);
+		print_stack(k, ev, s, 0, options);
+		print_stack(k, ev, s, 1, options);
 	}
-	trace_seq_terminate(&s);
-	rc = fputs(s.buffer, out) < 0 ? -1 : 0;
-	trace_seq_destroy(&s);
-	return rc;
+	trace_seq_terminate(s);
+	return fputs(s->buffer ? s->buffer : "", out) < 0 ? -1 : 0;
 }
 
 int ft_kevents_used_stackmap(const struct ft_kevents *k)
@@ -1568,7 +1590,7 @@ const char *ft_kevents_comm(struct ft_kevents *k, int pid)
 
 void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len)
 {
-	struct trace_seq s;
+	struct trace_seq *s;
 
 	if (!len)
 		return;
@@ -1577,11 +1599,10 @@ void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char
 		snprintf(buf, len, ".....");
 		return;
 	}
-	trace_seq_init(&s);
-	tep_print_event(k->tep, &s, ev->record, "%s", TEP_PRINT_LATENCY);
-	trace_seq_terminate(&s);
-	snprintf(buf, len, "%s", s.buffer ? s.buffer : ".....");
-	trace_seq_destroy(&s);
+	s = kseq(k, 0);
+	tep_print_event(k->tep, s, ev->record, "%s", TEP_PRINT_LATENCY);
+	trace_seq_terminate(s);
+	snprintf(buf, len, "%s", s->buffer ? s->buffer : ".....");
 }
 
 /*
@@ -1617,44 +1638,37 @@ static void print_hex_fields(const struct ft_kevent *ev, struct trace_seq *s)
 int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
 			  FILE *out)
 {
-	struct trace_seq s;
+	struct trace_seq *s = kseq(k, 0);
 	const char *p;
 	size_t n;
-	int rc;
-
-	trace_seq_init(&s);
 	if (ev->kind != FT_KEV_EVENT || !ev->record) {
-		trace_seq_puts(&s, "[LOST EVENTS]");
+		trace_seq_puts(s, "[LOST EVENTS]");
 	} else if (!ev->event) {
-		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]",
+		trace_seq_printf(s, "[UNKNOWN EVENT %d, %d bytes]",
 				 ev->record->size >= 2 ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record->size);
 	} else if (ev->stack_rec) {
-		print_stack_rec(k, ev, &s, options);
+		print_stack_rec(k, ev, s, options);
 	} else if (options & FT_OPT(HEX)) {
-		trace_seq_printf(&s, "%s: ", ev->event->name);
-		print_hex_fields(ev, &s);
+		trace_seq_printf(s, "%s: ", ev->event->name);
+		print_hex_fields(ev, s);
 	} else if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev)) {
-		struct trace_seq f;
+		struct trace_seq *f = kseq(k, 1);
 
 		/* tep's raw field list starts with a space: drop it */
-		trace_seq_init(&f);
-		tep_print_event(k->tep, &f, ev->record, "%s", TEP_PRINT_INFO_RAW);
-		trace_seq_terminate(&f);
-		p = f.buffer ? f.buffer : "";
-		trace_seq_printf(&s, "%s: %s", ev->event->name, p + strspn(p, " "));
-		trace_seq_destroy(&f);
+		tep_print_event(k->tep, f, ev->record, "%s", TEP_PRINT_INFO_RAW);
+		trace_seq_terminate(f);
+		p = f->buffer ? f->buffer : "";
+		trace_seq_printf(s, "%s: %s", ev->event->name, p + strspn(p, " "));
 	} else {
-		tep_print_event(k->tep, &s, ev->record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
+		tep_print_event(k->tep, s, ev->record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
 	}
-	trace_seq_terminate(&s);
-	p = s.buffer ? s.buffer : "";
+	trace_seq_terminate(s);
+	p = s->buffer ? s->buffer : "";
 	n = strlen(p);
 	while (n && p[n - 1] == '\n')
 		n--; /* the kernel strips the print format's newline */
-	rc = fwrite(p, 1, n, out) == n ? 0 : -1;
-	trace_seq_destroy(&s);
-	return rc;
+	return fwrite(p, 1, n, out) == n ? 0 : -1;
 }
 
 int ft_ksource_next(void *arg, struct ft_event *ev, char *err, size_t errlen)
