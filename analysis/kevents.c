@@ -717,25 +717,53 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 }
 
 /*
- * The parsed handle of the last closed iterator, kept for the next open of
- * the same formats and kallsyms: parsing them is most of what an open costs,
- * and a reader often opens one file's kernel events several times in a row
- * (offcpu: the report, then the folded stacks; the fuzz target: every
- * reader on the same input).  Exclusive: an open takes the handle out and
- * its close puts it back (replacing the previous one), so no two live
- * iterators ever share one and ft_kevents keeps its one-iterator-per-thread
- * contract.  The key is the bytes themselves (compared whole); a handle's
- * later state (sorted cmdlines and function maps, libtraceevent's
- * last-event cache) only memoises lookups, so a reused handle answers as a
- * fresh one.  A mutex guards the slot.
+ * Parsed handles of recently closed iterators, kept for the next open of the
+ * same formats and kallsyms: parsing them is most of what an open costs, and
+ * readers open the same kernel sections again and again (offcpu: the report,
+ * then the folded stacks; `show`, `latency` and `stacks` of several files
+ * recorded on one machine, or of one file in turn; the fuzz target, whose
+ * corpus holds a few dozen distinct format sets that its inputs alternate
+ * between).  Up to TEP_CACHE_MAX handles, least recently used evicted
+ * first, with at most TEP_CACHE_BYTES of keys (a larger key is still kept
+ * when it is the only one).  Each entry also keeps the kallsyms text and its
+ * sorted table (load_kallsyms()), which depend on the same bytes.
+ * Exclusive: an open takes an entry out and its close puts it back, so no
+ * two live iterators ever share one and ft_kevents keeps its
+ * one-iterator-per-thread contract.  The key is the bytes themselves
+ * (compared whole, after their length); a handle's later state (sorted
+ * cmdlines and function maps, libtraceevent's last-event cache) only
+ * memoises lookups, so a reused handle answers as a fresh one.  A mutex
+ * guards the table (never held while parsing or freeing a handle).
  */
-static struct {
-	pthread_mutex_t lock;
-	struct tep_handle *tep;
+#define TEP_CACHE_MAX 64
+#define TEP_CACHE_BYTES (16u << 20)
+
+struct tep_entry {
+	struct tep_handle *tep; /* NULL: a free slot */
 	unsigned char *key;
 	size_t len;
 	int nr_cpus;
+	char *ktext; /* kallsyms, names NUL-terminated in place (syms point into it) */
+	struct ksym *syms;
+	size_t nr_syms;
+	uint64_t used; /* tep_cache.clock at the last put: the lowest is evicted */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct tep_entry e[TEP_CACHE_MAX];
+	size_t bytes; /* keys' lengths, added up */
+	uint64_t clock;
 } tep_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void tep_entry_free(struct tep_entry *e)
+{
+	if (e->tep)
+		tep_free(e->tep);
+	free(e->key);
+	free(e->ktext);
+	free(e->syms);
+}
 
 /* The key of (formats, kallsyms): lengths first, so no two pairs collide. */
 static unsigned char *tep_key(const unsigned char *fm, size_t flen, const char *ks, size_t klen,
@@ -755,53 +783,94 @@ static unsigned char *tep_key(const unsigned char *fm, size_t flen, const char *
 	return key;
 }
 
-/* The cached handle for key, taken out of the cache; NULL on a miss. */
-static struct tep_handle *tep_cache_take(const unsigned char *key, size_t len, int *nr_cpus)
+/*
+ * k's handle, kallsyms and symbol table from the cache entry of k's key,
+ * taken out of the cache (k's own kallsyms text is freed).  0 on a hit, -1
+ * on a miss.
+ */
+static int tep_cache_take(struct ft_kevents *k)
 {
-	struct tep_handle *tep = NULL;
+	struct tep_entry got = { 0 };
 
 	pthread_mutex_lock(&tep_cache.lock);
-	if (tep_cache.tep && tep_cache.len == len && !memcmp(tep_cache.key, key, len)) {
-		tep = tep_cache.tep;
-		*nr_cpus = tep_cache.nr_cpus;
-		tep_cache.tep = NULL;
-		free(tep_cache.key);
-		tep_cache.key = NULL;
+	for (int i = 0; i < TEP_CACHE_MAX; i++) {
+		struct tep_entry *e = &tep_cache.e[i];
+
+		if (e->tep && e->len == k->tep_key_len && !memcmp(e->key, k->tep_key, e->len)) {
+			got = *e;
+			tep_cache.bytes -= e->len;
+			*e = (struct tep_entry){ 0 };
+			break;
+		}
 	}
 	pthread_mutex_unlock(&tep_cache.lock);
-	return tep;
+	if (!got.tep)
+		return -1;
+	k->tep = got.tep;
+	k->formats_nr_cpus = got.nr_cpus;
+	free(k->ktext);
+	k->ktext = got.ktext;
+	k->syms = got.syms;
+	k->nr_syms = got.nr_syms;
+	free(got.key);
+	return 0;
 }
 
-/* Put k's handle into the cache (it takes tep and key), freeing the previous one. */
+/*
+ * Put k's handle, key, kallsyms and symbol table into the cache (taking
+ * them from k), evicting the least recently used entries to make room.
+ */
 static void tep_cache_put(struct ft_kevents *k)
 {
-	struct tep_handle *old;
-	unsigned char *old_key;
+	struct tep_entry in = { k->tep,	  k->tep_key, k->tep_key_len, k->formats_nr_cpus,
+				k->ktext, k->syms,    k->nr_syms,     0 };
+	struct tep_entry out[TEP_CACHE_MAX];
+	int nr_out = 0, slot = -1;
 
-	pthread_mutex_lock(&tep_cache.lock);
-	old = tep_cache.tep;
-	old_key = tep_cache.key;
-	tep_cache.tep = k->tep;
-	tep_cache.key = k->tep_key;
-	tep_cache.len = k->tep_key_len;
-	tep_cache.nr_cpus = k->formats_nr_cpus;
-	pthread_mutex_unlock(&tep_cache.lock);
 	k->tep = NULL;
 	k->tep_key = NULL;
-	if (old)
-		tep_free(old);
-	free(old_key);
+	k->ktext = NULL;
+	k->syms = NULL;
+	k->nr_syms = 0;
+	pthread_mutex_lock(&tep_cache.lock);
+	in.used = ++tep_cache.clock;
+	for (;;) {
+		int lru = -1, used = 0;
+
+		for (int i = 0; i < TEP_CACHE_MAX; i++) {
+			struct tep_entry *e = &tep_cache.e[i];
+
+			if (!e->tep) {
+				slot = slot < 0 ? i : slot;
+				continue;
+			}
+			used++;
+			if (lru < 0 || e->used < tep_cache.e[lru].used)
+				lru = i;
+		}
+		if (!used || (slot >= 0 && tep_cache.bytes + in.len <= TEP_CACHE_BYTES))
+			break;
+		out[nr_out++] = tep_cache.e[lru];
+		tep_cache.bytes -= tep_cache.e[lru].len;
+		tep_cache.e[lru] = (struct tep_entry){ 0 };
+		slot = lru;
+	}
+	tep_cache.e[slot] = in;
+	tep_cache.bytes += in.len;
+	pthread_mutex_unlock(&tep_cache.lock);
+	for (int i = 0; i < nr_out; i++)
+		tep_entry_free(&out[i]);
 }
 
-/* Free the cached handle at exit, so leak checkers see a clean heap. */
+/* Free the cached handles at exit, so leak checkers see a clean heap. */
 static void __attribute__((destructor)) tep_cache_drop(void)
 {
 	pthread_mutex_lock(&tep_cache.lock);
-	if (tep_cache.tep)
-		tep_free(tep_cache.tep);
-	free(tep_cache.key);
-	tep_cache.tep = NULL;
-	tep_cache.key = NULL;
+	for (int i = 0; i < TEP_CACHE_MAX; i++) {
+		tep_entry_free(&tep_cache.e[i]);
+		tep_cache.e[i] = (struct tep_entry){ 0 };
+	}
+	tep_cache.bytes = 0;
 	pthread_mutex_unlock(&tep_cache.lock);
 }
 
@@ -846,25 +915,23 @@ static struct ft_kevents *kevents_open(struct ft_reader *r, uint32_t type, uint6
 		t[klen] = 0;
 	}
 	k->tep_key = tep_key(fm, len, k->ktext, klen, &k->tep_key_len);
-	if (k->tep_key)
-		k->tep = tep_cache_take(k->tep_key, k->tep_key_len, &k->formats_nr_cpus);
-	if (!k->tep) {
+	if (!k->tep_key || tep_cache_take(k)) {
 		if (load_formats(k, fm, len, err, errlen)) {
 			free(fm);
 			ft_kevents_close(k);
 			return NULL;
 		}
 		/* tep resolves %ps from its own copy of kallsyms; ours keeps sizes */
-		if (k->ktext)
+		if (k->ktext) {
 			tep_parse_kallsyms(k->tep, k->ktext);
+			load_kallsyms(k, klen);
+		}
 	}
 	free(fm);
 	k->tep_ready = 1;
 	k->kstack_ev = tep_find_event_by_name(k->tep, "ftrace", "kernel_stack");
 	k->ustack_ev = tep_find_event_by_name(k->tep, "ftrace", "user_stack");
 	k->nr_cpus = k->formats_nr_cpus;
-	if (k->ktext)
-		load_kallsyms(k, klen);
 	k->have_clk = ft_clock_from_meta(&k->clk, meta_get, r) == 0;
 
 	/* CPUs: the highest KDATA id seen, bounded */
