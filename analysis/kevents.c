@@ -406,8 +406,12 @@ enum fmt_verdict {
  * blob never seen.  The hash only picks a bucket; a hit compares the whole
  * key, so a hostile file cannot pass a crashing blob off as a checked one by
  * colliding hashes.  Bounded (FMT_CACHE_MAX entries, FMT_CACHE_BYTES of
- * keys); when full, new blobs are checked every time, as without a cache.
- * A mutex serialises lookups and inserts (never held across fork()).
+ * keys): a verdict that does not fit empties the cache first, so the blobs
+ * in use now are the ones remembered (a fuzzing campaign makes a new blob
+ * of every mutant of a format: a cache that stopped taking new ones once
+ * full forked for each of them on every later input).  A blob forgotten is
+ * checked again when next seen, as without a cache.  A mutex serialises
+ * lookups and inserts (never held across fork()).
  */
 #define FMT_CACHE_MAX 2048
 #define FMT_CACHE_BYTES (32u << 20)
@@ -476,8 +480,19 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
 	int created;
 
 	pthread_mutex_lock(&fmt_cache.lock);
+	if (fmt_cache.tab.tab &&
+	    (fmt_cache.tab.used >= FMT_CACHE_MAX || fmt_cache.bytes + len > FMT_CACHE_BYTES)) {
+		for (size_t i = 0; i < fmt_cache.tab.cap; i++) {
+			struct fmt_entry *old = ft_htab_slot(&fmt_cache.tab, i);
+
+			if (old)
+				free(old->key);
+		}
+		ft_htab_clear(&fmt_cache.tab);
+		fmt_cache.bytes = 0;
+	}
 	if ((fmt_cache.tab.tab || !ft_htab_init(&fmt_cache.tab, sizeof(struct fmt_entry))) &&
-	    fmt_cache.tab.used < FMT_CACHE_MAX && fmt_cache.bytes + len <= FMT_CACHE_BYTES) {
+	    len <= FMT_CACHE_BYTES) {
 		/* another thread may have checked it too: then it is there already */
 		e = ft_htab_get_eq(&fmt_cache.tab, h, fmt_eq, &l, 1, &created);
 		if (e && created) {
