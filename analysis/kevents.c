@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -511,9 +513,9 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
  * libtraceevent's parsers trust their input (1.7 dereferences NULL when a
  * print fmt names a field its format lacks), and a trace file is not to be
  * trusted.  So the blobs not checked before (state[i] == FMT_UNKNOWN) are
- * first handed to libtraceevent in a short-lived child process, in the same
- * order as the parent will, with a handle of their own.  Before each blob
- * the child writes its index (u32) into a pipe; when the child dies (signal,
+ * first handed to libtraceevent in a child process, in the same order as
+ * the parent will, with a handle of their own.  Before each blob the child
+ * writes its index (u32) to the parent; when the child dies (signal,
  * non-zero exit) the blob it was on is marked FMT_CRASH and a new child
  * starts over without it, so every blob that kills libtraceevent is found
  * (one child for a sane file).  The blobs left FMT_UNKNOWN parsed safely.
@@ -525,90 +527,293 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
  * format in libtraceevent depends on that blob and long_size (both in the
  * key), not on the other events of the handle, so a verdict holds in any
  * company.  A file seen for the first time replays exactly the parent's
- * sequence, as without a cache.  Returns 0, or -1 with a reason in err.
+ * sequence, as without a cache.
+ *
+ * The child is the checker (see checker_run()): it receives the blobs of
+ * one check over a socket, parses them into a new handle, reports, frees
+ * the handle and, by default, exits, so that a reader process has a child
+ * only while it checks (the recorder is a child subreaper that waits until
+ * it has none; a child that outlived the check would also keep the
+ * parent's pipes open).  ft_kevents_keep_checker() keeps one checker for
+ * many checks, for a process that checks new formats all the time (the
+ * fuzz target: a fork of a process that large was 10 ms, 7% of its time):
+ * it is forked again when it died (the blob it was on is the one that
+ * killed it, as above) and every CHECKER_MAX_CHECKS checks (what
+ * libtraceevent leaks on malformed formats stays bounded).  A format that
+ * corrupts the checker's heap without killing it could then fail a later
+ * check in the same checker: that blob's events print raw, nothing is
+ * trusted that was not parsed without harm.  A mutex serialises checks.
+ * Returns 0, or -1 with a reason in err.
  */
-static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
-			   uint32_t n, char *err, size_t errlen)
-{
-	for (uint32_t round = 0; round <= n; round++) {
-		uint32_t last = UINT32_MAX, idx, done = UINT32_MAX - 1;
-		int fds[2], status;
-		ssize_t got;
-		pid_t pid;
+#define CHECKER_MAX_CHECKS 1000
 
-		if (pipe(fds)) {
-			ft_seterr(err, errlen, "checking the kernel formats: pipe: %s",
-				  strerror(errno));
+static struct {
+	pthread_mutex_t lock;
+	pid_t pid; /* 0: none */
+	int fd;	   /* our end of its socket */
+	int keep;  /* ft_kevents_keep_checker() */
+	unsigned int checks;
+} checker = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void ft_kevents_keep_checker(int keep)
+{
+	pthread_mutex_lock(&checker.lock);
+	checker.keep = keep;
+	pthread_mutex_unlock(&checker.lock);
+}
+
+/* All n bytes to fd (a socket: no SIGPIPE when the checker is gone); 0 or -1. */
+static int send_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
 			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* All n bytes from fd: 1, or 0 at its end (or on an error). */
+static int recv_all(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 1;
+}
+
+/*
+ * The checker: each check is a u32 long_size, a u32 count, then count times
+ * a u32 index, a u32 length and a KFORMATS record (see next_blob()).  It
+ * answers each record's index before parsing it, then UINT32_MAX - 1.
+ */
+static __attribute__((__noreturn__)) void checker_run(int fd, int keep)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGTSTP };
+	const uint32_t done = UINT32_MAX - 1;
+	uint32_t hdr[2];
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	/* signals for the terminal's process group are the parent's to handle:
+	 * the checker ends when the parent closes its socket */
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		signal(quiet[i], SIG_IGN);
+	while (recv_all(fd, hdr, sizeof(hdr))) {
+		struct tep_handle *tep;
+		unsigned char *buf = NULL;
+		size_t len = 0, cap = 0;
+
+		/* the whole check first: the parent sends it all before reading */
+		for (uint32_t i = 0; i < hdr[1]; i++) {
+			uint32_t rec[2];
+
+			if (!recv_all(fd, rec, sizeof(rec)) ||
+			    FT_GROW(buf, cap, len + sizeof(rec) + rec[1], 4096))
+				_exit(2);
+			memcpy(buf + len, rec, sizeof(rec));
+			if (!recv_all(fd, buf + len + sizeof(rec), rec[1]))
+				_exit(2);
+			len += sizeof(rec) + rec[1];
 		}
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			ft_seterr(err, errlen, "checking the kernel formats: fork: %s",
-				  strerror(errno));
-			close(fds[0]);
-			close(fds[1]);
-			return -1;
-		}
-		if (pid == 0) {
-			static const int sigs[] = { SIGSEGV, SIGBUS,  SIGFPE,
-						    SIGILL,  SIGABRT, SIGALRM };
-			struct tep_handle *tep;
-			unsigned char *q = p;
+		alarm(SANDBOX_SECONDS);
+		tep = new_tep();
+		if (!tep)
+			_exit(2);
+		tep_set_long_size(tep, (int)hdr[0]);
+		for (size_t off = 0; off < len;) {
+			uint32_t rec[2];
+			unsigned char *q;
 			char name[300], *data;
 			uint32_t dl;
 
-			for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-				signal(sigs[i], SIG_DFL);
-			close(fds[0]);
-			alarm(SANDBOX_SECONDS);
-			tep = new_tep();
-			if (!tep)
+			memcpy(rec, buf + off, sizeof(rec));
+			q = buf + off + sizeof(rec);
+			off += sizeof(rec) + rec[1];
+			if (send_all(fd, &rec[0], sizeof(rec[0])))
 				_exit(2);
-			tep_set_long_size(tep, long_size);
-			for (idx = 0; next_blob(&q, end, name, &data, &dl, NULL, 0) == 1; idx++) {
-				if (state[idx] == FMT_UNKNOWN) {
-					if (write(fds[1], &idx, sizeof(idx)) != sizeof(idx))
-						_exit(2);
-					tep_take(tep, name, data, dl, long_size);
-				}
+			if (next_blob(&q, buf + off, name, &data, &dl, NULL, 0) == 1) {
+				tep_take(tep, name, data, dl, (int)hdr[0]);
 				free(data);
 			}
-			if (write(fds[1], &done, sizeof(done)) != sizeof(done))
-				_exit(2);
-			_exit(0);
 		}
-		close(fds[1]);
-		while ((got = read(fds[0], &idx, sizeof(idx))) == sizeof(idx) ||
-		       (got < 0 && errno == EINTR))
-			if (got > 0)
-				last = idx;
+		tep_free(tep);
+		free(buf);
+		alarm(0);
+		if (send_all(fd, &done, sizeof(done)))
+			_exit(2);
+		if (!keep)
+			break;
+	}
+	_exit(0);
+}
+
+/* Start the checker; 0, or -1 with a reason in err. */
+static int checker_start(char *err, size_t errlen)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)) {
+		ft_seterr(err, errlen, "checking the kernel formats: socketpair: %s",
+			  strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ft_seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
 		close(fds[0]);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (last == done && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			return 0;
-		if (last >= n) {
-			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null;
+
+		/* none of the parent's files but stderr (sanitizer reports) */
+		if (dup2(fds[1], 3) < 0)
+			_exit(2);
+		null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		close_range(4, ~0u, 0);
+		checker_run(3, checker.keep);
+	}
+	close(fds[1]);
+	checker.pid = pid;
+	checker.fd = fds[0];
+	checker.checks = 0;
+	return 0;
+}
+
+/* End the checker (it exits at the end of its socket); its wait status. */
+static int checker_stop(void)
+{
+	int status = 0;
+
+	close(checker.fd);
+	while (waitpid(checker.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	checker.pid = 0;
+	checker.fd = -1;
+	return status;
+}
+
+/* One check of the blobs still FMT_UNKNOWN; -1 when the checker could not be sent it. */
+static int checker_send(unsigned char *p, unsigned char *end, int long_size, const char *state,
+			uint32_t n)
+{
+	uint32_t hdr[2] = { (uint32_t)long_size, 0 };
+	unsigned char *q = p;
+	char name[300], *data;
+	uint32_t dl;
+
+	for (uint32_t idx = 0; idx < n && next_blob(&q, end, name, &data, &dl, NULL, 0) == 1;
+	     idx++) {
+		free(data);
+		hdr[1] += state[idx] == FMT_UNKNOWN;
+	}
+	if (send_all(checker.fd, hdr, sizeof(hdr)))
+		return -1;
+	q = p;
+	for (uint32_t idx = 0; idx < n; idx++) {
+		unsigned char *start = q;
+		uint32_t rec[2];
+
+		if (next_blob(&q, end, name, &data, &dl, NULL, 0) != 1)
+			break;
+		free(data);
+		if (state[idx] != FMT_UNKNOWN)
+			continue;
+		rec[0] = idx;
+		rec[1] = (uint32_t)(q - start);
+		if (send_all(checker.fd, rec, sizeof(rec)) ||
+		    send_all(checker.fd, start, (size_t)(q - start)))
 			return -1;
+	}
+	return 0;
+}
+
+static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
+			   uint32_t n, char *err, size_t errlen)
+{
+	int ret = -1;
+
+	pthread_mutex_lock(&checker.lock);
+	for (uint32_t round = 0; round <= n; round++) {
+		uint32_t last = UINT32_MAX, idx;
+		const uint32_t done = UINT32_MAX - 1;
+		int status, fresh = 0;
+
+		if (checker.pid && checker.checks >= CHECKER_MAX_CHECKS)
+			(void)checker_stop();
+		if (!checker.pid) {
+			if (checker_start(err, errlen))
+				goto out;
+			fresh = 1;
+		}
+		checker.checks++;
+		if (!checker_send(p, end, long_size, state, n)) {
+			while (recv_all(checker.fd, &idx, sizeof(idx))) {
+				last = idx;
+				if (idx == done)
+					break;
+			}
+		}
+		if (last == done) {
+			if (!checker.keep)
+				(void)checker_stop();
+			ret = 0;
+			goto out;
+		}
+		status = checker_stop();
+		if (last >= n) {
+			/* a kept checker that died between checks: once more, anew */
+			if (!fresh) {
+				round--;
+				continue;
+			}
+			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
+			goto out;
 		}
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
 			state[last] = FMT_HANG;
 			ft_seterr(err, errlen,
 				  "kernel format %u: libtraceevent does not finish parsing it",
 				  last);
-			return -1;
+			goto out;
 		}
 		state[last] = FMT_CRASH;
 		if (round >= SANDBOX_MAX_BAD) {
 			ft_seterr(err, errlen,
 				  "kernel formats: more than %d of them crash libtraceevent",
 				  SANDBOX_MAX_BAD);
-			return -1;
+			goto out;
 		}
 	}
 	ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
-	return -1;
+out:
+	pthread_mutex_unlock(&checker.lock);
+	return ret;
 }
 
 /*

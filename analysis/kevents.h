@@ -102,6 +102,15 @@ struct ft_kevents *ft_kevents_open_snapshot(struct ft_reader *r, unsigned int sn
 void ft_kevents_close(struct ft_kevents *k);
 
 /*
+ * Opens check formats not seen before in a child process (libtraceevent
+ * trusts its input; see analysis/kevents.c), which by default ends with each
+ * check.  keep != 0 keeps that child from one check to the next: for a
+ * process that opens new formats all the time (the fuzz target) and never
+ * waits for all of its children (not the recorder: a child subreaper).
+ */
+void ft_kevents_keep_checker(int keep);
+
+/*
  * Next event in time order.  Returns 1 and fills ev, 0 at the end, -1 on a
  * corrupt stream (ft_kevents_error() tells why; the iterator then ends).
  */
