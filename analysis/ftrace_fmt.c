@@ -10,6 +10,7 @@
 #include "analysis/argfmt.h"
 #include "analysis/ftrace_fmt.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,6 +121,48 @@ struct ctx {
 
 #define OB_FLUSH (64u * 1024)
 
+/*
+ * One output buffer of the usual size (2 x OB_FLUSH) left by a freed
+ * formatter, for the next one.  Programs that make a formatter per view
+ * (the fuzz target: four per input; live/: one per refresh) otherwise
+ * allocate and free 128 KB each time, which is above the largest size
+ * class of malloc's arenas (and of ASan's allocator): an mmap, a page
+ * fault per 4 KB written and a munmap, each time.  A mutex guards the slot.
+ */
+static struct {
+	pthread_mutex_t lock;
+	char *buf;
+} ob_spare = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static char *ob_spare_take(void)
+{
+	char *b;
+
+	pthread_mutex_lock(&ob_spare.lock);
+	b = ob_spare.buf;
+	ob_spare.buf = NULL;
+	pthread_mutex_unlock(&ob_spare.lock);
+	return b;
+}
+
+/* Keep b (of 2 x OB_FLUSH bytes) as the spare, or free it when there is one. */
+static void ob_spare_put(char *b)
+{
+	pthread_mutex_lock(&ob_spare.lock);
+	if (!ob_spare.buf) {
+		ob_spare.buf = b;
+		b = NULL;
+	}
+	pthread_mutex_unlock(&ob_spare.lock);
+	free(b);
+}
+
+/* Free the spare at exit, so leak checkers see a clean heap. */
+static void __attribute__((destructor)) ob_spare_drop(void)
+{
+	free(ob_spare_take());
+}
+
 /* ob_room()'s slow path: grow ob.  NULL (and ob_err) when out of memory. */
 static __attribute__((noinline)) char *ob_grow(struct ft_fmt *f, size_t n)
 {
@@ -128,6 +171,11 @@ static __attribute__((noinline)) char *ob_grow(struct ft_fmt *f, size_t n)
 
 	while (nc < f->ob_len + n)
 		nc *= 2;
+	if (!f->ob && nc == 2 * OB_FLUSH && (b = ob_spare_take())) {
+		f->ob = b;
+		f->ob_cap = nc;
+		return f->ob;
+	}
 	b = realloc(f->ob, nc);
 	if (!b) {
 		f->ob_err = 1;
@@ -449,7 +497,10 @@ void ft_fmt_free(struct ft_fmt *f)
 	if (!f)
 		return;
 	ft_fmt_flush(f);
-	free(f->ob);
+	if (f->ob && f->ob_cap == 2 * OB_FLUSH)
+		ob_spare_put(f->ob);
+	else
+		free(f->ob);
 	for (int k = 0; k < 2; k++) {
 		for (uint32_t i = 0; f->names[k] && i < f->nr_names; i++)
 			free(f->names[k][i].s);

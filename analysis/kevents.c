@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -110,6 +112,9 @@ struct ft_kevents {
 	struct tep_event *kstack_ev, *ustack_ev;
 	struct ft_graphret *graphret; /* user stacks' trampoline addresses, or NULL */
 	uint64_t seq;		      /* records handed out since open or rewind */
+	/* text buffers of the printers (see kseq()), set up on first use */
+	struct trace_seq tseq[2];
+	int tseq_ready[2];
 	char errbuf[256];
 	int failed;
 };
@@ -403,8 +408,12 @@ enum fmt_verdict {
  * blob never seen.  The hash only picks a bucket; a hit compares the whole
  * key, so a hostile file cannot pass a crashing blob off as a checked one by
  * colliding hashes.  Bounded (FMT_CACHE_MAX entries, FMT_CACHE_BYTES of
- * keys); when full, new blobs are checked every time, as without a cache.
- * A mutex serialises lookups and inserts (never held across fork()).
+ * keys): a verdict that does not fit empties the cache first, so the blobs
+ * in use now are the ones remembered (a fuzzing campaign makes a new blob
+ * of every mutant of a format: a cache that stopped taking new ones once
+ * full forked for each of them on every later input).  A blob forgotten is
+ * checked again when next seen, as without a cache.  A mutex serialises
+ * lookups and inserts (never held across fork()).
  */
 #define FMT_CACHE_MAX 2048
 #define FMT_CACHE_BYTES (32u << 20)
@@ -473,8 +482,19 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
 	int created;
 
 	pthread_mutex_lock(&fmt_cache.lock);
+	if (fmt_cache.tab.tab &&
+	    (fmt_cache.tab.used >= FMT_CACHE_MAX || fmt_cache.bytes + len > FMT_CACHE_BYTES)) {
+		for (size_t i = 0; i < fmt_cache.tab.cap; i++) {
+			struct fmt_entry *old = ft_htab_slot(&fmt_cache.tab, i);
+
+			if (old)
+				free(old->key);
+		}
+		ft_htab_clear(&fmt_cache.tab);
+		fmt_cache.bytes = 0;
+	}
 	if ((fmt_cache.tab.tab || !ft_htab_init(&fmt_cache.tab, sizeof(struct fmt_entry))) &&
-	    fmt_cache.tab.used < FMT_CACHE_MAX && fmt_cache.bytes + len <= FMT_CACHE_BYTES) {
+	    len <= FMT_CACHE_BYTES) {
 		/* another thread may have checked it too: then it is there already */
 		e = ft_htab_get_eq(&fmt_cache.tab, h, fmt_eq, &l, 1, &created);
 		if (e && created) {
@@ -493,9 +513,9 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
  * libtraceevent's parsers trust their input (1.7 dereferences NULL when a
  * print fmt names a field its format lacks), and a trace file is not to be
  * trusted.  So the blobs not checked before (state[i] == FMT_UNKNOWN) are
- * first handed to libtraceevent in a short-lived child process, in the same
- * order as the parent will, with a handle of their own.  Before each blob
- * the child writes its index (u32) into a pipe; when the child dies (signal,
+ * first handed to libtraceevent in a child process, in the same order as
+ * the parent will, with a handle of their own.  Before each blob the child
+ * writes its index (u32) to the parent; when the child dies (signal,
  * non-zero exit) the blob it was on is marked FMT_CRASH and a new child
  * starts over without it, so every blob that kills libtraceevent is found
  * (one child for a sane file).  The blobs left FMT_UNKNOWN parsed safely.
@@ -507,90 +527,293 @@ static void fmt_cache_put(unsigned char *key, size_t len, uint64_t h, enum fmt_v
  * format in libtraceevent depends on that blob and long_size (both in the
  * key), not on the other events of the handle, so a verdict holds in any
  * company.  A file seen for the first time replays exactly the parent's
- * sequence, as without a cache.  Returns 0, or -1 with a reason in err.
+ * sequence, as without a cache.
+ *
+ * The child is the checker (see checker_run()): it receives the blobs of
+ * one check over a socket, parses them into a new handle, reports, frees
+ * the handle and, by default, exits, so that a reader process has a child
+ * only while it checks (the recorder is a child subreaper that waits until
+ * it has none; a child that outlived the check would also keep the
+ * parent's pipes open).  ft_kevents_keep_checker() keeps one checker for
+ * many checks, for a process that checks new formats all the time (the
+ * fuzz target: a fork of a process that large was 10 ms, 7% of its time):
+ * it is forked again when it died (the blob it was on is the one that
+ * killed it, as above) and every CHECKER_MAX_CHECKS checks (what
+ * libtraceevent leaks on malformed formats stays bounded).  A format that
+ * corrupts the checker's heap without killing it could then fail a later
+ * check in the same checker: that blob's events print raw, nothing is
+ * trusted that was not parsed without harm.  A mutex serialises checks.
+ * Returns 0, or -1 with a reason in err.
  */
-static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
-			   uint32_t n, char *err, size_t errlen)
-{
-	for (uint32_t round = 0; round <= n; round++) {
-		uint32_t last = UINT32_MAX, idx, done = UINT32_MAX - 1;
-		int fds[2], status;
-		ssize_t got;
-		pid_t pid;
+#define CHECKER_MAX_CHECKS 1000
 
-		if (pipe(fds)) {
-			ft_seterr(err, errlen, "checking the kernel formats: pipe: %s",
-				  strerror(errno));
+static struct {
+	pthread_mutex_t lock;
+	pid_t pid; /* 0: none */
+	int fd;	   /* our end of its socket */
+	int keep;  /* ft_kevents_keep_checker() */
+	unsigned int checks;
+} checker = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void ft_kevents_keep_checker(int keep)
+{
+	pthread_mutex_lock(&checker.lock);
+	checker.keep = keep;
+	pthread_mutex_unlock(&checker.lock);
+}
+
+/* All n bytes to fd (a socket: no SIGPIPE when the checker is gone); 0 or -1. */
+static int send_all(int fd, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
 			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* All n bytes from fd: 1, or 0 at its end (or on an error). */
+static int recv_all(int fd, void *buf, size_t n)
+{
+	char *p = buf;
+
+	while (n) {
+		ssize_t r = read(fd, p, n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return 0;
+		p += r;
+		n -= (size_t)r;
+	}
+	return 1;
+}
+
+/*
+ * The checker: each check is a u32 long_size, a u32 count, then count times
+ * a u32 index, a u32 length and a KFORMATS record (see next_blob()).  It
+ * answers each record's index before parsing it, then UINT32_MAX - 1.
+ */
+static __attribute__((__noreturn__)) void checker_run(int fd, int keep)
+{
+	static const int sigs[] = { SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGALRM };
+	static const int quiet[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGTSTP };
+	const uint32_t done = UINT32_MAX - 1;
+	uint32_t hdr[2];
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		signal(sigs[i], SIG_DFL);
+	/* signals for the terminal's process group are the parent's to handle:
+	 * the checker ends when the parent closes its socket */
+	for (size_t i = 0; i < sizeof(quiet) / sizeof(quiet[0]); i++)
+		signal(quiet[i], SIG_IGN);
+	while (recv_all(fd, hdr, sizeof(hdr))) {
+		struct tep_handle *tep;
+		unsigned char *buf = NULL;
+		size_t len = 0, cap = 0;
+
+		/* the whole check first: the parent sends it all before reading */
+		for (uint32_t i = 0; i < hdr[1]; i++) {
+			uint32_t rec[2];
+
+			if (!recv_all(fd, rec, sizeof(rec)) ||
+			    FT_GROW(buf, cap, len + sizeof(rec) + rec[1], 4096))
+				_exit(2);
+			memcpy(buf + len, rec, sizeof(rec));
+			if (!recv_all(fd, buf + len + sizeof(rec), rec[1]))
+				_exit(2);
+			len += sizeof(rec) + rec[1];
 		}
-		fflush(NULL);
-		pid = fork();
-		if (pid < 0) {
-			ft_seterr(err, errlen, "checking the kernel formats: fork: %s",
-				  strerror(errno));
-			close(fds[0]);
-			close(fds[1]);
-			return -1;
-		}
-		if (pid == 0) {
-			static const int sigs[] = { SIGSEGV, SIGBUS,  SIGFPE,
-						    SIGILL,  SIGABRT, SIGALRM };
-			struct tep_handle *tep;
-			unsigned char *q = p;
+		alarm(SANDBOX_SECONDS);
+		tep = new_tep();
+		if (!tep)
+			_exit(2);
+		tep_set_long_size(tep, (int)hdr[0]);
+		for (size_t off = 0; off < len;) {
+			uint32_t rec[2];
+			unsigned char *q;
 			char name[300], *data;
 			uint32_t dl;
 
-			for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-				signal(sigs[i], SIG_DFL);
-			close(fds[0]);
-			alarm(SANDBOX_SECONDS);
-			tep = new_tep();
-			if (!tep)
+			memcpy(rec, buf + off, sizeof(rec));
+			q = buf + off + sizeof(rec);
+			off += sizeof(rec) + rec[1];
+			if (send_all(fd, &rec[0], sizeof(rec[0])))
 				_exit(2);
-			tep_set_long_size(tep, long_size);
-			for (idx = 0; next_blob(&q, end, name, &data, &dl, NULL, 0) == 1; idx++) {
-				if (state[idx] == FMT_UNKNOWN) {
-					if (write(fds[1], &idx, sizeof(idx)) != sizeof(idx))
-						_exit(2);
-					tep_take(tep, name, data, dl, long_size);
-				}
+			if (next_blob(&q, buf + off, name, &data, &dl, NULL, 0) == 1) {
+				tep_take(tep, name, data, dl, (int)hdr[0]);
 				free(data);
 			}
-			if (write(fds[1], &done, sizeof(done)) != sizeof(done))
-				_exit(2);
-			_exit(0);
 		}
-		close(fds[1]);
-		while ((got = read(fds[0], &idx, sizeof(idx))) == sizeof(idx) ||
-		       (got < 0 && errno == EINTR))
-			if (got > 0)
-				last = idx;
+		tep_free(tep);
+		free(buf);
+		alarm(0);
+		if (send_all(fd, &done, sizeof(done)))
+			_exit(2);
+		if (!keep)
+			break;
+	}
+	_exit(0);
+}
+
+/* Start the checker; 0, or -1 with a reason in err. */
+static int checker_start(char *err, size_t errlen)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds)) {
+		ft_seterr(err, errlen, "checking the kernel formats: socketpair: %s",
+			  strerror(errno));
+		return -1;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ft_seterr(err, errlen, "checking the kernel formats: fork: %s", strerror(errno));
 		close(fds[0]);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (last == done && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-			return 0;
-		if (last >= n) {
-			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int null;
+
+		/* none of the parent's files but stderr (sanitizer reports) */
+		if (dup2(fds[1], 3) < 0)
+			_exit(2);
+		null = open("/dev/null", O_RDWR);
+		if (null >= 0) {
+			dup2(null, 0);
+			dup2(null, 1);
+		}
+		close_range(4, ~0u, 0);
+		checker_run(3, checker.keep);
+	}
+	close(fds[1]);
+	checker.pid = pid;
+	checker.fd = fds[0];
+	checker.checks = 0;
+	return 0;
+}
+
+/* End the checker (it exits at the end of its socket); its wait status. */
+static int checker_stop(void)
+{
+	int status = 0;
+
+	close(checker.fd);
+	while (waitpid(checker.pid, &status, 0) < 0 && errno == EINTR)
+		;
+	checker.pid = 0;
+	checker.fd = -1;
+	return status;
+}
+
+/* One check of the blobs still FMT_UNKNOWN; -1 when the checker could not be sent it. */
+static int checker_send(unsigned char *p, unsigned char *end, int long_size, const char *state,
+			uint32_t n)
+{
+	uint32_t hdr[2] = { (uint32_t)long_size, 0 };
+	unsigned char *q = p;
+	char name[300], *data;
+	uint32_t dl;
+
+	for (uint32_t idx = 0; idx < n && next_blob(&q, end, name, &data, &dl, NULL, 0) == 1;
+	     idx++) {
+		free(data);
+		hdr[1] += state[idx] == FMT_UNKNOWN;
+	}
+	if (send_all(checker.fd, hdr, sizeof(hdr)))
+		return -1;
+	q = p;
+	for (uint32_t idx = 0; idx < n; idx++) {
+		unsigned char *start = q;
+		uint32_t rec[2];
+
+		if (next_blob(&q, end, name, &data, &dl, NULL, 0) != 1)
+			break;
+		free(data);
+		if (state[idx] != FMT_UNKNOWN)
+			continue;
+		rec[0] = idx;
+		rec[1] = (uint32_t)(q - start);
+		if (send_all(checker.fd, rec, sizeof(rec)) ||
+		    send_all(checker.fd, start, (size_t)(q - start)))
 			return -1;
+	}
+	return 0;
+}
+
+static int sandbox_formats(unsigned char *p, unsigned char *end, int long_size, char *state,
+			   uint32_t n, char *err, size_t errlen)
+{
+	int ret = -1;
+
+	pthread_mutex_lock(&checker.lock);
+	for (uint32_t round = 0; round <= n; round++) {
+		uint32_t last = UINT32_MAX, idx;
+		const uint32_t done = UINT32_MAX - 1;
+		int status, fresh = 0;
+
+		if (checker.pid && checker.checks >= CHECKER_MAX_CHECKS)
+			(void)checker_stop();
+		if (!checker.pid) {
+			if (checker_start(err, errlen))
+				goto out;
+			fresh = 1;
+		}
+		checker.checks++;
+		if (!checker_send(p, end, long_size, state, n)) {
+			while (recv_all(checker.fd, &idx, sizeof(idx))) {
+				last = idx;
+				if (idx == done)
+					break;
+			}
+		}
+		if (last == done) {
+			if (!checker.keep)
+				(void)checker_stop();
+			ret = 0;
+			goto out;
+		}
+		status = checker_stop();
+		if (last >= n) {
+			/* a kept checker that died between checks: once more, anew */
+			if (!fresh) {
+				round--;
+				continue;
+			}
+			ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
+			goto out;
 		}
 		if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
 			state[last] = FMT_HANG;
 			ft_seterr(err, errlen,
 				  "kernel format %u: libtraceevent does not finish parsing it",
 				  last);
-			return -1;
+			goto out;
 		}
 		state[last] = FMT_CRASH;
 		if (round >= SANDBOX_MAX_BAD) {
 			ft_seterr(err, errlen,
 				  "kernel formats: more than %d of them crash libtraceevent",
 				  SANDBOX_MAX_BAD);
-			return -1;
+			goto out;
 		}
 	}
 	ft_seterr(err, errlen, "checking the kernel formats: the checker failed");
-	return -1;
+out:
+	pthread_mutex_unlock(&checker.lock);
+	return ret;
 }
 
 /*
@@ -714,25 +937,53 @@ static int load_formats(struct ft_kevents *k, unsigned char *p, size_t len, char
 }
 
 /*
- * The parsed handle of the last closed iterator, kept for the next open of
- * the same formats and kallsyms: parsing them is most of what an open costs,
- * and a reader often opens one file's kernel events several times in a row
- * (offcpu: the report, then the folded stacks; the fuzz target: every
- * reader on the same input).  Exclusive: an open takes the handle out and
- * its close puts it back (replacing the previous one), so no two live
- * iterators ever share one and ft_kevents keeps its one-iterator-per-thread
- * contract.  The key is the bytes themselves (compared whole); a handle's
- * later state (sorted cmdlines and function maps, libtraceevent's
- * last-event cache) only memoises lookups, so a reused handle answers as a
- * fresh one.  A mutex guards the slot.
+ * Parsed handles of recently closed iterators, kept for the next open of the
+ * same formats and kallsyms: parsing them is most of what an open costs, and
+ * readers open the same kernel sections again and again (offcpu: the report,
+ * then the folded stacks; `show`, `latency` and `stacks` of several files
+ * recorded on one machine, or of one file in turn; the fuzz target, whose
+ * corpus holds a few dozen distinct format sets that its inputs alternate
+ * between).  Up to TEP_CACHE_MAX handles, least recently used evicted
+ * first, with at most TEP_CACHE_BYTES of keys (a larger key is still kept
+ * when it is the only one).  Each entry also keeps the kallsyms text and its
+ * sorted table (load_kallsyms()), which depend on the same bytes.
+ * Exclusive: an open takes an entry out and its close puts it back, so no
+ * two live iterators ever share one and ft_kevents keeps its
+ * one-iterator-per-thread contract.  The key is the bytes themselves
+ * (compared whole, after their length); a handle's later state (sorted
+ * cmdlines and function maps, libtraceevent's last-event cache) only
+ * memoises lookups, so a reused handle answers as a fresh one.  A mutex
+ * guards the table (never held while parsing or freeing a handle).
  */
-static struct {
-	pthread_mutex_t lock;
-	struct tep_handle *tep;
+#define TEP_CACHE_MAX 64
+#define TEP_CACHE_BYTES (16u << 20)
+
+struct tep_entry {
+	struct tep_handle *tep; /* NULL: a free slot */
 	unsigned char *key;
 	size_t len;
 	int nr_cpus;
+	char *ktext; /* kallsyms, names NUL-terminated in place (syms point into it) */
+	struct ksym *syms;
+	size_t nr_syms;
+	uint64_t used; /* tep_cache.clock at the last put: the lowest is evicted */
+};
+
+static struct {
+	pthread_mutex_t lock;
+	struct tep_entry e[TEP_CACHE_MAX];
+	size_t bytes; /* keys' lengths, added up */
+	uint64_t clock;
 } tep_cache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void tep_entry_free(struct tep_entry *e)
+{
+	if (e->tep)
+		tep_free(e->tep);
+	free(e->key);
+	free(e->ktext);
+	free(e->syms);
+}
 
 /* The key of (formats, kallsyms): lengths first, so no two pairs collide. */
 static unsigned char *tep_key(const unsigned char *fm, size_t flen, const char *ks, size_t klen,
@@ -752,53 +1003,94 @@ static unsigned char *tep_key(const unsigned char *fm, size_t flen, const char *
 	return key;
 }
 
-/* The cached handle for key, taken out of the cache; NULL on a miss. */
-static struct tep_handle *tep_cache_take(const unsigned char *key, size_t len, int *nr_cpus)
+/*
+ * k's handle, kallsyms and symbol table from the cache entry of k's key,
+ * taken out of the cache (k's own kallsyms text is freed).  0 on a hit, -1
+ * on a miss.
+ */
+static int tep_cache_take(struct ft_kevents *k)
 {
-	struct tep_handle *tep = NULL;
+	struct tep_entry got = { 0 };
 
 	pthread_mutex_lock(&tep_cache.lock);
-	if (tep_cache.tep && tep_cache.len == len && !memcmp(tep_cache.key, key, len)) {
-		tep = tep_cache.tep;
-		*nr_cpus = tep_cache.nr_cpus;
-		tep_cache.tep = NULL;
-		free(tep_cache.key);
-		tep_cache.key = NULL;
+	for (int i = 0; i < TEP_CACHE_MAX; i++) {
+		struct tep_entry *e = &tep_cache.e[i];
+
+		if (e->tep && e->len == k->tep_key_len && !memcmp(e->key, k->tep_key, e->len)) {
+			got = *e;
+			tep_cache.bytes -= e->len;
+			*e = (struct tep_entry){ 0 };
+			break;
+		}
 	}
 	pthread_mutex_unlock(&tep_cache.lock);
-	return tep;
+	if (!got.tep)
+		return -1;
+	k->tep = got.tep;
+	k->formats_nr_cpus = got.nr_cpus;
+	free(k->ktext);
+	k->ktext = got.ktext;
+	k->syms = got.syms;
+	k->nr_syms = got.nr_syms;
+	free(got.key);
+	return 0;
 }
 
-/* Put k's handle into the cache (it takes tep and key), freeing the previous one. */
+/*
+ * Put k's handle, key, kallsyms and symbol table into the cache (taking
+ * them from k), evicting the least recently used entries to make room.
+ */
 static void tep_cache_put(struct ft_kevents *k)
 {
-	struct tep_handle *old;
-	unsigned char *old_key;
+	struct tep_entry in = { k->tep,	  k->tep_key, k->tep_key_len, k->formats_nr_cpus,
+				k->ktext, k->syms,    k->nr_syms,     0 };
+	struct tep_entry out[TEP_CACHE_MAX];
+	int nr_out = 0, slot = -1;
 
-	pthread_mutex_lock(&tep_cache.lock);
-	old = tep_cache.tep;
-	old_key = tep_cache.key;
-	tep_cache.tep = k->tep;
-	tep_cache.key = k->tep_key;
-	tep_cache.len = k->tep_key_len;
-	tep_cache.nr_cpus = k->formats_nr_cpus;
-	pthread_mutex_unlock(&tep_cache.lock);
 	k->tep = NULL;
 	k->tep_key = NULL;
-	if (old)
-		tep_free(old);
-	free(old_key);
+	k->ktext = NULL;
+	k->syms = NULL;
+	k->nr_syms = 0;
+	pthread_mutex_lock(&tep_cache.lock);
+	in.used = ++tep_cache.clock;
+	for (;;) {
+		int lru = -1, used = 0;
+
+		for (int i = 0; i < TEP_CACHE_MAX; i++) {
+			struct tep_entry *e = &tep_cache.e[i];
+
+			if (!e->tep) {
+				slot = slot < 0 ? i : slot;
+				continue;
+			}
+			used++;
+			if (lru < 0 || e->used < tep_cache.e[lru].used)
+				lru = i;
+		}
+		if (!used || (slot >= 0 && tep_cache.bytes + in.len <= TEP_CACHE_BYTES))
+			break;
+		out[nr_out++] = tep_cache.e[lru];
+		tep_cache.bytes -= tep_cache.e[lru].len;
+		tep_cache.e[lru] = (struct tep_entry){ 0 };
+		slot = lru;
+	}
+	tep_cache.e[slot] = in;
+	tep_cache.bytes += in.len;
+	pthread_mutex_unlock(&tep_cache.lock);
+	for (int i = 0; i < nr_out; i++)
+		tep_entry_free(&out[i]);
 }
 
-/* Free the cached handle at exit, so leak checkers see a clean heap. */
+/* Free the cached handles at exit, so leak checkers see a clean heap. */
 static void __attribute__((destructor)) tep_cache_drop(void)
 {
 	pthread_mutex_lock(&tep_cache.lock);
-	if (tep_cache.tep)
-		tep_free(tep_cache.tep);
-	free(tep_cache.key);
-	tep_cache.tep = NULL;
-	tep_cache.key = NULL;
+	for (int i = 0; i < TEP_CACHE_MAX; i++) {
+		tep_entry_free(&tep_cache.e[i]);
+		tep_cache.e[i] = (struct tep_entry){ 0 };
+	}
+	tep_cache.bytes = 0;
 	pthread_mutex_unlock(&tep_cache.lock);
 }
 
@@ -843,25 +1135,23 @@ static struct ft_kevents *kevents_open(struct ft_reader *r, uint32_t type, uint6
 		t[klen] = 0;
 	}
 	k->tep_key = tep_key(fm, len, k->ktext, klen, &k->tep_key_len);
-	if (k->tep_key)
-		k->tep = tep_cache_take(k->tep_key, k->tep_key_len, &k->formats_nr_cpus);
-	if (!k->tep) {
+	if (!k->tep_key || tep_cache_take(k)) {
 		if (load_formats(k, fm, len, err, errlen)) {
 			free(fm);
 			ft_kevents_close(k);
 			return NULL;
 		}
 		/* tep resolves %ps from its own copy of kallsyms; ours keeps sizes */
-		if (k->ktext)
+		if (k->ktext) {
 			tep_parse_kallsyms(k->tep, k->ktext);
+			load_kallsyms(k, klen);
+		}
 	}
 	free(fm);
 	k->tep_ready = 1;
 	k->kstack_ev = tep_find_event_by_name(k->tep, "ftrace", "kernel_stack");
 	k->ustack_ev = tep_find_event_by_name(k->tep, "ftrace", "user_stack");
 	k->nr_cpus = k->formats_nr_cpus;
-	if (k->ktext)
-		load_kallsyms(k, klen);
 	k->have_clk = ft_clock_from_meta(&k->clk, meta_get, r) == 0;
 
 	/* CPUs: the highest KDATA id seen, bounded */
@@ -935,6 +1225,9 @@ void ft_kevents_close(struct ft_kevents *k)
 	free(k->recbuf);
 	ft_graphret_free(k->graphret);
 	free(k->cur_ips);
+	for (int i = 0; i < 2; i++)
+		if (k->tseq_ready[i])
+			trace_seq_destroy(&k->tseq[i]);
 	free(k);
 }
 
@@ -1294,6 +1587,29 @@ int ft_kevents_field_num(struct ft_kevents *k, const struct ft_kevent *ev, const
 	return tep_read_number_field(f, ev->record->data, val) ? -1 : 0;
 }
 
+/*
+ * The printers' text buffer i (0: what is printed, 1: a piece of it), empty.
+ * Kept in the iterator instead of a trace_seq_init()/trace_seq_destroy()
+ * per event and per field printed as text: each init is a 4 KB allocation
+ * and its free (under the sanitizers, a 4 KB poisoning each way).  One
+ * iterator is used by one thread at a time, and no printer calls another
+ * that uses the same buffer.
+ */
+static struct trace_seq *kseq(struct ft_kevents *k, int i)
+{
+	struct trace_seq *s = &k->tseq[i];
+
+	if (k->tseq_ready[i] && s->state == TRACE_SEQ__GOOD) {
+		trace_seq_reset(s);
+		return s;
+	}
+	if (k->tseq_ready[i])
+		trace_seq_destroy(s); /* out of memory before: start again */
+	trace_seq_init(s);
+	k->tseq_ready[i] = 1;
+	return s;
+}
+
 int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const char *name,
 			 char *buf, size_t len)
 {
@@ -1314,13 +1630,11 @@ int ft_kevents_field_str(struct ft_kevents *k, const struct ft_kevent *ev, const
 		return 0;
 	}
 	if (f->flags & TEP_FIELD_IS_STRING) {
-		struct trace_seq s;
+		struct trace_seq *s = kseq(k, 0);
 
-		trace_seq_init(&s);
-		tep_print_field_content(&s, ev->record->data, ev->record->size, f);
-		trace_seq_terminate(&s);
-		snprintf(buf, len, "%s", s.buffer);
-		trace_seq_destroy(&s);
+		tep_print_field_content(s, ev->record->data, ev->record->size, f);
+		trace_seq_terminate(s);
+		snprintf(buf, len, "%s", s->buffer ? s->buffer : "");
 		return 0;
 	}
 	if (ft_kevents_field_num(k, ev, name, &v))
@@ -1515,43 +1829,38 @@ static int print_fmt_safe(const struct ft_kevent *ev)
 
 int ft_kevents_print(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options, FILE *out)
 {
-	struct trace_seq s;
-	int rc;
-
-	trace_seq_init(&s);
+	struct trace_seq *s = kseq(k, 0);
 	if (ev->kind == FT_KEV_MISSED) {
 		if (ev->missed)
-			trace_seq_printf(&s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
+			trace_seq_printf(s, "CPU:%d [LOST %llu EVENTS]\n", ev->cpu,
 					 (unsigned long long)ev->missed);
 		else
-			trace_seq_printf(&s, "CPU:%d [LOST EVENTS]\n", ev->cpu);
+			trace_seq_printf(s, "CPU:%d [LOST EVENTS]\n", ev->cpu);
 	} else if (!ev->event) {
-		print_prefix(k, ev, &s);
-		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]\n",
+		print_prefix(k, ev, s);
+		trace_seq_printf(s, "[UNKNOWN EVENT %d, %d bytes]\n",
 				 ev->record ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record ? ev->record->size : 0);
 	} else if (ev->stack_rec) {
-		print_prefix(k, ev, &s);
-		print_stack_rec(k, ev, &s, options);
-		trace_seq_putc(&s, '\n');
+		print_prefix(k, ev, s);
+		print_stack_rec(k, ev, s, options);
+		trace_seq_putc(s, '\n');
 	} else {
 		if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev))
-			tep_print_event(k->tep, &s, ev->record,
+			tep_print_event(k->tep, s, ev->record,
 					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
 					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
 					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO_RAW);
 		else
-			tep_print_event(k->tep, &s, ev->record,
+			tep_print_event(k->tep, s, ev->record,
 					"%16s-%-7d [%03d] %s %6.1000d: %s: %s\n", TEP_PRINT_COMM,
 					TEP_PRINT_PID, TEP_PRINT_CPU, TEP_PRINT_LATENCY,
 					TEP_PRINT_TIME, TEP_PRINT_NAME, TEP_PRINT_INFO);
-		print_stack(k, ev, &s, 0, options);
-		print_stack(k, ev, &s, 1, options);
+		print_stack(k, ev, s, 0, options);
+		print_stack(k, ev, s, 1, options);
 	}
-	trace_seq_terminate(&s);
-	rc = fputs(s.buffer, out) < 0 ? -1 : 0;
-	trace_seq_destroy(&s);
-	return rc;
+	trace_seq_terminate(s);
+	return fputs(s->buffer ? s->buffer : "", out) < 0 ? -1 : 0;
 }
 
 int ft_kevents_used_stackmap(const struct ft_kevents *k)
@@ -1568,7 +1877,7 @@ const char *ft_kevents_comm(struct ft_kevents *k, int pid)
 
 void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char *buf, size_t len)
 {
-	struct trace_seq s;
+	struct trace_seq *s;
 
 	if (!len)
 		return;
@@ -1577,11 +1886,10 @@ void ft_kevents_lat_flags(struct ft_kevents *k, const struct ft_kevent *ev, char
 		snprintf(buf, len, ".....");
 		return;
 	}
-	trace_seq_init(&s);
-	tep_print_event(k->tep, &s, ev->record, "%s", TEP_PRINT_LATENCY);
-	trace_seq_terminate(&s);
-	snprintf(buf, len, "%s", s.buffer ? s.buffer : ".....");
-	trace_seq_destroy(&s);
+	s = kseq(k, 0);
+	tep_print_event(k->tep, s, ev->record, "%s", TEP_PRINT_LATENCY);
+	trace_seq_terminate(s);
+	snprintf(buf, len, "%s", s->buffer ? s->buffer : ".....");
 }
 
 /*
@@ -1617,44 +1925,37 @@ static void print_hex_fields(const struct ft_kevent *ev, struct trace_seq *s)
 int ft_kevents_print_info(struct ft_kevents *k, const struct ft_kevent *ev, uint64_t options,
 			  FILE *out)
 {
-	struct trace_seq s;
+	struct trace_seq *s = kseq(k, 0);
 	const char *p;
 	size_t n;
-	int rc;
-
-	trace_seq_init(&s);
 	if (ev->kind != FT_KEV_EVENT || !ev->record) {
-		trace_seq_puts(&s, "[LOST EVENTS]");
+		trace_seq_puts(s, "[LOST EVENTS]");
 	} else if (!ev->event) {
-		trace_seq_printf(&s, "[UNKNOWN EVENT %d, %d bytes]",
+		trace_seq_printf(s, "[UNKNOWN EVENT %d, %d bytes]",
 				 ev->record->size >= 2 ? *(const uint16_t *)ev->record->data : -1,
 				 ev->record->size);
 	} else if (ev->stack_rec) {
-		print_stack_rec(k, ev, &s, options);
+		print_stack_rec(k, ev, s, options);
 	} else if (options & FT_OPT(HEX)) {
-		trace_seq_printf(&s, "%s: ", ev->event->name);
-		print_hex_fields(ev, &s);
+		trace_seq_printf(s, "%s: ", ev->event->name);
+		print_hex_fields(ev, s);
 	} else if ((options & FT_OPT(RAW)) || !print_fmt_safe(ev)) {
-		struct trace_seq f;
+		struct trace_seq *f = kseq(k, 1);
 
 		/* tep's raw field list starts with a space: drop it */
-		trace_seq_init(&f);
-		tep_print_event(k->tep, &f, ev->record, "%s", TEP_PRINT_INFO_RAW);
-		trace_seq_terminate(&f);
-		p = f.buffer ? f.buffer : "";
-		trace_seq_printf(&s, "%s: %s", ev->event->name, p + strspn(p, " "));
-		trace_seq_destroy(&f);
+		tep_print_event(k->tep, f, ev->record, "%s", TEP_PRINT_INFO_RAW);
+		trace_seq_terminate(f);
+		p = f->buffer ? f->buffer : "";
+		trace_seq_printf(s, "%s: %s", ev->event->name, p + strspn(p, " "));
 	} else {
-		tep_print_event(k->tep, &s, ev->record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
+		tep_print_event(k->tep, s, ev->record, "%s: %s", TEP_PRINT_NAME, TEP_PRINT_INFO);
 	}
-	trace_seq_terminate(&s);
-	p = s.buffer ? s.buffer : "";
+	trace_seq_terminate(s);
+	p = s->buffer ? s->buffer : "";
 	n = strlen(p);
 	while (n && p[n - 1] == '\n')
 		n--; /* the kernel strips the print format's newline */
-	rc = fwrite(p, 1, n, out) == n ? 0 : -1;
-	trace_seq_destroy(&s);
-	return rc;
+	return fwrite(p, 1, n, out) == n ? 0 : -1;
 }
 
 int ft_ksource_next(void *arg, struct ft_event *ev, char *err, size_t errlen)

@@ -29,12 +29,13 @@
  * the reason in ft_kevents_error() on a corrupt stream.  Nothing here exits
  * or prints on stderr.  Hostile files never make it read out of bounds.
  * libtraceevent's own parsers are not hardened, so open first parses the
- * stored formats in a short-lived child process and leaves out any format
- * that crashes or hangs it: those events print raw.  The verdicts are kept
- * for the life of the process, keyed by the format's bytes, so only a format
- * never seen before costs a fork (one per open of a new file at most); and
- * the parsed handle of the last closed iterator is reused by the next open
- * of the same formats.
+ * stored formats in a child process (by default one per check; see
+ * ft_kevents_keep_checker()) and leaves out any format that crashes or
+ * hangs it: those events print raw.  The verdicts are kept for the life of
+ * the process, keyed by the format's bytes, so only a format never seen
+ * before is checked (one check per open of a new file at most); and the
+ * parsed handles of recently closed iterators are reused by later opens of
+ * the same formats and kallsyms.
  * Not thread-safe: one iterator per thread.
  */
 #ifndef FTRAIL_KEVENTS_H
@@ -100,6 +101,15 @@ struct ft_kevents *ft_kevents_open_snapshot(struct ft_reader *r, unsigned int sn
 					    uint64_t since_ns, char *err, size_t errlen);
 /* Free k (NULL is fine); the trace file's reader is the caller's. */
 void ft_kevents_close(struct ft_kevents *k);
+
+/*
+ * Opens check formats not seen before in a child process (libtraceevent
+ * trusts its input; see analysis/kevents.c), which by default ends with each
+ * check.  keep != 0 keeps that child from one check to the next: for a
+ * process that opens new formats all the time (the fuzz target) and never
+ * waits for all of its children (not the recorder: a child subreaper).
+ */
+void ft_kevents_keep_checker(int keep);
 
 /*
  * Next event in time order.  Returns 1 and fills ev, 0 at the end, -1 on a

@@ -4,23 +4,10 @@
 . "$TOP/tests/e2e/lib.sh"
 need_cmd python3
 seed=$TOP/tests/fuzz/corpus/kern-sched-nop
-# rename sched_switch's prev_state field; its print fmt still reads REC->prev_state
-# (the sections are written back with their checksums, so the format
-# reaches libtraceevent instead of failing the KFORMATS checksum)
-python3 - "$seed" "$TOP/tests/fuzz/shrink.py" <<'PY' || fail "cannot build the hostile file"
-import importlib.util, sys
-spec = importlib.util.spec_from_file_location("shrink", sys.argv[2])
-sh = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sh)
-d = open(sys.argv[1], "rb").read()
-a = b"field:long prev_state;"
-assert d.count(a) == 1, "seed changed: no prev_state field"
-open("good.dat", "wb").write(d)
-out = bytearray(d[:24])
-for typ, fl, sid, body in sh.sections(d):
-    sh.add_section(out, typ, fl, sid, body.replace(a, b"field:long prev_esatt;"))
-open("bad.dat", "wb").write(out)
-PY
+# good.dat, and bad.dat with sched_switch's prev_state field renamed while
+# its print fmt still reads REC->prev_state; many.dat: that format 41 times
+python3 "$TOP/tests/e2e/t0734-hostile-kfmt.py" "$seed" "$TOP/tests/fuzz/shrink.py" ||
+	fail "cannot build the hostile files"
 $FTRAIL show -i good.dat >good.out 2>err || fail "show good: $(cat err)"
 grep -q 'sched_switch: prev_comm=' good.out || fail "the seed does not print sched_switch: $(head good.out)"
 $FTRAIL show -i bad.dat >bad.out 2>err || fail "show of the hostile format failed: $(cat err)"
@@ -33,29 +20,6 @@ $FTRAIL export --format chrome -i bad.dat -o bad.json 2>err || fail "export: $(c
 expect_fail "ftrail: latency: no 'sched:sched_switch' event in bad.dat" \
 	$FTRAIL latency -i bad.dat --from sched:sched_switch --to sched:sched_switch
 # many formats that crash the parser: bounded work, one clear error
-python3 - "$TOP/tests/fuzz/shrink.py" <<'PY' || fail "cannot build the many-formats file"
-import importlib.util, struct, sys
-spec = importlib.util.spec_from_file_location("shrink", sys.argv[1])
-sh = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(sh)
-d = open("bad.dat", "rb").read()
-out = bytearray(d[:24])
-for typ, fl, sid, body in sh.sections(d):
-    if typ == 8:  # KFORMATS: the bad sched_switch format 40 times more
-        blobs, q = [], 0
-        while q < len(body):
-            (nl,) = struct.unpack_from("<I", body, q)
-            name = body[q + 4:q + 4 + nl]
-            (dl,) = struct.unpack_from("<I", body, q + 4 + nl)
-            blobs.append((name, body[q + 8 + nl:q + 8 + nl + dl]))
-            q += 8 + nl + dl
-            if name == b"event:sched/sched_switch":
-                blobs += [blobs[-1]] * 40
-        body = b"".join(struct.pack("<I", len(n)) + n + struct.pack("<I", len(x)) + x
-                        for n, x in blobs)
-    sh.add_section(out, typ, fl, sid, body)
-open("many.dat", "wb").write(out)
-PY
 expect_fail "ftrail: many.dat: kernel formats: more than * of them crash libtraceevent" \
 	$FTRAIL show -i many.dat
 # a print format that divides by a divisor reading as 0 ("REC->pr/v_state",

@@ -527,6 +527,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 
 	(void)argc;
 	(void)argv;
+	/* formats never seen come in all the time: one format checker, not a
+	 * fork per new format (see analysis/kevents.h) */
+	ft_kevents_keep_checker(1);
 	if (!f || !*f)
 		return 0;
 	for (size_t i = 0; i < sizeof(focuses) / sizeof(focuses[0]); i++) {
