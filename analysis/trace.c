@@ -838,7 +838,9 @@ int ft_trace_rewind(struct ft_trace *t, char *err, size_t errlen)
 }
 
 /* The event handed out last is consumed: its stream goes on from the next.  0 or -1. */
-static int settle_root(struct ft_trace *t, char *err, size_t errlen)
+/* (inlined: show's loop calls it once per event) */
+static inline __attribute__((always_inline)) int settle_root(struct ft_trace *t, char *err,
+							     size_t errlen)
 {
 	struct stream *s = &t->streams[t->heap[0]];
 	int ret;
@@ -875,11 +877,12 @@ int ft_trace_next_ref(struct ft_trace *t, const struct ft_event **evp, char *err
 		ev = &s->ev[s->hi];
 		s->fresh = 0;
 		t->root_stale = 1;
-		if (ev->type == FT_EV_COMM || ev->type == FT_EV_TNAME)
-			trace_task_set(t, ev->tid, ev->data, strnlen(ev->data, ev->len));
+		if (__builtin_expect(ev->type != FT_EV_COMM && ev->type != FT_EV_TNAME, 1))
+			break;
+		trace_task_set(t, ev->tid, ev->data, strnlen(ev->data, ev->len));
 		/* a thread's name as its stream starts names it, in time order,
 		 * but is no event: the next one is */
-		if (ev->type != FT_EV_TNAME)
+		if (ev->type == FT_EV_COMM)
 			break;
 	}
 	*evp = ev;
