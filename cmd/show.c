@@ -683,15 +683,15 @@ int cmd_show(int argc, char **argv)
 	ft_fmt_header(f, entries, w ? strtoull(w, NULL, 10) : entries + lost + klost);
 	if (jobs > 1 && !ks.k && !(options & FT_OPT(LATENCY_FORMAT)))
 		ret = show_prefetched(t, f, &tids, gs, &ks, err, sizeof(err));
+	else if (!gs)
+		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
+			if (tid_shown(&tids, ev, &ks) && ft_fmt_event(f, ev) < 0)
+				ft_die("writing the output: write error");
+		}
 	else
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
 			const struct ft_event *next = NULL, *shown;
 
-			if (!gs) {
-				if (tid_shown(&tids, ev, &ks) && ft_fmt_event(f, ev) < 0)
-					ft_die("writing the output: write error");
-				continue;
-			}
 			/* a selection shifts depths: the formatter's lookahead too */
 			if (!(shown = view_event(&tids, gs, ev, &ks)))
 				continue;
