@@ -20,6 +20,9 @@
  *                      does, in the function and function_graph layouts and
  *                      with every display option, user events rendered from
  *                      UFORMATS
+ *   analysis/callsum.c + callgraph.c + graphsel.c   `report`'s sums,
+ *                      `graph` (the whole tree and a function's view) and
+ *                      show's -g/-N/-D/-t selection over the events
  *   analysis/kevents.c KFORMATS / KDATA / KALLSYMS / kernel STACKMAP through
  *                      libtraceevent: every event printed, every field read
  *                      as a number and as text (what `latency` does with
@@ -50,12 +53,15 @@
 #include <event-parse.h>
 #include <sanitizer/lsan_interface.h>
 
+#include "analysis/callgraph.h"
+#include "analysis/callsum.h"
 #include "analysis/export_chrome.h"
 #include "analysis/export_speedscope.h"
 #include "analysis/export_trace.h"
 #include "analysis/flamegraph.h"
 #include "analysis/folded.h"
 #include "analysis/ftrace_fmt.h"
+#include "analysis/graphsel.h"
 #include "analysis/kevents.h"
 #include "analysis/offcpu.h"
 #include "analysis/offcpu_file.h"
@@ -294,6 +300,47 @@ static void walk_events(const char *path, const uint64_t *optsets, size_t nr_opt
 	ft_uev_table_free(&ut);
 	ft_trace_close(t);
 	ft_kevents_close(ks.k);
+}
+
+/* `report`'s sums, `graph`'s tree and views, show's selection (walk_calls). */
+static void walk_calls(const char *path)
+{
+	static const char *const sel[] = { "m*" }, *const notrace[] = { "*a*" };
+	const struct ft_graphsel_opts so = { sel, 1, notrace, 1, 3, 1000 };
+	struct ft_callgraph_view v = { NULL, 0 };
+	struct ft_callsums sums = { 0 };
+	const struct ft_event *ev;
+	struct ft_callgraph *g;
+	struct ft_graphsel *gs;
+	char err[512];
+	int n, nomem;
+	struct ft_trace *t = ft_trace_open(path, err, sizeof(err));
+
+	if (!t)
+		return;
+	(void)ft_trace_call_sums(t, &sums, err, sizeof(err));
+	ft_callsums_free(&sums);
+	if (ft_trace_rewind(t, err, sizeof(err)))
+		goto out;
+	g = ft_callgraph_build(t, err, sizeof(err));
+	if (g) {
+		(void)ft_callgraph_print(g, t, &v, sink);
+		v.func = "*";
+		v.max_depth = 4;
+		(void)ft_callgraph_print(g, t, &v, sink);
+		ft_callgraph_free(g);
+	}
+	if (ft_trace_rewind(t, err, sizeof(err)))
+		goto out;
+	gs = ft_graphsel_new(t, &so, err, sizeof(err));
+	if (gs) {
+		for (n = 0; n < MAX_EVENTS && ft_trace_next_ref(t, &ev, err, sizeof(err)) == 1; n++)
+			if (ft_graphsel_event(gs, ev, &nomem))
+				(void)ft_graphsel_next(gs, NULL);
+		ft_graphsel_free(gs);
+	}
+out:
+	ft_trace_close(t);
 }
 
 static int stack_cb(uint32_t id, const uint64_t *ips, uint32_t nr, void *arg)
@@ -585,6 +632,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		walk_sections(path);
 		walk_events(path, optsets, sizeof(optsets) / sizeof(optsets[0]), 0);
 		walk_events(path, optsets, 1, 1);
+		walk_calls(path);
 	}
 	if (focus & FOCUS_KERNEL) {
 		walk_kevents(path);
