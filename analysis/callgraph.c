@@ -352,10 +352,11 @@ static int print_func(struct printer *p, const struct tree *tr, uint32_t fid,
 static struct hit *find_hits(struct ft_trace *t, const struct tree *tr, const char *glob,
 			     size_t *nr)
 {
-	uint32_t *st = NULL;
+	uint32_t *st = NULL, nr_funcs = ft_trace_nr_funcs(t);
 	struct hit *h = NULL;
 	size_t n = 0, cap = 0, nh = 0, hcap = 0;
-	uint8_t *memo = calloc(tr->n, 1); /* per node: 1 no, 2 matches */
+	/* per fid (a function is on many paths): 0 unknown, 1 no, 2 matches */
+	uint8_t *memo = calloc(nr_funcs ? nr_funcs : 1, 1);
 
 	*nr = 0;
 	if (!memo || FT_GROW(st, cap, 1, 16))
@@ -365,15 +366,19 @@ static struct hit *find_hits(struct ft_trace *t, const struct tree *tr, const ch
 		uint32_t x = st[--n];
 
 		for (uint32_t c = tr->v[x].first; c != NONE; c = tr->v[c].next) {
+			uint32_t fid = tr->v[c].fid;
+			uint8_t m = fid < nr_funcs ? memo[fid] : 0;
 			char name[512];
 
-			if (!memo[c])
-				memo[c] =
-					ft_glob_match(glob, ft_trace_func_name(t, tr->v[c].fid, 0,
-									       name, sizeof(name)))
-						? 2
-						: 1;
-			if (memo[c] == 2) {
+			if (!m) {
+				m = ft_glob_match(glob,
+						  ft_trace_func_name(t, fid, 0, name, sizeof(name)))
+					    ? 2
+					    : 1;
+				if (fid < nr_funcs)
+					memo[fid] = m;
+			}
+			if (m == 2) {
 				if (FT_GROW(h, hcap, nh + 1, 16))
 					goto fail;
 				h[nh++] = (struct hit){ c, tr->v[c].calls, tr->v[c].total };
