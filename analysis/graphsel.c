@@ -2,13 +2,14 @@
 /*
  * Read-time selection of function_graph calls (see analysis/graphsel.h).
  *
- * Per buffer (a thread's stream), -g (functions) and -N (notrace) are states opened by a
- * matching entry and closed by the exit at its depth; -D compares depths.
- * -t needs to know at an entry how long the call will last: a first pass
- * (select_short) numbers each buffer's ENTRY/EXIT records and keeps the
- * spans [entry, exit] of the calls shorter than the threshold, outermost
- * ones only, adjacent ones merged; the reading pass numbers the records
- * the same way and hides those inside a span.  Both passes see the same
+ * Per buffer (a thread's stream), -g (functions) and -N (notrace) are
+ * states opened by a matching entry and closed by the exit at its depth;
+ * -D compares depths.  -t needs to know at an entry how long the call
+ * will last, and a leaf whether all its callees are hidden: a first pass
+ * (scan) numbers each buffer's ENTRY/EXIT records and keeps the spans
+ * [entry, exit] of the calls shorter than the threshold, outermost ones
+ * only, adjacent ones merged, and the collapses; the reading pass numbers
+ * the records the same way.  Both passes see the same
  * records in the same per-buffer order (ft_trace_scan_buffers reads each
  * buffer in its order, ft_trace_next keeps it while merging by time).
  */
@@ -265,12 +266,23 @@ static int scan(struct ft_graphsel *gs, char *err, size_t errlen)
 		free(b->open);
 		b->open = NULL;
 		b->nopen = 0;
-		b->idx = 0;
-		b->sel_depth = b->nt_depth = -1;
-		b->in_short = 0;
 	}
-	gs->last_b = NULL;
+	ft_graphsel_rewind(gs);
 	return ft_trace_rewind(gs->t, err, errlen);
+}
+
+void ft_graphsel_rewind(struct ft_graphsel *gs)
+{
+	for (size_t i = 0; i < gs->bufs.cap; i++) {
+		struct gs_buf *b = ft_htab_slot(&gs->bufs, i);
+
+		if (!b)
+			continue;
+		b->idx = 0;
+		b->cur = b->ccur = 0;
+		b->sel_depth = b->nt_depth = -1;
+		b->in_short = b->func_hidden = 0;
+	}
 }
 
 static char **copy_globs(const char *const *v, size_t n)
@@ -312,8 +324,12 @@ struct ft_graphsel *ft_graphsel_new(struct ft_trace *t, const struct ft_graphsel
 		ft_seterr(err, errlen, "out of memory");
 		return NULL;
 	}
-	/* functions alone hide nothing inside a call they show: no first pass */
-	if ((gs->thresh_ns || gs->n_notrace || gs->max_depth > 0) && scan(gs, err, errlen)) {
+	/*
+	 * functions alone hide nothing inside a call they show, and a function
+	 * tracer's records are chosen one by one: no first pass
+	 */
+	if (gs->graph && (gs->thresh_ns || gs->n_notrace || gs->max_depth > 0) &&
+	    scan(gs, err, errlen)) {
 		ft_graphsel_free(gs);
 		return NULL;
 	}

@@ -69,6 +69,12 @@ const struct ft_event *ft_graphsel_event(struct ft_graphsel *gs, const struct ft
 					 int *err_nomem);
 
 /*
+ * Back to the state before the stream's first event, for another pass
+ * over it (after ft_trace_rewind()): what the first pass found is kept.
+ */
+void ft_graphsel_rewind(struct ft_graphsel *gs);
+
+/*
  * The formatter's lookahead for the event ft_graphsel_event() just
  * showed, from next (its next record in its buffer, or NULL): the exit of
  * a call whose callees are all left out (so it prints as a leaf), else

@@ -643,13 +643,9 @@ int cmd_show(int argc, char **argv)
 		lost = ft_trace_nr_lost(t);
 	} else if (strcmp(ft_trace_tracer(t), "function_graph") ||
 		   (options & FT_OPT(LATENCY_FORMAT))) {
-		/* the same view as the printing pass: a selection of its own */
-		struct ft_graphsel *cs = NULL;
-
-		if (gs && !(cs = ft_graphsel_new(t, &so, err, sizeof(err))))
-			ft_die_file(input, err);
+		/* the same view as the printing pass (the selection rewound below) */
 		while ((ret = ft_trace_next_ref(t, &ev, err, sizeof(err))) == 1) {
-			if (!(ev = view_event(&tids, cs, ev, &ks)))
+			if (!(ev = view_event(&tids, gs, ev, &ks)))
 				continue;
 			if (ev->type == FT_EV_SOURCE && ks.k && ev->priv == &ks.cur) {
 				/* the kernel's stacks are entries of their own */
@@ -667,12 +663,13 @@ int cmd_show(int argc, char **argv)
 		}
 		if (ret < 0)
 			ft_die_file(input, err);
-		ft_graphsel_free(cs);
 		lost = ft_trace_nr_lost(t);
 		if (ks.k)
 			ft_kevents_rewind(ks.k);
 		if (ft_trace_rewind(t, err, sizeof(err)) < 0)
 			ft_die_file(input, err);
+		if (gs)
+			ft_graphsel_rewind(gs);
 	}
 	/* entries-written: what the runtime wrote, lost ones included */
 	/* (a snapshot's own counts are its pages': the totals are the live trace's) */
