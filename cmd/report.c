@@ -343,11 +343,6 @@ static int cmp_name(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static int64_t magnitude(int64_t v)
-{
-	return v < 0 ? -v : v;
-}
-
 static int cmp_drow(const void *a, const void *b)
 {
 	const struct drow *x = a, *y = b;
@@ -355,16 +350,16 @@ static int cmp_drow(const void *a, const void *b)
 
 	switch (sort_key) {
 	case 1:
-		kx = magnitude(x->dself), ky = magnitude(y->dself);
+		kx = llabs(x->dself), ky = llabs(y->dself);
 		break;
 	case 2:
-		kx = magnitude(x->dcalls), ky = magnitude(y->dcalls);
+		kx = llabs(x->dcalls), ky = llabs(y->dcalls);
 		break;
 	case 3:
 		kx = ky = 0;
 		break;
 	default:
-		kx = magnitude(x->dtotal), ky = magnitude(y->dtotal);
+		kx = llabs(x->dtotal), ky = llabs(y->dtotal);
 	}
 	if (kx != ky)
 		return kx > ky ? -1 : 1;
@@ -390,7 +385,7 @@ static void diff_cell(char *buf, size_t len, int64_t d, int timed)
 		snprintf(buf, len, "%s", "0");
 		return;
 	}
-	ft_callsum_time_cell(mag, sizeof(mag), (uint64_t)magnitude(d), 1);
+	ft_callsum_time_cell(mag, sizeof(mag), (uint64_t)llabs(d), 1);
 	snprintf(buf, len, "%c%s", d < 0 ? '-' : '+', mag);
 }
 
